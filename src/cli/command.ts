@@ -1,0 +1,27 @@
+// The shape every command file exports. main.ts finds the command by name and hands it argv and stdio.
+
+export interface CliIO {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+}
+
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  /** Returns the exit code. Throws UsageError for bad flags (exit 2). */
+  run(argv: readonly string[], io: CliIO): Promise<number>;
+}
+
+/** Bad flags or config: exit code 2, message printed as is. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  changesPending: 3,
+} as const;

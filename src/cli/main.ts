@@ -1,0 +1,65 @@
+// Entry point: `offersync <command> [flags]`. Each command lives in its own file and is loaded on demand,
+// so `offersync sandbox` does not pay for sqlite and `validate` never loads the HTTP client.
+import { readFileSync } from 'node:fs';
+import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
+
+const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
+  reconcile: { summary: 'make the marketplace equal to the catalogue', load: () => import('./reconcile.ts') },
+  plan: { summary: 'show what reconcile would do, change nothing', load: () => import('./plan.ts') },
+  validate: { summary: 'check the catalogue, no network', load: () => import('./validate.ts') },
+  status: { summary: 'what the state db knows: offers, runs, journal, sold', load: () => import('./status.ts') },
+  schema: { summary: 'print or write the JSON Schema of catalogue files', load: () => import('./schema.ts') },
+  sandbox: { summary: 'run a local emulator of the marketplace API', load: () => import('./sandbox.ts') },
+  demo: { summary: 'sandbox + example catalogue + reconcile, in one process', load: () => import('./demo.ts') },
+};
+
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `offersync ${version()}: keeps a seller's marketplace offers equal to the catalogue on disk.\n\nUsage: offersync <command> [flags]\n\nCommands:\n${lines.join('\n')}\n\nRun 'offersync <command> --help' for the flags of one command.\n`;
+}
+
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(usage());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`offersync ${version()}\n`);
+    return EXIT.ok;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    io.stderr.write(`offersync: unknown command '${name}'.\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  try {
+    const { command } = await entry.load();
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`offersync ${name}: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+}
+
+const isEntry = process.argv[1] !== undefined && /(?:main\.ts|offersync(?:\.js)?)$/.test(process.argv[1]);
+if (isEntry) {
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`offersync: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

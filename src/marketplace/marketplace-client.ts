@@ -1,0 +1,129 @@
+// What the rest of offersync needs from the marketplace. The undici implementation lives beside it
+// (undici-marketplace-client.ts); tests and the executor depend only on this interface.
+
+export const RESOURCE_KINDS = ['accounts', 'items', 'top-ups'] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+/** An offer as the marketplace returned it, decoded tolerantly (DESIGN.md decision 8). */
+export interface RemoteOffer {
+  readonly id: number;
+  readonly externalId: string;
+  readonly status?: string;
+  /** Epoch milliseconds. */
+  readonly createdAt?: number;
+  readonly updatedAt?: number;
+  readonly soldAt?: number | null;
+  /**
+   * Every other field the server echoed, under its API name, decoded: integers as numbers (numeric strings
+   * converted where the document says integer), timestamps as epoch ms, objects such as `game: {slug, name}`
+   * reduced to their slug/name string. A field the response did not carry is absent (never undefined-as-changed).
+   */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export interface RemoteImage {
+  readonly id: number;
+  readonly url?: string;
+  readonly filename?: string;
+  readonly mimeType?: string;
+  readonly originalName?: string;
+  readonly sizeBytes?: number;
+  /** As sent; its unit is not documented. */
+  readonly createdAt?: number;
+}
+
+/** Who an offer is. A numeric id, or the seller's external_id. */
+export type Identifier = { readonly id: number } | { readonly externalId: string };
+
+export interface ListOptions {
+  /** e.g. "id" or "-updated_at". */
+  readonly sort?: string;
+  readonly perPage?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** One page of a list walk. */
+export interface ListPage<T> {
+  readonly items: readonly T[];
+  readonly page: number;
+  /** Whether the walk knows of more pages. */
+  readonly hasMore: boolean;
+}
+
+export interface BulkRemoveResult {
+  readonly success: boolean;
+  readonly processed?: number;
+  readonly removed?: number;
+  readonly notFound?: number;
+}
+
+export interface BulkUpdateResult {
+  /** The raw decoded body: its shape is not documented. */
+  readonly body: unknown;
+  /** Per-offer outcomes, where the response gave them (keyed by external_id). */
+  readonly outcomes?: ReadonlyMap<string, { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer }>;
+}
+
+export interface ImageUpload {
+  readonly data: Uint8Array;
+  readonly filename: string;
+  readonly mimeType: string;
+}
+
+/** Per-call options; `priority` is handed to the request scheduler (higher runs first). */
+export interface CallOptions {
+  readonly priority?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface OfferResource {
+  create(body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer>;
+  get(identifier: Identifier, opts?: CallOptions): Promise<RemoteOffer>;
+  update(identifier: Identifier, body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer>;
+  /** Pages in order; throws on a failed page (the caller marks its snapshot incomplete). */
+  list(opts?: ListOptions): AsyncIterable<ListPage<RemoteOffer>>;
+  /**
+   * DESIGN.md decision 1: GET by external_id only when it is not all digits and the answer really is that
+   * offer; otherwise the list (filter where honoured, checked, else a paged scan). null only on a definite
+   * "not there"; a 401, 5xx or timeout throws.
+   */
+  findByExternalId(externalId: string, opts?: CallOptions): Promise<RemoteOffer | null>;
+}
+
+export interface AccountResource extends OfferResource {
+  /** DELETE /accounts/{identifier}: archives. */
+  archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }>;
+  bulkRemove(req: { readonly externalIds?: readonly string[]; readonly ids?: readonly number[] }, opts?: CallOptions): Promise<BulkRemoveResult>;
+}
+
+export interface TopUpResource extends OfferResource {
+  bulkUpdate(offers: readonly Readonly<Record<string, unknown>>[], opts?: CallOptions): Promise<BulkUpdateResult>;
+}
+
+export interface ImageResource {
+  upload(file: ImageUpload, opts?: CallOptions): Promise<RemoteImage>;
+  list(opts?: CallOptions): Promise<readonly RemoteImage[]>;
+  delete(id: number, opts?: CallOptions): Promise<{ readonly success: boolean; readonly deletedId?: number }>;
+}
+
+export interface MarketplaceClient {
+  readonly accounts: AccountResource;
+  readonly items: OfferResource;
+  readonly topUps: TopUpResource;
+  readonly images: ImageResource;
+  close(): Promise<void>;
+}
+
+/**
+ * Every HTTP request the client makes goes through this hook, so the request queue can rate-limit, retry
+ * and prioritise without the client knowing it. `idempotent: false` marks a request whose blind retry
+ * could duplicate something (offer creates): the scheduler must not retry it on an unknown outcome.
+ */
+export interface RequestMeta {
+  readonly method: string;
+  /** Path without query, identifiers as sent. */
+  readonly path: string;
+  readonly idempotent: boolean;
+  readonly priority?: number;
+}
+export type RequestScheduler = <T>(meta: RequestMeta, send: () => Promise<T>) => Promise<T>;

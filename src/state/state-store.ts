@@ -1,0 +1,62 @@
+import type {
+  CapabilityRecord,
+  ImageRecord,
+  JournalEntry,
+  JournalOp,
+  JournalState,
+  OfferRecord,
+  RunRecord,
+  StateKind,
+  WriterLease,
+} from './records.ts';
+
+/** A change to one offer row; unspecified fields keep their value (or their default on insert). */
+export type OfferRecordPatch = Partial<Omit<OfferRecord, 'kind' | 'externalId' | 'updatedAt'>>;
+
+/**
+ * The state db as offersync uses it. The sqlite implementation (sqlite-state-store.ts) is synchronous
+ * underneath (better-sqlite3), so these methods are synchronous too: they are fast, local and transactional.
+ */
+export interface StateStore {
+  // offers
+  getOffer(kind: StateKind, externalId: string): OfferRecord | undefined;
+  listOffers(kind?: StateKind): OfferRecord[];
+  upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): OfferRecord;
+  deleteOffer(kind: StateKind, externalId: string): void;
+  /** Many upserts in one transaction (adopting thousands of offers). */
+  upsertOffers(rows: readonly { kind: StateKind; externalId: string; patch: OfferRecordPatch }[]): void;
+
+  // images
+  getImage(sha256: string): ImageRecord | undefined;
+  putImage(rec: ImageRecord): void;
+  listImages(): ImageRecord[];
+
+  // journal
+  journalBegin(entry: { runId: string; op: JournalOp; kind: JournalEntry['kind']; keys: readonly string[] }): JournalEntry;
+  journalSet(id: number, state: JournalState, error?: string | null): void;
+  /** Entries still pending or sent: settled at start by reading the remote. */
+  journalUnfinished(): JournalEntry[];
+
+  // capabilities
+  getCapability(name: string): CapabilityRecord | undefined;
+  setCapability(name: string, usable: boolean, detail?: string | null): void;
+  listCapabilities(): CapabilityRecord[];
+
+  // runs
+  runStart(id: string, command: string): void;
+  runEnd(id: string, outcome: NonNullable<RunRecord['outcome']>, counts: Readonly<Record<string, number>>): void;
+  listRuns(limit: number): RunRecord[];
+
+  // meta: schema version, list watermarks, anything small
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+
+  // the writer lease (DESIGN.md decision 17)
+  /** Takes or renews the lease; returns the current holder when someone else holds an unexpired one. */
+  acquireLease(holder: WriterLease, ttlMs: number): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease };
+  releaseLease(holder: string): void;
+
+  /** Runs fn in one transaction. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
