@@ -1,0 +1,73 @@
+// The configuration schema: one zod object, defaults in config/default.yaml, frozen once loaded.
+import { z } from 'zod';
+
+export const PRUNE_MODES = ['managed', 'all', 'none'] as const;
+export const DRIFT_POLICIES = ['local-wins', 'report'] as const;
+export const UPDATE_FALLBACKS = ['report', 'recreate'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const positiveInt = z.number().int().positive();
+
+export const ConfigSchema = z
+  .object({
+    baseUrl: z.url({ protocol: /^https?$/ }),
+    insecure: z.boolean(),
+    catalogue: z.object({ dir: z.string().min(1), maxFileBytes: positiveInt, maxImageBytes: positiveInt }).strict(),
+    state: z.object({ path: z.string().min(1) }).strict(),
+    http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
+    rateLimit: z
+      .object({ ratePerSec: z.number().positive(), burst: positiveInt, concurrency: positiveInt, maxAttempts: positiveInt })
+      .strict(),
+    lists: z
+      .object({
+        sortParam: z.string().min(1),
+        perPageParam: z.string().min(1),
+        pageParam: z.string().min(1),
+        filterParam: z.string(),
+        perPage: positiveInt,
+      })
+      .strict(),
+    bulk: z.object({ removeSize: positiveInt, topUpUpdateSize: positiveInt }).strict(),
+    defaults: z.object({ status: z.string().min(1) }).strict(),
+    sync: z
+      .object({
+        prune: z.enum(PRUNE_MODES),
+        ownedPattern: z.string().refine(
+          (s) => {
+            try {
+              new RegExp(s);
+              return true;
+            } catch {
+              return false;
+            }
+          },
+          { message: 'expected a valid regular expression' },
+        ),
+        drift: z.enum(DRIFT_POLICIES),
+      })
+      .strict(),
+    accounts: z.object({ updateFallback: z.enum(UPDATE_FALLBACKS) }).strict(),
+    guard: z
+      .object({
+        maxArchive: positiveInt.nullable(),
+        maxArchivePercent: z.number().min(0).max(100),
+        maxArchiveMin: z.number().int().min(0),
+      })
+      .strict(),
+    schedule: z.object({ fullSweep: z.string().min(1), tick: z.string().min(1) }).strict(),
+    daemon: z
+      .object({ debounceMs: z.number().int().min(0), healthHost: z.string().min(1), healthPort: z.number().int().min(0).max(65535) })
+      .strict(),
+    log: z.object({ level: z.enum(LOG_LEVELS) }).strict(),
+  })
+  .strict();
+
+type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+
+/** The loaded configuration, frozen, with paths absolute, plus the API key (never from a file). */
+export type Config = DeepReadonly<z.infer<typeof ConfigSchema>> & {
+  /** Where the config came from, for messages. */
+  readonly sources: readonly string[];
+  /** Empty when neither OFFERSYNC_API_KEY nor OFFERSYNC_API_KEY_FILE is set. Never print it. */
+  readonly apiKey: string;
+};
