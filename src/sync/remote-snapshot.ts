@@ -1,0 +1,30 @@
+// The marketplace's side of a run: what the lists said, per kind, and how far that picture can be trusted.
+import type { OfferKind } from '../catalogue/desired-offer.ts';
+import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
+
+export interface KindSnapshot {
+  /** Offers by external_id. */
+  readonly offers: ReadonlyMap<string, RemoteOffer>;
+  /**
+   * full: every page of the list was read (a full sweep). Otherwise the snapshot holds only offers changed
+   * since the watermark, and the state's memory stands for the rest.
+   */
+  readonly full: boolean;
+  /** false when a page failed: nothing of this kind may be archived, and creates are verified first. */
+  readonly complete: boolean;
+  /** external_ids the marketplace lists more than once (a duplicate made before offersync, or by hand). */
+  readonly duplicates: readonly string[];
+  readonly error?: string;
+}
+
+export interface RemoteSnapshot {
+  readonly kinds: Readonly<Record<OfferKind, KindSnapshot>>;
+  /** "kind:external_id" of offers in state that a full list missed and a GET confirmed are not there (404). */
+  readonly gone: ReadonlySet<string>;
+  /** "kind:external_id" of offers in state that a full list missed and whose GET failed (5xx, 401, timeout). */
+  readonly unconfirmed: ReadonlySet<string>;
+}
+
+export function emptyKindSnapshot(full = true): KindSnapshot {
+  return { offers: new Map(), full, complete: true, duplicates: [] };
+}
