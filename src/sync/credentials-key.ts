@@ -1,0 +1,27 @@
+// The HMAC key for offer credentials: random, in a 0600 file beside the state db (not inside it), so the
+// state can notice a changed password without holding anything that rebuilds it.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+const memoryKey = randomBytes(32);
+
+export function credentialsKeyPath(statePath: string): string | null {
+  return statePath === ':memory:' ? null : `${statePath}.hmac-key`;
+}
+
+export function loadCredentialsKey(statePath: string): Uint8Array {
+  const path = credentialsKeyPath(statePath);
+  if (!path) return memoryKey;
+  if (existsSync(path)) return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const key = randomBytes(32);
+  try {
+    writeFileSync(path, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    return key;
+  } catch (err) {
+    // Another process wrote it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+    throw err;
+  }
+}

@@ -1,0 +1,427 @@
+// The executor: runs a Plan through the client (whose every request goes through the rate-aware queue),
+// journals each write before it is sent, and records every outcome in the state db.
+import { readFile } from 'node:fs/promises';
+import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import type { Logger } from '../log/logger.ts';
+import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { JournalOp } from '../state/records.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { archiveAll } from './archive-batch.ts';
+import { CAPABILITIES, isCapabilityRefusal } from './capabilities.ts';
+import { errorMessage, isOutcomeUnknown, statusOf } from './errors.ts';
+import { lossyFields } from './lossy.ts';
+import type { AdoptAction, CreateAction, NoopAction, Plan, UpdateAction, UploadAction } from './plan.ts';
+import { effectiveFields, ITEM_UPDATE_FIELDS, LOCKED_STATUSES } from './planner.ts';
+import { resourceOf } from './read-snapshot.ts';
+import type { OfferOutcome } from './run-report.ts';
+import { appendSold, type SoldEntry } from './sold-log.ts';
+import { updateTopUpsInBulk } from './topup-bulk.ts';
+
+/** Higher runs first: uploads before the creates that need them, archives last. */
+export const PRIORITY = { upload: 30, create: 20, update: 10, archive: 0 } as const;
+
+export interface ExecutorOptions {
+  readonly bulkRemoveSize: number;
+  readonly topUpBulkSize: number;
+  readonly updateFallback: 'report' | 'recreate';
+  readonly defaultStatus: string;
+  /** Creates re-tried after a lookup proved the previous attempt did not land. */
+  readonly createAttempts: number;
+}
+
+export interface ExecutorDeps {
+  readonly client: MarketplaceClient;
+  readonly store: StateStore;
+  readonly logger: Logger;
+  readonly runId: string;
+  readonly statePath: string;
+  readonly options: ExecutorOptions;
+  readonly onProgress?: (done: number, total: number) => void;
+  readonly readImage?: (absPath: string) => Promise<Uint8Array>;
+}
+
+/** One executor run; its methods share the run's journal, outcomes and progress. */
+export class Execution {
+  readonly outcomes: OfferOutcome[] = [];
+  private done = 0;
+  private total = 0;
+  private readonly sold: SoldEntry[] = [];
+  private accountUpdateProbe: Promise<void> | null = null;
+
+  constructor(private readonly deps: ExecutorDeps) {}
+
+  async run(plan: Plan): Promise<OfferOutcome[]> {
+    const { logger } = this.deps;
+    if (plan.guard.tripped) {
+      logger.error({ archives: plan.guard.archives, limit: plan.guard.limit }, 'mass-archive guard tripped: nothing sent');
+      return this.outcomes;
+    }
+    const uploads = plan.actions.filter((a): a is UploadAction => a.type === 'upload');
+    const perKey = new Map<string, { adopt?: AdoptAction; create?: CreateAction; update?: UpdateAction }>();
+    const noops: NoopAction[] = [];
+    const archives = plan.actions.filter((a) => a.type === 'archive');
+    for (const a of plan.actions) {
+      if (a.type === 'noop') noops.push(a);
+      if (a.type !== 'adopt' && a.type !== 'create' && a.type !== 'update') continue;
+      const key = `${a.kind}:${a.externalId}`;
+      const entry = perKey.get(key) ?? {};
+      if (a.type === 'adopt') entry.adopt = a;
+      else if (a.type === 'create') entry.create = a;
+      else entry.update = a;
+      perKey.set(key, entry);
+    }
+    this.total = uploads.length + perKey.size + archives.length;
+
+    this.recordNoops(noops);
+    const failedUploads = await this.uploadAll(uploads);
+
+    // Top-up updates travel in bulk; everything else one offer at a time.
+    const bulkTopUps: UpdateAction[] = [];
+    const singles: Promise<void>[] = [];
+    for (const entry of perKey.values()) {
+      if (entry.adopt) this.adopt(entry.adopt, !entry.update);
+      if (entry.create) singles.push(this.create(entry.create, failedUploads));
+      else if (entry.update?.kind === 'topup') bulkTopUps.push(entry.update);
+      else if (entry.update) singles.push(this.update(entry.update, failedUploads));
+    }
+    if (bulkTopUps.length > 0) singles.push(updateTopUpsInBulk(this, bulkTopUps));
+    await Promise.all(singles);
+    // Archives go last. They are not skipped when another offer failed: a removed offer left listed can be
+    // sold twice, and the listing's completeness is already checked by the planner.
+    await archiveAll(this, archives);
+    appendSold(this.deps.statePath, this.sold);
+    return this.outcomes;
+  }
+
+  // --- shared by the batch helpers -------------------------------------------------------------------
+
+  get client(): MarketplaceClient {
+    return this.deps.client;
+  }
+  get store(): StateStore {
+    return this.deps.store;
+  }
+  get options(): ExecutorOptions {
+    return this.deps.options;
+  }
+  get logger(): Logger {
+    return this.deps.logger;
+  }
+
+  report(o: OfferOutcome, counts = true): void {
+    this.outcomes.push(o);
+    if (counts) {
+      this.done++;
+      this.deps.onProgress?.(this.done, this.total);
+    }
+    if (o.outcome === 'failed') this.deps.logger.warn({ kind: o.kind, externalId: o.externalId, file: o.file, err: o.message }, 'offer failed');
+  }
+
+  /** Journals a write, runs it, and settles the journal entry whatever happens. */
+  async journaled<T>(op: JournalOp, kind: OfferKind | 'image', keys: readonly string[], send: () => Promise<T>): Promise<T> {
+    const entry = this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
+    this.store.journalSet(entry.id, 'sent');
+    try {
+      const out = await send();
+      this.store.journalSet(entry.id, 'done');
+      return out;
+    } catch (err) {
+      // An unknown outcome stays "sent": the next start settles it by reading the remote.
+      if (!isOutcomeUnknown(err)) this.store.journalSet(entry.id, 'failed', errorMessage(err));
+      throw err;
+    }
+  }
+
+  /** Records a successful write's result: the mapping, what was sent, and fields the server stores differently. */
+  applied(d: DesiredOffer, remote: RemoteOffer, sent: Readonly<Record<string, unknown>>, full: Readonly<Record<string, unknown>>): void {
+    const prev = this.store.getOffer(d.kind, d.externalId);
+    const base = prev && prev.remoteId === remote.id ? prev.lastApplied : null;
+    const lastApplied: Record<string, unknown> = {};
+    for (const [f, v] of Object.entries(full)) {
+      if (f in sent) lastApplied[f] = sent[f];
+      else if (base && f in base) lastApplied[f] = base[f];
+      else lastApplied[f] = v; // not sent and never applied: it matched the live value
+    }
+    this.store.upsertOffer(d.kind, d.externalId, {
+      remoteId: remote.id,
+      lastApplied,
+      credentialsHmac: d.kind === 'account' ? (d.credentialsHmac ?? null) : null,
+      imageHashes: d.kind === 'account' ? d.images.map((i) => i.sha256) : [],
+      contentHash: d.hash,
+      remoteStatus: remote.status ?? (typeof sent.status === 'string' ? sent.status : null),
+      remoteUpdatedAt: remote.updatedAt ?? null,
+      managed: true,
+      sourceFile: d.source.file,
+      lossyFields: lossyFields(sent, remote, prev && prev.remoteId === remote.id ? prev.lossyFields : []),
+    });
+  }
+
+  fieldsToSend(d: DesiredOffer): { fields: Record<string, unknown>; missingImages: boolean } {
+    const uploaded = new Map<string, number>();
+    if (d.kind === 'account') for (const img of d.images) {
+      const rec = this.store.getImage(img.sha256);
+      if (rec) uploaded.set(img.sha256, rec.remoteId);
+    }
+    const { fields, imagesResolved } = effectiveFields(d, this.options.defaultStatus, uploaded);
+    return { fields, missingImages: !imagesResolved };
+  }
+
+  lockedBy(remote: RemoteOffer | null | undefined): string | null {
+    const s = remote?.status;
+    return s && (LOCKED_STATUSES as readonly string[]).includes(s) ? s : null;
+  }
+
+  markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): void {
+    const prev = this.store.getOffer(kind, externalId);
+    if (prev?.remoteStatus !== remote.status && remote.status) {
+      this.sold.push({
+        kind,
+        external_id: externalId,
+        id: remote.id,
+        status: remote.status,
+        sold_at: remote.soldAt ? new Date(remote.soldAt).toISOString() : null,
+        seen_at: new Date().toISOString(),
+      });
+    }
+    this.store.upsertOffer(kind, externalId, { remoteId: remote.id, remoteStatus: remote.status ?? null });
+  }
+
+  // --- the phases --------------------------------------------------------------------------------------
+
+  private recordNoops(noops: readonly NoopAction[]): void {
+    this.store.transaction(() => {
+      for (const n of noops) {
+        switch (n.reason) {
+          case 'sold':
+          case 'refunded':
+          case 'processing':
+            if (n.remoteId !== undefined) this.markLocked(n.kind, n.externalId, { id: n.remoteId, externalId: n.externalId, status: n.reason, fields: {} });
+            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'sold', message: n.detail }, false);
+            break;
+          case 'gone':
+            this.store.deleteOffer(n.kind, n.externalId);
+            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'skipped', message: n.detail }, false);
+            break;
+          case 'unchanged':
+            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'unchanged' }, false);
+            break;
+          case 'blocked':
+          case 'drift-reported':
+            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'blocked', message: n.detail, fields: n.changes?.map((c) => c.field) }, false);
+            break;
+          case 'unmanaged':
+          case 'archived':
+            break;
+          default:
+            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'skipped', message: n.detail ?? n.reason }, false);
+        }
+      }
+    });
+  }
+
+  /** Uploads each new image once per sha256; returns the hashes that failed. */
+  private async uploadAll(uploads: readonly UploadAction[]): Promise<Set<string>> {
+    const failed = new Set<string>();
+    const read = this.deps.readImage ?? ((p: string) => readFile(p));
+    await Promise.all(
+      uploads.map(async (u) => {
+        const key = u.image.path;
+        try {
+          if (this.store.getImage(u.image.sha256)) return this.report({ kind: 'image', externalId: key, outcome: 'unchanged' });
+          const data = await read(u.image.absPath);
+          const name = u.image.path.split('/').pop() ?? 'image';
+          const img = await this.journaled('upload', 'image', [u.image.sha256], () =>
+            this.client.images.upload({ data, filename: name, mimeType: u.image.mimeType }, { priority: PRIORITY.upload }),
+          );
+          this.store.putImage({ sha256: u.image.sha256, remoteId: img.id, url: img.url ?? null, uploadedAt: Date.now() });
+          this.report({ kind: 'image', externalId: key, outcome: 'uploaded' });
+        } catch (err) {
+          failed.add(u.image.sha256);
+          this.report({ kind: 'image', externalId: key, outcome: 'failed', file: key, message: `upload failed: ${errorMessage(err)}; needed by ${u.neededBy.join(', ')}` });
+        }
+      }),
+    );
+    return failed;
+  }
+
+  private adopt(a: AdoptAction, alone: boolean): void {
+    const prev = this.store.getOffer(a.kind, a.externalId);
+    this.store.upsertOffer(a.kind, a.externalId, {
+      remoteId: a.remote.id,
+      lastApplied: prev?.remoteId === a.remote.id ? prev.lastApplied : null,
+      remoteStatus: a.remote.status ?? null,
+      remoteUpdatedAt: a.remote.updatedAt ?? null,
+      managed: true,
+      sourceFile: a.desired?.source.file ?? prev?.sourceFile ?? null,
+    });
+    if (alone) {
+      // Nothing differs from the live offer: what is live is what offersync would have sent.
+      if (a.desired) {
+        const { fields } = this.fieldsToSend(a.desired);
+        this.applied(a.desired, a.remote, {}, fields);
+      }
+      this.report({ kind: a.kind, externalId: a.externalId, outcome: 'adopted', file: a.desired?.source.file });
+    }
+  }
+
+  private imageProblem(d: DesiredOffer, failedUploads: ReadonlySet<string>): string | null {
+    if (d.kind !== 'account') return null;
+    const bad = d.images.filter((i) => failedUploads.has(i.sha256));
+    return bad.length > 0 ? `not sent: image ${bad.map((i) => i.path).join(', ')} failed to upload` : null;
+  }
+
+  private async create(a: CreateAction, failedUploads: ReadonlySet<string>): Promise<void> {
+    const d = a.desired;
+    const file = d.source.file;
+    const problem = this.imageProblem(d, failedUploads);
+    if (problem) return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
+    const resource = resourceOf(this.client, d.kind);
+    const { fields } = this.fieldsToSend(d);
+    const body: Record<string, unknown> = { external_id: d.externalId, ...fields };
+    if (d.kind === 'account' && d.credentials) body.credentials = d.credentials;
+
+    try {
+      if (a.verifyFirst) {
+        const existing = await resource.findByExternalId(d.externalId, { priority: PRIORITY.create });
+        if (existing) return await this.adoptAndAlign(d, existing, fields);
+      }
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const created = await this.journaled('create', d.kind, [d.externalId], () => resource.create(body, { priority: PRIORITY.create }));
+          this.applied(d, created, fields, fields);
+          return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'created', file });
+        } catch (err) {
+          if (statusOf(err) === 409 || isOutcomeUnknown(err)) {
+            // DESIGN.md decision 13: look before creating again. Only a definite "not there" allows a retry.
+            const existing = await resource.findByExternalId(d.externalId, { priority: PRIORITY.create });
+            if (existing) return await this.adoptAndAlign(d, existing, fields);
+            if (statusOf(err) !== 409 && attempt < this.options.createAttempts) continue;
+          }
+          throw err;
+        }
+      }
+    } catch (err) {
+      this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) });
+    }
+  }
+
+  /** The offer exists already (an earlier create did land): adopt it and patch what differs. */
+  private async adoptAndAlign(d: DesiredOffer, existing: RemoteOffer, fields: Record<string, unknown>): Promise<void> {
+    const file = d.source.file;
+    const locked = this.lockedBy(existing);
+    if (locked) {
+      this.markLocked(d.kind, d.externalId, existing);
+      return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message: `the marketplace marks it ${locked}` });
+    }
+    this.store.upsertOffer(d.kind, d.externalId, { remoteId: existing.id, managed: true, sourceFile: file, remoteStatus: existing.status ?? null });
+    // Send everything but what the server echoes equal: the earlier attempt's body is not known for sure.
+    const body: Record<string, unknown> = {};
+    for (const [f, v] of Object.entries(fields)) {
+      const live = f === 'status' ? existing.status : existing.fields[f];
+      if (live === undefined || JSON.stringify(live) !== JSON.stringify(v)) body[f] = v;
+    }
+    if (d.kind === 'item') for (const f of Object.keys(body)) if (!ITEM_UPDATE_FIELDS.has(f)) delete body[f];
+    if (d.kind === 'account' && d.credentials) body.credentials = d.credentials;
+    if (Object.keys(body).length === 0) {
+      this.applied(d, existing, {}, fields);
+      return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'adopted', file });
+    }
+    const updated = await this.patch(d, existing.id, body);
+    if (updated === 'blocked') return;
+    const { credentials: _c, ...sent } = body;
+    this.applied(d, updated, sent, fields);
+    this.report({ kind: d.kind, externalId: d.externalId, outcome: 'adopted', file });
+  }
+
+  async update(a: UpdateAction, failedUploads: ReadonlySet<string> = new Set()): Promise<void> {
+    const d = a.desired;
+    const file = d.source.file;
+    const problem = this.imageProblem(d, failedUploads);
+    if (problem) return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
+    const { fields } = this.fieldsToSend(d);
+    const body: Record<string, unknown> = {};
+    for (const c of a.changes) body[c.field] = c.to;
+    if (a.sendImages) body.image_ids = fields.image_ids;
+    const sent = { ...body };
+    if (a.sendCredentials && d.kind === 'account' && d.credentials) body.credentials = d.credentials;
+    try {
+      const updated = await this.patch(d, a.remoteId, body);
+      if (updated === 'blocked') return;
+      this.applied(d, updated, sent, fields);
+      this.report({ kind: d.kind, externalId: d.externalId, outcome: 'updated', file, fields: Object.keys(sent) });
+    } catch (err) {
+      if (statusOf(err) === 409) {
+        const live = await resourceOf(this.client, d.kind).get({ id: a.remoteId }).catch(() => null);
+        if (live && this.lockedBy(live)) {
+          this.markLocked(d.kind, d.externalId, live);
+          return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message: `the marketplace marks it ${live.status}` });
+        }
+      }
+      this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) });
+    }
+  }
+
+  /**
+   * PATCH one offer. Account PATCH is not in the API document: the first one probes it, and a refusal of the
+   * route marks it unusable so the rest are reported blocked (or re-created) instead of failing one by one.
+   */
+  private async patch(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
+    const resource = resourceOf(this.client, d.kind);
+    const send = () => this.journaled('update', d.kind, [d.externalId], () => resource.update({ id: remoteId }, body, { priority: PRIORITY.update }));
+    if (d.kind !== 'account') return send();
+
+    const cap = this.store.getCapability(CAPABILITIES.accountUpdate);
+    if (cap && !cap.usable) return this.accountUpdateFallback(d, remoteId, body);
+    if (!cap) {
+      if (this.accountUpdateProbe) {
+        await this.accountUpdateProbe;
+        return this.patch(d, remoteId, body);
+      }
+      let release!: () => void;
+      this.accountUpdateProbe = new Promise((r) => (release = r));
+      try {
+        const out = await send();
+        this.store.setCapability(CAPABILITIES.accountUpdate, true, null);
+        return out;
+      } catch (err) {
+        if (isCapabilityRefusal(err) && statusOf(err) !== 422) {
+          // A 404 may mean "no such offer" as well as "no such route": the offer's GET tells them apart.
+          const exists = await resource.get({ id: remoteId }).then(() => true, () => false);
+          if (exists || statusOf(err) === 405) {
+            this.store.setCapability(CAPABILITIES.accountUpdate, false, `${statusOf(err)}: ${errorMessage(err)}`);
+            this.logger.warn({ status: statusOf(err) }, 'the marketplace does not serve PATCH /accounts/{id}: account updates fall back');
+            return this.accountUpdateFallback(d, remoteId, body);
+          }
+        }
+        throw err;
+      } finally {
+        release();
+      }
+    }
+    return send();
+  }
+
+  private async accountUpdateFallback(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
+    const file = d.source.file;
+    if (this.options.updateFallback === 'report') {
+      this.report({
+        kind: d.kind,
+        externalId: d.externalId,
+        outcome: 'blocked',
+        file,
+        fields: Object.keys(body).filter((f) => f !== 'credentials'),
+        message: 'the marketplace does not serve PATCH /accounts/{id}; set accounts.updateFallback: recreate to archive and create it anew',
+      });
+      return 'blocked';
+    }
+    await this.journaled('recreate', d.kind, [d.externalId], () => this.client.accounts.archive({ id: remoteId }, { priority: PRIORITY.update }));
+    const { fields } = this.fieldsToSend(d);
+    const full: Record<string, unknown> = { external_id: d.externalId, ...fields };
+    if (d.kind === 'account' && d.credentials) full.credentials = d.credentials;
+    return this.journaled('create', d.kind, [d.externalId], () => resourceOf(this.client, d.kind).create(full, { priority: PRIORITY.create }));
+  }
+}
+
+export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {
+  return new Execution(deps).run(plan);
+}

@@ -1,0 +1,15 @@
+// DESIGN.md decision 18: a field the server echoes with a value other than the one just written is stored
+// differently on that server (a rank turned into an id, a status mapped). From then on it is compared with
+// last applied only, so the daemon never patches the same offer on every tick.
+import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
+import { sameValue } from './canonical-json.ts';
+
+export function lossyFields(sent: Readonly<Record<string, unknown>>, echoed: RemoteOffer, previous: readonly string[] = []): string[] {
+  const out = new Set(previous);
+  for (const [field, value] of Object.entries(sent)) {
+    const live = field === 'status' ? echoed.status : echoed.fields[field];
+    if (live === undefined) continue;
+    if (!sameValue(live, value)) out.add(field);
+  }
+  return [...out].sort();
+}

@@ -1,0 +1,124 @@
+// Reads the marketplace's side of a run (DESIGN.md decisions 9 and 10) before anything is written.
+import type { OfferKind } from '../catalogue/desired-offer.ts';
+import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
+import type { Logger } from '../log/logger.ts';
+import type { MarketplaceClient, OfferResource, RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { OfferRecord } from '../state/records.ts';
+import { offerKey } from './plan.ts';
+import type { KindSnapshot, RemoteSnapshot } from './remote-snapshot.ts';
+
+export function resourceOf(client: MarketplaceClient, kind: OfferKind): OfferResource {
+  switch (kind) {
+    case 'account':
+      return client.accounts;
+    case 'item':
+      return client.items;
+    case 'topup':
+      return client.topUps;
+    default:
+      return kind satisfies never;
+  }
+}
+
+export interface ReadSnapshotOptions {
+  readonly client: MarketplaceClient;
+  readonly state: readonly OfferRecord[];
+  /** full: every page in `id` order. incremental: `-updated_at` pages until past the watermark. */
+  readonly mode: 'full' | 'incremental';
+  /** Epoch ms of the newest updated_at seen per kind (incremental mode). */
+  readonly watermarks?: Partial<Record<OfferKind, number>>;
+  readonly perPage: number;
+  readonly logger: Logger;
+}
+
+export interface SnapshotResult {
+  readonly snapshot: RemoteSnapshot;
+  /** Newest updated_at seen per kind, for the next incremental read. */
+  readonly watermarks: Partial<Record<OfferKind, number>>;
+  readonly pages: number;
+}
+
+async function readKind(
+  resource: OfferResource,
+  kind: OfferKind,
+  opts: ReadSnapshotOptions,
+): Promise<{ snap: KindSnapshot; newest: number | undefined; pages: number }> {
+  const offers = new Map<string, RemoteOffer>();
+  const duplicates = new Set<string>();
+  let newest: number | undefined;
+  let pages = 0;
+  const watermark = opts.watermarks?.[kind];
+  const incremental = opts.mode === 'incremental' && watermark !== undefined;
+  // Offset paging moves under writes; a stable order (id) makes a full sweep see every offer once.
+  const sort = incremental ? '-updated_at' : 'id';
+  try {
+    walk: for await (const page of resource.list({ sort, perPage: opts.perPage })) {
+      pages++;
+      for (const offer of page.items) {
+        if (offer.updatedAt !== undefined && (newest === undefined || offer.updatedAt > newest)) newest = offer.updatedAt;
+        if (incremental && offer.updatedAt !== undefined && offer.updatedAt < watermark) break walk;
+        const prev = offers.get(offer.externalId);
+        if (prev && prev.id !== offer.id) {
+          duplicates.add(offer.externalId);
+          // Keep the one the state maps, else the older (lower id).
+          const mapped = opts.state.find((r) => r.kind === kind && r.externalId === offer.externalId)?.remoteId;
+          if (mapped === offer.id || (mapped !== prev.id && offer.id < prev.id)) offers.set(offer.externalId, offer);
+          continue;
+        }
+        offers.set(offer.externalId, offer);
+      }
+    }
+  } catch (err) {
+    opts.logger.warn({ kind, err: (err as Error).message }, 'list read incomplete: nothing of this kind is archived this run');
+    return {
+      snap: { offers, full: !incremental, complete: false, duplicates: [...duplicates], error: (err as Error).message },
+      newest,
+      pages,
+    };
+  }
+  return { snap: { offers, full: !incremental, complete: true, duplicates: [...duplicates] }, newest, pages };
+}
+
+/**
+ * Lists every kind, then confirms by GET each offer the state maps but a complete full list did not return:
+ * only a definite 404 makes it "gone"; any other failure leaves it "unconfirmed" (never taken for gone).
+ */
+export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotResult> {
+  const results = await Promise.all(OFFER_KINDS.map((kind) => readKind(resourceOf(opts.client, kind), kind, opts)));
+  const kinds = {} as Record<OfferKind, KindSnapshot>;
+  const watermarks: Partial<Record<OfferKind, number>> = { ...opts.watermarks };
+  let pages = 0;
+  OFFER_KINDS.forEach((kind, i) => {
+    const r = results[i]!;
+    kinds[kind] = r.snap;
+    pages += r.pages;
+    if (r.newest !== undefined && r.snap.complete) watermarks[kind] = Math.max(r.newest, watermarks[kind] ?? 0);
+  });
+
+  const gone = new Set<string>();
+  const unconfirmed = new Set<string>();
+  const missing = opts.state.filter((rec) => {
+    const snap = kinds[rec.kind];
+    return snap.full && snap.complete && rec.remoteId !== null && rec.remoteStatus !== 'archived' && !snap.offers.has(rec.externalId);
+  });
+  await Promise.all(
+    missing.map(async (rec) => {
+      const key = offerKey(rec.kind, rec.externalId);
+      try {
+        const offer = await resourceOf(opts.client, rec.kind).get({ id: rec.remoteId! });
+        if (offer.externalId === rec.externalId) {
+          (kinds[rec.kind].offers as Map<string, RemoteOffer>).set(rec.externalId, offer);
+        } else {
+          gone.add(key);
+        }
+      } catch (err) {
+        if ((err as { status?: number }).status === 404) gone.add(key);
+        else {
+          unconfirmed.add(key);
+          opts.logger.warn({ kind: rec.kind, externalId: rec.externalId, err: (err as Error).message }, 'missing from the list and not confirmed by id');
+        }
+      }
+    }),
+  );
+  return { snapshot: { kinds, gone, unconfirmed }, watermarks, pages };
+}

@@ -1,0 +1,194 @@
+// One reconcile run, level-based like a controller: read both sides, plan, execute, report.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
+import type { Logger } from '../log/logger.ts';
+import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { CAPABILITIES } from './capabilities.ts';
+import { errorMessage } from './errors.ts';
+import { Execution, type ExecutorOptions } from './executor.ts';
+import type { GuardOptions } from './guards.ts';
+import type { Plan } from './plan.ts';
+import { plan as makePlan, type PlannerOptions } from './planner.ts';
+import { readSnapshot } from './read-snapshot.ts';
+import { countOutcomes, flatCounts, type OfferOutcome, type RunReport } from './run-report.ts';
+import { settleJournal } from './settle-journal.ts';
+
+/** What the reconciler needs of the catalogue: the loader's snapshot, as far as planning goes. */
+export interface CatalogueView {
+  readonly offers: readonly DesiredOffer[];
+  readonly complete: boolean;
+  readonly quarantinedFiles: readonly string[];
+  readonly invalidOffers: readonly { readonly kind: OfferKind; readonly externalId: string; readonly file: string }[];
+  readonly problems: readonly {
+    readonly severity: 'error' | 'warning';
+    readonly file: string;
+    readonly line?: number;
+    readonly pointer?: string;
+    readonly externalId?: string;
+    readonly field?: string;
+    readonly message: string;
+  }[];
+}
+
+export interface ReconcilerSettings {
+  readonly planner: Omit<PlannerOptions, 'accountUpdates' | 'allowMassArchive'>;
+  readonly executor: ExecutorOptions;
+  readonly perPage: number;
+  readonly statePath: string;
+  readonly leaseTtlMs?: number;
+}
+
+export interface ReconcileDeps {
+  readonly client: MarketplaceClient;
+  readonly store: StateStore;
+  readonly loadCatalogue: () => Promise<CatalogueView>;
+  readonly logger: Logger;
+  readonly settings: ReconcilerSettings;
+  /** Requests sent so far (from the queue), for the report. */
+  readonly requestCount?: () => number;
+}
+
+export interface ReconcileOptions {
+  readonly command: string;
+  /** Plan only: no write, no lease, no journal settling. */
+  readonly dryRun: boolean;
+  readonly allowMassArchive?: boolean;
+  readonly mode?: 'full' | 'incremental';
+  readonly onProgress?: (done: number, total: number) => void;
+  readonly onPlan?: (plan: Plan) => void;
+}
+
+export interface ReconcileResult {
+  readonly plan: Plan;
+  readonly report: RunReport;
+  readonly catalogue: CatalogueView;
+}
+
+/** The writer lease is held by another process (DESIGN.md decision 17). */
+export class LeaseHeldError extends Error {
+  override readonly name = 'LeaseHeldError';
+}
+
+const WATERMARK_KEY = (kind: OfferKind) => `watermark.${kind}`;
+
+export function newRunId(): string {
+  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
+}
+
+export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Promise<ReconcileResult> {
+  const { store, client, settings } = deps;
+  const started = Date.now();
+  const runId = newRunId();
+  const logger = deps.logger.child({ runId });
+  const requestsAtStart = deps.requestCount?.() ?? 0;
+  const holder = `${hostname()}/${process.pid}/${runId}`;
+  const ttl = settings.leaseTtlMs ?? 60_000;
+  let renew: NodeJS.Timeout | undefined;
+
+  if (!opts.dryRun) {
+    const lease = store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttl }, ttl);
+    if (!lease.ok) {
+      const h = lease.heldBy;
+      throw new LeaseHeldError(
+        `another offersync (pid ${h.pid} on ${h.hostname}) holds the state db until ${new Date(h.expiresAt).toISOString()}; ` +
+          'nothing was sent. Wait for it to finish, or stop it; a killed process lets go when its lease expires.',
+      );
+    }
+    renew = setInterval(() => store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttl }, ttl), ttl / 3);
+    renew.unref();
+  }
+
+  try {
+    const settle = opts.dryRun ? { unsettled: [] as string[] } : await settleJournal(store, client, logger);
+    const state = store.listOffers();
+    const watermarks: Partial<Record<OfferKind, number>> = {};
+    for (const kind of OFFER_KINDS) {
+      const w = store.getMeta(WATERMARK_KEY(kind));
+      if (w) watermarks[kind] = Number(w);
+    }
+    const [catalogue, snap] = await Promise.all([
+      deps.loadCatalogue(),
+      readSnapshot({ client, state, mode: opts.mode ?? 'full', watermarks, perPage: settings.perPage, logger }),
+    ]);
+    const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...settle.unsettled]);
+    const accountCap = store.getCapability(CAPABILITIES.accountUpdate);
+    const plan = makePlan({
+      catalogue,
+      state,
+      remote: { ...snap.snapshot, unconfirmed },
+      uploadedImages: new Map(store.listImages().map((i) => [i.sha256, i.remoteId])),
+      options: {
+        ...settings.planner,
+        accountUpdates: accountCap === undefined ? 'unknown' : accountCap.usable ? 'usable' : 'unusable',
+        allowMassArchive: opts.allowMassArchive ?? false,
+      },
+    });
+    opts.onPlan?.(plan);
+
+    const catalogueFailures: OfferOutcome[] = catalogue.problems
+      .filter((p) => p.severity === 'error')
+      .map((p) => ({
+        kind: catalogue.invalidOffers.find((o) => o.externalId === p.externalId && o.file === p.file)?.kind ?? 'account',
+        externalId: p.externalId ?? '(file)',
+        outcome: 'failed' as const,
+        file: `${p.file}${p.line ? `:${p.line}` : ''}${p.pointer ? `#${p.pointer}` : ''}`,
+        message: `${p.field ? `${p.field}: ` : ''}${p.message}`,
+      }));
+    const messages = [...plan.archiveSuppressed, ...plan.warnings];
+    if (plan.guard.tripped && plan.guard.message) messages.unshift(plan.guard.message);
+
+    if (opts.dryRun) {
+      return { plan, catalogue, report: finish(runId, 'planned', catalogueFailures, messages, started, deps, requestsAtStart) };
+    }
+
+    store.runStart(runId, opts.command);
+    let outcomes: OfferOutcome[] = [];
+    let outcome: RunReport['outcome'];
+    try {
+      outcomes = await new Execution({ client, store, logger, runId, statePath: settings.statePath, options: settings.executor, onProgress: opts.onProgress }).run(plan);
+      const all = [...outcomes, ...catalogueFailures];
+      outcome = plan.guard.tripped ? 'aborted' : all.some((o) => o.outcome === 'failed') ? 'partial' : 'converged';
+      if (outcome !== 'aborted') {
+        for (const kind of OFFER_KINDS) {
+          const w = snap.watermarks[kind];
+          if (w !== undefined) store.setMeta(WATERMARK_KEY(kind), String(w));
+        }
+      }
+    } catch (err) {
+      logger.error({ err: errorMessage(err) }, 'run failed');
+      store.runEnd(runId, 'failed', {});
+      throw err;
+    }
+    const report = finish(runId, outcome, [...outcomes, ...catalogueFailures], messages, started, deps, requestsAtStart);
+    store.runEnd(runId, outcome, flatCounts(report.counts));
+    return { plan, catalogue, report };
+  } finally {
+    if (renew) clearInterval(renew);
+    if (!opts.dryRun) store.releaseLease(holder);
+  }
+}
+
+function finish(
+  runId: string,
+  outcome: RunReport['outcome'],
+  outcomes: readonly OfferOutcome[],
+  messages: readonly string[],
+  started: number,
+  deps: ReconcileDeps,
+  requestsAtStart: number,
+): RunReport {
+  return {
+    runId,
+    outcome,
+    outcomes,
+    counts: countOutcomes(outcomes),
+    requests: (deps.requestCount?.() ?? 0) - requestsAtStart,
+    durationMs: Date.now() - started,
+    messages,
+  };
+}
+
+export type { GuardOptions };
