@@ -72,6 +72,11 @@ export class LeaseHeldError extends Error {
   override readonly name = 'LeaseHeldError';
 }
 
+/** No list could be read at all (wrong key, marketplace down): the run stops before planning. */
+export class MarketplaceUnreadableError extends Error {
+  override readonly name = 'MarketplaceUnreadableError';
+}
+
 const WATERMARK_KEY = (kind: OfferKind) => `watermark.${kind}`;
 
 export function newRunId(): string {
@@ -113,6 +118,9 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       deps.loadCatalogue(),
       readSnapshot({ client, state, mode: opts.mode ?? 'full', watermarks, perPage: settings.perPage, logger }),
     ]);
+    if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
+      throw new MarketplaceUnreadableError(`cannot read the marketplace's offer lists (${snap.snapshot.kinds.account.error ?? 'unknown error'}); nothing was sent`);
+    }
     const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...settle.unsettled]);
     const accountCap = store.getCapability(CAPABILITIES.accountUpdate);
     const plan = makePlan({

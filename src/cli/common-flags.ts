@@ -1,0 +1,43 @@
+// Flags shared by the commands that read config, parsed with node:util parseArgs.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './command.ts';
+import type { ConfigFlags } from '../config/load-config.ts';
+
+export const CONFIG_OPTIONS = {
+  config: { type: 'string' },
+  'base-url': { type: 'string' },
+  catalogue: { type: 'string' },
+  state: { type: 'string' },
+  insecure: { type: 'boolean' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+export const CONFIG_HELP = `Configuration flags (each overrides the environment and the config file):
+  --config <file>      config file (env OFFERSYNC_CONFIG); every key is in config/default.yaml
+  --base-url <url>     marketplace base URL (env OFFERSYNC_BASE_URL)
+  --catalogue <dir>    catalogue directory (env OFFERSYNC_CATALOGUE_DIR)
+  --state <file>       state db (env OFFERSYNC_STATE_DB)
+  --insecure           allow a non-loopback http:// base URL
+  --log-level <level>  fatal, error, warn, info, debug, trace (env OFFERSYNC_LOG_LEVEL)
+The API key comes from OFFERSYNC_API_KEY or OFFERSYNC_API_KEY_FILE, never from a file or a flag.`;
+
+export function parseFlags<O extends ParseArgsConfig['options']>(argv: readonly string[], options: O, allowPositionals = false) {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+export function configFlags(values: Record<string, unknown>): ConfigFlags {
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  return {
+    config: str('config'),
+    baseUrl: str('base-url'),
+    catalogue: str('catalogue'),
+    state: str('state'),
+    insecure: values.insecure === true,
+    logLevel: str('log-level'),
+  };
+}

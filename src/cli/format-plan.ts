@@ -1,0 +1,112 @@
+// The plan for people (a table grouped by kind) and for machines (--json). Neither ever shows credentials.
+import type { OfferKind } from '../catalogue/desired-offer.ts';
+import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
+import type { FieldChange, Plan, PlanAction } from '../sync/plan.ts';
+
+const KIND_TITLE: Record<OfferKind, string> = { account: 'Accounts', item: 'Items', topup: 'Top-ups' };
+
+function show(v: unknown): string {
+  if (v === undefined) return '(none)';
+  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function changeLine(c: FieldChange): string {
+  const tag = c.why === 'drift' ? ' (edited on the marketplace)' : c.why === 'unsent' ? ' (not known to be sent)' : '';
+  return `      ${c.field}: ${show(c.from)} -> ${show(c.to)}${tag}`;
+}
+
+/** A JSON-safe view of one action: no desired offer object (it holds credentials), no absolute paths. */
+export function actionToJson(a: PlanAction): Record<string, unknown> {
+  switch (a.type) {
+    case 'create':
+      return { type: a.type, kind: a.kind, external_id: a.externalId, file: a.desired.source.file, reason: a.reason, verify_first: a.verifyFirst, fields: a.fields, credentials: a.desired.kind === 'account' && a.desired.credentials ? '(set)' : undefined };
+    case 'update':
+      return { type: a.type, kind: a.kind, external_id: a.externalId, id: a.remoteId, file: a.desired.source.file, reason: a.reason, changes: a.changes, credentials: a.sendCredentials ? '(changed)' : undefined, images: a.sendImages || undefined };
+    case 'archive':
+      return { type: a.type, kind: a.kind, external_id: a.externalId, id: a.remoteId, reason: a.reason };
+    case 'adopt':
+      return { type: a.type, kind: a.kind, external_id: a.externalId, id: a.remote.id, reason: a.reason };
+    case 'upload':
+      return { type: a.type, path: a.image.path, sha256: a.image.sha256, bytes: a.image.sizeBytes, needed_by: a.neededBy };
+    case 'noop':
+      return { type: a.type, kind: a.kind, external_id: a.externalId, reason: a.reason, detail: a.detail, changes: a.changes };
+    default:
+      return a satisfies never;
+  }
+}
+
+export function planToJson(plan: Plan): Record<string, unknown> {
+  const counts: Record<string, Record<string, number>> = {};
+  for (const a of plan.actions) {
+    const kind = a.type === 'upload' ? 'image' : a.kind;
+    const key = a.type === 'noop' ? a.reason : a.type;
+    const row = (counts[kind] ??= {});
+    row[key] = (row[key] ?? 0) + 1;
+  }
+  return {
+    changes: plan.actions.some((a) => a.type !== 'noop'),
+    counts,
+    guard: plan.guard,
+    archive_suppressed: plan.archiveSuppressed,
+    warnings: plan.warnings,
+    actions: plan.actions.filter((a) => !(a.type === 'noop' && (a.reason === 'unchanged' || a.reason === 'unmanaged'))).map(actionToJson),
+  };
+}
+
+const SHOWN_TYPES = ['create', 'update', 'adopt', 'archive'] as const;
+
+export function formatPlan(plan: Plan): string {
+  const out: string[] = [];
+  const uploads = plan.actions.filter((a) => a.type === 'upload');
+  if (uploads.length > 0) {
+    out.push(`Images: ${uploads.length} to upload`);
+    for (const u of uploads) out.push(`  + upload ${u.image.path} (${u.image.sizeBytes} bytes)`);
+    out.push('');
+  }
+  for (const kind of OFFER_KINDS) {
+    const mine = plan.actions.filter((a): a is Exclude<PlanAction, { type: 'upload' }> => a.type !== 'upload' && a.kind === kind);
+    if (mine.length === 0) continue;
+    const count = (pred: (a: PlanAction) => boolean) => mine.filter(pred).length;
+    const summary = [
+      ...SHOWN_TYPES.map((t) => [t === 'create' ? 'create' : t === 'update' ? 'update' : t, count((a) => a.type === t)] as const),
+      ['unchanged', count((a) => a.type === 'noop' && a.reason === 'unchanged')] as const,
+      ['sold', count((a) => a.type === 'noop' && (a.reason === 'sold' || a.reason === 'refunded' || a.reason === 'processing'))] as const,
+      ['blocked', count((a) => a.type === 'noop' && (a.reason === 'blocked' || a.reason === 'drift-reported'))] as const,
+      ['left alone', count((a) => a.type === 'noop' && ['quarantined', 'invalid', 'unconfirmed', 'unmanaged'].includes(a.reason))] as const,
+    ].filter(([, n]) => n > 0);
+    out.push(`${KIND_TITLE[kind]}: ${summary.map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    for (const a of mine) {
+      switch (a.type) {
+        case 'create':
+          out.push(`  + create  ${a.externalId}  (${a.desired.source.file}; ${a.reason}${a.verifyFirst ? '; looked up first' : ''})`);
+          break;
+        case 'update':
+          out.push(`  ~ update  ${a.externalId}  #${a.remoteId}  (${a.reason})`);
+          for (const c of a.changes) out.push(changeLine(c));
+          if (a.sendCredentials) out.push('      credentials: (changed)');
+          if (a.sendImages) out.push('      image_ids: (after upload)');
+          break;
+        case 'adopt':
+          out.push(`  = adopt   ${a.externalId}  #${a.remote.id}  (${a.reason})`);
+          break;
+        case 'archive':
+          out.push(`  - archive ${a.externalId}  #${a.remoteId}  (${a.reason})`);
+          break;
+        case 'noop':
+          if (a.reason === 'unchanged' || a.reason === 'unmanaged') break;
+          out.push(`  ! ${a.reason.padEnd(7)} ${a.externalId}${a.detail ? `  (${a.detail})` : ''}`);
+          for (const c of a.changes ?? []) out.push(changeLine(c));
+          break;
+        default:
+          a satisfies never;
+      }
+    }
+    out.push('');
+  }
+  for (const m of plan.archiveSuppressed) out.push(`Note: ${m}`);
+  for (const w of plan.warnings) out.push(`Warning: ${w}`);
+  if (plan.guard.tripped && plan.guard.message) out.push(`STOP: ${plan.guard.message}`);
+  if (!plan.actions.some((a) => a.type !== 'noop')) out.push('No changes: the marketplace matches the catalogue.');
+  return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+}

@@ -1,0 +1,33 @@
+import type { Command } from './command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { runReconcile } from './run-reconcile.ts';
+
+const HELP = `Usage: offersync plan [flags]
+
+Reads the catalogue and the marketplace and prints what reconcile would do, grouped by kind: counts first,
+then each action with its external_id, the fields old -> new, and the reason. Sends no write.
+Exit 0: no changes. 3: changes pending. 1: the mass-archive guard would stop the run. 2: usage or config error.
+
+  --json     the plan as JSON
+  --allow-mass-archive   plan as if the guard were lifted
+
+${CONFIG_HELP}
+`;
+
+export const command: Command = {
+  name: 'plan',
+  summary: 'show what reconcile would do, change nothing',
+  async run(argv, io) {
+    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, json: { type: 'boolean' }, 'allow-mass-archive': { type: 'boolean' } });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    return runReconcile(io, { flags: configFlags(values), env: io.env, cwd: io.cwd }, {
+      command: 'plan',
+      dryRun: true,
+      json: values.json === true,
+      allowMassArchive: values['allow-mass-archive'] === true,
+    });
+  },
+};

@@ -1,0 +1,41 @@
+import type { Command } from './command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { runReconcile } from './run-reconcile.ts';
+
+const HELP = `Usage: offersync reconcile [flags]
+
+Makes the marketplace equal to the catalogue: creates what is new, patches what changed, archives what
+offersync owns and the catalogue no longer has, uploads new gallery images. Prints a summary per kind and
+every offer that failed, with its file and the marketplace's message.
+Exit 0: converged. 1: some offers failed, or the run was stopped (guard, lease, marketplace unreadable).
+2: usage or config error.
+
+  --dry-run              plan only (same as offersync plan)
+  --json                 the run report as JSON
+  --allow-mass-archive   let a run archive more than guard.maxArchive offers
+
+${CONFIG_HELP}
+`;
+
+export const command: Command = {
+  name: 'reconcile',
+  summary: 'make the marketplace equal to the catalogue',
+  async run(argv, io) {
+    const { values } = parseFlags(argv, {
+      ...CONFIG_OPTIONS,
+      json: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      'allow-mass-archive': { type: 'boolean' },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    return runReconcile(io, { flags: configFlags(values), env: io.env, cwd: io.cwd }, {
+      command: 'reconcile',
+      dryRun: values['dry-run'] === true,
+      json: values.json === true,
+      allowMassArchive: values['allow-mass-archive'] === true,
+    });
+  },
+};

@@ -1,0 +1,66 @@
+// What plan, reconcile and demo share: load config, open services, run, print, choose the exit code.
+import { EXIT, type CliIO } from './command.ts';
+import { ConfigError, loadConfig, type ConfigSources } from '../config/load-config.ts';
+import type { Config } from '../config/config.ts';
+import { LeaseHeldError, MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
+import { openServices, type Services } from './services.ts';
+import { formatPlan, planToJson } from './format-plan.ts';
+import { formatReport } from './format-report.ts';
+import { createProgress } from './progress.ts';
+import { hasChanges } from '../sync/plan.ts';
+import { createLogger } from '../log/logger.ts';
+
+export interface RunOptions {
+  readonly command: 'plan' | 'reconcile' | 'demo';
+  readonly dryRun: boolean;
+  readonly json: boolean;
+  readonly allowMassArchive: boolean;
+  readonly quiet?: boolean;
+}
+
+export async function runReconcile(io: CliIO, sources: ConfigSources | Config, opts: RunOptions): Promise<number> {
+  let services: Services;
+  try {
+    const config = 'baseUrl' in sources ? sources : loadConfig(sources);
+    services = openServices(config, { logger: createLogger({ level: config.log.level, destination: io.stderr }) });
+  } catch (err) {
+    // Config, a client option (empty key, plain http to a remote host) or a state db that cannot open:
+    // all a person fixes in the setup, so exit 2 with the message as it is.
+    const message = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
+    io.stderr.write(`offersync ${opts.command}: ${message}\n`);
+    return EXIT.usage;
+  }
+  const progress = opts.json || opts.dryRun ? createProgress({ write: () => true } as never) : createProgress(io.stdout);
+  let result: ReconcileResult;
+  try {
+    result = await reconcile(services.reconcileDeps, {
+      command: opts.command,
+      dryRun: opts.dryRun,
+      allowMassArchive: opts.allowMassArchive,
+      onProgress: (d, t) => progress.update(d, t),
+    });
+  } catch (err) {
+    progress.end();
+    if (err instanceof LeaseHeldError || err instanceof MarketplaceUnreadableError) {
+      io.stderr.write(`offersync ${opts.command}: ${err.message}\n`);
+      return EXIT.failed;
+    }
+    throw err;
+  } finally {
+    await services.close();
+  }
+  progress.end();
+  const { plan, report } = result;
+  if (opts.dryRun) {
+    if (opts.json) io.stdout.write(JSON.stringify({ ...planToJson(plan), catalogue_errors: report.outcomes }, null, 2) + '\n');
+    else {
+      io.stdout.write(formatPlan(plan));
+      for (const o of report.outcomes) io.stdout.write(`  catalogue error ${o.file}: ${o.externalId}: ${o.message}\n`);
+    }
+    if (plan.guard.tripped) return EXIT.failed;
+    return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
+  }
+  if (opts.json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else if (!opts.quiet) io.stdout.write(formatReport(report));
+  return report.outcome === 'converged' ? EXIT.ok : EXIT.failed;
+}

@@ -1,0 +1,112 @@
+// Builds the running parts from a Config: logger, state db, request queue, client, catalogue, reconciler deps.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Catalogue } from '../catalogue/catalogue.ts';
+import type { Config } from '../config/config.ts';
+import { ConfigError } from '../config/load-config.ts';
+import { createLogger, registerSecret, type Logger } from '../log/logger.ts';
+import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
+import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
+import { RequestQueue } from '../queue/request-queue.ts';
+import { openStateStore } from '../state/sqlite-state-store.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { loadCredentialsKey } from '../sync/credentials-key.ts';
+import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
+
+export interface Services {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store: StateStore;
+  readonly queue: RequestQueue;
+  readonly client: MarketplaceClient;
+  readonly catalogue: Catalogue;
+  readonly reconcileDeps: ReconcileDeps;
+  close(): Promise<void>;
+}
+
+export function reconcilerSettings(config: Config): ReconcilerSettings {
+  return {
+    planner: {
+      defaultStatus: config.defaults.status,
+      prune: config.sync.prune,
+      ownedPattern: config.sync.ownedPattern ? new RegExp(config.sync.ownedPattern) : null,
+      drift: config.sync.drift,
+      updateFallback: config.accounts.updateFallback,
+      guard: config.guard,
+    },
+    executor: {
+      bulkRemoveSize: config.bulk.removeSize,
+      topUpBulkSize: config.bulk.topUpUpdateSize,
+      updateFallback: config.accounts.updateFallback,
+      defaultStatus: config.defaults.status,
+      createAttempts: 3,
+    },
+    perPage: config.lists.perPage,
+    statePath: config.state.path,
+  };
+}
+
+export function openStore(config: Config, logger: Logger): StateStore {
+  if (config.state.path !== ':memory:') mkdirSync(dirname(config.state.path), { recursive: true, mode: 0o700 });
+  return openStateStore(config.state.path, { logger });
+}
+
+export function openServices(config: Config, opts: { logger?: Logger } = {}): Services {
+  if (!config.apiKey) {
+    throw new ConfigError('no API key: set OFFERSYNC_API_KEY, or OFFERSYNC_API_KEY_FILE naming a file that holds it');
+  }
+  registerSecret(config.apiKey);
+  const logger = opts.logger ?? createLogger({ level: config.log.level });
+  const store = openStore(config, logger);
+  const queue = new RequestQueue({
+    ratePerSec: config.rateLimit.ratePerSec,
+    burst: config.rateLimit.burst,
+    concurrency: config.rateLimit.concurrency,
+    maxAttempts: config.rateLimit.maxAttempts,
+    logger,
+  });
+  const client = createMarketplaceClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    insecure: config.insecure,
+    timeoutMs: config.http.timeoutMs,
+    connections: config.http.connections,
+    schedule: queue.schedule,
+    list: {
+      sortParam: config.lists.sortParam,
+      perPageParam: config.lists.perPageParam,
+      pageParam: config.lists.pageParam,
+      filterParam: config.lists.filterParam,
+      perPage: config.lists.perPage,
+    },
+    logger,
+  });
+  const catalogue = new Catalogue({
+    dir: config.catalogue.dir,
+    credentialsKey: loadCredentialsKey(config.state.path),
+    maxFileBytes: config.catalogue.maxFileBytes,
+    maxImageBytes: config.catalogue.maxImageBytes,
+    logger,
+  });
+  const reconcileDeps: ReconcileDeps = {
+    client,
+    store,
+    logger,
+    loadCatalogue: () => catalogue.load(),
+    settings: reconcilerSettings(config),
+    requestCount: () => queue.stats().requests,
+  };
+  return {
+    config,
+    logger,
+    store,
+    queue,
+    client,
+    catalogue,
+    reconcileDeps,
+    async close() {
+      await client.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// offersync status: what the state db knows, without touching the network.
+import { existsSync, readFileSync } from 'node:fs';
+import { EXIT, type Command } from './command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { ConfigError, loadConfig } from '../config/load-config.ts';
+import { silentLogger } from '../log/logger.ts';
+import { soldLogPath } from '../sync/sold-log.ts';
+import { openStore } from './services.ts';
+
+const HELP = `Usage: offersync status [--json] [flags]
+
+From the state db only: offers by kind and marketplace status, the last runs, writes left unfinished by a
+crash, what offersync has learnt of the marketplace's routes, and the latest sold offers.
+
+${CONFIG_HELP}
+`;
+
+export const command: Command = {
+  name: 'status',
+  summary: 'what the state db knows: offers, runs, journal, sold',
+  async run(argv, io) {
+    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, json: { type: 'boolean' } });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    let config;
+    try {
+      config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        io.stderr.write(`offersync status: ${err.message}\n`);
+        return EXIT.usage;
+      }
+      throw err;
+    }
+    if (config.state.path !== ':memory:' && !existsSync(config.state.path)) {
+      io.stdout.write(`No state db at ${config.state.path} yet: run offersync reconcile first.\n`);
+      return EXIT.ok;
+    }
+    const store = openStore(config, silentLogger);
+    try {
+      const offers = store.listOffers();
+      const byKind: Record<string, Record<string, number>> = {};
+      let lossy = 0;
+      for (const o of offers) {
+        const row = (byKind[o.kind] ??= {});
+        const status = o.remoteStatus ?? 'unknown';
+        row[status] = (row[status] ?? 0) + 1;
+        if (o.lossyFields.length > 0) lossy++;
+      }
+      const runs = store.listRuns(5);
+      const journal = store.journalUnfinished();
+      const caps = store.listCapabilities();
+      const soldPath = soldLogPath(config.state.path);
+      const sold = soldPath && existsSync(soldPath) ? readFileSync(soldPath, 'utf8').trim().split('\n').filter(Boolean).slice(-10).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+      if (values.json) {
+        io.stdout.write(JSON.stringify({ state: config.state.path, offers: byKind, lossy_offers: lossy, runs, journal_unfinished: journal, capabilities: caps, sold }, null, 2) + '\n');
+        return EXIT.ok;
+      }
+      const out: string[] = [`State db: ${config.state.path}`, '', 'Offers (by marketplace status):'];
+      if (offers.length === 0) out.push('  none yet');
+      for (const [kind, row] of Object.entries(byKind)) out.push(`  ${kind.padEnd(8)} ${Object.entries(row).map(([s, n]) => `${n} ${s}`).join(', ')}`);
+      if (lossy > 0) out.push(`  ${lossy} offer(s) with fields the marketplace stores differently (compared with what was sent)`);
+      out.push('', 'Last runs:');
+      if (runs.length === 0) out.push('  none');
+      for (const r of runs) {
+        const counts = Object.entries(r.counts).map(([k, n]) => `${k}=${n}`).join(' ');
+        out.push(`  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ${String(r.outcome ?? 'running').padEnd(9)} ${counts}`);
+      }
+      out.push('', `Unfinished writes (settled at the next start): ${journal.length}`);
+      for (const j of journal.slice(0, 10)) out.push(`  ${j.op} ${j.kind} ${j.keys.join(', ')} (${j.state} since ${new Date(j.updatedAt).toISOString()})`);
+      if (caps.length > 0) {
+        out.push('', 'Marketplace capabilities learnt:');
+        for (const c of caps) out.push(`  ${c.name}: ${c.usable ? 'usable' : `not served (${c.detail ?? ''})`}`);
+      }
+      if (sold.length > 0) {
+        out.push('', `Latest sold/refunded (${soldPath}):`);
+        for (const s of sold) out.push(`  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`);
+      }
+      io.stdout.write(out.join('\n') + '\n');
+      return EXIT.ok;
+    } finally {
+      store.close();
+    }
+  },
+};
