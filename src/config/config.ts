@@ -1,4 +1,5 @@
 // The configuration schema: one zod object, defaults in config/default.yaml, frozen once loaded.
+import cron from 'node-cron';
 import { z } from 'zod';
 
 export const PRUNE_MODES = ['managed', 'all', 'none'] as const;
@@ -7,6 +8,7 @@ export const UPDATE_FALLBACKS = ['report', 'recreate'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const positiveInt = z.number().int().positive();
+const cronExpression = z.string().refine((s) => cron.validate(s), { message: 'expected a cron expression such as "*/5 * * * *"' });
 
 export const ConfigSchema = z
   .object({
@@ -54,7 +56,7 @@ export const ConfigSchema = z
         maxArchiveMin: z.number().int().min(0),
       })
       .strict(),
-    schedule: z.object({ fullSweep: z.string().min(1), tick: z.string().min(1) }).strict(),
+    schedule: z.object({ fullSweep: cronExpression, tick: cronExpression }).strict(),
     daemon: z
       .object({ debounceMs: z.number().int().min(0), healthHost: z.string().min(1), healthPort: z.number().int().min(0).max(65535) })
       .strict(),

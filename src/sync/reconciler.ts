@@ -49,6 +49,8 @@ export interface ReconcileDeps {
   readonly settings: ReconcilerSettings;
   /** Requests sent so far (from the queue), for the report. */
   readonly requestCount?: () => number;
+  /** Set by a long-running caller (the daemon) that holds and renews the writer lease itself. */
+  readonly leaseHeldByCaller?: boolean;
 }
 
 export interface ReconcileOptions {
@@ -77,6 +79,17 @@ export class MarketplaceUnreadableError extends Error {
   override readonly name = 'MarketplaceUnreadableError';
 }
 
+/** Takes (or renews) the writer lease, or throws LeaseHeldError naming who holds it and until when. */
+export function takeLease(store: StateStore, holder: string, ttlMs: number): void {
+  const lease = store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttlMs }, ttlMs);
+  if (lease.ok) return;
+  const h = lease.heldBy;
+  throw new LeaseHeldError(
+    `another offersync (pid ${h.pid} on ${h.hostname}) holds the state db until ${new Date(h.expiresAt).toISOString()}; ` +
+      'nothing was sent. Wait for it to finish, or stop it; a killed process lets go when its lease expires.',
+  );
+}
+
 const WATERMARK_KEY = (kind: OfferKind) => `watermark.${kind}`;
 
 export function newRunId(): string {
@@ -93,15 +106,9 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
   const ttl = settings.leaseTtlMs ?? 60_000;
   let renew: NodeJS.Timeout | undefined;
 
-  if (!opts.dryRun) {
-    const lease = store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttl }, ttl);
-    if (!lease.ok) {
-      const h = lease.heldBy;
-      throw new LeaseHeldError(
-        `another offersync (pid ${h.pid} on ${h.hostname}) holds the state db until ${new Date(h.expiresAt).toISOString()}; ` +
-          'nothing was sent. Wait for it to finish, or stop it; a killed process lets go when its lease expires.',
-      );
-    }
+  const ownLease = !opts.dryRun && !deps.leaseHeldByCaller;
+  if (ownLease) {
+    takeLease(store, holder, ttl);
     renew = setInterval(() => store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttl }, ttl), ttl / 3);
     renew.unref();
   }
@@ -175,7 +182,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     return { plan, catalogue, report };
   } finally {
     if (renew) clearInterval(renew);
-    if (!opts.dryRun) store.releaseLease(holder);
+    if (ownLease) store.releaseLease(holder);
   }
 }
 

@@ -1,0 +1,182 @@
+// The daemon decides only WHEN to reconcile: at start (full sweep), on catalogue changes, on a schedule.
+// Runs never overlap: a trigger during a run is folded into one more run after it (a full sweep wins).
+import { hostname } from 'node:os';
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from '../log/logger.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { errorMessage } from '../sync/errors.ts';
+import { reconcile, takeLease, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
+import type { RunReport } from '../sync/run-report.ts';
+import { startHealthServer, type HealthServer } from './health-server.ts';
+import { DaemonMetrics } from './metrics.ts';
+
+/** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
+export interface ReloadableCatalogue {
+  load(): Promise<CatalogueView>;
+  reload(changes: FileChanges): Promise<{ readonly snapshot: CatalogueView }>;
+}
+export interface FileChanges {
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+}
+export interface FileWatcher {
+  on(event: 'batch', fn: (c: FileChanges) => void): void;
+  on(event: 'error', fn: (e: Error) => void): void;
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  readonly deps: Omit<ReconcileDeps, 'loadCatalogue' | 'leaseHeldByCaller'>;
+  readonly store: StateStore;
+  readonly catalogue: ReloadableCatalogue;
+  readonly watch: () => FileWatcher;
+  readonly logger: Logger;
+  /** Cron expressions. */
+  readonly fullSweep: string;
+  readonly tick: string;
+  readonly health: { readonly host: string; readonly port: number } | null;
+  readonly queueSize?: () => number;
+  readonly leaseTtlMs?: number;
+}
+
+export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal';
+
+export class Daemon {
+  readonly metrics = new DaemonMetrics();
+  private running: Promise<void> | null = null;
+  private next: { mode: 'full' | 'incremental'; trigger: Trigger } | null = null;
+  private pendingChanges: { added: Set<string>; changed: Set<string>; removed: Set<string> } | null = null;
+  private loaded = false;
+  private ready = false;
+  private stopping = false;
+  private lastReport: RunReport | null = null;
+  private lastError: string | null = null;
+  private tasks: ScheduledTask[] = [];
+  private watcher: FileWatcher | null = null;
+  private healthServer: HealthServer | null = null;
+  private renew: NodeJS.Timeout | undefined;
+  private readonly holder = `${hostname()}/${process.pid}/daemon`;
+
+  constructor(private readonly opts: DaemonOptions) {}
+
+  get healthPort(): number | undefined {
+    return this.healthServer?.port;
+  }
+
+  async start(): Promise<void> {
+    const ttl = this.opts.leaseTtlMs ?? 60_000;
+    takeLease(this.opts.store, this.holder, ttl);
+    this.renew = setInterval(() => {
+      try {
+        takeLease(this.opts.store, this.holder, ttl);
+      } catch (err) {
+        this.opts.logger.error({ err: errorMessage(err) }, 'lost the writer lease');
+      }
+    }, ttl / 3);
+    this.renew.unref();
+    if (this.opts.health && this.opts.health.port > 0) {
+      this.healthServer = await startHealthServer(this.opts.health.host, this.opts.health.port, this, this.metrics);
+    }
+    this.watcher = this.opts.watch();
+    this.watcher.on('batch', (c) => this.onFiles(c));
+    this.watcher.on('error', (e) => this.opts.logger.warn({ err: e.message }, 'catalogue watcher error'));
+    await this.watcher.ready;
+    this.tasks.push(cron.schedule(this.opts.fullSweep, () => this.trigger('full', 'sweep'), { name: 'full-sweep' }));
+    this.tasks.push(cron.schedule(this.opts.tick, () => this.trigger('incremental', 'tick'), { name: 'tick' }));
+    this.trigger('full', 'start');
+    await this.idle();
+  }
+
+  /** Resolves when no run is going and none is queued. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private onFiles(c: FileChanges): void {
+    const p = (this.pendingChanges ??= { added: new Set(), changed: new Set(), removed: new Set() });
+    for (const f of c.added) p.added.add(f);
+    for (const f of c.changed) p.changed.add(f);
+    for (const f of c.removed) p.removed.add(f);
+    this.opts.logger.info({ added: c.added.length, changed: c.changed.length, removed: c.removed.length }, 'catalogue changed');
+    this.trigger('incremental', 'files');
+  }
+
+  trigger(mode: 'full' | 'incremental', trigger: Trigger): void {
+    if (this.stopping) return;
+    if (this.running) {
+      this.next = { mode: this.next?.mode === 'full' || mode === 'full' ? 'full' : 'incremental', trigger };
+      return;
+    }
+    this.running = this.loop(mode, trigger).finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async loop(mode: 'full' | 'incremental', trigger: Trigger): Promise<void> {
+    let current: { mode: 'full' | 'incremental'; trigger: Trigger } | null = { mode, trigger };
+    while (current && !this.stopping) {
+      await this.runOnce(current.mode, current.trigger);
+      current = this.next;
+      this.next = null;
+    }
+  }
+
+  private async loadCatalogue(): Promise<CatalogueView> {
+    const changes = this.pendingChanges;
+    this.pendingChanges = null;
+    if (!this.loaded) {
+      this.loaded = true;
+      return this.opts.catalogue.load();
+    }
+    const c = changes ?? { added: new Set<string>(), changed: new Set<string>(), removed: new Set<string>() };
+    return (await this.opts.catalogue.reload({ added: [...c.added], changed: [...c.changed], removed: [...c.removed] })).snapshot;
+  }
+
+  private async runOnce(mode: 'full' | 'incremental', trigger: Trigger): Promise<void> {
+    const log = this.opts.logger;
+    try {
+      const { report } = await reconcile(
+        { ...this.opts.deps, leaseHeldByCaller: true, loadCatalogue: () => this.loadCatalogue() },
+        { command: `daemon:${trigger}`, dryRun: false, mode },
+      );
+      this.lastReport = report;
+      this.lastError = null;
+      this.ready = true;
+      this.metrics.recordRun(report, trigger);
+      const failed = report.outcomes.filter((o) => o.outcome === 'failed').length;
+      log.info({ trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs }, 'reconcile done');
+    } catch (err) {
+      this.lastError = errorMessage(err);
+      this.metrics.runs.inc({ outcome: 'error', trigger });
+      log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');
+    }
+    this.metrics.queueSize.set(this.opts.queueSize?.() ?? 0);
+  }
+
+  health(): { ok: boolean; ready: boolean; detail: Record<string, unknown> } {
+    return {
+      ok: !this.stopping,
+      ready: this.ready,
+      detail: {
+        running: this.running !== null,
+        last_outcome: this.lastReport?.outcome ?? null,
+        last_run_id: this.lastReport?.runId ?? null,
+        last_error: this.lastError,
+      },
+    };
+  }
+
+  /** Stops triggers, lets the current run finish (its writes are journaled either way), lets go of the lease. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const t of this.tasks) await t.stop();
+    this.tasks = [];
+    await this.watcher?.close();
+    await this.idle();
+    if (this.renew) clearInterval(this.renew);
+    this.opts.store.releaseLease(this.holder);
+    await this.healthServer?.close();
+  }
+}

@@ -1,0 +1,49 @@
+// /healthz (the process is alive and its loop turns), /readyz (the first reconcile finished), /metrics.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DaemonMetrics } from './metrics.ts';
+
+export interface HealthSource {
+  health(): { readonly ok: boolean; readonly ready: boolean; readonly detail: Readonly<Record<string, unknown>> };
+}
+
+export interface HealthServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startHealthServer(host: string, port: number, source: HealthSource, metrics: DaemonMetrics): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(text);
+        },
+        () => {
+          res.writeHead(500);
+          res.end();
+        },
+      );
+      return;
+    }
+    if (path === '/healthz' || path === '/readyz') {
+      const h = source.health();
+      const good = path === '/healthz' ? h.ok : h.ready;
+      res.writeHead(good ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: h.ok, ready: h.ready, ...h.detail }));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end('{"message":"not found: try /healthz, /readyz or /metrics"}');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
