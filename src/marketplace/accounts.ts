@@ -1,0 +1,59 @@
+// Account offers: the shared offer calls, plus archive (DELETE) and bulk-remove. PATCH /accounts/{id} is
+// served by the marketplace though the document does not list it; the executor probes it (decision 11).
+import { DecodeError, decodeInteger, decodeResponse, decodeString, isRecord } from './decode.ts';
+import { offerPathById } from './identifiers.ts';
+import type { AccountResource, BulkRemoveResult, CallOptions, Identifier } from './marketplace-client.ts';
+import { HttpOfferResource } from './offer-resource.ts';
+import { callOf, type ResourceContext } from './resource-context.ts';
+
+/** `{success, archived}`; an empty 204 or an echoed offer with status archived say the same. */
+export function decodeArchive(body: unknown): { readonly archived: boolean } {
+  if (body === undefined) return { archived: true };
+  const o = isRecord(body) && body.id === undefined && isRecord(body.data) ? body.data : body;
+  if (!isRecord(o)) throw new DecodeError('archive answer is not a JSON object');
+  if (typeof o.archived === 'boolean') return { archived: o.archived };
+  if (typeof o.success === 'boolean') return { archived: o.success };
+  const status = decodeString(o.status);
+  if (status !== undefined) return { archived: status === 'archived' };
+  throw new DecodeError('archive answer says neither archived, success nor status');
+}
+
+export function decodeBulkRemove(body: unknown): BulkRemoveResult {
+  if (!isRecord(body)) throw new DecodeError('bulk-remove answer is not a JSON object');
+  const processed = decodeInteger(body.processed);
+  const removed = decodeInteger(body.removed);
+  const notFound = decodeInteger(body.not_found);
+  return {
+    // Undocumented absence of `success` on a 2xx: the status already said so.
+    success: typeof body.success === 'boolean' ? body.success : true,
+    ...(processed !== undefined ? { processed } : {}),
+    ...(removed !== undefined ? { removed } : {}),
+    ...(notFound !== undefined ? { notFound } : {}),
+  };
+}
+
+export class HttpAccountResource extends HttpOfferResource implements AccountResource {
+  constructor(ctx: ResourceContext) {
+    super(ctx, 'accounts');
+  }
+
+  async archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }> {
+    const id = await this.idOf(identifier, opts);
+    const res = await this.ctx.transport.send({ method: 'DELETE', path: offerPathById('accounts', id), idempotent: true, ...callOf(opts) });
+    return decodeResponse(res, decodeArchive);
+  }
+
+  async bulkRemove(
+    req: { readonly externalIds?: readonly string[]; readonly ids?: readonly number[] },
+    opts?: CallOptions,
+  ): Promise<BulkRemoveResult> {
+    // Whether both arrays are required is not documented: send the ones that say something.
+    const body: Record<string, unknown> = {};
+    if (req.externalIds && req.externalIds.length > 0) body.external_ids = [...req.externalIds];
+    if (req.ids && req.ids.length > 0) body.ids = [...req.ids];
+    if (Object.keys(body).length === 0) return { success: true, processed: 0, removed: 0, notFound: 0 };
+    // Archiving twice archives once: safe to retry.
+    const res = await this.ctx.transport.send({ method: 'POST', path: '/accounts/bulk-remove', json: body, idempotent: true, ...callOf(opts) });
+    return decodeResponse(res, decodeBulkRemove);
+  }
+}

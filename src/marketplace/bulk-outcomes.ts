@@ -1,0 +1,65 @@
+// Per-offer outcomes of POST /top-ups/bulk-update, whose answer is not documented: read them where the body
+// has an array of elements naming an external_id, else say nothing (outcomes undefined).
+import { decodeOffer, decodeString, isRecord } from './decode.ts';
+import type { BulkUpdateResult, RemoteOffer } from './marketplace-client.ts';
+
+type Outcome = { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer };
+
+const FAILED = new Set(['error', 'failed', 'fail', 'failure', 'rejected', 'invalid', 'not_found']);
+const ARRAY_KEYS = ['results', 'data', 'offers'] as const;
+
+function elementsOf(body: unknown): readonly unknown[] | undefined {
+  if (Array.isArray(body)) return body;
+  if (!isRecord(body)) return undefined;
+  for (const key of ARRAY_KEYS) {
+    const v = body[key];
+    if (Array.isArray(v)) return v;
+    if (isRecord(v)) for (const inner of ARRAY_KEYS) if (Array.isArray(v[inner])) return v[inner] as unknown[];
+  }
+  return undefined;
+}
+
+function messageOf(e: Record<string, unknown>): string | undefined {
+  if (typeof e.error === 'string') return e.error;
+  if (isRecord(e.error) && typeof e.error.message === 'string') return e.error.message;
+  if (typeof e.message === 'string') return e.message;
+  if (isRecord(e.errors)) return Object.entries(e.errors).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`).join('; ');
+  return undefined;
+}
+
+function offerOf(e: Record<string, unknown>): RemoteOffer | undefined {
+  const candidate = isRecord(e.offer) ? e.offer : isRecord(e.data) ? e.data : e;
+  try {
+    return decodeOffer('top-ups', candidate);
+  } catch {
+    return undefined; // an outcome without the offer is still an outcome
+  }
+}
+
+function outcomeOf(e: Record<string, unknown>): Outcome {
+  const message = messageOf(e);
+  const withMessage = (ok: boolean): Outcome => {
+    const offer = ok ? offerOf(e) : undefined;
+    return { ok, ...(message !== undefined ? { message } : {}), ...(offer ? { offer } : {}) };
+  };
+  if (typeof e.success === 'boolean') return withMessage(e.success);
+  if (typeof e.ok === 'boolean') return withMessage(e.ok);
+  if ((e.error !== undefined && e.error !== null && e.error !== false && e.error !== '') || isRecord(e.errors)) return withMessage(false);
+  if (typeof e.status === 'number') return withMessage(e.status >= 200 && e.status < 300);
+  // A string status may be an outcome ("failed") or the offer's own status ("listed"): only failure words fail.
+  const status = decodeString(e.status);
+  return withMessage(!(status !== undefined && FAILED.has(status.toLowerCase())));
+}
+
+export function decodeBulkUpdate(body: unknown): BulkUpdateResult {
+  const elements = elementsOf(body);
+  if (!elements) return { body };
+  const outcomes = new Map<string, Outcome>();
+  for (const e of elements) {
+    if (!isRecord(e)) continue;
+    const inner = isRecord(e.offer) ? e.offer : isRecord(e.data) ? e.data : undefined;
+    const externalId = decodeString(e.external_id) ?? (inner ? decodeString(inner.external_id) : undefined);
+    if (externalId !== undefined) outcomes.set(externalId, outcomeOf(e));
+  }
+  return outcomes.size > 0 ? { body, outcomes } : { body };
+}

@@ -1,0 +1,120 @@
+// The transport: one keep-alive undici Pool, every request through the scheduler, a deadline per request,
+// and every non-2xx or unreadable answer turned into a typed error inside `send` (so the queue sees it).
+import { type FormData, Pool } from 'undici';
+import type { Logger } from '../log/logger.ts';
+import { BadResponseError, snippetOf } from './errors.ts';
+import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
+import type { CallOptions } from './marketplace-client.ts';
+import type { ResolvedOptions } from './marketplace-client-options.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface HttpRequest {
+  readonly method: HttpMethod;
+  /** Below the API prefix, identifiers already encoded: `/accounts/12`. */
+  readonly path: string;
+  /** Without '?'. */
+  readonly query?: string;
+  readonly json?: unknown;
+  readonly form?: FormData;
+  /** false for offer creates: a blind retry could make a second offer. */
+  readonly idempotent: boolean;
+  readonly call?: CallOptions;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  /** Parsed JSON; undefined for an empty body (204). */
+  readonly body: unknown;
+  /** For errors about the body's shape. */
+  readonly where: Where;
+  readonly snippet: string;
+}
+
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(h)) out[k.toLowerCase()] = Array.isArray(v) ? v[0] : v;
+  return out;
+}
+
+export class HttpTransport {
+  private readonly pool: Pool;
+
+  constructor(
+    private readonly opts: ResolvedOptions,
+    private readonly logger: Logger,
+  ) {
+    this.pool = new Pool(opts.origin, {
+      connections: opts.connections,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
+    });
+  }
+
+  /** Full path as sent (without query), for the scheduler and for errors. */
+  fullPath(path: string): string {
+    return this.opts.prefix + path;
+  }
+
+  send(req: HttpRequest): Promise<HttpResponse> {
+    const where: Where = { method: req.method, path: this.fullPath(req.path), ...(req.query ? { query: req.query } : {}) };
+    const meta = {
+      method: req.method,
+      path: where.path,
+      idempotent: req.idempotent,
+      ...(req.call?.priority !== undefined ? { priority: req.call.priority } : {}),
+    };
+    return this.opts.schedule(meta, () => this.once(req, where));
+  }
+
+  private async once(req: HttpRequest, where: Where): Promise<HttpResponse> {
+    const deadline = AbortSignal.timeout(this.opts.timeoutMs);
+    const caller = req.call?.signal;
+    const signal = caller ? AbortSignal.any([deadline, caller]) : deadline;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.opts.apiKey}`,
+      'user-agent': this.opts.userAgent,
+      accept: 'application/json',
+    };
+    let body: string | FormData | undefined;
+    if (req.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.json);
+    } else if (req.form) {
+      body = req.form; // undici sets the multipart content-type with its boundary
+    }
+    const started = performance.now();
+    let status: number;
+    let text: string;
+    let resHeaders: Record<string, string | undefined>;
+    try {
+      const res = await this.pool.request({
+        method: req.method,
+        path: where.path + (req.query ? `?${req.query}` : ''),
+        headers,
+        body: body ?? null,
+        signal,
+      });
+      status = res.statusCode;
+      resHeaders = flatHeaders(res.headers);
+      text = await res.body.text();
+    } catch (err) {
+      const e = errorFromException(where, err, { timedOut: deadline.aborted, aborted: caller?.aborted ?? false }, this.opts.timeoutMs);
+      this.logger.debug({ method: where.method, path: where.path, err: e.message }, 'marketplace request failed');
+      throw e;
+    }
+    this.logger.debug({ method: where.method, path: where.path, status, ms: Math.round(performance.now() - started) }, 'marketplace request');
+    if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, Date.now());
+    if (text.trim() === '') return { status, body: undefined, where, snippet: '' };
+    try {
+      return { status, body: JSON.parse(text) as unknown, where, snippet: snippetOf(text) };
+    } catch (err) {
+      throw new BadResponseError({ ...where, status, bodySnippet: snippetOf(text), cause: err }, 'answer is not JSON');
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

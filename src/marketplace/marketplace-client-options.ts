@@ -1,0 +1,140 @@
+// Options of the undici client: each documented once with its default, defaults merged and checked in one
+// place, bad values refused at construction with the option's name and what was expected.
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import type { Logger } from '../log/logger.ts';
+import { silentLogger } from '../log/logger.ts';
+import type { RequestScheduler } from './marketplace-client.ts';
+
+export interface ListParamOptions {
+  /** Query parameter of the sort order. Default `sort`. */
+  readonly sortParam?: string;
+  /** Query parameter of the page size. Default `per_page`. */
+  readonly perPageParam?: string;
+  /** Query parameter of the page number. Default `page`. */
+  readonly pageParam?: string;
+  /** Query parameter filtering a list by external_id; '' never filters (always scan). Default `filter[external_id]`. */
+  readonly filterParam?: string;
+  /** Page size when a call does not give one. Default 100. */
+  readonly perPage?: number;
+  /** Last guard against a list that never ends. Default 10000 pages. */
+  readonly maxPages?: number;
+}
+
+export interface MarketplaceClientOptions {
+  /** The service base address ({base_url}); https, or http on loopback, or http with `insecure`. */
+  readonly baseUrl: string;
+  /** Bearer key. Never logged, never in an error. */
+  readonly apiKey: string;
+  /** Allow http:// to a host that is not loopback. Default false. */
+  readonly insecure?: boolean;
+  /** Whole-request deadline, also the headers and body timeouts of undici. Default 30000 ms. */
+  readonly timeoutMs?: number;
+  /** Keep-alive connections in the pool. Default 8. */
+  readonly connections?: number;
+  /** Default `offersync/<version from package.json>`. */
+  readonly userAgent?: string;
+  /** Every request goes through it (the request queue). Default: send at once, no retry. */
+  readonly schedule?: RequestScheduler;
+  readonly list?: ListParamOptions;
+  /** Path prefix of every endpoint. Default `/api/v1`. */
+  readonly apiPrefix?: string;
+  /** Default: silent. */
+  readonly logger?: Logger;
+}
+
+export interface ResolvedOptions {
+  /** scheme://host:port */
+  readonly origin: string;
+  /** Path of the base URL without a trailing slash, then the API prefix: `/api/v1` or `/shop/api/v1`. */
+  readonly prefix: string;
+  readonly apiKey: string;
+  readonly timeoutMs: number;
+  readonly connections: number;
+  readonly userAgent: string;
+  readonly schedule: RequestScheduler;
+  readonly list: Required<ListParamOptions>;
+  readonly logger: Logger;
+}
+
+export class MarketplaceClientOptionsError extends Error {
+  constructor(option: string, expected: string, received: string) {
+    super(`marketplace client option ${option}: expected ${expected}, received ${received}`);
+    this.name = 'MarketplaceClientOptionsError';
+  }
+}
+
+const sendNow: RequestScheduler = (_meta, send) => send();
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** 127.0.0.0/8, ::1 and localhost: where plain http cannot be read by anyone else. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1' || /^::ffff:127\./.test(host);
+  return false;
+}
+
+function positiveInt(option: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new MarketplaceClientOptionsError(option, 'a positive integer', String(value));
+  return value;
+}
+
+function param(option: string, value: string | undefined, fallback: string, allowEmpty = false): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || (!allowEmpty && value.trim() === '')) {
+    throw new MarketplaceClientOptionsError(option, 'a query parameter name', JSON.stringify(value));
+  }
+  return value;
+}
+
+export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions {
+  if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
+    throw new MarketplaceClientOptionsError('apiKey', 'a non-empty API key', opts.apiKey === '' ? 'an empty string' : typeof opts.apiKey);
+  }
+  if (/[\r\n]/.test(opts.apiKey)) throw new MarketplaceClientOptionsError('apiKey', 'a key on one line', 'a key with a line break');
+  let url: URL;
+  try {
+    url = new URL(opts.baseUrl);
+  } catch {
+    throw new MarketplaceClientOptionsError('baseUrl', 'an absolute http(s) URL such as https://market.example', JSON.stringify(opts.baseUrl));
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new MarketplaceClientOptionsError('baseUrl', 'an http(s) URL', url.protocol);
+  }
+  if (url.protocol === 'http:' && !opts.insecure && !isLoopbackHost(url.hostname)) {
+    throw new MarketplaceClientOptionsError('baseUrl', 'https:// (or http:// only on loopback, or with insecure: true)', url.origin);
+  }
+  if (url.username || url.password) throw new MarketplaceClientOptionsError('baseUrl', 'a URL without user:password', 'credentials in the URL');
+  const apiPrefix = param('apiPrefix', opts.apiPrefix, '/api/v1', true).replace(/\/+$/, '');
+  if (apiPrefix !== '' && !apiPrefix.startsWith('/')) throw new MarketplaceClientOptionsError('apiPrefix', 'a path starting with /', apiPrefix);
+  const list = opts.list ?? {};
+  return Object.freeze({
+    origin: url.origin,
+    prefix: url.pathname.replace(/\/+$/, '') + apiPrefix,
+    apiKey: opts.apiKey,
+    timeoutMs: positiveInt('timeoutMs', opts.timeoutMs, 30_000),
+    connections: positiveInt('connections', opts.connections, 8),
+    userAgent: opts.userAgent ?? `offersync/${packageVersion()}`,
+    schedule: opts.schedule ?? sendNow,
+    list: Object.freeze({
+      sortParam: param('list.sortParam', list.sortParam, 'sort'),
+      perPageParam: param('list.perPageParam', list.perPageParam, 'per_page'),
+      pageParam: param('list.pageParam', list.pageParam, 'page'),
+      filterParam: param('list.filterParam', list.filterParam, 'filter[external_id]', true),
+      perPage: positiveInt('list.perPage', list.perPage, 100),
+      maxPages: positiveInt('list.maxPages', list.maxPages, 10_000),
+    }),
+    logger: opts.logger ?? silentLogger,
+  });
+}

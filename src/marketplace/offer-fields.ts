@@ -1,0 +1,93 @@
+// The fields the API document gives each kind of offer (request and response), with the type it gives them.
+// Decoding keeps these when echoed and ignores every other field (DESIGN.md decision 8). Credentials are
+// deliberately absent: a server that echoed them must not get them into state, logs or reports.
+import type { ResourceKind } from './marketplace-client.ts';
+
+export const FIELD_TYPES = [
+  'string',
+  'integer',
+  'boolean',
+  /** "string or integer" in the document: kept as sent (a rank "5" and a rank 5 may differ). */
+  'stringOrInteger',
+  'integerArray',
+  'stringArray',
+  /** "array of string, or string". */
+  'stringOrStringArray',
+  'object',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export type FieldTable = Readonly<Record<string, FieldType>>;
+
+const ACCOUNT: FieldTable = {
+  platform_account_id: 'integer',
+  title: 'string',
+  price: 'integer',
+  game: 'string',
+  server: 'string',
+  description: 'string',
+  rank: 'stringOrInteger',
+  division: 'stringOrInteger',
+  current_rank: 'stringOrInteger',
+  current_division: 'stringOrInteger',
+  current_lp: 'integer',
+  flex_rank: 'stringOrInteger',
+  flex_division: 'stringOrInteger',
+  flex_lp: 'integer',
+  previous_rank: 'stringOrInteger',
+  previous_division: 'stringOrInteger',
+  previous_lp: 'integer',
+  level: 'integer',
+  blue_essence: 'integer',
+  game_points: 'integer',
+  winrate_percent: 'integer',
+  champion_count: 'integer',
+  skin_count: 'integer',
+  champions: 'stringOrStringArray',
+  skins: 'stringOrStringArray',
+  roles: 'stringOrStringArray',
+  in_game_name: 'string',
+  image_ids: 'integerArray',
+  image_urls: 'stringArray',
+  parameters: 'object',
+  game_data: 'object',
+};
+
+const ITEM: FieldTable = {
+  platform_item_id: 'integer',
+  title: 'string',
+  type: 'string',
+  game: 'string',
+  server: 'string',
+  price: 'integer',
+  stock: 'integer',
+  description: 'string',
+};
+
+const TOP_UP: FieldTable = {
+  game: 'string',
+  game_name: 'string',
+  service_label: 'string',
+  offer_key: 'string',
+  offer_title: 'string',
+  offer_amount: 'integer',
+  offer_unit: 'string',
+  region: 'string',
+  platform: 'string',
+  price: 'integer',
+  currency: 'string',
+  stock: 'integer',
+  min_quantity: 'integer',
+  waiting_time_value: 'integer',
+  waiting_time_unit: 'string',
+  instructions: 'string',
+  image: 'string',
+  active: 'boolean',
+};
+
+/** Fields beyond id, external_id, status and the timestamps, which RemoteOffer carries by name. */
+export const OFFER_FIELDS: Readonly<Record<ResourceKind, FieldTable>> = {
+  accounts: ACCOUNT,
+  items: ITEM,
+  'top-ups': TOP_UP,
+};
