@@ -9,6 +9,8 @@ const NUMBER = /^\s*\d+(\.\d+)?\s*$/;
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   if (NUMBER.test(value)) return Math.ceil(Number(value) * 1000);
+  // An HTTP date names its month; without a letter it is a malformed number, not a date.
+  if (!/[a-z]/i.test(value)) return undefined;
   const at = Date.parse(value);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);

@@ -1,0 +1,277 @@
+// Tolerant decoding (DESIGN.md decision 8): every accepted form, and the refusals.
+import { describe, expect, it } from 'vitest';
+import {
+  DecodeError,
+  decodeBoolean,
+  decodeField,
+  decodeInteger,
+  decodeListBody,
+  decodeOffer,
+  decodeImage,
+  decodeString,
+  decodeTimestamp,
+  unwrapSingle,
+} from '../../src/marketplace/decode.ts';
+import { decodeArchive, decodeBulkRemove } from '../../src/marketplace/accounts.ts';
+import { decodeBulkUpdate } from '../../src/marketplace/bulk-outcomes.ts';
+import { decodeImageDelete } from '../../src/marketplace/images.ts';
+
+const T = Date.UTC(2024, 0, 2, 3, 4, 5); // 2024-01-02T03:04:05Z
+
+describe('decodeTimestamp', () => {
+  it.each([
+    ['ISO with Z', '2024-01-02T03:04:05Z', T],
+    ['ISO with microseconds', '2024-01-02T03:04:05.000000Z', T],
+    ['ISO with offset', '2024-01-02T05:04:05+02:00', T],
+    ['ISO without zone is UTC', '2024-01-02T03:04:05', T],
+    ['SQL datetime is UTC', '2024-01-02 03:04:05', T],
+    ['epoch seconds', T / 1000, T],
+    ['epoch seconds as string', String(T / 1000), T],
+    ['epoch ms', T, T],
+    ['epoch ms as string', String(T), T],
+    ['date only', '2024-01-02', Date.UTC(2024, 0, 2)],
+    ['garbage', 'yesterday-ish', undefined],
+    ['object', { date: 'x' }, undefined],
+    ['null', null, undefined],
+    ['boolean', true, undefined],
+  ])('%s', (_name, input, expected) => {
+    expect(decodeTimestamp(input)).toBe(expected);
+  });
+});
+
+describe('decodeInteger', () => {
+  it.each([
+    [12, 12],
+    ['12', 12],
+    [' 7 ', 7],
+    ['-3', -3],
+    [1.5, undefined],
+    ['1.5', undefined],
+    ['12abc', undefined],
+    ['', undefined],
+    [null, undefined],
+    ['99999999999999999999', undefined],
+  ])('%j -> %j', (input, expected) => {
+    expect(decodeInteger(input)).toBe(expected);
+  });
+});
+
+describe('decodeString and decodeBoolean', () => {
+  it.each([
+    ['lol', 'lol'],
+    [{ slug: 'lol', name: 'League of Legends' }, 'lol'],
+    [{ name: 'League of Legends' }, 'League of Legends'],
+    [42, '42'],
+    [{ id: 3 }, undefined],
+    [null, undefined],
+  ])('string %j -> %j', (input, expected) => {
+    expect(decodeString(input)).toBe(expected);
+  });
+  it.each([
+    [true, true],
+    [false, false],
+    [1, true],
+    [0, false],
+    ['1', true],
+    ['false', false],
+    ['yes', undefined],
+  ])('boolean %j -> %j', (input, expected) => {
+    expect(decodeBoolean(input)).toBe(expected);
+  });
+});
+
+describe('decodeField', () => {
+  it.each([
+    ['integer from string', 'integer', '1999', 1999],
+    ['integer that is not one stays as sent', 'integer', 19.99, 19.99],
+    ['string from object', 'string', { slug: 'lol', name: 'LoL' }, 'lol'],
+    ['string or integer kept as sent', 'stringOrInteger', '5', '5'],
+    ['string or integer from object', 'stringOrInteger', { name: 'Gold' }, 'Gold'],
+    ['integer array of strings', 'integerArray', ['1', 2], [1, 2]],
+    ['integer array of objects', 'integerArray', [{ id: 1 }, { image_id: '2' }], [1, 2]],
+    ['integer array as comma list', 'integerArray', '1, 2,3', [1, 2, 3]],
+    ['string array of numbers', 'stringArray', ['a', 1], ['a', '1']],
+    ['string or string array', 'stringOrStringArray', 'Ahri, Zed', 'Ahri, Zed'],
+    ['object from JSON text', 'object', '{"rank":"gold"}', { rank: 'gold' }],
+    ['object kept', 'object', { rank: 'gold' }, { rank: 'gold' }],
+    ['boolean from 0', 'boolean', 0, false],
+    ['null stays null', 'integer', null, null],
+  ] as const)('%s', (_name, type, input, expected) => {
+    expect(decodeField(type, input)).toEqual(expected);
+  });
+});
+
+describe('unwrapSingle', () => {
+  it('takes a bare object', () => expect(unwrapSingle({ id: 1 })).toEqual({ id: 1 }));
+  it('unwraps data', () => expect(unwrapSingle({ data: { id: 1 } })).toEqual({ id: 1 }));
+  it.each([
+    ['an array', [{ id: 1 }]],
+    ['a string', 'ok'],
+    ['null', null],
+    ['nothing', undefined],
+  ])('refuses %s', (_name, body) => {
+    expect(() => unwrapSingle(body)).toThrow(DecodeError);
+  });
+});
+
+describe('decodeOffer', () => {
+  const account = {
+    id: '12',
+    external_id: 'acc-1',
+    platform_account_id: '900',
+    title: 'Gold account',
+    price: '1999',
+    status: 'listed',
+    created_at: '2024-01-02 03:04:05',
+    updated_at: T / 1000,
+    sold_at: null,
+    game: { slug: 'lol', name: 'League of Legends' },
+    image_ids: ['5', 6],
+    credentials: { login: 'me', password: 'secret' },
+    password: 'secret',
+    unknown_field: 'ignored',
+  };
+
+  it('decodes every tolerant form into RemoteOffer', () => {
+    expect(decodeOffer('accounts', account)).toEqual({
+      id: 12,
+      externalId: 'acc-1',
+      status: 'listed',
+      createdAt: T,
+      updatedAt: T,
+      soldAt: null,
+      fields: { platform_account_id: 900, title: 'Gold account', price: 1999, game: 'lol', image_ids: [5, 6] },
+    });
+  });
+
+  it('never keeps credentials or unknown fields', () => {
+    const fields = decodeOffer('accounts', account).fields;
+    expect(Object.keys(fields)).not.toContain('credentials');
+    expect(Object.keys(fields)).not.toContain('password');
+    expect(Object.keys(fields)).not.toContain('unknown_field');
+  });
+
+  it('keeps absent fields absent', () => {
+    const o = decodeOffer('items', { id: 1, external_id: 'x' });
+    expect(o).toEqual({ id: 1, externalId: 'x', fields: {} });
+    expect('status' in o).toBe(false);
+    expect('updatedAt' in o).toBe(false);
+  });
+
+  it('uses the field table of the kind', () => {
+    const t = decodeOffer('top-ups', { id: 1, external_id: 'x', active: '1', offer_amount: '500', stock: 3, title: 'not a top-up field' });
+    expect(t.fields).toEqual({ active: true, offer_amount: 500, stock: 3 });
+  });
+
+  it('takes a numeric external_id as its string', () => {
+    expect(decodeOffer('items', { id: 1, external_id: 12345 }).externalId).toBe('12345');
+  });
+
+  it.each([
+    ['no id', { external_id: 'x' }],
+    ['id not an integer', { id: 'abc', external_id: 'x' }],
+    ['fractional id', { id: 1.5, external_id: 'x' }],
+    ['no external_id', { id: 1 }],
+    ['external_id an object', { id: 1, external_id: { v: 'x' } }],
+  ])('refuses an object with %s', (_name, o) => {
+    expect(() => decodeOffer('accounts', o)).toThrow(DecodeError);
+  });
+
+  it('skips (in lists) an offer without external_id', () => {
+    expect(decodeOffer('accounts', { id: 1, external_id: null }, true)).toBeUndefined();
+    expect(() => decodeOffer('accounts', { external_id: 'x' }, true)).toThrow(DecodeError);
+  });
+});
+
+describe('decodeImage', () => {
+  it('reads id, else image_id, and the list-only fields', () => {
+    expect(decodeImage({ image_id: '7', url: 'u', filename: 'f.png', mime_type: 'image/png', original_name: 'o.png', size_bytes: '10', created_at: 1700000000 })).toEqual({
+      id: 7,
+      url: 'u',
+      filename: 'f.png',
+      mimeType: 'image/png',
+      originalName: 'o.png',
+      sizeBytes: 10,
+      createdAt: 1700000000,
+    });
+  });
+  it('refuses an image without id', () => expect(() => decodeImage({ url: 'u' })).toThrow(DecodeError));
+});
+
+describe('decodeListBody', () => {
+  it('reads data, meta and links', () => {
+    expect(decodeListBody({ data: [1], meta: { current_page: '2', last_page: 3, per_page: 7 }, links: { next: '/x?page=3' } })).toEqual({
+      data: [1],
+      currentPage: 2,
+      lastPage: 3,
+      perPage: 7,
+      next: '/x?page=3',
+    });
+  });
+  it('reads links.next null as "no more"', () => expect(decodeListBody({ data: [], links: { next: null } }).next).toBeNull());
+  it('leaves next undefined when links do not say', () => expect('next' in decodeListBody({ data: [], links: {} })).toBe(false));
+  it('takes a bare array', () => expect(decodeListBody([1, 2])).toEqual({ data: [1, 2] }));
+  it('takes data wrapped twice', () => expect(decodeListBody({ data: { data: [1], meta: { last_page: 1 } } }).data).toEqual([1]));
+  it('takes top-level paging fields', () => expect(decodeListBody({ data: [], current_page: 1, last_page: 4 }).lastPage).toBe(4));
+  it.each([
+    ['an object without data', { items: [] }],
+    ['data that is not an array', { data: { id: 1 } }],
+    ['a string', '<html>'],
+    ['nothing', undefined],
+  ])('refuses %s', (_name, body) => {
+    expect(() => decodeListBody(body)).toThrow(DecodeError);
+  });
+});
+
+describe('answers of archive, bulk-remove, image delete', () => {
+  it.each([
+    [{ success: true, archived: true }, true],
+    [{ success: true, archived: false }, false],
+    [{ success: true }, true],
+    [{ data: { id: 1, status: 'archived' } }, true],
+    [{ id: 1, status: 'listed' }, false],
+    [undefined, true],
+  ])('archive %j -> archived %j', (body, archived) => {
+    expect(decodeArchive(body)).toEqual({ archived });
+  });
+  it('refuses an archive answer that says nothing', () => expect(() => decodeArchive({ ok: 1 })).toThrow(DecodeError));
+  it('reads bulk-remove counts, numeric strings too', () => {
+    expect(decodeBulkRemove({ success: true, processed: '3', removed: 2, not_found: 1 })).toEqual({ success: true, processed: 3, removed: 2, notFound: 1 });
+  });
+  it('refuses a bulk-remove answer that is not an object', () => expect(() => decodeBulkRemove([])).toThrow(DecodeError));
+  it('reads an image delete', () => expect(decodeImageDelete({ success: true, deleted_id: '4' })).toEqual({ success: true, deletedId: 4 }));
+});
+
+describe('decodeBulkUpdate', () => {
+  it('reads per-offer outcomes under results', () => {
+    const r = decodeBulkUpdate({
+      results: [
+        { external_id: 'a', success: true },
+        { external_id: 'b', success: false, error: 'bad price' },
+        { external_id: 'c', status: 'failed', message: 'no such offer' },
+        { external_id: 'd', status: 200 },
+      ],
+    });
+    expect(r.outcomes?.get('a')).toEqual({ ok: true });
+    expect(r.outcomes?.get('b')).toEqual({ ok: false, message: 'bad price' });
+    expect(r.outcomes?.get('c')).toEqual({ ok: false, message: 'no such offer' });
+    expect(r.outcomes?.get('d')?.ok).toBe(true);
+  });
+  it('reads offers echoed under data as successes carrying the offer', () => {
+    const r = decodeBulkUpdate({ data: [{ id: 3, external_id: 'a', status: 'listed', price: '100' }] });
+    expect(r.outcomes?.get('a')).toEqual({ ok: true, offer: { id: 3, externalId: 'a', status: 'listed', fields: { price: 100 } } });
+  });
+  it('reads errors objects as failures', () => {
+    const r = decodeBulkUpdate({ offers: [{ external_id: 'a', errors: { price: ['must be positive'] } }] });
+    expect(r.outcomes?.get('a')).toEqual({ ok: false, message: 'price: must be positive' });
+  });
+  it.each([
+    ['counts only', { success: true, updated: 3 }],
+    ['elements without external_id', { results: [{ ok: true }] }],
+    ['nothing', undefined],
+  ])('has no outcomes for %s', (_name, body) => {
+    const r = decodeBulkUpdate(body);
+    expect(r.outcomes).toBeUndefined();
+    expect(r.body).toEqual(body);
+  });
+});
