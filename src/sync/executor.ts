@@ -206,8 +206,11 @@ export class Execution {
             this.report({ kind: n.kind, externalId: n.externalId, outcome: 'unchanged' }, false);
             break;
           case 'blocked':
-          case 'drift-reported':
             this.report({ kind: n.kind, externalId: n.externalId, outcome: 'blocked', message: n.detail, fields: n.changes?.map((c) => c.field) }, false);
+            break;
+          case 'drift-reported':
+            // The seller chose to be told, not to have it patched back: reported, not a failure.
+            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'skipped', message: n.detail, fields: n.changes?.map((c) => c.field) }, false);
             break;
           case 'unmanaged':
           case 'archived':

@@ -165,7 +165,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     try {
       outcomes = await new Execution({ client, store, logger, runId, statePath: settings.statePath, options: settings.executor, onProgress: opts.onProgress }).run(plan);
       const all = [...outcomes, ...catalogueFailures];
-      outcome = plan.guard.tripped ? 'aborted' : all.some((o) => o.outcome === 'failed') ? 'partial' : 'converged';
+      outcome = plan.guard.tripped ? 'aborted' : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked') ? 'partial' : 'converged';
       if (outcome !== 'aborted') {
         for (const kind of OFFER_KINDS) {
           const w = snap.watermarks[kind];

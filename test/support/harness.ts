@@ -1,0 +1,97 @@
+// Shared setup for reconcile tests: a real sandbox on a free loopback port, a temporary catalogue and state
+// db, and the real services (client, queue, state, catalogue) wired as the CLI wires them.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/sandbox-server.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
+import type { Config } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { openServices } from '../../src/cli/services.ts';
+import { reconcile, type ReconcileOptions, type ReconcileResult } from '../../src/sync/reconciler.ts';
+
+export const TEST_KEY = 'test-key-0123456789';
+
+export interface Harness {
+  readonly sandbox: RunningSandbox;
+  readonly dir: string;
+  readonly catalogueDir: string;
+  readonly statePath: string;
+  config: Config;
+  write(rel: string, content: string | Uint8Array): void;
+  remove(rel: string): void;
+  reconcile(opts?: Partial<ReconcileOptions>): Promise<ReconcileResult>;
+  /** Writes done by the sandbox since the last resetCounters(). */
+  writes(): number;
+  close(): Promise<void>;
+}
+
+export async function createHarness(opts: { sandbox?: SandboxOptions; config?: Record<string, unknown> } = {}): Promise<Harness> {
+  const sandbox = await startSandbox({ apiKeys: [TEST_KEY], ...opts.sandbox });
+  const dir = mkdtempSync(join(tmpdir(), 'offersync-test-'));
+  const catalogueDir = join(dir, 'catalogue');
+  for (const sub of ['accounts', 'items', 'top-ups', 'images']) mkdirSync(join(catalogueDir, sub), { recursive: true });
+  const statePath = join(dir, 'state', 'state.db');
+  const base = loadConfig({
+    env: {},
+    cwd: dir,
+    flags: { catalogue: catalogueDir, state: statePath, baseUrl: sandbox.url },
+    overrides: { rateLimit: { ratePerSec: 500, burst: 500, maxAttempts: 8 }, log: { level: 'silent' }, ...opts.config },
+  });
+  const h: Harness = {
+    sandbox,
+    dir,
+    catalogueDir,
+    statePath,
+    config: { ...base, apiKey: TEST_KEY },
+    write(rel, content) {
+      const path = join(catalogueDir, rel);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, content);
+    },
+    remove(rel) {
+      rmSync(join(catalogueDir, rel), { force: true });
+    },
+    async reconcile(o = {}) {
+      const services = openServices(h.config, { logger: silentLogger });
+      try {
+        return await reconcile(services.reconcileDeps, { command: 'test', dryRun: false, ...o });
+      } finally {
+        await services.close();
+      }
+    },
+    writes() {
+      return sandbox.counters().writes;
+    },
+    async close() {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
+
+/** Request counts of the sandbox as "METHOD /path-template" -> total, for compact assertions. */
+export function requestsByRoute(sandbox: RunningSandbox): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [route, byStatus] of Object.entries(sandbox.counters().byRoute)) {
+    out[route] = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  }
+  return out;
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(td) >>> 0);
+  return Buffer.concat([len, td, crc]);
+}
+/** A valid 1x1 greyscale PNG; each shade has its own bytes, so its own sha256. */
+export function tinyPng(shade = 0): Uint8Array {
+  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
+  const idat = deflateSync(Buffer.from([0, shade & 0xff]));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
