@@ -1,0 +1,17 @@
+// What the request queue reports as it works, for metrics and progress (RequestQueueOptions.onEvent).
+
+export type QueueEvent =
+  /** A request went on the wire (every attempt counts). */
+  | { readonly type: 'request'; readonly method: string; readonly path: string; readonly attempt: number }
+  /** A failed attempt will be tried again after delayMs (0 for a 429: the queue-wide pause holds it). */
+  | { readonly type: 'retry'; readonly method: string; readonly path: string; readonly attempt: number; readonly delayMs: number; readonly reason: string }
+  /** A 429 came back; the rate is now `rate` requests/s. */
+  | { readonly type: 'rate-limited'; readonly method: string; readonly path: string; readonly retryAfterMs: number | null; readonly rate: number }
+  /** The whole queue holds every new request until `until` (epoch ms). */
+  | { readonly type: 'paused'; readonly until: number; readonly ms: number }
+  /** The first request after a pause went out. */
+  | { readonly type: 'resumed'; readonly rate: number }
+  /** A request gave up: its last error is thrown to the caller. */
+  | { readonly type: 'failed'; readonly method: string; readonly path: string; readonly attempts: number; readonly reason: string };
+
+export type QueueEventType = QueueEvent['type'];

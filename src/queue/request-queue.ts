@@ -1,0 +1,267 @@
+// The rate-aware request queue (DESIGN.md decision 12): every marketplace request goes through `schedule`,
+// which waits for a token, respects priority, retries what is safe to retry, and on a 429 pauses the whole
+// queue and lowers the rate (AIMD).
+//
+// How a request moves: a p-queue of concurrency 1 (the dispatcher) admits requests one at a time in
+// priority order. The admitted one takes a concurrency slot, waits out any pause, takes a token, and only
+// then leaves the dispatcher to be sent. The dispatcher is paused while every slot is taken, so the next
+// request is chosen when it can actually go, not earlier: a late high-priority request overtakes everything
+// still waiting. A request backing off between attempts holds neither a slot nor the dispatcher.
+import PQueue from 'p-queue';
+import type { Logger } from '../log/logger.ts';
+import { aimdConfig, aimdDecrease, aimdInitial, aimdRate, type AimdConfig, type AimdState } from './aimd.ts';
+import { backoffCeiling, backoffDelay } from './backoff.ts';
+import { QueueClearedError } from './queue-cleared-error.ts';
+import type { QueueEvent } from './queue-event.ts';
+import { resolveRequestQueueOptions, type RequestQueueOptions, type ResolvedRequestQueueOptions } from './request-queue-options.ts';
+import type { RequestMeta, RequestScheduler } from './request-scheduler.ts';
+import { classify, type RetryDecision } from './retry-policy.ts';
+import { TokenBucket } from './token-bucket.ts';
+
+export type { RequestQueueOptions } from './request-queue-options.ts';
+
+export interface RequestQueueStats {
+  /** Requests waiting to go on the wire (queued, held by a pause, or backing off before a retry). */
+  readonly size: number;
+  /** Requests on the wire. */
+  readonly pending: number;
+  readonly isPaused: boolean;
+  /** Epoch ms the current pause ends, or null. */
+  readonly pausedUntil: number | null;
+  /** Requests per second allowed right now (the configured rate unless a 429 lowered it). */
+  readonly currentRate: number;
+  /** Requests sent, every attempt counted. */
+  readonly requests: number;
+  readonly retries: number;
+  /** 429 answers received. */
+  readonly rateLimited: number;
+  /** Requests that gave up (their error went to the caller). */
+  readonly failures: number;
+}
+
+export class RequestQueue {
+  readonly options: ResolvedRequestQueueOptions;
+  readonly #log: Logger;
+  readonly #dispatcher = new PQueue({ concurrency: 1 });
+  /** Admitted requests: on the wire, or holding a slot while they wait for their token. */
+  #slotsTaken = 0;
+  readonly #bucket: TokenBucket;
+  readonly #aimdConfig: AimdConfig;
+  #aimd: AimdState;
+  /** Bumps on each rate decrease: a 429 for a request admitted before it belongs to the same episode. */
+  #epoch = 0;
+  #consecutive429 = 0;
+  #pausedUntil = 0;
+  #resumeUnannounced = false;
+  #waiting = 0;
+  #onWire = 0;
+  #active = 0;
+  #idleWaiters: (() => void)[] = [];
+  /** Aborts of the requests not yet settled, for clear(). */
+  #aborts = new Set<() => void>();
+  #requests = 0;
+  #retries = 0;
+  #rateLimited = 0;
+  #failures = 0;
+
+  constructor(opts: RequestQueueOptions) {
+    this.options = resolveRequestQueueOptions(opts);
+    const { clock, ratePerSec, burst, minRatePerSec, logger } = this.options;
+    this.#log = logger.child({ component: 'request-queue' });
+    this.#bucket = new TokenBucket({ ratePerSec, capacity: burst, now: clock.now() });
+    this.#aimdConfig = aimdConfig(ratePerSec, minRatePerSec);
+    this.#aimd = aimdInitial(this.#aimdConfig, clock.now());
+  }
+
+  /** The hook handed to the marketplace client; an arrow property, so it can be passed around unbound. */
+  readonly schedule: RequestScheduler = <T>(meta: RequestMeta, send: () => Promise<T>): Promise<T> => this.#run(meta, send);
+
+  stats(): RequestQueueStats {
+    const now = this.options.clock.now();
+    const isPaused = now < this.#pausedUntil;
+    return {
+      size: this.#waiting,
+      pending: this.#onWire,
+      isPaused,
+      pausedUntil: isPaused ? this.#pausedUntil : null,
+      currentRate: aimdRate(this.#aimdConfig, this.#aimd, now),
+      requests: this.#requests,
+      retries: this.#retries,
+      rateLimited: this.#rateLimited,
+      failures: this.#failures,
+    };
+  }
+
+  /** Resolves when no request is waiting, backing off or on the wire. */
+  onIdle(): Promise<void> {
+    if (this.#active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * Drops every request not yet on the wire: each rejects with QueueClearedError. Requests on the wire
+   * finish (their result or error still reaches the caller) but are not retried.
+   */
+  clear(): void {
+    for (const abort of this.#aborts) abort();
+    this.#dispatcher.clear();
+  }
+
+  async #run<T>(meta: RequestMeta, send: () => Promise<T>): Promise<T> {
+    const { maxAttempts, backoff, clock, random } = this.options;
+    const ctl = new AbortController();
+    const abort = () => ctl.abort(new QueueClearedError(meta.method, meta.path));
+    this.#aborts.add(abort);
+    this.#active++;
+    this.#waiting++;
+    let waiting = true;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const epoch = await this.#admit(meta.priority ?? 0, ctl.signal);
+        this.#waiting--;
+        waiting = false;
+        this.#onWire++;
+        this.#requests++;
+        this.#emit({ type: 'request', method: meta.method, path: meta.path, attempt });
+        let result: T;
+        try {
+          result = await send();
+        } catch (err) {
+          this.#leaveWire();
+          const decision = classify(err, meta);
+          if (decision.rateLimited) this.#onRateLimited(meta, decision, epoch);
+          if (!decision.retry || attempt >= maxAttempts || ctl.signal.aborted) {
+            const reason = !decision.retry ? decision.reason : ctl.signal.aborted ? 'queue cleared' : `${decision.reason}; ${attempt} attempts made`;
+            this.#fail(meta, attempt, reason, err);
+            throw err;
+          }
+          // A 429 waits for the queue-wide pause, not for its own backoff; a 503 with Retry-After waits at least that long.
+          const delayMs = decision.rateLimited
+            ? 0
+            : Math.max(backoffDelay({ attempt: attempt - 1, baseMs: backoff.baseMs, maxMs: backoff.maxMs, random }), decision.retryAfterMs ?? 0);
+          this.#retries++;
+          this.#waiting++;
+          waiting = true;
+          this.#emit({ type: 'retry', method: meta.method, path: meta.path, attempt, delayMs, reason: decision.reason });
+          this.#log.debug({ method: meta.method, path: meta.path, attempt, delayMs, reason: decision.reason }, 'retrying request');
+          if (delayMs > 0) await clock.sleep(delayMs, ctl.signal);
+          continue;
+        }
+        this.#leaveWire();
+        this.#consecutive429 = 0;
+        return result;
+      }
+    } finally {
+      if (waiting) this.#waiting--;
+      this.#aborts.delete(abort);
+      this.#active--;
+      if (this.#active === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** Resolves holding a slot and a token, with the rate epoch it was admitted under. */
+  #admit(priority: number, signal: AbortSignal): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      // Not p-queue's own `signal` option: it races the running task and could lose a slot already taken.
+      void this.#dispatcher.add(
+        async () => {
+          signal.removeEventListener('abort', onAbort);
+          if (signal.aborted) return; // already rejected while queued
+          this.#takeSlot();
+          try {
+            await this.#waitForGo(signal);
+            resolve(this.#epoch);
+          } catch (err) {
+            this.#releaseSlot();
+            reject(err);
+          }
+        },
+        { priority },
+      );
+    });
+  }
+
+  #takeSlot(): void {
+    this.#slotsTaken++;
+    // Synchronously, inside the running dispatcher task: the next task cannot start before this pause.
+    if (this.#slotsTaken >= this.options.concurrency) this.#dispatcher.pause();
+  }
+
+  #releaseSlot(): void {
+    this.#slotsTaken--;
+    if (this.#dispatcher.isPaused && this.#slotsTaken < this.options.concurrency) this.#dispatcher.start();
+  }
+
+  async #waitForGo(signal: AbortSignal): Promise<void> {
+    const { clock } = this.options;
+    for (;;) {
+      const now = clock.now();
+      if (now < this.#pausedUntil) {
+        await clock.sleep(this.#pausedUntil - now, signal);
+        continue;
+      }
+      const rate = aimdRate(this.#aimdConfig, this.#aimd, now);
+      if (rate !== this.#bucket.rate) this.#bucket.setRate(rate, now);
+      const wait = this.#bucket.take(now);
+      if (wait === 0) {
+        if (this.#resumeUnannounced) {
+          this.#resumeUnannounced = false;
+          this.#emit({ type: 'resumed', rate });
+          this.#log.info({ rate }, 'request queue resumed');
+        }
+        return;
+      }
+      await clock.sleep(wait, signal);
+    }
+  }
+
+  #onRateLimited(meta: RequestMeta, decision: RetryDecision, epoch: number): void {
+    const { clock, rateLimitFallbackMs, backoff } = this.options;
+    const now = clock.now();
+    this.#rateLimited++;
+    // Only the first 429 of an episode counts: the requests already on the wire when it came back were
+    // sent at the old rate, and halving the rate once for each of them would overreact.
+    const fresh = epoch === this.#epoch;
+    let pauseMs = decision.retryAfterMs ?? 0;
+    if (fresh) {
+      this.#epoch++;
+      this.#consecutive429++;
+      pauseMs = decision.retryAfterMs ?? Math.min(backoff.maxMs, backoffCeiling(this.#consecutive429 - 1, rateLimitFallbackMs, Number.POSITIVE_INFINITY));
+    }
+    const until = Math.max(this.#pausedUntil, now + pauseMs);
+    if (fresh) {
+      this.#aimd = aimdDecrease(this.#aimdConfig, this.#aimd, now, until);
+      this.#bucket.setRate(this.#aimd.rate, now);
+    }
+    this.#emit({ type: 'rate-limited', method: meta.method, path: meta.path, retryAfterMs: decision.retryAfterMs ?? null, rate: this.#aimd.rate });
+    if (until <= this.#pausedUntil) return;
+    this.#pausedUntil = until;
+    // The climb starts when the pause ends, and nothing is saved up during it: one request, then the rate.
+    if (until > this.#aimd.since) this.#aimd = { ...this.#aimd, since: until };
+    this.#bucket.reset(1, until);
+    this.#resumeUnannounced = true;
+    this.#emit({ type: 'paused', until, ms: until - now });
+    this.#log.warn(
+      { method: meta.method, path: meta.path, pauseMs: until - now, rate: this.#aimd.rate, retryAfterMs: decision.retryAfterMs },
+      'rate limited: request queue paused',
+    );
+  }
+
+  #leaveWire(): void {
+    this.#onWire--;
+    this.#releaseSlot();
+  }
+
+  #fail(meta: RequestMeta, attempts: number, reason: string, err: unknown): void {
+    this.#failures++;
+    this.#emit({ type: 'failed', method: meta.method, path: meta.path, attempts, reason });
+    this.#log.debug({ method: meta.method, path: meta.path, attempts, reason, err }, 'request failed');
+  }
+
+  #emit(e: QueueEvent): void {
+    this.options.onEvent?.(e);
+  }
+}
