@@ -1,0 +1,23 @@
+// One problem found in the catalogue, addressed so that a person can go straight to it.
+import type { OfferKind } from './desired-offer.ts';
+
+export interface CatalogueProblem {
+  readonly severity: 'error' | 'warning';
+  /** Catalogue-relative path, forward slashes. */
+  readonly file: string;
+  /** 1-based line (CSV, NDJSON; YAML gives the line of the offer). */
+  readonly line?: number;
+  /** RFC 6901 JSON pointer (JSON, YAML). */
+  readonly pointer?: string;
+  readonly kind?: OfferKind;
+  readonly externalId?: string;
+  /** The field, dotted for nested ones (credentials.login). */
+  readonly field?: string;
+  /** Says what is expected, or what to do. */
+  readonly message: string;
+}
+
+/** RFC 6901 escaping of one reference token. */
+export function pointerToken(key: string | number): string {
+  return typeof key === 'number' ? String(key) : key.replace(/~/g, '~0').replace(/\//g, '~1');
+}

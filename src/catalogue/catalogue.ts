@@ -1,0 +1,436 @@
+// The catalogue: reads the seller's directory into canonical DesiredOffers with every problem addressed,
+// keeps each file's result so that a change re-parses only that file, and tells which offers changed.
+// Identity (DESIGN.md decision 1) and safety (decision 5) rules live here: duplicates are errors at every
+// place; a file that cannot be read whole, or holds a record without identity, is quarantined.
+import { realpath } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import type { CatalogueProblem } from './catalogue-problem.ts';
+import type { DesiredOffer, ImageRef, OfferKind, SourceLocation } from './desired-offer.ts';
+import { decodeText, parseFile } from './formats.ts';
+import { credentialsHmac, offerHash } from './hash.ts';
+import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
+import { classify } from './layout.ts';
+import { normaliseRecord } from './normalise.ts';
+import { readCatalogueFile, type CatalogueFs } from './read-file.ts';
+import { walkCatalogue } from './walk.ts';
+
+export type { CatalogueProblem } from './catalogue-problem.ts';
+export type { CatalogueFs } from './read-file.ts';
+
+export interface CatalogueOptions {
+  /** The catalogue directory, absolute. */
+  readonly dir: string;
+  /** Key of the HMAC that stands for an offer's credentials (kept by the caller in a 0600 key file). */
+  readonly credentialsKey: string | Uint8Array;
+  /** Larger files are an error of that file (quarantined). Default 64 MiB. */
+  readonly maxFileBytes?: number;
+  /** Larger images are an error of the offer naming them. Default 8 MiB. */
+  readonly maxImageBytes?: number;
+  /** Default: silent. */
+  readonly logger?: Logger;
+  /** File system used to read offer files; tests pass one that misbehaves. Default: node:fs/promises. */
+  readonly fs?: CatalogueFs;
+}
+
+export interface CatalogueSnapshot {
+  readonly dir: string;
+  /** Valid offers only; an offer with an error is left out (its file is not quarantined for it). */
+  readonly offers: readonly DesiredOffer[];
+  readonly problems: readonly CatalogueProblem[];
+  /**
+   * Files that could not be read or parsed whole, or that hold a record without a usable external_id:
+   * no offer whose last known source is such a file may be archived. Their valid offers are still in offers.
+   */
+  readonly quarantinedFiles: readonly string[];
+  /** Offers present but invalid (errors, duplicate external_ids): they must not be archived either. */
+  readonly invalidOffers: readonly { kind: OfferKind; externalId: string; file: string }[];
+  /** False when the directory or a folder of it could not be read: then nothing may be archived. */
+  readonly complete: boolean;
+  /** Catalogue-relative paths of the offer files read. */
+  readonly files: readonly string[];
+}
+
+export interface FileChanges {
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+}
+
+export interface ReloadResult {
+  readonly snapshot: CatalogueSnapshot;
+  /** "kind:external_id" keys of valid offers that appeared, changed (hash) or disappeared. */
+  readonly added: string[];
+  readonly changed: string[];
+  readonly removed: string[];
+}
+
+interface Entry {
+  readonly kind: OfferKind;
+  readonly externalId: string;
+  /** Conflict group: kind and external_id in lower case (decision 1). */
+  readonly group: string;
+  readonly key: string;
+  readonly offer?: DesiredOffer;
+  readonly source: SourceLocation;
+}
+
+interface FileResult {
+  readonly file: string;
+  readonly entries: readonly Entry[];
+  readonly problems: readonly CatalogueProblem[];
+  readonly quarantined: boolean;
+  /** Catalogue-relative image paths its offers name, to re-read them when an image changes. */
+  readonly images: ReadonlySet<string>;
+}
+
+const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_IMAGE_BYTES = 8 * 1024 * 1024;
+const READ_CONCURRENCY = 16;
+
+export function offerKey(kind: OfferKind, externalId: string): string {
+  return `${kind}:${externalId}`;
+}
+
+function positiveInt(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isSafeInteger(v) || v <= 0) throw new TypeError(`Catalogue: ${name} must be a positive integer (bytes), got ${String(v)}`);
+  return v;
+}
+
+async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export class Catalogue {
+  private readonly dir: string;
+  private readonly key: string | Uint8Array;
+  private readonly maxFileBytes: number;
+  private readonly maxImageBytes: number;
+  private readonly logger: Logger;
+  private readonly fs: CatalogueFs | undefined;
+
+  private readonly results = new Map<string, FileResult>();
+  private readonly groups = new Map<string, Entry[]>();
+  private readonly conflicted = new Set<string>();
+  private readonly imageCache = new Map<string, Promise<ImageCheck>>();
+  private sortedFiles: string[] | null = null;
+  private walkProblems: CatalogueProblem[] = [];
+  private complete = true;
+  private rootReal: string | null = null;
+  private loaded = false;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(opts: CatalogueOptions) {
+    if (typeof opts.dir !== 'string' || !isAbsolute(opts.dir)) throw new TypeError(`Catalogue: dir must be an absolute path, got ${JSON.stringify(opts.dir)}`);
+    if (opts.credentialsKey === undefined || opts.credentialsKey.length === 0) throw new TypeError('Catalogue: credentialsKey must be a non-empty string or byte array');
+    this.dir = opts.dir;
+    this.key = opts.credentialsKey;
+    this.maxFileBytes = positiveInt('maxFileBytes', opts.maxFileBytes, DEFAULT_MAX_FILE_BYTES);
+    this.maxImageBytes = positiveInt('maxImageBytes', opts.maxImageBytes, DEFAULT_MAX_IMAGE_BYTES);
+    this.logger = opts.logger ?? silentLogger;
+    this.fs = opts.fs;
+  }
+
+  /** Reads the whole directory afresh. */
+  load(): Promise<CatalogueSnapshot> {
+    return this.serial(() => this.doLoad());
+  }
+
+  /** Re-parses only the files named (and those naming a changed image); says which offers changed. */
+  reload(changes: FileChanges): Promise<ReloadResult> {
+    return this.serial(() => this.doReload(changes));
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async doLoad(): Promise<CatalogueSnapshot> {
+    const started = performance.now();
+    this.results.clear();
+    this.groups.clear();
+    this.conflicted.clear();
+    this.imageCache.clear();
+    this.sortedFiles = null;
+    this.walkProblems = [];
+    this.loaded = true;
+    try {
+      this.rootReal = await realpath(this.dir);
+    } catch (err) {
+      this.rootReal = null;
+      this.complete = false;
+      const code = (err as NodeJS.ErrnoException).code;
+      this.walkProblems = [{ severity: 'error', file: '.', message: `cannot read the catalogue directory ${this.dir} (${code ?? (err as Error).message}): nothing is archived until it can be read` }];
+      return this.build();
+    }
+    const walk = await walkCatalogue(this.dir, this.rootReal, this.logger);
+    this.complete = walk.complete;
+    this.walkProblems = walk.problems;
+    for (const bad of walk.badFiles) this.put(quarantinedResult(bad.file, 'error', bad.message));
+    await eachLimited(walk.files, READ_CONCURRENCY, async (file) => {
+      const r = await this.processFile(file, false);
+      if (r) this.put(r);
+    });
+    const snapshot = this.build();
+    this.logger.debug({ files: snapshot.files.length, offers: snapshot.offers.length, problems: snapshot.problems.length, ms: Math.round(performance.now() - started) }, 'catalogue loaded');
+    return snapshot;
+  }
+
+  private async doReload(changes: FileChanges): Promise<ReloadResult> {
+    if (!this.loaded || this.rootReal === null) {
+      const snapshot = await this.doLoad();
+      return { snapshot, added: snapshot.offers.map((o) => offerKey(o.kind, o.externalId)), changed: [], removed: [] };
+    }
+    const toRemove = new Set<string>();
+    const toRead = new Set<string>();
+    const images = new Set<string>();
+    const norm = (p: string): string => catalogueRelative(p) ?? p;
+    for (const raw of changes.removed) {
+      const rel = norm(raw);
+      if (this.results.has(rel)) toRemove.add(rel);
+      else for (const f of this.results.keys()) if (f.startsWith(rel + '/')) toRemove.add(f); // a removed folder
+      if (classify(rel).type === 'image') images.add(rel);
+      else for (const img of this.imageCache.keys()) if (img.startsWith(rel + '/')) images.add(img);
+    }
+    for (const raw of [...changes.added, ...changes.changed]) {
+      const rel = norm(raw);
+      const c = classify(rel);
+      if (c.type === 'offers') {
+        toRead.add(rel);
+        toRemove.delete(rel);
+      } else if (c.type === 'image') images.add(rel);
+      else this.logger.debug({ file: rel }, 'catalogue: change ignored');
+    }
+    if (images.size > 0) {
+      for (const img of images) this.imageCache.delete(img);
+      for (const [file, r] of this.results) {
+        if (toRemove.has(file)) continue;
+        for (const img of images) if (r.images.has(img)) toRead.add(file);
+      }
+    }
+
+    // Read first (I/O), then swap the results in at once, so the before/after picture is exact.
+    const fresh = new Map<string, FileResult | null>();
+    await eachLimited([...toRead], READ_CONCURRENCY, async (file) => {
+      fresh.set(file, await this.processFile(file, true));
+    });
+    const touched = new Set<string>();
+    for (const file of [...toRemove, ...toRead]) for (const e of this.results.get(file)?.entries ?? []) touched.add(e.group);
+    for (const r of fresh.values()) for (const e of r?.entries ?? []) touched.add(e.group);
+    const before = this.validIn(touched);
+    for (const file of toRemove) this.drop(file);
+    for (const [file, r] of fresh) {
+      if (r) this.put(r);
+      else this.drop(file);
+    }
+    const after = this.validIn(touched);
+    const added: string[] = [];
+    const changed: string[] = [];
+    const removed: string[] = [];
+    for (const [key, hash] of after) {
+      const was = before.get(key);
+      if (was === undefined) added.push(key);
+      else if (was !== hash) changed.push(key);
+    }
+    for (const key of before.keys()) if (!after.has(key)) removed.push(key);
+    return { snapshot: this.build(), added, changed, removed };
+  }
+
+  /** key -> hash of the valid offers of these conflict groups. */
+  private validIn(groups: ReadonlySet<string>): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const g of groups) {
+      const entries = this.groups.get(g);
+      if (entries?.length === 1 && entries[0]!.offer) out.set(entries[0]!.key, entries[0]!.offer.hash);
+    }
+    return out;
+  }
+
+  private put(r: FileResult): void {
+    this.drop(r.file);
+    this.results.set(r.file, r);
+    this.sortedFiles = null;
+    for (const e of r.entries) {
+      const list = this.groups.get(e.group);
+      if (list) {
+        list.push(e);
+        this.conflicted.add(e.group);
+      } else this.groups.set(e.group, [e]);
+    }
+  }
+
+  private drop(file: string): void {
+    const old = this.results.get(file);
+    if (!old) return;
+    this.results.delete(file);
+    this.sortedFiles = null;
+    for (const e of old.entries) {
+      const list = this.groups.get(e.group);
+      if (!list) continue;
+      const rest = list.filter((x) => x !== e);
+      if (rest.length === 0) this.groups.delete(e.group);
+      else this.groups.set(e.group, rest);
+      if (rest.length <= 1) this.conflicted.delete(e.group);
+    }
+  }
+
+  /** One file to its result; null when the path is not an offer file. */
+  private async processFile(file: string, fromWatcher: boolean): Promise<FileResult | null> {
+    const c = classify(file);
+    if (c.type !== 'offers') return null;
+    const read = await readCatalogueFile(this.dir, this.rootReal!, file, this.maxFileBytes, { checkRealpath: fromWatcher, ...(this.fs ? { fs: this.fs } : {}) });
+    if ('vanished' in read) {
+      // Gone between listing and reading (an editor saving by delete-and-write): keep its offers as they
+      // are for now; the watcher's "removed" follows if it is really gone.
+      return quarantinedResult(file, 'warning', 'the file disappeared while being read: its offers are left as they are until it is back or reported removed');
+    }
+    if ('error' in read) return quarantinedResult(file, 'error', read.error);
+    const decoded = decodeText(read.buf);
+    if ('error' in decoded) return quarantinedResult(file, 'error', decoded.error);
+    const parsed = parseFile(c.format, decoded.text);
+    const kind = parsed.kind ?? c.kind;
+    const problems: CatalogueProblem[] = parsed.problems.map((p) => ({ ...p, file, kind }));
+    const entries: Entry[] = [];
+    const images = new Set<string>();
+    let unknownIdentity = false;
+    for (const record of parsed.records) {
+      const n = normaliseRecord(kind, record, file);
+      for (const p of n.problems) problems.push(p);
+      if (n.externalId === undefined) {
+        unknownIdentity = true;
+        continue;
+      }
+      const source: SourceLocation = { file, ...n.source };
+      const base = { kind, externalId: n.externalId, group: `${kind}:${n.externalId.toLowerCase()}`, key: offerKey(kind, n.externalId), source };
+      if (!n.valid) {
+        entries.push(base);
+        continue;
+      }
+      let refs: ImageRef[] = [];
+      let imagesOk = true;
+      if (n.images.length > 0) {
+        const checks = await Promise.all(n.images.map((img) => this.image(img.path)));
+        checks.forEach((check, i) => {
+          const img = n.images[i]!;
+          images.add(catalogueRelative(img.path) ?? img.path);
+          if ('error' in check) {
+            imagesOk = false;
+            problems.push({ severity: 'error', file, ...(n.source.line !== undefined ? { line: n.source.line } : {}), ...(img.pointer !== undefined ? { pointer: img.pointer } : {}), kind, externalId: n.externalId!, field: img.field, message: check.error });
+          } else refs.push(check.image);
+        });
+        if (!imagesOk) refs = [];
+      }
+      if (!imagesOk) {
+        entries.push(base);
+        continue;
+      }
+      entries.push({ ...base, offer: this.offer(kind, n.externalId, n.fields, n.credentials, refs, source) });
+    }
+    if (unknownIdentity && !parsed.unreadable) {
+      problems.push({ severity: 'warning', file, kind, message: 'a record of this file has no usable external_id: nothing from this file is archived until that is fixed' });
+    }
+    return { file, entries, problems, quarantined: parsed.unreadable || unknownIdentity, images };
+  }
+
+  private image(written: string): Promise<ImageCheck> {
+    const rel = catalogueRelative(written) ?? written;
+    let p = this.imageCache.get(rel);
+    if (!p) {
+      p = checkImage(this.dir, this.rootReal!, written, this.maxImageBytes);
+      this.imageCache.set(rel, p);
+    }
+    return p;
+  }
+
+  private offer(
+    kind: OfferKind,
+    externalId: string,
+    fields: Record<string, unknown>,
+    credentials: Record<string, string> | undefined,
+    images: readonly ImageRef[],
+    source: SourceLocation,
+  ): DesiredOffer {
+    const hmac = credentials ? credentialsHmac(this.key, credentials) : undefined;
+    const hash = offerHash({ kind, externalId, fields, imageSha256s: images.map((i) => i.sha256), credentialsHmac: hmac });
+    switch (kind) {
+      case 'account':
+        return {
+          kind,
+          externalId,
+          hash,
+          source,
+          fields: fields as unknown as DesiredOfferFields<'account'>,
+          ...(credentials ? { credentials, credentialsHmac: hmac! } : {}),
+          images,
+        };
+      case 'item':
+        return { kind, externalId, hash, source, fields: fields as unknown as DesiredOfferFields<'item'> };
+      case 'topup':
+        return { kind, externalId, hash, source, fields: fields as unknown as DesiredOfferFields<'topup'> };
+      default:
+        return kind satisfies never;
+    }
+  }
+
+  private build(): CatalogueSnapshot {
+    if (!this.sortedFiles) this.sortedFiles = [...this.results.keys()].sort();
+    const offers: DesiredOffer[] = [];
+    const problems: CatalogueProblem[] = [...this.walkProblems];
+    const quarantinedFiles: string[] = [];
+    const invalidOffers: { kind: OfferKind; externalId: string; file: string }[] = [];
+    const anyConflict = this.conflicted.size > 0;
+    for (const file of this.sortedFiles) {
+      const r = this.results.get(file)!;
+      for (const p of r.problems) problems.push(p);
+      if (r.quarantined) quarantinedFiles.push(file);
+      for (const e of r.entries) {
+        if (e.offer && !(anyConflict && this.conflicted.has(e.group))) offers.push(e.offer);
+        else invalidOffers.push({ kind: e.kind, externalId: e.externalId, file });
+      }
+    }
+    for (const g of [...this.conflicted].sort()) problems.push(...duplicateProblems(this.groups.get(g) ?? []));
+    return { dir: this.dir, offers, problems, quarantinedFiles, invalidOffers, complete: this.complete, files: this.sortedFiles };
+  }
+}
+
+type DesiredOfferFields<K extends OfferKind> = Extract<DesiredOffer, { kind: K }>['fields'];
+
+function quarantinedResult(file: string, severity: 'error' | 'warning', message: string): FileResult {
+  const c = classify(file);
+  const kind = c.type === 'offers' ? c.kind : undefined;
+  return { file, entries: [], problems: [{ severity, file, ...(kind ? { kind } : {}), message }], quarantined: true, images: new Set() };
+}
+
+function where(s: SourceLocation): string {
+  return s.line !== undefined ? `${s.file}:${s.line}` : s.pointer ? `${s.file}#${s.pointer}` : s.file;
+}
+
+function duplicateProblems(entries: readonly Entry[]): CatalogueProblem[] {
+  return entries.map((e) => {
+    const others = entries.filter((o) => o !== e);
+    const exact = others.filter((o) => o.externalId === e.externalId);
+    const near = others.filter((o) => o.externalId !== e.externalId);
+    const parts: string[] = [];
+    if (exact.length > 0) parts.push(`duplicate external_id '${e.externalId}': also at ${exact.map((o) => where(o.source)).join(', ')}`);
+    if (near.length > 0) {
+      parts.push(`external_id '${e.externalId}' differs only in letter case from ${near.map((o) => `'${o.externalId}' at ${where(o.source)}`).join(', ')}, and the marketplace may take them as one`);
+    }
+    return {
+      severity: 'error' as const,
+      file: e.source.file,
+      ...(e.source.line !== undefined ? { line: e.source.line } : {}),
+      ...(e.source.pointer !== undefined ? { pointer: `${e.source.pointer}/external_id` } : {}),
+      kind: e.kind,
+      externalId: e.externalId,
+      field: 'external_id',
+      message: `${parts.join('; ')}: each ${e.kind} needs its own external_id (none of them is synced until fixed)`,
+    };
+  });
+}

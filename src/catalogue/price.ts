@@ -1,0 +1,42 @@
+// Prices to integer cents (DESIGN.md decision 7): an integer is cents; a number with a fraction, or a string
+// with a decimal point, is in major units and becomes round(x * 100). A plain integer string is cents.
+
+export type PriceResult = { readonly cents: number; readonly warning?: string } | { readonly error: string };
+
+const EXPECTED = 'expected integer cents (1999) or a decimal amount in major units (19.99)';
+
+export function parsePrice(value: unknown): PriceResult {
+  let cents: number;
+  let major: number | undefined;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return { error: EXPECTED };
+    if (Number.isInteger(value)) cents = value;
+    else {
+      major = value;
+      cents = Math.round(value * 100);
+    }
+  } else if (typeof value === 'string') {
+    const s = value.trim();
+    if (/^[-+]?\d+$/.test(s)) cents = Number(s);
+    else if (/^[-+]?(\d+\.\d*|\.\d+)$/.test(s)) {
+      major = Number(s);
+      cents = Math.round(major * 100);
+    } else return { error: `${EXPECTED}, got '${value}'` };
+  } else {
+    return { error: `${EXPECTED}, got ${typeName(value)}` };
+  }
+  if (cents <= 0) return { error: `must be greater than zero, got ${String(value)}` };
+  if (!Number.isSafeInteger(cents)) return { error: `is too large: ${String(value)}` };
+  if (major !== undefined && Math.abs(major * 100 - cents) > 1e-6) {
+    return { cents, warning: `${String(value)} has more than two decimals: rounded to ${cents} cents` };
+  }
+  return { cents };
+}
+
+export function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `the string '${value}'`;
+  return `${typeof value} ${String(value)}`;
+}

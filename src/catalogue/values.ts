@@ -1,0 +1,154 @@
+// Normalisers of single values, one per field type. Each returns the canonical value, or undefined when
+// the value is absent or wrong (then it has told the reporter what was expected).
+import type { FieldSpec } from './field-spec.ts';
+import { parsePrice, typeName } from './price.ts';
+import { parseDivision, parseRank } from './rank.ts';
+import { suggest } from './suggest.ts';
+
+export interface Reporter {
+  error(message: string): void;
+  warn(message: string): void;
+}
+
+export function normString(v: unknown, spec: Pick<FieldSpec, 'verbatim'>, r: Reporter): string | undefined {
+  if (typeof v === 'string') {
+    const s = spec.verbatim ? v : v.trim();
+    return s === '' ? undefined : s;
+  }
+  if (typeof v === 'number') {
+    r.warn(`expected a string, got the number ${v}: taken as '${v}'; put it in quotes`);
+    return String(v);
+  }
+  r.error(`expected a string, got ${typeName(v)}`);
+  return undefined;
+}
+
+export function normInt(v: unknown, spec: Pick<FieldSpec, 'min' | 'max'>, r: Reporter): number | undefined {
+  let n: number | undefined;
+  if (typeof v === 'number' && Number.isSafeInteger(v)) n = v;
+  else if (typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v)) n = Number(v);
+  const range =
+    spec.min !== undefined && spec.max !== undefined ? ` from ${spec.min} to ${spec.max}` : spec.min !== undefined ? ` of at least ${spec.min}` : '';
+  if (n === undefined || !Number.isSafeInteger(n)) {
+    r.error(`expected a whole number${range}, got ${typeName(v)}`);
+    return undefined;
+  }
+  if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+    r.error(`expected a whole number${range}, got ${n}`);
+    return undefined;
+  }
+  return n;
+}
+
+export function normPrice(v: unknown, r: Reporter): number | undefined {
+  const p = parsePrice(v);
+  if ('error' in p) {
+    r.error(p.error);
+    return undefined;
+  }
+  if (p.warning) r.warn(p.warning);
+  return p.cents;
+}
+
+const TRUE = new Set(['true', 'yes', '1', 'on']);
+const FALSE = new Set(['false', 'no', '0', 'off']);
+
+export function normBool(v: unknown, r: Reporter): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (v === 1 || v === 0) return v === 1;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (TRUE.has(s)) return true;
+    if (FALSE.has(s)) return false;
+  }
+  r.error(`expected true or false, got ${typeName(v)}`);
+  return undefined;
+}
+
+export function normEnum(v: unknown, spec: Pick<FieldSpec, 'values' | 'synonyms'>, r: Reporter): string | undefined {
+  const values = spec.values ?? [];
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (s === '') return undefined;
+    const canonical = spec.synonyms?.[s] ?? s;
+    if (values.includes(canonical)) return canonical;
+    const near = suggest(s, values);
+    r.error(`expected one of ${values.join(', ')}, got '${v}'${near ? `: did you mean '${near}'?` : ''}`);
+    return undefined;
+  }
+  r.error(`expected one of ${values.join(', ')}, got ${typeName(v)}`);
+  return undefined;
+}
+
+/** An array of strings, or one string of comma-separated items. */
+export function normList(v: unknown, r: Reporter, splitCommas: boolean): string[] | undefined {
+  let items: unknown[];
+  if (typeof v === 'string') items = splitCommas ? v.split(',') : [v];
+  else if (Array.isArray(v)) items = v;
+  else {
+    r.error(`expected a list of strings${splitCommas ? ' or one comma-separated string' : ''}, got ${typeName(v)}`);
+    return undefined;
+  }
+  const out: string[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (typeof item === 'string') {
+      const s = item.trim();
+      if (s !== '') out.push(s);
+    } else if (typeof item === 'number') out.push(String(item));
+    else {
+      r.error(`item ${i + 1} of the list: expected a string, got ${typeName(item)}`);
+      return undefined;
+    }
+  }
+  return out;
+}
+
+const IMAGE_IDS_EXPECTED = 'expected image ids as [1, 2], "1,2", [{"id": 1}] or [{"image_id": 1}]';
+
+/** The four forms of image_ids (API document 2.1) to an array of positive integers. */
+export function normImageIds(v: unknown, r: Reporter): number[] | undefined {
+  let items: unknown[];
+  if (typeof v === 'string') items = v.split(',').filter((s) => s.trim() !== '');
+  else if (typeof v === 'number') items = [v];
+  else if (Array.isArray(v)) items = v;
+  else {
+    r.error(`${IMAGE_IDS_EXPECTED}, got ${typeName(v)}`);
+    return undefined;
+  }
+  const out: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    let item = items[i];
+    if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+      const o = item as Record<string, unknown>;
+      item = o.id ?? o.image_id;
+    }
+    let n: number | undefined;
+    if (typeof item === 'number') n = item;
+    else if (typeof item === 'string' && /^\s*\d+\s*$/.test(item)) n = Number(item);
+    if (n === undefined || !Number.isSafeInteger(n) || n <= 0) {
+      r.error(`${IMAGE_IDS_EXPECTED}; item ${i + 1} is ${typeName(items[i])}`);
+      return undefined;
+    }
+    out.push(n);
+  }
+  return out;
+}
+
+export function normRank(v: unknown, r: Reporter): { rank: string | number; division?: string } | undefined {
+  const res = parseRank(v);
+  if ('error' in res) {
+    r.error(res.error);
+    return undefined;
+  }
+  return res;
+}
+
+export function normDivision(v: unknown, r: Reporter): string | number | undefined {
+  const res = parseDivision(v);
+  if ('error' in res) {
+    r.error(res.error);
+    return undefined;
+  }
+  return res.division;
+}

@@ -1,0 +1,110 @@
+// Lists the offer files of a catalogue directory. Follows symlinks only while they stay inside the
+// catalogue, never loops, and says whether the listing is complete: a folder that could not be read
+// means "unknown", never "empty" (DESIGN.md decision 5).
+import type { Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../log/logger.ts';
+import type { CatalogueProblem } from './catalogue-problem.ts';
+import { isInside } from './images.ts';
+import { KIND_FOLDERS, SUPPORTED_EXTENSIONS, classify, isIgnoredName } from './layout.ts';
+
+export interface WalkResult {
+  /** Catalogue-relative offer files, sorted. */
+  readonly files: string[];
+  /** Paths that look like offer files but cannot be read safely (symlink loop, symlink leaving the catalogue). */
+  readonly badFiles: { readonly file: string; readonly message: string }[];
+  readonly problems: CatalogueProblem[];
+  readonly complete: boolean;
+}
+
+export async function walkCatalogue(dir: string, rootReal: string, logger: Logger): Promise<WalkResult> {
+  const files: string[] = [];
+  const badFiles: { file: string; message: string }[] = [];
+  const problems: CatalogueProblem[] = [];
+  let complete = true;
+  const visited = new Set<string>([rootReal]);
+
+  let top: Dirent[];
+  try {
+    top = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    problems.push({ severity: 'error', file: '.', message: `cannot read the catalogue directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+    return { files, badFiles, problems, complete: false };
+  }
+  const queue: { rel: string; real: string }[] = [];
+  for (const e of top) {
+    if (e.name in KIND_FOLDERS) queue.push({ rel: e.name, real: join(rootReal, e.name) });
+    else if (e.name !== 'images') logger.debug({ file: e.name }, 'catalogue: ignored (outside the accounts, items, top-ups and images folders)');
+  }
+
+  while (queue.length > 0) {
+    const { rel: dirRel, real: dirReal } = queue.shift()!;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(join(dir, dirRel), { withFileTypes: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && !dirRel.includes('/')) continue;
+      complete = false;
+      problems.push({ severity: 'error', file: dirRel, message: `cannot read this folder (${code ?? (err as Error).message}): nothing is archived until it can be read` });
+      continue;
+    }
+    for (const e of entries) {
+      const rel = `${dirRel}/${e.name}`;
+      if (isIgnoredName(e.name)) {
+        logger.debug({ file: rel }, 'catalogue: ignored (dotfile or editor swap/temp file)');
+        continue;
+      }
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      let real = join(dirReal, e.name);
+      if (e.isSymbolicLink()) {
+        const looksLikeOffers = classify(rel).type === 'offers';
+        try {
+          real = await realpath(join(dir, rel));
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          const message = code === 'ELOOP' ? 'this symlink is a loop (it leads back to itself)' : `this symlink leads nowhere (${code ?? 'unreadable'})`;
+          if (looksLikeOffers) badFiles.push({ file: rel, message: `${message}: its offers are left as they are` });
+          else problems.push({ severity: 'warning', file: rel, message: `${message} (ignored)` });
+          continue;
+        }
+        if (!isInside(rootReal, real)) {
+          const message = 'this symlink leads outside the catalogue directory: copy the file into the catalogue instead';
+          if (looksLikeOffers) badFiles.push({ file: rel, message });
+          else {
+            problems.push({ severity: 'error', file: rel, message });
+            complete = false;
+          }
+          continue;
+        }
+        try {
+          const st = await stat(real);
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        } catch (err) {
+          badFiles.push({ file: rel, message: `cannot read this symlink's target: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+          continue;
+        }
+      }
+      if (isDir) {
+        if (visited.has(real)) {
+          problems.push({ severity: 'warning', file: rel, message: 'this folder was already read through another path (a symlink loop?): read once' });
+          continue;
+        }
+        visited.add(real);
+        queue.push({ rel, real });
+        continue;
+      }
+      if (!isFile) continue;
+      const c = classify(rel);
+      if (c.type === 'offers') files.push(rel);
+      else if (c.type === 'unsupported') {
+        problems.push({ severity: 'warning', file: rel, message: `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => '.' + x).join(', ')}): ignored` });
+      } else logger.debug({ file: rel }, 'catalogue: ignored');
+    }
+  }
+  files.sort();
+  return { files, badFiles, problems, complete };
+}
