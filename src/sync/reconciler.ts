@@ -81,13 +81,30 @@ export class MarketplaceUnreadableError extends Error {
 
 /** Takes (or renews) the writer lease, or throws LeaseHeldError naming who holds it and until when. */
 export function takeLease(store: StateStore, holder: string, ttlMs: number): void {
-  const lease = store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttlMs }, ttlMs);
+  const me = { holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttlMs };
+  let lease = store.acquireLease(me, ttlMs);
   if (lease.ok) return;
+  // A holder on this machine whose process is gone (kill -9) cannot renew: its lease is stale, take it over
+  // now rather than making the seller wait for the expiry.
+  if (lease.heldBy.hostname === hostname() && !processAlive(lease.heldBy.pid)) {
+    store.releaseLease(lease.heldBy.holder);
+    lease = store.acquireLease(me, ttlMs);
+    if (lease.ok) return;
+  }
   const h = lease.heldBy;
   throw new LeaseHeldError(
     `another offersync (pid ${h.pid} on ${h.hostname}) holds the state db until ${new Date(h.expiresAt).toISOString()}; ` +
       'nothing was sent. Wait for it to finish, or stop it; a killed process lets go when its lease expires.',
   );
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 const WATERMARK_KEY = (kind: OfferKind) => `watermark.${kind}`;
