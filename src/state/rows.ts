@@ -1,0 +1,187 @@
+// Between the records offersync uses (records.ts) and the rows SQLite stores (schema.ts): JSON columns,
+// 0/1 booleans, camelCase vs snake_case. Nothing else lives here.
+import type { Selectable } from 'kysely';
+import type { CapabilityRecord, ImageRecord, JournalEntry, OfferRecord, RunRecord, StateKind, WriterLease } from './records.ts';
+import type { CapabilitiesTable, ImagesTable, JournalTable, LeaseTable, OffersTable, RunsTable } from './schema.ts';
+import type { OfferRecordPatch } from './state-store.ts';
+
+type Row<T> = Selectable<T>;
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+/** '[]' is by far the most common value: skip the parse and share one frozen array. */
+function stringArray(json: string): readonly string[] {
+  return json === '[]' ? EMPTY : (JSON.parse(json) as string[]);
+}
+
+export function toOfferRecord(r: Row<OffersTable>): OfferRecord {
+  return {
+    kind: r.kind as StateKind,
+    externalId: r.external_id,
+    remoteId: r.remote_id,
+    lastApplied: r.last_applied === null ? null : (JSON.parse(r.last_applied) as Record<string, unknown>),
+    credentialsHmac: r.credentials_hmac,
+    imageHashes: stringArray(r.image_hashes),
+    contentHash: r.content_hash,
+    remoteStatus: r.remote_status,
+    remoteUpdatedAt: r.remote_updated_at,
+    managed: r.managed === 1,
+    sourceFile: r.source_file,
+    lossyFields: stringArray(r.lossy_fields),
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Every offers column, in the order listOffers selects them (offerFromTuple reads them by position). */
+export const OFFER_COLUMNS = [
+  'kind',
+  'external_id',
+  'remote_id',
+  'last_applied',
+  'credentials_hmac',
+  'image_hashes',
+  'content_hash',
+  'remote_status',
+  'remote_updated_at',
+  'managed',
+  'source_file',
+  'lossy_fields',
+  'updated_at',
+] as const satisfies readonly (keyof OffersTable)[];
+
+/** The fast path of listOffers: a row as an array in OFFER_COLUMNS order. */
+export function offerFromTuple(t: readonly unknown[]): OfferRecord {
+  const lastApplied = t[3] as string | null;
+  return {
+    kind: t[0] as StateKind,
+    externalId: t[1] as string,
+    remoteId: t[2] as number | null,
+    lastApplied: lastApplied === null ? null : (JSON.parse(lastApplied) as Record<string, unknown>),
+    credentialsHmac: t[4] as string | null,
+    imageHashes: stringArray(t[5] as string),
+    contentHash: t[6] as string | null,
+    remoteStatus: t[7] as string | null,
+    remoteUpdatedAt: t[8] as number | null,
+    managed: t[9] === 1,
+    sourceFile: t[10] as string | null,
+    lossyFields: stringArray(t[11] as string),
+    updatedAt: t[12] as number,
+  };
+}
+
+/** The columns an OfferRecordPatch sets, in the order the upsert statements are keyed by. */
+export const OFFER_PATCH_COLUMNS = {
+  remoteId: 'remote_id',
+  lastApplied: 'last_applied',
+  credentialsHmac: 'credentials_hmac',
+  imageHashes: 'image_hashes',
+  contentHash: 'content_hash',
+  remoteStatus: 'remote_status',
+  remoteUpdatedAt: 'remote_updated_at',
+  managed: 'managed',
+  sourceFile: 'source_file',
+  lossyFields: 'lossy_fields',
+} as const satisfies { [K in keyof Required<OfferRecordPatch>]: keyof OffersTable };
+
+export type OfferPatchField = keyof typeof OFFER_PATCH_COLUMNS;
+export const OFFER_PATCH_FIELDS = Object.keys(OFFER_PATCH_COLUMNS) as OfferPatchField[];
+
+/** A new row's values before the patch applies. */
+export function offerDefaults(kind: StateKind, externalId: string, now: number): Row<OffersTable> {
+  return {
+    kind,
+    external_id: externalId,
+    remote_id: null,
+    last_applied: null,
+    credentials_hmac: null,
+    image_hashes: '[]',
+    content_hash: null,
+    remote_status: null,
+    remote_updated_at: null,
+    managed: 0,
+    source_file: null,
+    lossy_fields: '[]',
+    updated_at: now,
+  };
+}
+
+/** Writes the patch's defined fields onto `row` (a fresh defaults object); returns the fields it set. */
+export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch): OfferPatchField[] {
+  const set: OfferPatchField[] = [];
+  for (const field of OFFER_PATCH_FIELDS) {
+    if (patch[field] === undefined) continue;
+    set.push(field);
+    switch (field) {
+      case 'remoteId':
+        row.remote_id = patch.remoteId ?? null;
+        break;
+      case 'lastApplied':
+        row.last_applied = patch.lastApplied == null ? null : JSON.stringify(patch.lastApplied);
+        break;
+      case 'credentialsHmac':
+        row.credentials_hmac = patch.credentialsHmac ?? null;
+        break;
+      case 'imageHashes':
+        row.image_hashes = JSON.stringify(patch.imageHashes ?? []);
+        break;
+      case 'contentHash':
+        row.content_hash = patch.contentHash ?? null;
+        break;
+      case 'remoteStatus':
+        row.remote_status = patch.remoteStatus ?? null;
+        break;
+      case 'remoteUpdatedAt':
+        row.remote_updated_at = patch.remoteUpdatedAt ?? null;
+        break;
+      case 'managed':
+        row.managed = patch.managed ? 1 : 0;
+        break;
+      case 'sourceFile':
+        row.source_file = patch.sourceFile ?? null;
+        break;
+      case 'lossyFields':
+        row.lossy_fields = JSON.stringify(patch.lossyFields ?? []);
+        break;
+      default:
+        field satisfies never;
+    }
+  }
+  return set;
+}
+
+export function toImageRecord(r: Row<ImagesTable>): ImageRecord {
+  return { sha256: r.sha256, remoteId: r.remote_id, url: r.url, uploadedAt: r.uploaded_at };
+}
+
+export function toJournalEntry(r: Row<JournalTable>): JournalEntry {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    op: r.op as JournalEntry['op'],
+    kind: r.kind as JournalEntry['kind'],
+    keys: stringArray(r.keys),
+    state: r.state as JournalEntry['state'],
+    error: r.error,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function toCapabilityRecord(r: Row<CapabilitiesTable>): CapabilityRecord {
+  return { name: r.name, usable: r.usable === 1, detail: r.detail, learntAt: r.learnt_at };
+}
+
+export function toRunRecord(r: Row<RunsTable>): RunRecord {
+  return {
+    id: r.id,
+    command: r.command,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    outcome: r.outcome as RunRecord['outcome'],
+    counts: JSON.parse(r.counts) as Record<string, number>,
+  };
+}
+
+export function toWriterLease(r: Row<LeaseTable>): WriterLease {
+  return { holder: r.holder, pid: r.pid, hostname: r.hostname, expiresAt: r.expires_at };
+}

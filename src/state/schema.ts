@@ -1,0 +1,84 @@
+// The tables of the state db as kysely sees them: column names and SQLite storage types. JSON columns
+// are TEXT; booleans are INTEGER 0/1 (better-sqlite3 binds neither booleans nor objects). The DDL that
+// creates them is in migrations.ts; the mapping to the records the rest of offersync uses is in rows.ts.
+import type { Generated } from 'kysely';
+
+export interface OffersTable {
+  kind: string;
+  external_id: string;
+  remote_id: number | null;
+  /** JSON object or NULL. */
+  last_applied: string | null;
+  credentials_hmac: string | null;
+  /** JSON array of sha256 strings. */
+  image_hashes: string;
+  content_hash: string | null;
+  remote_status: string | null;
+  remote_updated_at: number | null;
+  managed: number;
+  source_file: string | null;
+  /** JSON array of field names. */
+  lossy_fields: string;
+  updated_at: number;
+}
+
+export interface ImagesTable {
+  sha256: string;
+  remote_id: number;
+  url: string | null;
+  uploaded_at: number;
+}
+
+export interface RunsTable {
+  id: string;
+  command: string;
+  started_at: number;
+  ended_at: number | null;
+  outcome: string | null;
+  /** JSON object of counts. */
+  counts: string;
+}
+
+export interface JournalTable {
+  id: Generated<number>;
+  run_id: string;
+  op: string;
+  kind: string;
+  /** JSON array of keys. */
+  keys: string;
+  state: string;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CapabilitiesTable {
+  name: string;
+  usable: number;
+  detail: string | null;
+  learnt_at: number;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface LeaseTable {
+  /** Always 1: the table holds one row at most. */
+  id: number;
+  holder: string;
+  pid: number;
+  hostname: string;
+  expires_at: number;
+}
+
+export interface Database {
+  offers: OffersTable;
+  images: ImagesTable;
+  runs: RunsTable;
+  journal: JournalTable;
+  capabilities: CapabilitiesTable;
+  meta: MetaTable;
+  lease: LeaseTable;
+}
