@@ -1,0 +1,126 @@
+// offersync sandbox: the marketplace emulator as a process, until SIGINT or SIGTERM.
+import { parseArgs } from 'node:util';
+import { startSandbox, type SandboxOptions } from '../sandbox/sandbox-server.ts';
+import { EXIT, UsageError, type Command } from './command.ts';
+
+const DEFAULT_KEY = 'sandbox-key';
+
+const HELP = `Usage: offersync sandbox [flags]
+
+A local emulator of the marketplace's Seller Offer Synchronization API, for trying a catalogue before
+going live. Memory only unless --persist. Control routes for tests under /__sandbox/ (no key needed).
+
+  --port <n>                 port (default 8080; 0 = a free port)
+  --host <addr>              address to bind (default 127.0.0.1)
+  --api-key <key>            accepted bearer key, repeatable (default OFFERSYNC_API_KEY, else '${DEFAULT_KEY}')
+  --rate <n> --burst <n>     token bucket per key: n requests/s, burst n (default unlimited)
+  --persist <file>           keep the store in this JSON file across restarts
+  --error-rate <0..1>        answer 500/502/503 to this share of requests
+  --lost-response-rate <0..1> do the write, then lose the answer
+  --drop-rate <0..1>         close the connection without an answer
+  --latency <ms>             added to every API response
+  --seed <n>                 make the faults above repeatable
+  --wrap                     single objects wrapped as {data: {...}}
+  --epoch-timestamps         timestamps as epoch seconds
+  --integers-as-strings      integers as numeric strings
+  --created-201              creates answered 201 instead of 200
+  --numeric-id-paths         {identifier} in a path is only a numeric id
+  --game-as-object           item and top-up game echoed as {slug, name}
+  -h, --help                 this help
+`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'api-key': { type: 'string', multiple: true },
+  rate: { type: 'string' },
+  burst: { type: 'string' },
+  persist: { type: 'string' },
+  'error-rate': { type: 'string' },
+  'lost-response-rate': { type: 'string' },
+  'drop-rate': { type: 'string' },
+  latency: { type: 'string' },
+  seed: { type: 'string' },
+  wrap: { type: 'boolean' },
+  'epoch-timestamps': { type: 'boolean' },
+  'integers-as-strings': { type: 'boolean' },
+  'created-201': { type: 'boolean' },
+  'numeric-id-paths': { type: 'boolean' },
+  'game-as-object': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function num(flag: string, raw: string | undefined, check: (n: number) => boolean, expected: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${flag}: expected ${expected}, got '${raw}'`);
+  return n;
+}
+
+const rate01 = (flag: string, raw: string | undefined) => num(flag, raw, (n) => n >= 0 && n <= 1, 'a number from 0 to 1');
+
+export function sandboxOptions(argv: readonly string[], env: NodeJS.ProcessEnv): { help: boolean; options: SandboxOptions } {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const keys = values['api-key'] ?? [env.OFFERSYNC_API_KEY || DEFAULT_KEY];
+  if (keys.some((k) => k.trim() === '' || /\s/.test(k))) throw new UsageError('--api-key: a key may not be empty or contain spaces');
+  const rate = num('rate', values.rate, (n) => n > 0, 'a number > 0');
+  const burst = num('burst', values.burst, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1');
+  if (burst !== undefined && rate === undefined) throw new UsageError('--burst needs --rate');
+  const options: SandboxOptions = {
+    host: values.host ?? '127.0.0.1',
+    port: num('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'a port 0..65535') ?? 8080,
+    apiKeys: keys,
+    rateLimit: rate === undefined ? null : { ratePerSec: rate, burst: burst ?? Math.max(1, Math.ceil(rate)) },
+    faults: {
+      errorRate: rate01('error-rate', values['error-rate']),
+      lostResponseRate: rate01('lost-response-rate', values['lost-response-rate']),
+      dropRate: rate01('drop-rate', values['drop-rate']),
+      latencyMs: num('latency', values.latency, (n) => n >= 0, 'milliseconds >= 0'),
+      seed: num('seed', values.seed, (n) => Number.isInteger(n), 'an integer'),
+    },
+    representation: {
+      wrapSingle: values.wrap === true,
+      epochTimestamps: values['epoch-timestamps'] === true,
+      integersAsStrings: values['integers-as-strings'] === true,
+      createStatus201: values['created-201'] === true,
+      numericIdPathsOnly: values['numeric-id-paths'] === true,
+      gameAsObject: values['game-as-object'] === true,
+    },
+  };
+  if (values.persist !== undefined) options.persistFile = values.persist;
+  return { help: values.help === true, options };
+}
+
+export const command: Command = {
+  name: 'sandbox',
+  summary: 'run a local emulator of the marketplace API',
+  async run(argv, io) {
+    const { help, options } = sandboxOptions(argv, io.env);
+    if (help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    let sandbox;
+    try {
+      sandbox = await startSandbox(options);
+    } catch (err) {
+      io.stderr.write(`offersync sandbox: ${(err as Error).message}\n`);
+      return EXIT.failed;
+    }
+    const keys = options.apiKeys ?? [];
+    // Print a key only when it is the built-in default: a key given by the user is not echoed.
+    const key = keys.length === 1 && keys[0] === DEFAULT_KEY ? DEFAULT_KEY : '<the --api-key you gave>';
+    io.stdout.write(`Sandbox marketplace listening on ${sandbox.url}; try: curl -H 'Authorization: Bearer ${key}' ${sandbox.url}/api/v1/accounts\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await sandbox.close();
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,52 @@
+// What the three offer kinds share: find by {identifier}, the list endpoint, the single-object answer,
+// and the rule that an offer the marketplace has sold is no longer the seller's to change.
+import type { ApiContext, ApiRequest, ApiResult, RouteDef } from './api-route.ts';
+import { ok } from './api-route.ts';
+import { HttpError, notFound } from './http-error.ts';
+import { paginate, parseSort, sortBy } from './paging.ts';
+import { LOCKED_STATUSES, type OfferRecord } from './records.ts';
+import { RESPONSE_FIELDS, fieldValue, presentOffer, single } from './represent.ts';
+import type { OfferKind } from './sandbox-options.ts';
+
+export function findOffer(ctx: ApiContext, kind: OfferKind, identifier: string | undefined): OfferRecord {
+  const rec = identifier === undefined ? undefined : ctx.store.find(kind, identifier, ctx.representation.numericIdPathsOnly === true);
+  if (!rec) throw notFound();
+  return rec;
+}
+
+export function assertChangeable(rec: OfferRecord): void {
+  if (LOCKED_STATUSES.includes(rec.status)) throw new HttpError(409, `The offer is ${rec.status}: the marketplace owns it now (offer is sold).`);
+}
+
+export function answerOne(ctx: ApiContext, kind: OfferKind, rec: OfferRecord): Record<string, unknown> {
+  return single(presentOffer(kind, rec, ctx.representation), ctx.representation);
+}
+
+/** Sortable: every scalar response field. */
+const SORTABLE: Readonly<Record<OfferKind, readonly string[]>> = {
+  accounts: RESPONSE_FIELDS.accounts.filter((f) => !['image_ids', 'image_urls', 'game_data'].includes(f)),
+  items: RESPONSE_FIELDS.items,
+  'top-ups': RESPONSE_FIELDS['top-ups'],
+};
+
+export function listOffers(ctx: ApiContext, kind: OfferKind, req: ApiRequest): ApiResult {
+  const sort = parseSort(req.query, SORTABLE[kind], '-updated_at');
+  let rows = ctx.store.all(kind);
+  const filter = req.query.get('filter[external_id]');
+  if (filter !== null && !ctx.isDisabled('filterExternalId')) rows = rows.filter((r) => r.external_id === filter);
+  sortBy(rows, sort, fieldValue);
+  const page = paginate(rows, req.query, ctx.limits, req.url);
+  return ok({ data: page.rows.map((r) => presentOffer(kind, r, ctx.representation)), meta: page.meta, links: page.links });
+}
+
+export function readRoutes(kind: OfferKind): RouteDef[] {
+  const base = `/api/v1/${kind}`;
+  return [
+    { method: 'GET', path: base, body: 'none', handle: (ctx, req) => listOffers(ctx, kind, req) },
+    { method: 'GET', path: `${base}/{identifier}`, body: 'none', handle: (ctx, req) => ok(answerOne(ctx, kind, findOffer(ctx, kind, req.params.identifier))) },
+  ];
+}
+
+export function createdStatus(ctx: ApiContext): number {
+  return ctx.representation.createStatus201 ? 201 : 200;
+}

@@ -1,0 +1,60 @@
+// Item offers (4.2): create, list, get, update. An update carries only the five fields of 2.5; any
+// other key is refused by name, so a client that sends more is caught.
+import { wrote, type RouteDef } from './api-route.ts';
+import { checkFields, requireFields, type Rule } from './field-rules.ts';
+import { Validation } from './http-error.ts';
+import { answerOne, assertChangeable, createdStatus, findOffer, readRoutes } from './offer-routes.ts';
+
+export const ITEM_STATUSES = ['draft', 'pending', 'listed', 'archived', 'sold'] as const;
+export const ITEM_UPDATE_FIELDS = ['title', 'price', 'stock', 'status', 'description'] as const;
+export const PLATFORM_ITEM_ID_BASE = 700_000;
+
+const RULES: Readonly<Record<string, Rule>> = {
+  external_id: { type: 'string', required: true },
+  title: { type: 'string', required: true },
+  price: { type: 'cents' },
+  type: { type: 'string' },
+  game: { type: 'string' },
+  server: { type: 'string' },
+  stock: { type: 'int', min: 0 },
+  status: { type: 'enum', values: ITEM_STATUSES },
+  description: { type: 'string' },
+};
+
+const DEFAULTS = { type: null, game: null, server: null, stock: null, description: null };
+
+export const itemRoutes: readonly RouteDef[] = [
+  ...readRoutes('items'),
+  {
+    method: 'POST',
+    path: '/api/v1/items',
+    body: 'json',
+    handle(ctx, req) {
+      const v = new Validation();
+      requireFields(req.body, ['external_id', 'title', 'price'], v);
+      const { external_id, status, ...fields } = checkFields(req.body, RULES, v);
+      v.throwIfAny();
+      const rec = ctx.store.create('items', external_id as string, (status as string | undefined) ?? 'draft', { ...DEFAULTS, ...fields }, (id) => ({
+        platform_item_id: PLATFORM_ITEM_ID_BASE + id,
+      }));
+      return wrote(answerOne(ctx, 'items', rec), createdStatus(ctx));
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/items/{identifier}',
+    body: 'json',
+    handle(ctx, req) {
+      const rec = findOffer(ctx, 'items', req.params.identifier);
+      const v = new Validation();
+      for (const key of Object.keys(req.body)) {
+        if (!(ITEM_UPDATE_FIELDS as readonly string[]).includes(key)) v.add(key, `The ${key} field cannot be updated; an item update takes only ${ITEM_UPDATE_FIELDS.join(', ')}.`);
+      }
+      const { status, ...fields } = checkFields(req.body, RULES, v);
+      v.throwIfAny();
+      assertChangeable(rec);
+      ctx.store.update('items', rec, { fields, ...(typeof status === 'string' ? { status } : {}) });
+      return wrote(answerOne(ctx, 'items', rec));
+    },
+  },
+];

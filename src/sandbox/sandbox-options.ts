@@ -1,0 +1,178 @@
+// The options of one sandbox, its switches and what it reports. Defaults are merged in one place
+// (resolveOptions) and bad values are rejected at start, naming what was expected and received.
+
+export const DISABLEABLE_ROUTES = ['accounts.update', 'accounts.bulkRemove', 'topUps.bulkUpdate', 'filterExternalId'] as const;
+export type DisableableRoute = (typeof DISABLEABLE_ROUTES)[number];
+
+export interface RateLimit {
+  readonly ratePerSec: number;
+  readonly burst: number;
+}
+
+export interface SandboxFaults {
+  /** 0..1: answer 500/502/503 before doing anything. */
+  errorRate?: number;
+  /** 0..1: do the write, then answer 502 or destroy the socket (outcome unknown to the client). */
+  lostResponseRate?: number;
+  /** 0..1: destroy the socket without an answer, before doing anything. */
+  dropRate?: number;
+  /** Added to every API response. */
+  latencyMs?: number;
+  /** Disabled routes answer 404 (405 for accounts.update); 'filterExternalId' makes lists ignore filter[external_id]. */
+  disabled?: readonly DisableableRoute[];
+  /** Deterministic fault choice. */
+  seed?: number;
+}
+
+export interface SandboxRepresentation {
+  /** Single objects (get/create/update) wrapped as {data: {...}}; default bare. */
+  wrapSingle?: boolean;
+  /** created_at/updated_at/sold_at as epoch seconds; default ISO 8601 with microseconds and 'Z'. */
+  epochTimestamps?: boolean;
+  /** id, price, stock, counts etc. as numeric strings. */
+  integersAsStrings?: boolean;
+  /** Creates answered 201 instead of 200. */
+  createStatus201?: boolean;
+  /** {identifier} routes only numeric ids; an external_id in a path is 404. */
+  numericIdPathsOnly?: boolean;
+  /** Item/top-up `game` echoed as {slug, name}. */
+  gameAsObject?: boolean;
+}
+
+export interface SandboxOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Default 0 = a free port. */
+  port?: number;
+  /** Default ['sandbox-key']. */
+  apiKeys?: readonly string[];
+  /** Token bucket per key; default null (unlimited). */
+  rateLimit?: RateLimit | null;
+  faults?: SandboxFaults;
+  representation?: SandboxRepresentation;
+  /** Default: memory only. JSON file, loaded at start, written after every mutation. */
+  persistFile?: string;
+  /** Default 1 MiB; a larger JSON body is answered 413. */
+  maxJsonBytes?: number;
+  /** Default 8 MiB; a larger upload is answered 413. */
+  maxUploadBytes?: number;
+  /** Default 15. */
+  defaultPerPage?: number;
+  /** Default 100; larger per_page values are clamped. */
+  maxPerPage?: number;
+}
+
+export interface SandboxCounters {
+  total: number;
+  writes: number;
+  rateLimited: number;
+  /** "POST /api/v1/accounts" -> { "200": 3, "429": 1 }; a dropped or lost connection counts as "dropped" / "lost". */
+  byRoute: Record<string, Record<string, number>>;
+}
+
+export type OfferKind = 'accounts' | 'items' | 'top-ups';
+
+export interface SandboxDump {
+  accounts: Record<string, unknown>[];
+  items: Record<string, unknown>[];
+  topUps: Record<string, unknown>[];
+  images: Record<string, unknown>[];
+}
+
+export interface RunningSandbox {
+  /** base_url, e.g. "http://127.0.0.1:43125" (the client appends /api/v1/...). */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+  /** Empty store, zero counters, faults, representation and rate limit back to the start options. */
+  reset(): void;
+  counters(): SandboxCounters;
+  resetCounters(): void;
+  /** Replaces the faults (and restarts the fault sequence from the seed). */
+  setFaults(f: SandboxFaults): void;
+  setRepresentation(r: SandboxRepresentation): void;
+  setRateLimit(r: RateLimit | null): void;
+  /** As the marketplace would (a sale, a refund): sold sets sold_at. Throws when the offer is unknown. */
+  setStatus(kind: OfferKind, identifier: string | number, status: string): void;
+  /** Stored records incl. archived, in id order; accounts include their credentials. */
+  dump(): SandboxDump;
+}
+
+export interface ResolvedOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly apiKeys: readonly string[];
+  readonly rateLimit: RateLimit | null;
+  readonly faults: SandboxFaults;
+  readonly representation: SandboxRepresentation;
+  readonly persistFile: string | undefined;
+  readonly maxJsonBytes: number;
+  readonly maxUploadBytes: number;
+  readonly defaultPerPage: number;
+  readonly maxPerPage: number;
+}
+
+function fail(name: string, expected: string, got: unknown): never {
+  throw new TypeError(`sandbox option ${name}: expected ${expected}, got ${JSON.stringify(got)}`);
+}
+
+function positiveInt(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isInteger(v) || v < 1) fail(name, 'a positive integer', v);
+  return v;
+}
+
+export function checkRateLimit(r: RateLimit | null | undefined): RateLimit | null {
+  if (r === null || r === undefined) return null;
+  if (typeof r !== 'object' || !(r.ratePerSec > 0) || !Number.isFinite(r.ratePerSec)) fail('rateLimit.ratePerSec', 'a number > 0', r?.ratePerSec);
+  if (!Number.isInteger(r.burst) || r.burst < 1) fail('rateLimit.burst', 'an integer >= 1', r.burst);
+  return { ratePerSec: r.ratePerSec, burst: r.burst };
+}
+
+export function checkFaults(f: SandboxFaults | undefined): SandboxFaults {
+  const out: SandboxFaults = { ...(f ?? {}) };
+  for (const k of ['errorRate', 'lostResponseRate', 'dropRate'] as const) {
+    const v = out[k];
+    if (v !== undefined && (typeof v !== 'number' || !(v >= 0 && v <= 1))) fail(`faults.${k}`, 'a number in 0..1', v);
+  }
+  if (out.latencyMs !== undefined && (typeof out.latencyMs !== 'number' || !(out.latencyMs >= 0))) fail('faults.latencyMs', 'a number >= 0', out.latencyMs);
+  if (out.seed !== undefined && (typeof out.seed !== 'number' || !Number.isFinite(out.seed))) fail('faults.seed', 'a finite number', out.seed);
+  if (out.disabled !== undefined) {
+    if (!Array.isArray(out.disabled)) fail('faults.disabled', `an array of ${DISABLEABLE_ROUTES.join(', ')}`, out.disabled);
+    for (const d of out.disabled) if (!DISABLEABLE_ROUTES.includes(d)) fail('faults.disabled', `one of ${DISABLEABLE_ROUTES.join(', ')}`, d);
+  }
+  return out;
+}
+
+export function checkRepresentation(r: SandboxRepresentation | undefined): SandboxRepresentation {
+  const out: SandboxRepresentation = { ...(r ?? {}) };
+  for (const [k, v] of Object.entries(out)) {
+    if (v !== undefined && typeof v !== 'boolean') fail(`representation.${k}`, 'a boolean', v);
+  }
+  return out;
+}
+
+export function resolveOptions(o: SandboxOptions = {}): ResolvedOptions {
+  const apiKeys = o.apiKeys ?? ['sandbox-key'];
+  if (!Array.isArray(apiKeys) || apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k.trim() === '' || /\s/.test(k))) {
+    fail('apiKeys', 'a non-empty array of non-empty keys without spaces', apiKeys);
+  }
+  const port = o.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail('port', 'an integer 0..65535', port);
+  const defaultPerPage = positiveInt('defaultPerPage', o.defaultPerPage, 15);
+  const maxPerPage = positiveInt('maxPerPage', o.maxPerPage, 100);
+  if (defaultPerPage > maxPerPage) fail('defaultPerPage', `at most maxPerPage (${maxPerPage})`, defaultPerPage);
+  return {
+    host: o.host ?? '127.0.0.1',
+    port,
+    apiKeys: [...apiKeys],
+    rateLimit: checkRateLimit(o.rateLimit),
+    faults: checkFaults(o.faults),
+    representation: checkRepresentation(o.representation),
+    persistFile: o.persistFile,
+    maxJsonBytes: positiveInt('maxJsonBytes', o.maxJsonBytes, 1024 * 1024),
+    maxUploadBytes: positiveInt('maxUploadBytes', o.maxUploadBytes, 8 * 1024 * 1024),
+    defaultPerPage,
+    maxPerPage,
+  };
+}

@@ -1,0 +1,207 @@
+// startSandbox: the marketplace emulator on node:http. One request goes: counters key -> latency ->
+// faults (drop, 5xx) -> bearer key -> rate limit -> route (404/405/disabled) -> body -> handler ->
+// persist -> perhaps a lost response. Control routes under /__sandbox/ skip all of that.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApiContext, ApiRequest } from './api-route.ts';
+import { BodyTooLarge, parseJsonObject, readBody } from './body.ts';
+import { handleControl, type Controls } from './control.ts';
+import { Counters } from './counters.ts';
+import { FaultInjector } from './faults.ts';
+import { HttpError } from './http-error.ts';
+import { loadStore, saveStore } from './persist.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { ALL_STATUSES, OFFER_KINDS } from './records.ts';
+import { matchRoute } from './router.ts';
+import {
+  checkFaults,
+  checkRateLimit,
+  checkRepresentation,
+  resolveOptions,
+  type OfferKind,
+  type RunningSandbox,
+  type SandboxOptions,
+  type SandboxRepresentation,
+} from './sandbox-options.ts';
+
+export type { RunningSandbox, SandboxCounters, SandboxFaults, SandboxOptions, SandboxRepresentation } from './sandbox-options.ts';
+
+/** Room for the multipart framing around a file of maxUploadBytes. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)), ...headers });
+  res.end(json);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const options = resolveOptions(opts);
+  let store = loadStore(options.persistFile);
+  let faults = new FaultInjector(options.faults);
+  let representation: SandboxRepresentation = options.representation;
+  let limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
+  const counters = new Counters();
+  const keys = new Set(options.apiKeys);
+  let baseUrl = '';
+
+  const context = (): ApiContext => ({
+    store,
+    representation,
+    limits: { defaultPerPage: options.defaultPerPage, maxPerPage: options.maxPerPage, maxUploadBytes: options.maxUploadBytes },
+    isDisabled: (name) => faults.faults.disabled?.includes(name) === true,
+  });
+
+  const bearer = (req: IncomingMessage): string | undefined => {
+    const m = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+    return m && keys.has(m[1]!) ? m[1] : undefined;
+  };
+
+  const requestUrl = (req: IncomingMessage): URL => {
+    try {
+      return new URL(req.url ?? '/', req.headers.host ? `http://${req.headers.host}` : baseUrl);
+    } catch {
+      return new URL(req.url ?? '/', baseUrl);
+    }
+  };
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const method = req.method ?? 'GET';
+    const match = matchRoute(method, url.pathname);
+    const decision = faults.decide();
+    let extra: Record<string, string> = {};
+    const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      counters.record(match.key, status);
+      send(res, status, body, { ...extra, ...headers });
+    };
+    const destroy = (outcome: 'dropped' | 'lost') => {
+      counters.record(match.key, outcome);
+      req.socket.destroy();
+    };
+    try {
+      if (faults.latencyMs > 0) await sleep(faults.latencyMs);
+      if (decision.drop) return destroy('dropped');
+      if (decision.error) return answer(decision.error, { message: decision.error === 500 ? 'Server Error' : decision.error === 502 ? 'Bad Gateway' : 'Service Unavailable' });
+      const key = bearer(req);
+      if (key === undefined) return answer(401, { message: 'Unauthenticated.' }, { 'www-authenticate': 'Bearer' });
+      if (limiter) {
+        const r = limiter.take(key, Date.now());
+        extra = { 'x-ratelimit-limit': String(limiter.limit.burst), 'x-ratelimit-remaining': String(r.remaining) };
+        if (!r.allowed) return answer(429, { message: 'Too Many Attempts.' }, { 'retry-after': String(r.retryAfterSec) });
+      }
+      if (match.kind === 'not-found') return answer(404, { message: `The route ${url.pathname} could not be found.` });
+      if (match.kind === 'method-not-allowed') return answer(405, { message: `The ${method} method is not supported for route ${url.pathname}. Supported methods: ${match.allow.join(', ')}.` }, { allow: match.allow.join(', ') });
+      const { route, params } = match;
+      const ctx = context();
+      if (route.disabledAs && ctx.isDisabled(route.disabledAs)) {
+        return route.disabledAs === 'accounts.update'
+          ? answer(405, { message: `The ${method} method is not supported for route ${url.pathname}.` }, { allow: 'GET, DELETE' })
+          : answer(404, { message: `The route ${url.pathname} could not be found.` });
+      }
+      const contentType = req.headers['content-type'] ?? '';
+      const raw = route.body === 'none' ? Buffer.alloc(0) : await readBody(req, route.body === 'multipart' ? options.maxUploadBytes + MULTIPART_OVERHEAD : options.maxJsonBytes);
+      const apiReq: ApiRequest = { params, query: url.searchParams, url, body: route.body === 'json' ? parseJsonObject(raw, contentType) : {}, raw, contentType };
+      const result = await route.handle(ctx, apiReq);
+      if (result.wrote) {
+        counters.wrote();
+        saveStore(options.persistFile, store);
+        if (decision.lost === 'socket') return destroy('lost');
+        if (decision.lost === 'status') return answer(502, { message: 'Bad Gateway' });
+      }
+      return answer(result.status, result.body);
+    } catch (err) {
+      if (err instanceof HttpError) {
+        const headers: Record<string, string> = { ...err.headers };
+        if (err instanceof BodyTooLarge && err.abandoned) headers.connection = 'close';
+        return answer(err.status, err.body(), headers);
+      }
+      process.stderr.write(`sandbox: ${method} ${url.pathname}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      return answer(500, { message: 'Server Error' });
+    }
+  }
+
+  async function handleControlRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    try {
+      const raw = req.method === 'POST' ? await readBody(req, options.maxJsonBytes) : Buffer.alloc(0);
+      const a = handleControl(controls, req.method ?? 'GET', url.pathname, raw);
+      send(res, a.status, a.body);
+    } catch (err) {
+      if (err instanceof HttpError) send(res, err.status, err.body());
+      else send(res, 500, { message: (err as Error).message });
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const url = requestUrl(req);
+    const work = url.pathname.startsWith('/__sandbox/')
+      ? handleControlRequest(req, res, url)
+      : url.pathname === '/api/v1' || url.pathname.startsWith('/api/v1/')
+        ? handleApi(req, res, url)
+        : Promise.resolve(send(res, 404, { message: `The route ${url.pathname} could not be found.` }));
+    work.catch((err: unknown) => {
+      process.stderr.write(`sandbox: ${String(err)}\n`);
+      send(res, 500, { message: 'Server Error' });
+    });
+  });
+  // Never hang on a client that stops sending.
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  baseUrl = `http://${host}:${port}`;
+
+  const controls: Controls = {
+    reset() {
+      store.clear();
+      store = loadStore(undefined);
+      saveStore(options.persistFile, store);
+      counters.reset();
+      faults = new FaultInjector(options.faults);
+      representation = options.representation;
+      limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
+    },
+    counters: () => counters.snapshot(),
+    resetCounters: () => counters.reset(),
+    setFaults(f) {
+      faults = new FaultInjector(checkFaults(f));
+    },
+    setRepresentation(r) {
+      representation = checkRepresentation(r);
+    },
+    setRateLimit(r) {
+      const checked = checkRateLimit(r);
+      limiter = checked ? new RateLimiter(checked) : null;
+    },
+    setStatus(kind: OfferKind, identifier: string | number, status: string) {
+      if (!OFFER_KINDS.includes(kind)) throw new TypeError(`kind: expected one of ${OFFER_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
+      if (!ALL_STATUSES.includes(status)) throw new TypeError(`status: expected one of ${ALL_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+      const rec = store.find(kind, String(identifier));
+      if (!rec) throw new Error(`${kind} offer ${JSON.stringify(identifier)} not found`);
+      store.update(kind, rec, { status });
+      saveStore(options.persistFile, store);
+    },
+    dump: () => store.dump(),
+  };
+
+  return {
+    url: baseUrl,
+    port,
+    ...controls,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
