@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WriterLease } from '../../src/state/records.ts';
+import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+
+const lease = (holder: string, pid = 100): WriterLease => ({ holder, pid, hostname: 'host-a', expiresAt: 0 });
+const TTL = 60_000;
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('writer lease', () => {
+  it('is taken when free, refused to a second holder with who holds it and until when, and renewed by its holder', () => {
+    let now = 1_000_000;
+    const store = openStateStore(':memory:', { now: () => now });
+    expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true });
+    expect(store.acquireLease(lease('two', 22), TTL)).toEqual({ ok: false, heldBy: { holder: 'one', pid: 11, hostname: 'host-a', expiresAt: 1_000_000 + TTL } });
+    now += 30_000;
+    expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true });
+    expect(store.currentLease()?.expiresAt).toBe(now + TTL);
+    now += 45_000; // past the first expiry, within the renewed one
+    expect(store.acquireLease(lease('two', 22), TTL).ok).toBe(false);
+    store.close();
+  });
+
+  it('expires on its own, so a killed holder does not lock others out', () => {
+    let now = 1_000_000;
+    const store = openStateStore(':memory:', { now: () => now });
+    store.acquireLease(lease('killed'), TTL);
+    now += TTL - 1;
+    expect(store.acquireLease(lease('next'), TTL).ok).toBe(false);
+    now += 1;
+    expect(store.acquireLease(lease('next'), TTL)).toEqual({ ok: true });
+    expect(store.currentLease()?.holder).toBe('next');
+    // The one that lost it cannot just renew it back.
+    expect(store.acquireLease(lease('killed'), TTL).ok).toBe(false);
+    store.close();
+  });
+
+  it('is released only by its holder', () => {
+    const store = openStateStore(':memory:');
+    store.acquireLease(lease('one'), TTL);
+    store.releaseLease('two');
+    expect(store.acquireLease(lease('two'), TTL).ok).toBe(false);
+    store.releaseLease('one');
+    expect(store.currentLease()).toBeUndefined();
+    expect(store.acquireLease(lease('two'), TTL).ok).toBe(true);
+    store.close();
+  });
+
+  it('holds across connections to the same file (two processes)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-lease-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const a = openStateStore(path);
+    const b = openStateStore(path);
+    expect(a.acquireLease(lease('a', 1), TTL).ok).toBe(true);
+    const refused = b.acquireLease(lease('b', 2), TTL);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.heldBy).toMatchObject({ holder: 'a', pid: 1 });
+    a.releaseLease('a');
+    expect(b.acquireLease(lease('b', 2), TTL).ok).toBe(true);
+    expect(a.acquireLease(lease('a', 1), TTL).ok).toBe(false);
+    a.close();
+    b.close();
+  });
+});
