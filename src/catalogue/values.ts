@@ -12,7 +12,9 @@ export interface Reporter {
 
 export function normString(v: unknown, spec: Pick<FieldSpec, 'verbatim'>, r: Reporter): string | undefined {
   if (typeof v === 'string') {
-    const s = spec.verbatim ? v : v.trim();
+    if (spec.verbatim) return v === '' ? undefined : v;
+    // Line ends inside a value must not depend on the editor (CRLF) for the hash to be stable.
+    const s = (v.includes('\r') ? v.replace(/\r\n?/g, '\n') : v).trim();
     return s === '' ? undefined : s;
   }
   if (typeof v === 'number') {

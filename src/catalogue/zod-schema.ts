@@ -5,13 +5,14 @@ import { z } from 'zod';
 import type { OfferKind } from './desired-offer.ts';
 import type { FieldSpec, FieldTable } from './field-spec.ts';
 
-const intString = z.string().regex(/^\s*\d+\s*$/);
+// A new instance at each use: a shared one would become an anonymous $ref in the JSON Schema.
+const intString = (): z.ZodString => z.string().regex(/^\s*\d+\s*$/);
 
 function intSchema(spec: Pick<FieldSpec, 'min' | 'max'>): z.ZodType {
   let n = z.int();
   if (spec.min !== undefined) n = n.min(spec.min);
   if (spec.max !== undefined) n = n.max(spec.max);
-  return z.union([n, intString]);
+  return z.union([n, intString()]);
 }
 
 function fieldSchema(spec: FieldSpec, nested: Nested): z.ZodType {
@@ -29,14 +30,14 @@ function fieldSchema(spec: FieldSpec, nested: Nested): z.ZodType {
     case 'rank':
       return z.union([z.string(), z.int().min(0)]);
     case 'division':
-      return z.union([z.enum(['I', 'II', 'III', 'IV']), z.int().min(0), intString]);
+      return z.union([z.enum(['I', 'II', 'III', 'IV']), z.int().min(0), intString()]);
     case 'list':
     case 'urls':
     case 'images':
       return z.union([z.array(z.string()), z.string()]);
     case 'image_ids':
       return z.union([
-        z.array(z.union([z.int().positive(), intString])),
+        z.array(z.union([z.int().positive(), intString()])),
         z.string().regex(/^[\d,\s]*$/),
         z.array(z.object({ id: z.int().positive() })),
         z.array(z.object({ image_id: z.int().positive() })),
@@ -72,7 +73,7 @@ export interface KindSchema {
 
 /** The schema of one offer and of a whole file of that kind. */
 export function fileSchemaOf(kind: OfferKind, table: FieldTable, tables: Nested = NONE): KindSchema {
-  const offer = z.strictObject(shapeOf(table, tables, true)).describe(`One ${kind} offer.`);
+  const offer = z.strictObject(shapeOf(table, tables, true)).meta({ id: `${kind}_offer`, description: `One ${kind} offer.` });
   const file = z
     .union([
       offer,
