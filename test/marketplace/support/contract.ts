@@ -1,0 +1,74 @@
+// Shared setup of the contract tests: a real sandbox on 127.0.0.1 and the real client against it.
+import { startSandbox } from '../../../src/sandbox/sandbox-server.ts';
+import type { MarketplaceClient } from '../../../src/marketplace/marketplace-client.ts';
+import { createMarketplaceClient, type MarketplaceClientOptions } from '../../../src/marketplace/undici-marketplace-client.ts';
+
+export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+export type SandboxOptions = NonNullable<Parameters<typeof startSandbox>[0]>;
+
+export const SANDBOX_KEY = 'contract-key-7d1f2a';
+
+export async function sandboxAndClient(
+  sandboxOpts: SandboxOptions = {},
+  clientOpts: Partial<MarketplaceClientOptions> = {},
+): Promise<{ sandbox: Sandbox; client: MarketplaceClient; close(): Promise<void> }> {
+  const sandbox = await startSandbox({ port: 0, apiKeys: [SANDBOX_KEY], rateLimit: null, ...sandboxOpts });
+  const client = createMarketplaceClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, timeoutMs: 5000, ...clientOpts });
+  return {
+    sandbox,
+    client,
+    async close() {
+      await client.close();
+      await sandbox.close();
+    },
+  };
+}
+
+let seq = 0;
+/** A fresh external_id per call, so tests in one sandbox never collide. */
+export function ext(prefix: string): string {
+  return `${prefix}-${process.pid}-${++seq}`;
+}
+
+export function accountBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { external_id: externalId, title: `Account ${externalId}`, price: 1999, game: 'lol', status: 'listed', level: 30, ...extra };
+}
+
+export function itemBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { external_id: externalId, title: `Item ${externalId}`, price: 250, type: 'skin', game: 'lol', server: 'euw', stock: 5, status: 'listed', ...extra };
+}
+
+export function topUpBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    external_id: externalId,
+    game: 'lol',
+    game_name: 'League of Legends',
+    offer_title: `RP ${externalId}`,
+    offer_amount: 1380,
+    offer_unit: 'RP',
+    region: 'euw',
+    price: 999,
+    currency: 'EUR',
+    stock: 10,
+    status: 'listed',
+    active: true,
+    ...extra,
+  };
+}
+
+/** Every page of a list, flattened. */
+export async function collect<T>(pages: AsyncIterable<{ readonly items: readonly T[] }>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const p of pages) out.push(...p.items);
+  return out;
+}
+
+/** The counters' routes that match, e.g. every GET of one account path. */
+export function routesMatching(sandbox: Sandbox, re: RegExp): string[] {
+  return Object.keys(sandbox.counters().byRoute).filter((r) => re.test(r));
+}
+
+/** A 1x1 PNG. */
+export const PNG = Uint8Array.from(
+  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'),
+);
