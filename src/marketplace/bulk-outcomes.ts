@@ -5,7 +5,8 @@ import type { BulkUpdateResult, RemoteOffer } from './marketplace-client.ts';
 
 type Outcome = { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer };
 
-const FAILED = new Set(['error', 'failed', 'fail', 'failure', 'rejected', 'invalid', 'not_found']);
+const FAILED = new Set(['error', 'failed', 'fail', 'failure', 'rejected', 'invalid', 'not_found', 'notfound', 'missing']);
+const SUCCEEDED = new Set(['ok', 'success', 'succeeded', 'updated', 'done', 'saved', 'unchanged']);
 const ARRAY_KEYS = ['results', 'data', 'offers'] as const;
 
 function elementsOf(body: unknown): readonly unknown[] | undefined {
@@ -27,19 +28,26 @@ function messageOf(e: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-function offerOf(e: Record<string, unknown>): RemoteOffer | undefined {
-  const candidate = isRecord(e.offer) ? e.offer : isRecord(e.data) ? e.data : e;
+/** The offer echoed with an outcome: nested under offer/data, or the element itself when its status is the offer's. */
+function offerOf(e: Record<string, unknown>, statusIsOutcome: boolean): RemoteOffer | undefined {
+  const candidate = isRecord(e.offer) ? e.offer : isRecord(e.data) ? e.data : statusIsOutcome ? undefined : e;
+  if (!candidate) return undefined;
   try {
-    return decodeOffer('top-ups', candidate);
+    const offer = decodeOffer('top-ups', candidate);
+    // `{external_id, id, success}` is an outcome, not an offer: the element itself counts only if it echoes fields.
+    return candidate !== e || Object.keys(offer.fields).length > 0 ? offer : undefined;
   } catch {
     return undefined; // an outcome without the offer is still an outcome
   }
 }
 
 function outcomeOf(e: Record<string, unknown>): Outcome {
-  const message = messageOf(e);
+  const status = decodeString(e.status)?.toLowerCase();
+  const statusIsOutcome = typeof e.status === 'number' || (status !== undefined && (FAILED.has(status) || SUCCEEDED.has(status)));
   const withMessage = (ok: boolean): Outcome => {
-    const offer = ok ? offerOf(e) : undefined;
+    const offer = ok ? offerOf(e, statusIsOutcome) : undefined;
+    // A failure without words still says which: "not_found".
+    const message = messageOf(e) ?? (!ok && status !== undefined ? status : undefined);
     return { ok, ...(message !== undefined ? { message } : {}), ...(offer ? { offer } : {}) };
   };
   if (typeof e.success === 'boolean') return withMessage(e.success);
@@ -47,8 +55,7 @@ function outcomeOf(e: Record<string, unknown>): Outcome {
   if ((e.error !== undefined && e.error !== null && e.error !== false && e.error !== '') || isRecord(e.errors)) return withMessage(false);
   if (typeof e.status === 'number') return withMessage(e.status >= 200 && e.status < 300);
   // A string status may be an outcome ("failed") or the offer's own status ("listed"): only failure words fail.
-  const status = decodeString(e.status);
-  return withMessage(!(status !== undefined && FAILED.has(status.toLowerCase())));
+  return withMessage(!(status !== undefined && FAILED.has(status)));
 }
 
 export function decodeBulkUpdate(body: unknown): BulkUpdateResult {

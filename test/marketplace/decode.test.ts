@@ -250,12 +250,27 @@ describe('decodeBulkUpdate', () => {
         { external_id: 'b', success: false, error: 'bad price' },
         { external_id: 'c', status: 'failed', message: 'no such offer' },
         { external_id: 'd', status: 200 },
+        { external_id: 'e', id: 5, success: true },
       ],
     });
     expect(r.outcomes?.get('a')).toEqual({ ok: true });
     expect(r.outcomes?.get('b')).toEqual({ ok: false, message: 'bad price' });
     expect(r.outcomes?.get('c')).toEqual({ ok: false, message: 'no such offer' });
     expect(r.outcomes?.get('d')?.ok).toBe(true);
+    expect(r.outcomes?.get('e')).toEqual({ ok: true });
+  });
+  it('reads the sandbox form: status as the outcome, never as the offer status', () => {
+    const r = decodeBulkUpdate({
+      success: true,
+      updated: 1,
+      not_found: 1,
+      results: [
+        { external_id: 'a', id: 1, status: 'updated' },
+        { external_id: 'zz', id: null, status: 'not_found' },
+      ],
+    });
+    expect(r.outcomes?.get('a')).toEqual({ ok: true });
+    expect(r.outcomes?.get('zz')).toEqual({ ok: false, message: 'not_found' });
   });
   it('reads offers echoed under data as successes carrying the offer', () => {
     const r = decodeBulkUpdate({ data: [{ id: 3, external_id: 'a', status: 'listed', price: '100' }] });
