@@ -57,7 +57,7 @@ export const PNG = Buffer.from('89504e470d0a1a0a0000000d494844520000000100000001
 
 export async function upload(sb: RunningSandbox, bytes: Uint8Array, opts: { part?: string; name?: string; key?: string } = {}): Promise<Answer> {
   const form = new FormData();
-  form.append(opts.part ?? 'file', new Blob([bytes]), opts.name ?? 'pic.png');
+  form.append(opts.part ?? 'file', new Blob([new Uint8Array(bytes)]), opts.name ?? 'pic.png');
   const res = await fetch(`${sb.url}/api/v1/images`, { method: 'POST', headers: { authorization: `Bearer ${opts.key ?? KEY}` }, body: form });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
