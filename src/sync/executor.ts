@@ -351,7 +351,7 @@ export class Execution {
       const updated = await this.patch(d, a.remoteId, body);
       if (updated === 'blocked') return;
       this.applied(d, updated, sent, fields);
-      this.report({ kind: d.kind, externalId: d.externalId, outcome: 'updated', file, fields: Object.keys(sent) });
+      this.report({ kind: d.kind, externalId: d.externalId, outcome: a.reason === 'adopted' ? 'adopted' : 'updated', file, fields: Object.keys(sent) });
     } catch (err) {
       if (statusOf(err) === 409) {
         const live = await resourceOf(this.client, d.kind).get({ id: a.remoteId }).catch(() => null);

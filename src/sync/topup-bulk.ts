@@ -74,7 +74,7 @@ export function updateTopUpsInBulk(ex: Execution, updates: readonly UpdateAction
         body,
         onOk: (offer) => {
           ex.applied(a.desired, offer, body, fields);
-          ex.report({ kind: 'topup', externalId: a.externalId, outcome: 'updated', file: a.desired.source.file, fields: Object.keys(body) });
+          ex.report({ kind: 'topup', externalId: a.externalId, outcome: a.reason === 'adopted' ? 'adopted' : 'updated', file: a.desired.source.file, fields: Object.keys(body) });
         },
         fallback: () => ex.update(a),
       };

@@ -7,7 +7,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/sandbox-server.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/config.ts';
-import { silentLogger } from '../../src/log/logger.ts';
+import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { openServices } from '../../src/cli/services.ts';
 import { reconcile, type ReconcileOptions, type ReconcileResult } from '../../src/sync/reconciler.ts';
 
@@ -21,7 +21,7 @@ export interface Harness {
   config: Config;
   write(rel: string, content: string | Uint8Array): void;
   remove(rel: string): void;
-  reconcile(opts?: Partial<ReconcileOptions>): Promise<ReconcileResult>;
+  reconcile(opts?: Partial<ReconcileOptions>, logger?: Logger): Promise<ReconcileResult>;
   /** Writes done by the sandbox since the last resetCounters(). */
   writes(): number;
   close(): Promise<void>;
@@ -53,8 +53,8 @@ export async function createHarness(opts: { sandbox?: SandboxOptions; config?: R
     remove(rel) {
       rmSync(join(catalogueDir, rel), { force: true });
     },
-    async reconcile(o = {}) {
-      const services = openServices(h.config, { logger: silentLogger });
+    async reconcile(o = {}, logger = silentLogger) {
+      const services = openServices(h.config, { logger });
       try {
         return await reconcile(services.reconcileDeps, { command: 'test', dryRun: false, ...o });
       } finally {

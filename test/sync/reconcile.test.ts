@@ -4,6 +4,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 import { LeaseHeldError } from '../../src/sync/reconciler.ts';
+import { createLogger } from '../../src/log/logger.ts';
 import { createHarness, requestsByRoute, tinyPng, TEST_KEY, type Harness } from '../support/harness.ts';
 
 const PASSWORD = 'hunter2-S3CRET-pw';
@@ -246,9 +247,18 @@ describe('reconcile against the sandbox', () => {
   });
 
   it('keeps the API key and passwords out of the state db and the logs', async () => {
-    h = await createHarness({ config: { log: { level: 'trace' } } });
+    h = await createHarness({ sandbox: { faults: { errorRate: 0.2, seed: 3 } } });
     seed(h);
-    await h.reconcile();
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'trace', destination: { write: (l: string) => lines.push(l) } });
+    await h.reconcile({}, logger);
+    // A change of password goes out again (as an HMAC difference), still never logged or stored.
+    h.write('accounts/main.json', readFileSync(`${h.catalogueDir}/accounts/main.json`, 'utf8').replace(PASSWORD, `${PASSWORD}-2`));
+    await h.reconcile({}, logger);
+    expect(lines.length).toBeGreaterThan(5);
+    const log = lines.join('');
+    expect(log).not.toContain(PASSWORD);
+    expect(log).not.toContain(TEST_KEY);
     for (const f of ['state.db', 'state.db-wal']) {
       const path = `${h.dir}/state/${f}`;
       if (!existsSync(path)) continue;
