@@ -114,7 +114,11 @@ export class HttpTransport {
     }
   }
 
+  private closing?: Promise<void>;
+
+  /** Idempotent: a second close waits for the first. */
   close(): Promise<void> {
-    return this.pool.close();
+    this.closing ??= this.pool.close().then(() => undefined);
+    return this.closing;
   }
 }

@@ -211,3 +211,11 @@ describe('bulk-update outcomes through the wire', () => {
     expect(r.outcomes?.get('b')).toEqual({ ok: false, message: 'no' });
   });
 });
+
+describe('close', () => {
+  it('can be called twice', async () => {
+    const c = createMarketplaceClient({ baseUrl: stub.url, apiKey: KEY });
+    await c.close();
+    await expect(c.close()).resolves.toBeUndefined();
+  });
+});
