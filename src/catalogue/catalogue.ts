@@ -8,7 +8,7 @@ import { silentLogger, type Logger } from '../log/logger.ts';
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import type { DesiredOffer, ImageRef, OfferKind, SourceLocation } from './desired-offer.ts';
 import { decodeText, parseFile } from './formats.ts';
-import { credentialsHmac, offerHash } from './hash.ts';
+import { Hmac256, credentialsHmac, offerHash, sortKeys } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { classify } from './layout.ts';
 import { normaliseRecord } from './normalise.ts';
@@ -86,7 +86,8 @@ interface FileResult {
 
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_IMAGE_BYTES = 8 * 1024 * 1024;
-const READ_CONCURRENCY = 16;
+/** Files read between two yields to the event loop (reads are synchronous, see read-file.ts). */
+const FILES_PER_TURN = 32;
 
 export function offerKey(kind: OfferKind, externalId: string): string {
   return `${kind}:${externalId}`;
@@ -98,17 +99,17 @@ function positiveInt(name: string, v: number | undefined, dflt: number): number 
   return v;
 }
 
-async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+/** One after the other, letting timers and sockets run every few files (the daemon serves health checks). */
+async function eachInTurn<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % FILES_PER_TURN === 0) await new Promise<void>((r) => setImmediate(r));
+    await fn(items[i]!);
+  }
 }
 
 export class Catalogue {
   private readonly dir: string;
-  private readonly key: string | Uint8Array;
+  private readonly key: Hmac256;
   private readonly maxFileBytes: number;
   private readonly maxImageBytes: number;
   private readonly logger: Logger;
@@ -129,7 +130,7 @@ export class Catalogue {
     if (typeof opts.dir !== 'string' || !isAbsolute(opts.dir)) throw new TypeError(`Catalogue: dir must be an absolute path, got ${JSON.stringify(opts.dir)}`);
     if (opts.credentialsKey === undefined || opts.credentialsKey.length === 0) throw new TypeError('Catalogue: credentialsKey must be a non-empty string or byte array');
     this.dir = opts.dir;
-    this.key = opts.credentialsKey;
+    this.key = new Hmac256(opts.credentialsKey);
     this.maxFileBytes = positiveInt('maxFileBytes', opts.maxFileBytes, DEFAULT_MAX_FILE_BYTES);
     this.maxImageBytes = positiveInt('maxImageBytes', opts.maxImageBytes, DEFAULT_MAX_IMAGE_BYTES);
     this.logger = opts.logger ?? silentLogger;
@@ -174,7 +175,7 @@ export class Catalogue {
     this.complete = walk.complete;
     this.walkProblems = walk.problems;
     for (const bad of walk.badFiles) this.put(quarantinedResult(bad.file, 'error', bad.message));
-    await eachLimited(walk.files, READ_CONCURRENCY, async (file) => {
+    await eachInTurn(walk.files, async (file) => {
       const r = await this.processFile(file, false);
       if (r) this.put(r);
     });
@@ -218,7 +219,7 @@ export class Catalogue {
 
     // Read first (I/O), then swap the results in at once, so the before/after picture is exact.
     const fresh = new Map<string, FileResult | null>();
-    await eachLimited([...toRead], READ_CONCURRENCY, async (file) => {
+    await eachInTurn([...toRead], async (file) => {
       fresh.set(file, await this.processFile(file, true));
     });
     const touched = new Set<string>();
@@ -285,7 +286,7 @@ export class Catalogue {
   private async processFile(file: string, fromWatcher: boolean): Promise<FileResult | null> {
     const c = classify(file);
     if (c.type !== 'offers') return null;
-    const read = await readCatalogueFile(this.dir, this.rootReal!, file, this.maxFileBytes, { checkRealpath: fromWatcher, ...(this.fs ? { fs: this.fs } : {}) });
+    const read = readCatalogueFile(this.dir, this.rootReal!, file, this.maxFileBytes, { checkRealpath: fromWatcher, ...(this.fs ? { fs: this.fs } : {}) });
     if ('vanished' in read) {
       // Gone between listing and reading (an editor saving by delete-and-write): keep its offers as they
       // are for now; the watcher's "removed" follows if it is really gone.
@@ -307,8 +308,12 @@ export class Catalogue {
         unknownIdentity = true;
         continue;
       }
-      const source: SourceLocation = { file, ...n.source };
-      const base = { kind, externalId: n.externalId, group: `${kind}:${n.externalId.toLowerCase()}`, key: offerKey(kind, n.externalId), source };
+      const source: SourceLocation = n.source.line !== undefined ? (n.source.pointer !== undefined ? { file, line: n.source.line, pointer: n.source.pointer } : { file, line: n.source.line }) : n.source.pointer !== undefined ? { file, pointer: n.source.pointer } : { file };
+      const externalId = n.externalId;
+      const key = offerKey(kind, externalId);
+      const lower = externalId.toLowerCase();
+      const group = lower === externalId ? key : `${kind}:${lower}`;
+      const base: Entry = { kind, externalId, group, key, source };
       if (!n.valid) {
         entries.push(base);
         continue;
@@ -331,7 +336,7 @@ export class Catalogue {
         entries.push(base);
         continue;
       }
-      entries.push({ ...base, offer: this.offer(kind, n.externalId, n.fields, n.credentials, refs, source) });
+      entries.push({ kind, externalId, group, key, source, offer: this.offer(kind, externalId, n.fields, n.credentials, refs, source) });
     }
     if (unknownIdentity && !parsed.unreadable) {
       problems.push({ severity: 'warning', file, kind, message: 'a record of this file has no usable external_id: nothing from this file is archived until that is fixed' });
@@ -352,13 +357,14 @@ export class Catalogue {
   private offer(
     kind: OfferKind,
     externalId: string,
-    fields: Record<string, unknown>,
+    rawFields: Record<string, unknown>,
     credentials: Record<string, string> | undefined,
     images: readonly ImageRef[],
     source: SourceLocation,
   ): DesiredOffer {
     const hmac = credentials ? credentialsHmac(this.key, credentials) : undefined;
-    const hash = offerHash({ kind, externalId, fields, imageSha256s: images.map((i) => i.sha256), credentialsHmac: hmac });
+    const fields = sortKeys(rawFields);
+    const hash = offerHash({ kind, externalId, sortedFields: fields, imageSha256s: images.map((i) => i.sha256), credentialsHmac: hmac });
     switch (kind) {
       case 'account':
         return {

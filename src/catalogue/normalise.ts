@@ -47,190 +47,224 @@ const RANK_DIVISION: Readonly<Record<string, string>> = {
 };
 
 export function normaliseRecord(kind: OfferKind, record: RawRecord, file: string): NormalisedRecord {
-  const table = FIELD_TABLES[kind];
-  const problems: CatalogueProblem[] = [];
-  let errors = 0;
-  let externalId: string | undefined;
-  const where = (path: Path): { line?: number; pointer?: string; field?: string } => ({
-    ...(record.line !== undefined ? { line: record.line } : {}),
-    ...(record.pointer !== undefined ? { pointer: record.pointer + path.map((p) => '/' + pointerToken(p)).join('') } : {}),
-    ...(path.length > 0 ? { field: path.join('.') } : {}),
-  });
-  const add = (severity: 'error' | 'warning', path: Path, message: string): void => {
-    if (severity === 'error') errors++;
-    problems.push({ severity, file, ...where(path), kind, ...(externalId !== undefined ? { externalId } : {}), message });
-  };
-  const reporter = (path: Path): Reporter => ({
-    error: (m) => add('error', path, m),
-    warn: (m) => add('warning', path, m),
-  });
-  const source = { ...(record.line !== undefined ? { line: record.line } : {}), ...(record.pointer !== undefined ? { pointer: record.pointer } : {}) };
-  const fail = (): NormalisedRecord => ({ valid: false, fields: {}, images: [], problems, source, ...(externalId !== undefined ? { externalId } : {}) });
+  return new RecordNormaliser(kind, record, file).run();
+}
 
-  const obj = record.value;
-  if (!isPlainObject(obj)) {
-    add('error', [], `expected an offer (an object with external_id, ...), got ${typeName(obj)}`);
-    return fail();
+// A class rather than closures: one record at a time, 100k times a load, so nothing is allocated per
+// field beyond the values themselves.
+class RecordNormaliser implements Reporter {
+  private readonly table: FieldTable;
+  private readonly problems: CatalogueProblem[] = [];
+  private errors = 0;
+  private externalId: string | undefined;
+  private readonly out: Record<string, unknown> = {};
+  private readonly images: ImagePathRef[] = [];
+  private readonly failed = new Set<string>();
+  /** Path of the value being normalised, for the problems the value normalisers report. */
+  private path: Path = [];
+  private readonly source: { readonly line?: number; readonly pointer?: string };
+
+  constructor(
+    private readonly kind: OfferKind,
+    private readonly record: RawRecord,
+    private readonly file: string,
+  ) {
+    this.table = FIELD_TABLES[kind];
+    this.source = {
+      ...(record.line !== undefined ? { line: record.line } : {}),
+      ...(record.pointer !== undefined ? { pointer: record.pointer } : {}),
+    };
   }
 
-  // Identity first, so that every later problem names it.
-  const rawId = obj.external_id;
-  if (typeof rawId === 'string' && rawId.trim() !== '') externalId = rawId.trim();
-  else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) {
-    externalId = String(rawId);
-    add('warning', ['external_id'], `external_id should be a string: taken as '${externalId}'; put it in quotes`);
-  } else {
-    const got = rawId === undefined || rawId === null || rawId === '' ? 'it is missing' : `got ${typeName(rawId)}`;
-    add('error', ['external_id'], `external_id is required: a non-empty string, unique among the ${kind} offers; ${got}`);
+  error(message: string): void {
+    this.add('error', this.path, message);
   }
 
-  const out: Record<string, unknown> = {};
-  const origin = new Map<string, string>();
-  const images: ImagePathRef[] = [];
-  const failed = new Set<string>();
+  warn(message: string): void {
+    this.add('warning', this.path, message);
+  }
 
-  // Writes a value under its canonical name; two names for one field must agree.
-  const assign = (target: string, value: unknown, fromPath: Path): void => {
-    const dot = target.indexOf('.');
-    const container = dot > 0 ? target.slice(0, dot) : undefined;
-    const prev = origin.get(target);
-    const existing = container ? (out[container] as Record<string, unknown> | undefined)?.[target.slice(dot + 1)] : out[target];
-    if (prev !== undefined && existing !== undefined) {
-      if (canonicalJson(existing) !== canonicalJson(value)) {
-        add('error', fromPath, `'${fromPath.join('.')}' and '${prev}' both give ${target} and disagree (${canonicalJson(existing)} vs ${canonicalJson(value)}): keep one`);
-        failed.add(target);
+  private pointerOf(path: Path): string | undefined {
+    if (this.record.pointer === undefined) return undefined;
+    let p = this.record.pointer;
+    for (const k of path) p += '/' + pointerToken(k);
+    return p;
+  }
+
+  private add(severity: 'error' | 'warning', path: Path, message: string): void {
+    if (severity === 'error') this.errors++;
+    const pointer = this.pointerOf(path);
+    this.problems.push({
+      severity,
+      file: this.file,
+      ...(this.record.line !== undefined ? { line: this.record.line } : {}),
+      ...(pointer !== undefined ? { pointer } : {}),
+      ...(path.length > 0 ? { field: path.join('.') } : {}),
+      kind: this.kind,
+      ...(this.externalId !== undefined ? { externalId: this.externalId } : {}),
+      message,
+    });
+  }
+
+  private fail(): NormalisedRecord {
+    return { valid: false, fields: {}, images: [], problems: this.problems, source: this.source, ...(this.externalId !== undefined ? { externalId: this.externalId } : {}) };
+  }
+
+  run(): NormalisedRecord {
+    const obj = this.record.value;
+    if (!isPlainObject(obj)) {
+      this.add('error', [], `expected an offer (an object with external_id, ...), got ${typeName(obj)}`);
+      return this.fail();
+    }
+    // Identity first, so that every later problem names it.
+    const rawId = obj.external_id;
+    if (typeof rawId === 'string' && rawId.trim() !== '') this.externalId = rawId.trim();
+    else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) {
+      this.externalId = String(rawId);
+      this.add('warning', ['external_id'], `external_id should be a string: taken as '${this.externalId}'; put it in quotes`);
+    } else {
+      const got = rawId === undefined || rawId === null || rawId === '' ? 'it is missing' : `got ${typeName(rawId)}`;
+      this.add('error', ['external_id'], `external_id is required: a non-empty string, unique among the ${this.kind} offers; ${got}`);
+    }
+
+    for (const key in obj) {
+      if (key === 'external_id' || key === '$schema') continue;
+      const v = obj[key];
+      const spec = this.table[key];
+      if (!spec) {
+        this.add('warning', [key], unknownFieldMessage(key, Object.keys(this.table)));
+        continue;
       }
+      if (v === null || v === undefined) continue;
+      const target = spec.target ?? key;
+      this.normValue(spec, v, [key], target);
+      if (spec.legacy && !this.failed.has(target)) {
+        this.add('warning', [key], `'${key}' is not a field of the API: it was moved to ${target}; write it there`);
+      }
+    }
+
+    for (const name in this.table) {
+      const spec = this.table[name]!;
+      if (spec.required && name !== 'external_id' && this.out[name] === undefined && !this.failed.has(name)) {
+        this.add('error', [name], `${name} is required: ${spec.description}`);
+      }
+    }
+    if (this.record.error) this.add('error', [], this.record.error);
+
+    if (this.externalId === undefined || this.errors > 0) return this.fail();
+    const out = this.out;
+    const credentials = out.credentials as Record<string, string> | undefined;
+    delete out.credentials;
+    return { externalId: this.externalId, valid: true, fields: out, ...(credentials ? { credentials } : {}), images: this.images, problems: this.problems, source: this.source };
+  }
+
+  /** Writes a value under its canonical name; two names for one field (aliases) must agree. */
+  private assign(target: string, value: unknown, fromPath: Path): void {
+    const out = this.out;
+    const dot = target.indexOf('.');
+    let holder = out;
+    let name = target;
+    if (dot > 0) {
+      const container = target.slice(0, dot);
+      name = target.slice(dot + 1);
+      holder = (out[container] as Record<string, unknown> | undefined) ?? (out[container] = {});
+    }
+    const existing = holder[name];
+    if (existing === undefined) {
+      holder[name] = value;
       return;
     }
-    origin.set(target, fromPath.join('.'));
-    if (container) {
-      const inner = (out[container] as Record<string, unknown> | undefined) ?? {};
-      inner[target.slice(dot + 1)] = value;
-      out[container] = inner;
-    } else out[target] = value;
-  };
+    if (canonicalJson(existing) !== canonicalJson(value)) {
+      const from = fromPath.join('.');
+      this.add('error', fromPath, `'${from}' gives ${target} a second time and disagrees (${canonicalJson(existing)} before, ${canonicalJson(value)} here): keep one`);
+      this.failed.add(target);
+    }
+  }
 
-  const normValue = (spec: FieldSpec, v: unknown, path: Path, target: string): void => {
-    const r = reporter(path);
-    const before = errors;
+  private normValue(spec: FieldSpec, v: unknown, path: Path, target: string): void {
+    const before = this.errors;
+    const saved = this.path;
+    this.path = path;
+    let value: unknown;
     switch (spec.type) {
-      case 'string': {
-        const s = normString(v, spec, r);
-        if (s !== undefined) assign(target, s, path);
+      case 'string':
+        value = normString(v, spec, this);
         break;
-      }
-      case 'int': {
-        const n = normInt(v, spec, r);
-        if (n !== undefined) assign(target, n, path);
+      case 'int':
+        value = normInt(v, spec, this);
         break;
-      }
-      case 'price': {
-        const n = normPrice(v, r);
-        if (n !== undefined) assign(target, n, path);
+      case 'price':
+        value = normPrice(v, this);
         break;
-      }
-      case 'bool': {
-        const b = normBool(v, r);
-        if (b !== undefined) assign(target, b, path);
+      case 'bool':
+        value = normBool(v, this);
         break;
-      }
-      case 'enum': {
-        const e = normEnum(v, spec, r);
-        if (e !== undefined) assign(target, e, path);
+      case 'enum':
+        value = normEnum(v, spec, this);
         break;
-      }
       case 'rank': {
-        const rank = normRank(v, r);
+        const rank = normRank(v, this);
         if (rank === undefined) break;
-        if (target.startsWith('parameters.')) assign(target, combinedRank(rank), path);
+        if (target.startsWith('parameters.')) value = combinedRank(rank);
         else {
-          assign(target, rank.rank, path);
+          value = rank.rank;
           const divisionTarget = RANK_DIVISION[target];
-          if (rank.division !== undefined && divisionTarget) assign(divisionTarget, rank.division, path);
+          if (rank.division !== undefined && divisionTarget) this.assign(divisionTarget, rank.division, path);
         }
         break;
       }
-      case 'division': {
-        const d = normDivision(v, r);
-        if (d !== undefined) assign(target, d, path);
+      case 'division':
+        value = normDivision(v, this);
         break;
-      }
       case 'list':
-      case 'urls': {
-        const l = normList(v, r, spec.type === 'list');
-        if (l !== undefined) assign(target, l, path);
+      case 'urls':
+        value = normList(v, this, spec.type === 'list');
         break;
-      }
       case 'images': {
-        const l = normList(v, r, false);
+        const l = normList(v, this, false);
         if (l === undefined) break;
-        const base = where(path).pointer;
-        l.forEach((p, i) => images.push({ path: p, field: path.join('.'), ...(base !== undefined ? { pointer: `${base}/${i}` } : {}) }));
+        const base = this.pointerOf(path);
+        const field = path.join('.');
+        for (let i = 0; i < l.length; i++) this.images.push({ path: l[i]!, field, ...(base !== undefined ? { pointer: `${base}/${i}` } : {}) });
         break;
       }
-      case 'image_ids': {
-        const ids = normImageIds(v, r);
-        if (ids !== undefined) assign(target, ids, path);
+      case 'image_ids':
+        value = normImageIds(v, this);
         break;
-      }
       case 'parameters': {
         if (!isPlainObject(v)) {
-          r.error(`expected an object of account details (level, rank, ...), got ${typeName(v)}`);
+          this.error(`expected an object of account details (level, rank, ...), got ${typeName(v)}`);
           break;
         }
-        if (out.parameters === undefined) out.parameters = {};
-        for (const [k, pv] of Object.entries(v)) {
+        if (this.out.parameters === undefined) this.out.parameters = {};
+        for (const k in v) {
+          const pv = v[k];
           if (pv === null || pv === undefined) continue;
           const known = PARAMETER_FIELDS[k];
-          if (known) normValue(known, pv, [...path, k], `parameters.${k}`);
-          else assign(`parameters.${k}`, typeof pv === 'string' ? pv.trim() : pv, [...path, k]);
+          if (known) this.normValue(known, pv, [...path, k], `parameters.${k}`);
+          else this.assign(`parameters.${k}`, typeof pv === 'string' ? pv.trim() : pv, [...path, k]);
         }
         break;
       }
       case 'credentials': {
         if (!isPlainObject(v)) {
-          r.error(`expected an object {login, password, email_login, email_password}, got ${typeName(v)}`);
+          this.error(`expected an object {login, password, email_login, email_password}, got ${typeName(v)}`);
           break;
         }
-        for (const [k, cv] of Object.entries(v)) {
+        for (const k in v) {
+          const cv = v[k];
           if (cv === null || cv === undefined) continue;
           const known = CREDENTIAL_FIELDS[k];
-          if (known) normValue(known, cv, [...path, k], `credentials.${k}`);
-          else add('warning', [...path, k], unknownFieldMessage(k, Object.keys(CREDENTIAL_FIELDS), 'credentials field'));
+          if (known) this.normValue(known, cv, [...path, k], `credentials.${k}`);
+          else this.add('warning', [...path, k], unknownFieldMessage(k, Object.keys(CREDENTIAL_FIELDS), 'credentials field'));
         }
         break;
       }
       default:
         spec.type satisfies never;
     }
-    if (errors > before) failed.add(target);
-  };
-
-  for (const key of Object.keys(obj)) {
-    if (key === 'external_id' || key === '$schema') continue;
-    const v = obj[key];
-    const spec = table[key];
-    if (!spec) {
-      add('warning', [key], unknownFieldMessage(key, Object.keys(table)));
-      continue;
-    }
-    if (v === null || v === undefined) continue;
-    const target = spec.target ?? key;
-    normValue(spec, v, [key], target);
-    if (spec.legacy && !failed.has(target)) {
-      add('warning', [key], `'${key}' is not a field of the API: it was moved to ${target}; write it there`);
-    }
+    if (value !== undefined) this.assign(target, value, path);
+    this.path = saved;
+    if (this.errors > before) this.failed.add(target);
   }
-
-  for (const [name, spec] of Object.entries(table)) {
-    if (spec.required && name !== 'external_id' && out[name] === undefined && !failed.has(name)) {
-      add('error', [name], `${name} is required: ${spec.description}`);
-    }
-  }
-  if (record.error) add('error', [], record.error);
-
-  if (externalId === undefined || errors > 0) return fail();
-  const credentials = out.credentials as Record<string, string> | undefined;
-  delete out.credentials;
-  return { externalId, valid: true, fields: out, ...(credentials ? { credentials } : {}), images, problems, source };
 }
