@@ -9,6 +9,6 @@ export default defineConfig({
     // Tests start real sandboxes on loopback; two workers suit the 2-core machines.
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    maxWorkers: 2,
   },
 });

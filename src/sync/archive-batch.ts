@@ -3,7 +3,7 @@
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { CAPABILITIES, isCapabilityRefusal } from './capabilities.ts';
 import { chunk } from './chunk.ts';
-import { errorMessage, statusOf } from './errors.ts';
+import { errorMessage, isDefinitelyNotFound, statusOf } from './errors.ts';
 import type { Execution } from './executor.ts';
 import { PRIORITY } from './executor.ts';
 import type { ArchiveAction } from './plan.ts';
@@ -29,7 +29,7 @@ export async function archiveOne(ex: Execution, a: ArchiveAction): Promise<void>
     });
     archived(ex, a);
   } catch (err) {
-    if (statusOf(err) === 404) {
+    if (isDefinitelyNotFound(err)) {
       ex.store.deleteOffer(a.kind, a.externalId);
       return ex.report({ kind: a.kind, externalId: a.externalId, outcome: 'skipped', message: 'already gone from the marketplace' });
     }
@@ -73,7 +73,7 @@ async function removeBatch(ex: Execution, batch: readonly ArchiveAction[]): Prom
         try {
           live = await ex.client.accounts.get({ id: a.remoteId }, { priority: PRIORITY.archive });
         } catch (err) {
-          if (statusOf(err) === 404) ex.store.deleteOffer(a.kind, a.externalId);
+          if (isDefinitelyNotFound(err)) ex.store.deleteOffer(a.kind, a.externalId);
           else ex.report({ kind: a.kind, externalId: a.externalId, outcome: 'failed', message: `bulk-remove left it unconfirmed: ${errorMessage(err)}` });
           return;
         }

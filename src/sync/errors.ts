@@ -1,5 +1,6 @@
 // Reading the client's errors without depending on their classes: the fields every MarketplaceError carries.
 import { scrubSecrets } from '../log/logger.ts';
+import { NotFoundError } from '../marketplace/errors.ts';
 
 export function statusOf(err: unknown): number | undefined {
   const s = (err as { status?: unknown } | null)?.status;
@@ -13,4 +14,9 @@ export function isOutcomeUnknown(err: unknown): boolean {
 
 export function errorMessage(err: unknown): string {
   return scrubSecrets(err instanceof Error ? err.message : String(err));
+}
+
+/** A definite "not there": a 404 with the API's JSON error object. An HTML 404 page or any failure is not. */
+export function isDefinitelyNotFound(err: unknown): boolean {
+  return err instanceof NotFoundError;
 }

@@ -4,6 +4,7 @@ import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient, OfferResource, RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../state/records.ts';
+import { isDefinitelyNotFound } from './errors.ts';
 import { offerKey } from './plan.ts';
 import type { KindSnapshot, RemoteSnapshot } from './remote-snapshot.ts';
 
@@ -112,7 +113,7 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
           gone.add(key);
         }
       } catch (err) {
-        if ((err as { status?: number }).status === 404) gone.add(key);
+        if (isDefinitelyNotFound(err)) gone.add(key);
         else {
           unconfirmed.add(key);
           opts.logger.warn({ kind: rec.kind, externalId: rec.externalId, err: (err as Error).message }, 'missing from the list and not confirmed by id');
