@@ -1,0 +1,161 @@
+// The CLI as a person runs it: `offersync` as a child process against `offersync sandbox` as another, both on
+// 127.0.0.1. Exit codes, stdout and stderr are what is asserted.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
+const KEY = 'cli-e2e-key-5555';
+
+let sandbox: ChildProcess;
+let baseUrl = '';
+let dir = '';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH,
+        OFFERSYNC_BASE_URL: baseUrl,
+        OFFERSYNC_API_KEY: KEY,
+        OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
+        OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
+        OFFERSYNC_LOG_LEVEL: 'debug',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function counters(): Promise<{ total: number; writes: number }> {
+  return (await fetch(`${baseUrl}/__sandbox/counters`)).json() as Promise<{ total: number; writes: number }>;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'offersync-cli-'));
+  cpSync(EXAMPLE, join(dir, 'catalogue'), { recursive: true });
+  sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${out}`)), 20_000);
+    sandbox.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    });
+  });
+});
+
+afterAll(() => {
+  sandbox?.kill('SIGTERM');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('offersync CLI against the sandbox process', () => {
+  it('prints its commands and version', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/reconcile .*\n.*plan/s);
+    const version = await run(['--version']);
+    expect(version.stdout).toMatch(/^offersync \d+\.\d+\.\d+/);
+    const unknown = await run(['frobnicate']);
+    expect(unknown.code).toBe(2);
+  });
+
+  it('plan shows the creates, exits 3, and sends no write', async () => {
+    const before = await counters();
+    const plan = await run(['plan']);
+    expect(plan.code, plan.stderr).toBe(3);
+    expect(plan.stdout).toMatch(/Accounts: 6 create/);
+    expect(plan.stdout).toMatch(/\+ create {2}\S+/);
+    expect((await counters()).writes).toBe(before.writes);
+    const json = await run(['plan', '--json']);
+    expect(json.code).toBe(3);
+    const parsed = JSON.parse(json.stdout) as { changes: boolean; actions: { type: string }[] };
+    expect(parsed.changes).toBe(true);
+    expect(json.stdout).not.toMatch(/password/i);
+  });
+
+  it('reconcile converges (exit 0), then plan says no changes (exit 0) and status knows the offers', async () => {
+    const rec = await run(['reconcile']);
+    expect(rec.code, rec.stderr).toBe(0);
+    expect(rec.stdout).toMatch(/accounts\s+6/);
+    expect(rec.stdout).toMatch(/Converged/);
+    const plan = await run(['plan']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toMatch(/No changes/);
+    const status = await run(['status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/account\s+\d+ listed/);
+    expect(status.stdout).toMatch(/reconcile converged/);
+    // Logs at debug level: neither the key nor any password of the catalogue.
+    const passwords = [...readFileSync(join(dir, 'catalogue', 'accounts', 'eu-west.json'), 'utf8').matchAll(/"password"\s*:\s*"([^"]+)"/g)].map((m) => m[1]!);
+    for (const out of [rec.stderr, rec.stdout, plan.stderr, status.stdout]) {
+      expect(out).not.toContain(KEY);
+      for (const p of passwords) expect(out).not.toContain(p);
+    }
+  });
+
+  it('a failed offer exits 1 and names the file, the external_id and the reason', async () => {
+    writeFileSync(join(dir, 'catalogue', 'items', 'broken.json'), JSON.stringify([{ external_id: 'bad-price', title: 'x', price: -5 }]));
+    const rec = await run(['reconcile']);
+    expect(rec.code).toBe(1);
+    expect(rec.stdout).toMatch(/bad-price/);
+    expect(rec.stdout).toMatch(/items\/broken\.json/);
+    expect(rec.stdout).toMatch(/price/);
+    rmSync(join(dir, 'catalogue', 'items', 'broken.json'));
+  });
+
+  it('bad configuration and a missing key exit 2 with a message naming what to fix', async () => {
+    const noKey = await run(['reconcile'], { OFFERSYNC_API_KEY: '' });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/OFFERSYNC_API_KEY/);
+    const badUrl = await run(['reconcile'], { OFFERSYNC_BASE_URL: 'http://marketplace.example.com' });
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toMatch(/https|insecure/);
+    writeFileSync(join(dir, 'bad.yaml'), 'rateLimit:\n  ratePerSec: fast\n');
+    const badFile = await run(['plan', '--config', join(dir, 'bad.yaml')]);
+    expect(badFile.code).toBe(2);
+    expect(badFile.stderr).toMatch(/rateLimit\.ratePerSec/);
+    const flag = await run(['reconcile', '--no-such-flag']);
+    expect(flag.code).toBe(2);
+  });
+
+  it('a wrong key stops before any write with the marketplace message, exit 1', async () => {
+    const rec = await run(['reconcile'], { OFFERSYNC_API_KEY: 'wrong-key-1234' });
+    expect(rec.code).toBe(1);
+    expect(rec.stderr).toMatch(/Unauthenticated/);
+    expect(rec.stderr).not.toContain('wrong-key-1234');
+  });
+
+  it('demo runs the example catalogue end to end on its own sandbox', async () => {
+    const demo = await run(['demo'], { OFFERSYNC_LOG_LEVEL: 'warn' });
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stdout).toMatch(/Converged/);
+    expect(demo.stdout).toMatch(/No changes/);
+  });
+});
