@@ -127,6 +127,12 @@ class RecordNormaliser implements Reporter {
       this.add('error', ['external_id'], `external_id is required: a non-empty string, unique among the ${this.kind} offers; ${got}`);
     }
 
+    // A malformed row (CSV cells shifted by an unquoted comma): its other fields would only mislead.
+    if (this.record.error) {
+      this.add('error', [], this.record.error);
+      return this.fail();
+    }
+
     for (const key in obj) {
       if (key === 'external_id' || key === '$schema') continue;
       const v = obj[key];
@@ -149,8 +155,6 @@ class RecordNormaliser implements Reporter {
         this.add('error', [name], `${name} is required: ${spec.description}`);
       }
     }
-    if (this.record.error) this.add('error', [], this.record.error);
-
     if (this.externalId === undefined || this.errors > 0) return this.fail();
     const out = this.out;
     const credentials = out.credentials as Record<string, string> | undefined;

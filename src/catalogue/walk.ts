@@ -34,7 +34,11 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
   }
   const queue: { rel: string; real: string }[] = [];
   for (const e of top) {
-    if (e.name in KIND_FOLDERS) queue.push({ rel: e.name, real: join(rootReal, e.name) });
+    if (e.name in KIND_FOLDERS) {
+      const real = e.isSymbolicLink() ? await realpath(join(dir, e.name)).catch(() => join(rootReal, e.name)) : join(rootReal, e.name);
+      visited.add(real);
+      queue.push({ rel: e.name, real });
+    }
     else if (e.name !== 'images') logger.debug({ file: e.name }, 'catalogue: ignored (outside the accounts, items, top-ups and images folders)');
   }
 
