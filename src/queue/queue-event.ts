@@ -5,8 +5,18 @@ export type QueueEvent =
   | { readonly type: 'request'; readonly method: string; readonly path: string; readonly attempt: number }
   /** A failed attempt will be tried again after delayMs (0 for a 429: the queue-wide pause holds it). */
   | { readonly type: 'retry'; readonly method: string; readonly path: string; readonly attempt: number; readonly delayMs: number; readonly reason: string }
-  /** A 429 came back; the rate is now `rate` requests/s. */
-  | { readonly type: 'rate-limited'; readonly method: string; readonly path: string; readonly retryAfterMs: number | null; readonly rate: number }
+  /**
+   * A 429 came back; the rate is now `rate` requests/s. `firstOfEpisode` is false for a request that was
+   * already admitted when an earlier 429 lowered the rate: it could not have known.
+   */
+  | {
+      readonly type: 'rate-limited';
+      readonly method: string;
+      readonly path: string;
+      readonly retryAfterMs: number | null;
+      readonly rate: number;
+      readonly firstOfEpisode: boolean;
+    }
   /** The whole queue holds every new request until `until` (epoch ms). */
   | { readonly type: 'paused'; readonly until: number; readonly ms: number }
   /** The first request after a pause went out. */

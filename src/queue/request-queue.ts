@@ -236,7 +236,7 @@ export class RequestQueue {
       this.#aimd = aimdDecrease(this.#aimdConfig, this.#aimd, now, until);
       this.#bucket.setRate(this.#aimd.rate, now);
     }
-    this.#emit({ type: 'rate-limited', method: meta.method, path: meta.path, retryAfterMs: decision.retryAfterMs ?? null, rate: this.#aimd.rate });
+    this.#emit({ type: 'rate-limited', method: meta.method, path: meta.path, retryAfterMs: decision.retryAfterMs ?? null, rate: this.#aimd.rate, firstOfEpisode: fresh });
     if (until <= this.#pausedUntil) return;
     this.#pausedUntil = until;
     // The climb starts when the pause ends, and nothing is saved up during it: one request, then the rate.

@@ -222,7 +222,7 @@ describe('RequestQueue', () => {
   });
 
   it('lowers the rate once for the 429s of requests already on the wire', async () => {
-    const { q, clock } = setup({ ratePerSec: 80, burst: 80, concurrency: 4 });
+    const { q, clock, events } = setup({ ratePerSec: 80, burst: 80, concurrency: 4 });
     const gate = deferred();
     const sends = Array.from({ length: 4 }, () => {
       let first = true;
@@ -241,6 +241,7 @@ describe('RequestQueue', () => {
     gate.resolve();
     await flush();
     expect(q.stats()).toMatchObject({ rateLimited: 4, currentRate: 40, isPaused: true });
+    expect(events.filter((e) => e.type === 'rate-limited').map((e) => e.type === 'rate-limited' && e.firstOfEpisode)).toEqual([true, false, false, false]);
     await drive(clock, all);
     expect(q.stats()).toMatchObject({ requests: 8, retries: 4, failures: 0 });
   });
