@@ -1,0 +1,100 @@
+// The watcher: one batch for a burst of writes, a correct added/changed/removed set, ignored files
+// ignored. Waits are bounded: each waits for the batch it expects, or fails after a few seconds.
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FileChanges } from '../../src/catalogue/catalogue.ts';
+import { isWatchIgnored, watchCatalogue, type CatalogueWatcher } from '../../src/catalogue/watcher.ts';
+import { cleanup, tmpCatalogue } from './support/tmp-catalogue.ts';
+
+let watcher: CatalogueWatcher | undefined;
+afterEach(async () => {
+  await watcher?.close();
+  watcher = undefined;
+  cleanup();
+});
+
+function collector(w: CatalogueWatcher): { batches: FileChanges[]; next(timeoutMs?: number): Promise<FileChanges> } {
+  const batches: FileChanges[] = [];
+  const waiters: ((c: FileChanges) => void)[] = [];
+  w.on('batch', (c) => {
+    batches.push(c);
+    waiters.shift()?.(c);
+  });
+  let taken = 0;
+  return {
+    batches,
+    next(timeoutMs = 8000) {
+      const i = taken++;
+      if (batches[i]) return Promise.resolve(batches[i]!);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`no batch within ${timeoutMs} ms`)), timeoutMs);
+        waiters.push((c) => {
+          clearTimeout(t);
+          resolve(c);
+        });
+      });
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('watchCatalogue', () => {
+  it('a burst of 200 writes is one batch; then changed, removed, renamed and ignored files are reported right', async () => {
+    const dir = tmpCatalogue({ 'items/keep.ndjson': '{}\n', 'items/edit.ndjson': '{}\n', 'items/gone.ndjson': '{}\n', 'items/old-name.ndjson': '{}\n', 'accounts/.keep': '' });
+    watcher = watchCatalogue(dir, { debounceMs: 300, stabilityMs: 100 });
+    const c = collector(watcher);
+    await watcher.ready;
+
+    for (let i = 0; i < 200; i++) writeFileSync(join(dir, `accounts/burst-${String(i).padStart(3, '0')}.json`), `{"external_id":"b${i}"}`);
+    const first = await c.next();
+    expect(first.added).toHaveLength(200);
+    expect(first.added[0]).toBe('accounts/burst-000.json');
+    expect(first.changed).toEqual([]);
+    expect(first.removed).toEqual([]);
+    await sleep(700);
+    expect(c.batches).toHaveLength(1);
+
+    writeFileSync(join(dir, 'items/edit.ndjson'), '{"changed":true}\n');
+    unlinkSync(join(dir, 'items/gone.ndjson'));
+    renameSync(join(dir, 'items/old-name.ndjson'), join(dir, 'items/new-name.ndjson'));
+    writeFileSync(join(dir, 'items/.edit.ndjson.swp'), 'x');
+    writeFileSync(join(dir, 'items/edit.ndjson~'), 'x');
+    writeFileSync(join(dir, 'debug.log'), 'x');
+    const second = await c.next();
+    expect(second).toEqual({ added: ['items/new-name.ndjson'], changed: ['items/edit.ndjson'], removed: ['items/gone.ndjson', 'items/old-name.ndjson'] });
+  });
+
+  it('a file created and deleted within one batch is not reported; images are', async () => {
+    const dir = tmpCatalogue({ 'items/a.ndjson': '{}\n', 'images/.keep': '' });
+    watcher = watchCatalogue(dir, { debounceMs: 250, stabilityMs: 50 });
+    const c = collector(watcher);
+    await watcher.ready;
+    writeFileSync(join(dir, 'items/temp.ndjson'), '{}');
+    await sleep(120);
+    unlinkSync(join(dir, 'items/temp.ndjson'));
+    writeFileSync(join(dir, 'images/p.png'), 'x');
+    const b = await c.next();
+    expect(b.added).toEqual(['images/p.png']);
+    expect(b.removed).toEqual([]);
+  });
+
+  it('ignores what the loader ignores', () => {
+    const file = { isFile: () => true, isDirectory: () => false } as import('node:fs').Stats;
+    const dirStat = { isFile: () => false, isDirectory: () => true } as import('node:fs').Stats;
+    expect(isWatchIgnored('', dirStat)).toBe(false);
+    expect(isWatchIgnored('accounts', dirStat)).toBe(false);
+    expect(isWatchIgnored('accounts/eu', dirStat)).toBe(false);
+    expect(isWatchIgnored('accounts/a.json', file)).toBe(false);
+    expect(isWatchIgnored('images/a.png', file)).toBe(false);
+    expect(isWatchIgnored('debug.log', file)).toBe(true);
+    expect(isWatchIgnored('node_modules', dirStat)).toBe(true);
+    expect(isWatchIgnored('.git', dirStat)).toBe(true);
+    expect(isWatchIgnored('accounts/.a.json.swp', file)).toBe(true);
+    expect(isWatchIgnored('accounts/a.json~', file)).toBe(true);
+    expect(isWatchIgnored('accounts/4913', file)).toBe(true);
+    expect(isWatchIgnored('accounts/#a.json#', file)).toBe(true);
+    expect(isWatchIgnored('accounts/notes.txt', file)).toBe(true);
+  });
+});
