@@ -1,0 +1,129 @@
+// offersync validate and offersync schema, run in-process with captured stdio.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UsageError, type CliIO } from '../../src/cli/command.ts';
+import { command as schema } from '../../src/cli/schema.ts';
+import { command as validate } from '../../src/cli/validate.ts';
+import { accountFileSchema } from '../../src/catalogue/account-schema.ts';
+import { cleanup, fixture, tmpCatalogue } from './support/tmp-catalogue.ts';
+
+afterEach(cleanup);
+
+const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
+const SCHEMA_DIR = fileURLToPath(new URL('../../config/schema', import.meta.url));
+
+function io(env: Record<string, string> = {}, cwd = process.cwd(), tty = false): CliIO & { out(): string; err(): string } {
+  let out = '';
+  let err = '';
+  const stdout = { write: (s: string) => ((out += s), true), isTTY: tty } as unknown as CliIO['stdout'];
+  const stderr = { write: (s: string) => ((err += s), true) } as unknown as CliIO['stderr'];
+  return { stdout, stderr, env, cwd, out: () => out, err: () => err };
+}
+
+describe('offersync validate', () => {
+  it('the example catalogue validates clean: exit 0, zero errors, zero warnings', async () => {
+    const c = io();
+    expect(await validate.run([EXAMPLE], c)).toBe(0);
+    expect(c.out()).toMatch(/valid offers: 6 accounts, 5 items, 4 top-ups/);
+    expect(c.out()).toMatch(/0 errors, 0 warnings, 0 quarantined files, 0 invalid offers/);
+    expect(c.out()).not.toMatch(/\x1b\[/);
+  });
+
+  it('errors: exit 1, a report grouped by file with line/pointer, external_id, field and reason', async () => {
+    const dir = tmpCatalogue({ 'accounts/a.json': fixture('bad-prices.json'), 'items/bad.json': fixture('malformed.json'), 'items/ok.yaml': fixture('good-items.yaml') });
+    const c = io();
+    expect(await validate.run([dir], c)).toBe(1);
+    const out = c.out();
+    expect(out).toContain('accounts/a.json\n  error   /0/price  [p-neg] price: must be greater than zero, got -5\n');
+    expect(out).toContain('items/bad.json  (quarantined: its offers are neither updated nor archived)\n  error   line 3  not valid JSON');
+    expect(out).toMatch(/valid offers: 1 account, 2 items, 0 top-ups/);
+    expect(out).toMatch(/4 errors, 0 warnings, 1 quarantined file, 3 invalid offers/);
+    expect(out).toMatch(/INVALID/);
+  });
+
+  it('warnings only: exit 0', async () => {
+    const dir = tmpCatalogue({ 'items/a.json': '{"external_id":"a","title":"T","price":1,"prcie":2}' });
+    const c = io();
+    expect(await validate.run([dir], c)).toBe(0);
+    expect(c.out()).toMatch(/warning \/prcie  \[a\] prcie: unknown field 'prcie': did you mean 'price'\?/);
+  });
+
+  it('--json: machine-readable report with summary, problems and quarantined files; no credentials', async () => {
+    const dir = tmpCatalogue({ 'accounts/a.json': '{"external_id":"a","title":"T","price":1,"credentials":{"password":"hunter2-secret"}}', 'items/b.json': '[' });
+    const c = io();
+    expect(await validate.run([dir, '--json'], c)).toBe(1);
+    const r = JSON.parse(c.out());
+    expect(r).toMatchObject({ valid: false, complete: true, summary: { offers: { account: 1, item: 0, topup: 0 }, errors: 1, warnings: 0, quarantinedFiles: 1 }, quarantinedFiles: ['items/b.json'] });
+    expect(r.problems[0]).toMatchObject({ severity: 'error', file: 'items/b.json', line: 1 });
+    expect(c.out()).not.toMatch(/hunter2/);
+  });
+
+  it('directory from --catalogue, then OFFERSYNC_CATALOGUE_DIR, then ./catalogue', async () => {
+    const dir = tmpCatalogue({ 'items/a.json': '{"external_id":"a","title":"T","price":1}' });
+    expect(await validate.run(['--catalogue', dir], io())).toBe(0);
+    expect(await validate.run([], io({ OFFERSYNC_CATALOGUE_DIR: dir }))).toBe(0);
+    await expect(validate.run([], io({}, dir))).rejects.toThrow(/no such catalogue directory: .*\/catalogue$/);
+  });
+
+  it('usage errors (exit 2 through main): unknown flag, two directories, missing directory', async () => {
+    await expect(validate.run(['--nope'], io())).rejects.toBeInstanceOf(UsageError);
+    await expect(validate.run(['a', 'b'], io())).rejects.toThrow(/at most one directory/);
+    await expect(validate.run(['/nonexistent/x'], io())).rejects.toThrow(/no such catalogue directory/);
+  });
+
+  it('colour only on a TTY without NO_COLOR', async () => {
+    const dir = tmpCatalogue({ 'items/a.json': '{"external_id":"a","title":"T","price":0}' });
+    const tty = io({}, process.cwd(), true);
+    await validate.run([dir], tty);
+    expect(tty.out()).toMatch(/\x1b\[31m/);
+    const noColour = io({ NO_COLOR: '1' }, process.cwd(), true);
+    await validate.run([dir], noColour);
+    expect(noColour.out()).not.toMatch(/\x1b\[/);
+  });
+
+  it('--help', async () => {
+    const c = io();
+    expect(await validate.run(['--help'], c)).toBe(0);
+    expect(c.out()).toMatch(/Usage: offersync validate \[dir\]/);
+  });
+});
+
+describe('offersync schema', () => {
+  it('prints the JSON Schema of the three kinds', async () => {
+    const c = io();
+    expect(await schema.run([], c)).toBe(0);
+    const all = JSON.parse(c.out());
+    expect(Object.keys(all)).toEqual(['account', 'item', 'topup']);
+    expect(all.account.$defs.account_offer.required).toEqual(['external_id', 'title', 'price']);
+    expect(all.topup.$defs.topup_offer.properties.waiting_time_unit.enum).toEqual(['minutes', 'hours', 'days']);
+  });
+
+  it('--write writes the files, equal to the committed config/schema', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'offersync-schema-'));
+    try {
+      const c = io({}, out);
+      expect(await schema.run(['--write', 'here'], c)).toBe(0);
+      for (const k of ['account', 'item', 'topup']) {
+        expect(readFileSync(join(out, 'here', `${k}.schema.json`), 'utf8')).toBe(readFileSync(join(SCHEMA_DIR, `${k}.schema.json`), 'utf8'));
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('--kind prints one; a bad kind is a usage error', async () => {
+    const c = io();
+    expect(await schema.run(['--kind', 'item'], c)).toBe(0);
+    expect(JSON.parse(c.out()).title).toBe('offersync item catalogue file');
+    await expect(schema.run(['--kind', 'pet'], io())).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('the zod schema accepts every example account file record', () => {
+    const file = JSON.parse(readFileSync(join(EXAMPLE, 'accounts/eu-west.json'), 'utf8'));
+    expect(accountFileSchema.file.safeParse(file).success).toBe(true);
+    expect(accountFileSchema.offer.safeParse({ external_id: 'x', title: 'T', price: 1, prcie: 2 }).success).toBe(false);
+  });
+});
