@@ -172,8 +172,7 @@ export class RequestQueue {
           if (signal.aborted) return; // already rejected while queued
           this.#takeSlot();
           try {
-            await this.#waitForGo(signal);
-            resolve(this.#epoch);
+            resolve(await this.#waitForGo(signal));
           } catch (err) {
             this.#releaseSlot();
             reject(err);
@@ -195,7 +194,8 @@ export class RequestQueue {
     if (this.#dispatcher.isPaused && this.#slotsTaken < this.options.concurrency) this.#dispatcher.start();
   }
 
-  async #waitForGo(signal: AbortSignal): Promise<void> {
+  /** Waits out any pause, takes a token; returns the rate epoch as of that moment. */
+  async #waitForGo(signal: AbortSignal): Promise<number> {
     const { clock } = this.options;
     for (;;) {
       const now = clock.now();
@@ -212,7 +212,8 @@ export class RequestQueue {
           this.#emit({ type: 'resumed', rate });
           this.#log.info({ rate }, 'request queue resumed');
         }
-        return;
+        // Read here, with the token: a 429 handled in the microtasks before our caller resumes is not ours.
+        return this.#epoch;
       }
       await clock.sleep(wait, signal);
     }
