@@ -26,7 +26,7 @@ describe('loadConfig', () => {
     expect(fromFile.baseUrl).toBe('https://file.example');
     expect(fromFile.catalogue.dir).toBe(join(dir, 'cat'));
     expect(fromFile.rateLimit.ratePerSec).toBe(9);
-    expect(fromFile.rateLimit.burst).toBe(5);
+    expect(fromFile.rateLimit.burst).toBe(4);
     const fromEnv = loadConfig({ env: { OFFERSYNC_CONFIG: file, OFFERSYNC_BASE_URL: 'https://env.example' }, cwd: '/' });
     expect(fromEnv.baseUrl).toBe('https://env.example');
     const fromFlag = loadConfig({ env: { OFFERSYNC_CONFIG: file, OFFERSYNC_BASE_URL: 'https://env.example' }, cwd: '/', flags: { baseUrl: 'https://flag.example' } });

@@ -268,3 +268,29 @@ describe('reconcile against the sandbox', () => {
     }
   });
 });
+
+describe.each([
+  ['single objects wrapped in data', { wrapSingle: true }],
+  ['timestamps as epoch seconds', { epochTimestamps: true }],
+  ['integers as strings', { integersAsStrings: true }],
+  ['creates answered 201', { createStatus201: true }],
+  ['paths route only numeric ids', { numericIdPathsOnly: true }],
+  ['game as an object', { gameAsObject: true }],
+  ['all of them', { wrapSingle: true, epochTimestamps: true, integersAsStrings: true, createStatus201: true, numericIdPathsOnly: true, gameAsObject: true }],
+])('reconcile when the server represents things differently: %s', (_name, representation) => {
+  it('converges, and the next run (with a change) patches once, then sends nothing', async () => {
+    h = await createHarness({ sandbox: { representation } });
+    seed(h);
+    h.write('items/extra.json', JSON.stringify([{ external_id: 'item-g', title: 'With game', price: 300, game: 'league-of-legends' }]));
+    expect((await h.reconcile()).report.outcome).toBe('converged');
+    h.sandbox.resetCounters();
+    expect((await h.reconcile()).report.outcome).toBe('converged');
+    expect(h.writes()).toBe(0);
+    h.write('items/extra.json', JSON.stringify([{ external_id: 'item-g', title: 'With game', price: 350, game: 'league-of-legends' }]));
+    await h.reconcile();
+    expect(writeRoutes(h)).toEqual({ 'PATCH /api/v1/items/{identifier}': 1 });
+    h.sandbox.resetCounters();
+    await h.reconcile();
+    expect(h.writes()).toBe(0);
+  });
+});
