@@ -21,7 +21,7 @@ Prints the JSON Schema of catalogue files, one per kind (all three in one JSON o
 const SCHEMAS: Readonly<Record<OfferKind, KindSchema>> = { account: accountFileSchema, item: itemFileSchema, topup: topupFileSchema };
 
 export function jsonSchemaOf(kind: OfferKind): Record<string, unknown> {
-  const schema = z.toJSONSchema(SCHEMAS[kind].file, { reused: 'ref' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(SCHEMAS[kind].file) as Record<string, unknown>;
   return { $id: `https://offersync.local/schema/${kind}.schema.json`, title: `offersync ${kind} catalogue file`, ...schema };
 }
 
