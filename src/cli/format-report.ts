@@ -2,7 +2,7 @@
 import { OUTCOMES, type Outcome, type RunReport } from '../sync/run-report.ts';
 
 const COLUMNS: readonly Outcome[] = ['created', 'updated', 'archived', 'adopted', 'uploaded', 'unchanged', 'sold', 'blocked', 'failed', 'skipped'];
-const KIND_TITLE: Record<string, string> = { account: 'accounts', item: 'items', topup: 'top-ups', image: 'images' };
+const KIND_TITLE: Record<string, string> = { account: 'accounts', item: 'items', topup: 'top-ups', image: 'images', file: 'files' };
 
 export function formatReport(report: RunReport): string {
   const kinds = Object.keys(report.counts).sort((a, b) => Object.keys(KIND_TITLE).indexOf(a) - Object.keys(KIND_TITLE).indexOf(b));

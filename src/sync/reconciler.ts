@@ -24,6 +24,7 @@ export interface CatalogueView {
   readonly invalidOffers: readonly { readonly kind: OfferKind; readonly externalId: string; readonly file: string }[];
   readonly problems: readonly {
     readonly severity: 'error' | 'warning';
+    readonly kind?: OfferKind;
     readonly file: string;
     readonly line?: number;
     readonly pointer?: string;
@@ -163,7 +164,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     const catalogueFailures: OfferOutcome[] = catalogue.problems
       .filter((p) => p.severity === 'error')
       .map((p) => ({
-        kind: catalogue.invalidOffers.find((o) => o.externalId === p.externalId && o.file === p.file)?.kind ?? 'account',
+        kind: p.kind ?? 'file',
         externalId: p.externalId ?? '(file)',
         outcome: 'failed' as const,
         file: `${p.file}${p.line ? `:${p.line}` : ''}${p.pointer ? `#${p.pointer}` : ''}`,

@@ -5,7 +5,8 @@ export const OUTCOMES = ['created', 'updated', 'archived', 'adopted', 'uploaded'
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface OfferOutcome {
-  readonly kind: OfferKind | 'image';
+  /** 'file' for a catalogue file that failed as a whole. */
+  readonly kind: OfferKind | 'image' | 'file';
   readonly externalId: string;
   readonly outcome: Outcome;
   /** Catalogue file the offer came from, when known. */
