@@ -3,6 +3,8 @@ export const CAPABILITIES = {
   accountUpdate: 'PATCH /accounts/{id}',
   accountBulkRemove: 'POST /accounts/bulk-remove {ids}',
   topUpBulkUpdate: 'POST /top-ups/bulk-update {offers}',
+  /** Whether a create after archiving frees the external_id (the accounts.updateFallback: recreate path). */
+  accountRecreate: 'POST /accounts after DELETE, same external_id',
 } as const;
 export type CapabilityName = (typeof CAPABILITIES)[keyof typeof CAPABILITIES];
 

@@ -47,6 +47,7 @@ export class Execution {
   private total = 0;
   private readonly sold: SoldEntry[] = [];
   private accountUpdateProbe: Promise<void> | null = null;
+  private recreateGate: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ExecutorDeps) {}
 
@@ -405,23 +406,55 @@ export class Execution {
   }
 
   private async accountUpdateFallback(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
-    const file = d.source.file;
-    if (this.options.updateFallback === 'report') {
+    const recreate = this.options.updateFallback === 'recreate' && this.store.getCapability(CAPABILITIES.accountRecreate)?.usable !== false;
+    if (!recreate) {
       this.report({
         kind: d.kind,
         externalId: d.externalId,
         outcome: 'blocked',
-        file,
+        file: d.source.file,
         fields: Object.keys(body).filter((f) => f !== 'credentials'),
-        message: 'the marketplace does not serve PATCH /accounts/{id}; set accounts.updateFallback: recreate to archive and create it anew',
+        message:
+          this.options.updateFallback === 'recreate'
+            ? 'the marketplace does not serve PATCH /accounts/{id}, and it keeps archived external_ids, so it cannot be re-created either'
+            : 'the marketplace does not serve PATCH /accounts/{id}; set accounts.updateFallback: recreate to archive and create it anew',
       });
       return 'blocked';
     }
+    // Archive-then-create loses the listing if the server refuses the create: until one recreate has worked,
+    // they go one at a time, so a refusal costs one offer, not every offer in flight.
+    if (!this.store.getCapability(CAPABILITIES.accountRecreate)) {
+      const previous = this.recreateGate;
+      let release!: () => void;
+      this.recreateGate = new Promise((r) => (release = r));
+      await previous;
+      try {
+        return await this.recreate(d, remoteId, body);
+      } finally {
+        release();
+      }
+    }
+    return this.recreate(d, remoteId, body);
+  }
+
+  private async recreate(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
+    if (this.store.getCapability(CAPABILITIES.accountRecreate)?.usable === false) return this.accountUpdateFallback(d, remoteId, body);
     await this.journaled('recreate', d.kind, [d.externalId], () => this.client.accounts.archive({ id: remoteId }, { priority: PRIORITY.update }));
     const { fields } = this.fieldsToSend(d);
     const full: Record<string, unknown> = { external_id: d.externalId, ...fields };
     if (d.kind === 'account' && d.credentials) full.credentials = d.credentials;
-    return this.journaled('create', d.kind, [d.externalId], () => resourceOf(this.client, d.kind).create(full, { priority: PRIORITY.create }));
+    try {
+      const created = await this.journaled('create', d.kind, [d.externalId], () => resourceOf(this.client, d.kind).create(full, { priority: PRIORITY.create }));
+      this.store.setCapability(CAPABILITIES.accountRecreate, true, null);
+      return created;
+    } catch (err) {
+      if (statusOf(err) !== 409) throw err;
+      this.store.setCapability(CAPABILITIES.accountRecreate, false, `409 after archive: ${errorMessage(err)}`);
+      throw new Error(
+        `archived #${remoteId} to re-create it, but the marketplace refused the create (409: it keeps archived external_ids). ` +
+          'The offer stays archived until it is given a new external_id; other account updates are now reported as blocked.',
+      );
+    }
   }
 }
 

@@ -211,6 +211,20 @@ describe('reconcile against the sandbox', () => {
     expect(h.writes()).toBe(0);
   });
 
+  it('recreate fallback: a server that keeps archived external_ids costs one offer, not all of them', async () => {
+    h = await createHarness({ sandbox: { faults: { disabled: ['accounts.update'] } }, config: { accounts: { updateFallback: 'recreate' } } });
+    seed(h, 3);
+    await h.reconcile();
+    const raised = JSON.parse(readFileSync(`${h.catalogueDir}/accounts/main.json`, 'utf8')) as { price: number }[];
+    h.write('accounts/main.json', JSON.stringify(raised.map((a) => ({ ...a, price: a.price + 100 }))));
+    const run = await h.reconcile();
+    const accounts = run.report.outcomes.filter((o) => o.kind === 'account');
+    expect(accounts.filter((o) => o.outcome === 'failed')).toHaveLength(1);
+    expect(accounts.find((o) => o.outcome === 'failed')!.message).toMatch(/keeps archived external_ids/);
+    expect(accounts.filter((o) => o.outcome === 'blocked')).toHaveLength(2);
+    expect(h.sandbox.dump().accounts.filter((a) => a.status === 'archived')).toHaveLength(1);
+  });
+
   it('converges with zero duplicates through 5xx, dropped connections, lost responses and 429 bursts', async () => {
     h = await createHarness({
       sandbox: { faults: { errorRate: 0.1, dropRate: 0.05, lostResponseRate: 0.1, seed: 7 }, rateLimit: { ratePerSec: 200, burst: 5 } },
