@@ -11,9 +11,15 @@ function show(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
+/** Prices are integer cents on the wire; a seller reads them as money. */
+function showField(field: string, v: unknown): string {
+  if (field === 'price' && typeof v === 'number' && Number.isInteger(v)) return `${(v / 100).toFixed(2)} (${v} cents)`;
+  return show(v);
+}
+
 function changeLine(c: FieldChange): string {
   const tag = c.why === 'drift' ? ' (edited on the marketplace)' : c.why === 'unsent' ? ' (not known to be sent)' : '';
-  return `      ${c.field}: ${show(c.from)} -> ${show(c.to)}${tag}`;
+  return `      ${c.field}: ${showField(c.field, c.from)} -> ${showField(c.field, c.to)}${tag}`;
 }
 
 /** A JSON-safe view of one action: no desired offer object (it holds credentials), no absolute paths. */
