@@ -3,6 +3,7 @@
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { CAPABILITIES, isCapabilityRefusal } from './capabilities.ts';
 import { chunk } from './chunk.ts';
+import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import { errorMessage, isDefinitelyNotFound, statusOf } from './errors.ts';
 import type { Execution } from './executor.ts';
 import { PRIORITY } from './executor.ts';
@@ -11,7 +12,7 @@ import { bulkArchiveTopUps } from './topup-bulk.ts';
 
 export async function archiveAll(ex: Execution, archives: readonly ArchiveAction[]): Promise<void> {
   const of = (k: OfferKind) => archives.filter((a) => a.kind === k);
-  await Promise.all([archiveAccounts(ex, of('account')), Promise.all(of('item').map((a) => archiveOne(ex, a))), bulkArchiveTopUps(ex, of('topup'))]);
+  await Promise.all([archiveAccounts(ex, of('account')), forEachLimit(of('item'), EXECUTOR_WINDOW, (a) => archiveOne(ex, a)), bulkArchiveTopUps(ex, of('topup'))]);
 }
 
 export function archived(ex: Execution, a: ArchiveAction): void {
@@ -41,20 +42,20 @@ async function archiveAccounts(ex: Execution, accounts: readonly ArchiveAction[]
   if (accounts.length === 0) return;
   const cap = ex.store.getCapability(CAPABILITIES.accountBulkRemove);
   if ((cap && !cap.usable) || accounts.length === 1) {
-    await Promise.all(accounts.map((a) => archiveOne(ex, a)));
+    await forEachLimit(accounts, EXECUTOR_WINDOW, (a) => archiveOne(ex, a));
     return;
   }
   const batches = chunk(accounts, ex.options.bulkRemoveSize);
   // The first batch probes the route when it has never been tried; the rest follow its verdict.
   const [first, ...rest] = batches;
   await removeBatch(ex, first!);
-  await Promise.all(rest.map((b) => removeBatch(ex, b)));
+  await forEachLimit(rest, EXECUTOR_WINDOW, (b) => removeBatch(ex, b));
 }
 
 async function removeBatch(ex: Execution, batch: readonly ArchiveAction[]): Promise<void> {
   const cap = ex.store.getCapability(CAPABILITIES.accountBulkRemove);
   if (cap && !cap.usable) {
-    await Promise.all(batch.map((a) => archiveOne(ex, a)));
+    await forEachLimit(batch, EXECUTOR_WINDOW, (a) => archiveOne(ex, a));
     return;
   }
   try {
@@ -85,7 +86,7 @@ async function removeBatch(ex: Execution, batch: readonly ArchiveAction[]): Prom
     if (isCapabilityRefusal(err)) {
       ex.store.setCapability(CAPABILITIES.accountBulkRemove, false, `${statusOf(err)}: ${errorMessage(err)}`);
       ex.logger.warn({ status: statusOf(err) }, 'bulk-remove refused: archiving accounts one by one');
-      await Promise.all(batch.map((a) => archiveOne(ex, a)));
+      await forEachLimit(batch, EXECUTOR_WINDOW, (a) => archiveOne(ex, a));
       return;
     }
     for (const a of batch) ex.report({ kind: a.kind, externalId: a.externalId, outcome: 'failed', message: `bulk-remove failed: ${errorMessage(err)}` });

@@ -11,6 +11,7 @@ import { CAPABILITIES, isCapabilityRefusal } from './capabilities.ts';
 import { errorMessage, isOutcomeUnknown, statusOf } from './errors.ts';
 import { lossyFields } from './lossy.ts';
 import type { AdoptAction, CreateAction, NoopAction, Plan, UpdateAction, UploadAction } from './plan.ts';
+import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import { effectiveFields, ITEM_UPDATE_FIELDS, LOCKED_STATUSES } from './planner.ts';
 import { resourceOf } from './read-snapshot.ts';
 import type { OfferOutcome } from './run-report.ts';
@@ -78,15 +79,18 @@ export class Execution {
 
     // Top-up updates travel in bulk; everything else one offer at a time.
     const bulkTopUps: UpdateAction[] = [];
-    const singles: Promise<void>[] = [];
+    const singles: (() => Promise<void>)[] = [];
+    this.store.transaction(() => {
+      for (const entry of perKey.values()) if (entry.adopt) this.adopt(entry.adopt, !entry.update);
+    });
     for (const entry of perKey.values()) {
-      if (entry.adopt) this.adopt(entry.adopt, !entry.update);
-      if (entry.create) singles.push(this.create(entry.create, failedUploads));
-      else if (entry.update?.kind === 'topup') bulkTopUps.push(entry.update);
-      else if (entry.update) singles.push(this.update(entry.update, failedUploads));
+      const { create, update } = entry;
+      if (create) singles.push(() => this.create(create, failedUploads));
+      else if (update?.kind === 'topup') bulkTopUps.push(update);
+      else if (update) singles.push(() => this.update(update, failedUploads));
     }
-    if (bulkTopUps.length > 0) singles.push(updateTopUpsInBulk(this, bulkTopUps));
-    await Promise.all(singles);
+    if (bulkTopUps.length > 0) singles.push(() => updateTopUpsInBulk(this, bulkTopUps));
+    await forEachLimit(singles, EXECUTOR_WINDOW, (task) => task());
     // Archives go last. They are not skipped when another offer failed: a removed offer left listed can be
     // sold twice, and the listing's completeness is already checked by the planner.
     await archiveAll(this, archives);
@@ -227,24 +231,22 @@ export class Execution {
   private async uploadAll(uploads: readonly UploadAction[]): Promise<Set<string>> {
     const failed = new Set<string>();
     const read = this.deps.readImage ?? ((p: string) => readFile(p));
-    await Promise.all(
-      uploads.map(async (u) => {
-        const key = u.image.path;
-        try {
-          if (this.store.getImage(u.image.sha256)) return this.report({ kind: 'image', externalId: key, outcome: 'unchanged' });
-          const data = await read(u.image.absPath);
-          const name = u.image.path.split('/').pop() ?? 'image';
-          const img = await this.journaled('upload', 'image', [u.image.sha256], () =>
-            this.client.images.upload({ data, filename: name, mimeType: u.image.mimeType }, { priority: PRIORITY.upload }),
-          );
-          this.store.putImage({ sha256: u.image.sha256, remoteId: img.id, url: img.url ?? null, uploadedAt: Date.now() });
-          this.report({ kind: 'image', externalId: key, outcome: 'uploaded' });
-        } catch (err) {
-          failed.add(u.image.sha256);
-          this.report({ kind: 'image', externalId: key, outcome: 'failed', file: key, message: `upload failed: ${errorMessage(err)}; needed by ${u.neededBy.join(', ')}` });
-        }
-      }),
-    );
+    await forEachLimit(uploads, EXECUTOR_WINDOW, async (u) => {
+      const key = u.image.path;
+      try {
+        if (this.store.getImage(u.image.sha256)) return this.report({ kind: 'image', externalId: key, outcome: 'unchanged' });
+        const data = await read(u.image.absPath);
+        const name = u.image.path.split('/').pop() ?? 'image';
+        const img = await this.journaled('upload', 'image', [u.image.sha256], () =>
+          this.client.images.upload({ data, filename: name, mimeType: u.image.mimeType }, { priority: PRIORITY.upload }),
+        );
+        this.store.putImage({ sha256: u.image.sha256, remoteId: img.id, url: img.url ?? null, uploadedAt: Date.now() });
+        this.report({ kind: 'image', externalId: key, outcome: 'uploaded' });
+      } catch (err) {
+        failed.add(u.image.sha256);
+        this.report({ kind: 'image', externalId: key, outcome: 'failed', file: key, message: `upload failed: ${errorMessage(err)}; needed by ${u.neededBy.join(', ')}` });
+      }
+    });
     return failed;
   }
 

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient, OfferResource, RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../state/records.ts';
 import { isDefinitelyNotFound } from './errors.ts';
+import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import { offerKey } from './plan.ts';
 import type { KindSnapshot, RemoteSnapshot } from './remote-snapshot.ts';
 
@@ -102,24 +103,22 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
     const snap = kinds[rec.kind];
     return snap.full && snap.complete && rec.remoteId !== null && rec.remoteStatus !== 'archived' && !snap.offers.has(rec.externalId);
   });
-  await Promise.all(
-    missing.map(async (rec) => {
-      const key = offerKey(rec.kind, rec.externalId);
-      try {
-        const offer = await resourceOf(opts.client, rec.kind).get({ id: rec.remoteId! });
-        if (offer.externalId === rec.externalId) {
-          (kinds[rec.kind].offers as Map<string, RemoteOffer>).set(rec.externalId, offer);
-        } else {
-          gone.add(key);
-        }
-      } catch (err) {
-        if (isDefinitelyNotFound(err)) gone.add(key);
-        else {
-          unconfirmed.add(key);
-          opts.logger.warn({ kind: rec.kind, externalId: rec.externalId, err: (err as Error).message }, 'missing from the list and not confirmed by id');
-        }
+  await forEachLimit(missing, EXECUTOR_WINDOW, async (rec) => {
+    const key = offerKey(rec.kind, rec.externalId);
+    try {
+      const offer = await resourceOf(opts.client, rec.kind).get({ id: rec.remoteId! });
+      if (offer.externalId === rec.externalId) {
+        (kinds[rec.kind].offers as Map<string, RemoteOffer>).set(rec.externalId, offer);
+      } else {
+        gone.add(key);
       }
-    }),
-  );
+    } catch (err) {
+      if (isDefinitelyNotFound(err)) gone.add(key);
+      else {
+        unconfirmed.add(key);
+        opts.logger.warn({ kind: rec.kind, externalId: rec.externalId, err: (err as Error).message }, 'missing from the list and not confirmed by id');
+      }
+    }
+  });
   return { snapshot: { kinds, gone, unconfirmed }, watermarks, pages };
 }

@@ -3,6 +3,7 @@
 // to one PATCH per offer; per-offer outcomes are read where the answer gives them.
 import { CAPABILITIES, isCapabilityRefusal } from './capabilities.ts';
 import { chunk } from './chunk.ts';
+import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import { errorMessage, statusOf } from './errors.ts';
 import type { Execution } from './executor.ts';
 import { PRIORITY } from './executor.ts';
@@ -21,18 +22,18 @@ async function runBulk(ex: Execution, elements: readonly BulkElement[]): Promise
   if (elements.length === 0) return;
   const usable = () => ex.store.getCapability(CAPABILITIES.topUpBulkUpdate)?.usable;
   if (usable() === false || elements.length === 1) {
-    await Promise.all(elements.map((e) => e.fallback()));
+    await forEachLimit(elements, EXECUTOR_WINDOW, (e) => e.fallback());
     return;
   }
   const [first, ...rest] = chunk(elements, ex.options.topUpBulkSize);
   await sendBatch(ex, first!);
-  await Promise.all(rest.map((b) => sendBatch(ex, b)));
+  await forEachLimit(rest, EXECUTOR_WINDOW, (b) => sendBatch(ex, b));
 }
 
 async function sendBatch(ex: Execution, batch: readonly BulkElement[]): Promise<void> {
   const cap = ex.store.getCapability(CAPABILITIES.topUpBulkUpdate);
   if (cap && !cap.usable) {
-    await Promise.all(batch.map((e) => e.fallback()));
+    await forEachLimit(batch, EXECUTOR_WINDOW, (e) => e.fallback());
     return;
   }
   const offers = batch.map((e) => ({ id: e.remoteId, external_id: e.externalId, ...e.body }));
@@ -54,7 +55,7 @@ async function sendBatch(ex: Execution, batch: readonly BulkElement[]): Promise<
     if (isCapabilityRefusal(err)) {
       ex.store.setCapability(CAPABILITIES.topUpBulkUpdate, false, `${statusOf(err)}: ${errorMessage(err)}`);
       ex.logger.warn({ status: statusOf(err) }, 'bulk-update refused: top-ups are sent one by one');
-      await Promise.all(batch.map((e) => e.fallback()));
+      await forEachLimit(batch, EXECUTOR_WINDOW, (e) => e.fallback());
       return;
     }
     for (const e of batch) ex.report({ kind: 'topup', externalId: e.externalId, outcome: 'failed', message: `bulk-update failed: ${errorMessage(err)}` });

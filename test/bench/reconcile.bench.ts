@@ -93,7 +93,12 @@ try {
   });
   const config = { ...base, apiKey: KEY };
   let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  let peakHeap = 0;
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    peak = Math.max(peak, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  }, 20);
 
   const services = openServices(config, { logger: silentLogger });
   const t0 = performance.now();
@@ -109,6 +114,8 @@ try {
   console.log(`  429 answers: ${c1.rateLimited} (goal: none after the first)`);
   if (first.report.outcome !== 'converged') failed = true;
 
+  console.log(`  first run: peak RSS ${(peak / 2 ** 20).toFixed(0)} MB, peak V8 heap in use ${(peakHeap / 2 ** 20).toFixed(0)} MB`);
+  peakHeap = 0;
   const before = c1.total;
   const services2 = openServices(config, { logger: silentLogger });
   const t1 = performance.now();
@@ -122,10 +129,18 @@ try {
   const limited = c2.rateLimited - c1.rateLimited;
   const noop = c2.total - before - limited;
   console.log(`  no-op reconcile: ${noop} requests answered, list pages ${pages} (goal: equal), plus ${limited} answered 429; ${wall2.toFixed(1)} s, outcome ${second.report.outcome}`);
-  if (noop !== pages) failed = true;
+  if (noop !== pages) {
+    failed = true;
+    const diff: Record<string, Record<string, number>> = {};
+    for (const [route, byStatus] of Object.entries(c2.byRoute)) for (const [status, n] of Object.entries(byStatus)) {
+      const d = n - (c1.byRoute[route]?.[status] ?? 0);
+      if (d > 0) (diff[route] ??= {})[status] = d;
+    }
+    console.log(`  no-op requests by route and status: ${JSON.stringify(diff)}`);
+  }
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
-  console.log(`  peak RSS of the reconciling process: ${(peak / 2 ** 20).toFixed(0)} MB`);
+  console.log(`  peak RSS of the reconciling process: ${(peak / 2 ** 20).toFixed(0)} MB (peak V8 heap in use ${(peakHeap / 2 ** 20).toFixed(0)} MB)`);
 } finally {
   sandbox.stop();
   rmSync(work, { recursive: true, force: true });
