@@ -2,6 +2,7 @@
 // by file with summary counts, or --json. Exit 0 valid (warnings allowed), 1 any error, 2 usage.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { Catalogue, type CatalogueProblem, type CatalogueSnapshot } from '../catalogue/catalogue.ts';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
@@ -11,10 +12,12 @@ const HELP = `Usage: offersync validate [dir] [flags]
 
 Checks a catalogue directory without touching the network or the state: every problem with its file, line
 (CSV, NDJSON) or JSON pointer (JSON, YAML), external_id, field and what is expected.
-The directory is [dir], else --catalogue, else OFFERSYNC_CATALOGUE_DIR, else ./catalogue.
+The directory is [dir], else --catalogue, else OFFERSYNC_CATALOGUE_DIR, else catalogue.dir of the config file
+(--config or OFFERSYNC_CONFIG), else ./catalogue.
 Exit 0: valid (warnings allowed). 1: errors. 2: usage error.
 
   --catalogue <dir>  the catalogue directory
+  --config <file>    read catalogue.dir from this config file
   --json             the report as JSON
   -h, --help         this text
 `;
@@ -86,21 +89,28 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
   return lines.join('\n') + '\n';
 }
 
-export function catalogueDir(positional: string | undefined, flag: string | undefined, io: Pick<CliIO, 'env' | 'cwd'>): string {
-  return resolve(io.cwd, positional ?? flag ?? io.env.OFFERSYNC_CATALOGUE_DIR ?? './catalogue');
+export function catalogueDir(positional: string | undefined, flag: string | undefined, io: Pick<CliIO, 'env' | 'cwd'>, configFile?: string): string {
+  if (positional !== undefined) return resolve(io.cwd, positional);
+  // The same precedence as every other command: --catalogue, OFFERSYNC_CATALOGUE_DIR, the config file, ./catalogue.
+  try {
+    return loadConfig({ flags: { config: configFile, catalogue: flag }, env: io.env, cwd: io.cwd }).catalogue.dir;
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 export const command: Command = {
   name: 'validate',
   summary: 'check the catalogue, no network',
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { catalogue: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+    const { values, positionals } = parseFlags(argv, { catalogue: { type: 'string' }, config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
     if (positionals.length > 1) throw new UsageError(`expected at most one directory, got ${positionals.length}: ${positionals.join(' ')}`);
-    const dir = catalogueDir(positionals[0], values.catalogue, io);
+    const dir = catalogueDir(positionals[0], values.catalogue, io, values.config);
     const st = await stat(dir).catch(() => null);
     if (!st) throw new UsageError(`no such catalogue directory: ${dir}`);
     if (!st.isDirectory()) throw new UsageError(`not a directory: ${dir}`);

@@ -1,5 +1,5 @@
 // offersync validate and offersync schema, run in-process with captured stdio.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,18 @@ describe('offersync validate', () => {
     expect(c.out()).toMatch(/valid offers: 6 accounts, 5 items, 4 top-ups/);
     expect(c.out()).toMatch(/0 errors, 0 warnings, 0 quarantined files, 0 invalid offers/);
     expect(c.out()).not.toMatch(/\x1b\[/);
+  });
+
+  it('takes the directory from catalogue.dir of --config (relative to the config file) when none is given', async () => {
+    const dir = tmpCatalogue({ 'items/ok.yaml': fixture('good-items.yaml') });
+    const cfgDir = mkdtempSync(join(tmpdir(), 'offersync-validate-cfg-'));
+    writeFileSync(join(cfgDir, 'offersync.yaml'), `catalogue:\n  dir: ${dir}\n`);
+    const c = io({}, '/');
+    expect(await validate.run(['--config', join(cfgDir, 'offersync.yaml')], c)).toBe(0);
+    expect(c.out()).toContain(dir);
+    writeFileSync(join(cfgDir, 'bad.yaml'), 'catalogue: [1]\n');
+    await expect(validate.run(['--config', join(cfgDir, 'bad.yaml')], io({}, '/'))).rejects.toThrow(UsageError);
+    rmSync(cfgDir, { recursive: true, force: true });
   });
 
   it('errors: exit 1, a report grouped by file with line/pointer, external_id, field and reason', async () => {
