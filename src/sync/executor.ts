@@ -6,8 +6,8 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { JournalOp } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { AccountUpdates } from './account-update.ts';
 import { archiveAll } from './archive-batch.ts';
-import { CAPABILITIES, isCapabilityRefusal } from './capabilities.ts';
 import { errorMessage, isOutcomeUnknown, statusOf } from './errors.ts';
 import { lossyFields } from './lossy.ts';
 import type { AdoptAction, CreateAction, NoopAction, Plan, UpdateAction, UploadAction } from './plan.ts';
@@ -47,8 +47,7 @@ export class Execution {
   private done = 0;
   private total = 0;
   private readonly sold: SoldEntry[] = [];
-  private accountUpdateProbe: Promise<void> | null = null;
-  private recreateGate: Promise<void> = Promise.resolve();
+  private readonly accountUpdates = new AccountUpdates(this);
 
   constructor(private readonly deps: ExecutorDeps) {}
 
@@ -367,96 +366,10 @@ export class Execution {
     }
   }
 
-  /**
-   * PATCH one offer. Account PATCH is not in the API document: the first one probes it, and a refusal of the
-   * route marks it unusable so the rest are reported blocked (or re-created) instead of failing one by one.
-   */
+  /** PATCH one offer; account PATCH goes through the capability probe and its fallback. */
   private async patch(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
-    const resource = resourceOf(this.client, d.kind);
-    const send = () => this.journaled('update', d.kind, [d.externalId], () => resource.update({ id: remoteId }, body, { priority: PRIORITY.update }));
-    if (d.kind !== 'account') return send();
-
-    const cap = this.store.getCapability(CAPABILITIES.accountUpdate);
-    if (cap && !cap.usable) return this.accountUpdateFallback(d, remoteId, body);
-    if (!cap) {
-      if (this.accountUpdateProbe) {
-        await this.accountUpdateProbe;
-        return this.patch(d, remoteId, body);
-      }
-      let release!: () => void;
-      this.accountUpdateProbe = new Promise((r) => (release = r));
-      try {
-        const out = await send();
-        this.store.setCapability(CAPABILITIES.accountUpdate, true, null);
-        return out;
-      } catch (err) {
-        if (isCapabilityRefusal(err) && statusOf(err) !== 422) {
-          // A 404 may mean "no such offer" as well as "no such route": the offer's GET tells them apart.
-          const exists = await resource.get({ id: remoteId }).then(() => true, () => false);
-          if (exists || statusOf(err) === 405) {
-            this.store.setCapability(CAPABILITIES.accountUpdate, false, `${statusOf(err)}: ${errorMessage(err)}`);
-            this.logger.warn({ status: statusOf(err) }, 'the marketplace does not serve PATCH /accounts/{id}: account updates fall back');
-            return this.accountUpdateFallback(d, remoteId, body);
-          }
-        }
-        throw err;
-      } finally {
-        release();
-      }
-    }
-    return send();
-  }
-
-  private async accountUpdateFallback(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
-    const recreate = this.options.updateFallback === 'recreate' && this.store.getCapability(CAPABILITIES.accountRecreate)?.usable !== false;
-    if (!recreate) {
-      this.report({
-        kind: d.kind,
-        externalId: d.externalId,
-        outcome: 'blocked',
-        file: d.source.file,
-        fields: Object.keys(body).filter((f) => f !== 'credentials'),
-        message:
-          this.options.updateFallback === 'recreate'
-            ? 'the marketplace does not serve PATCH /accounts/{id}, and it keeps archived external_ids, so it cannot be re-created either'
-            : 'the marketplace does not serve PATCH /accounts/{id}; set accounts.updateFallback: recreate to archive and create it anew',
-      });
-      return 'blocked';
-    }
-    // Archive-then-create loses the listing if the server refuses the create: until one recreate has worked,
-    // they go one at a time, so a refusal costs one offer, not every offer in flight.
-    if (!this.store.getCapability(CAPABILITIES.accountRecreate)) {
-      const previous = this.recreateGate;
-      let release!: () => void;
-      this.recreateGate = new Promise((r) => (release = r));
-      await previous;
-      try {
-        return await this.recreate(d, remoteId, body);
-      } finally {
-        release();
-      }
-    }
-    return this.recreate(d, remoteId, body);
-  }
-
-  private async recreate(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
-    if (this.store.getCapability(CAPABILITIES.accountRecreate)?.usable === false) return this.accountUpdateFallback(d, remoteId, body);
-    await this.journaled('recreate', d.kind, [d.externalId], () => this.client.accounts.archive({ id: remoteId }, { priority: PRIORITY.update }));
-    const { fields } = this.fieldsToSend(d);
-    const full: Record<string, unknown> = { external_id: d.externalId, ...fields };
-    if (d.kind === 'account' && d.credentials) full.credentials = d.credentials;
-    try {
-      const created = await this.journaled('create', d.kind, [d.externalId], () => resourceOf(this.client, d.kind).create(full, { priority: PRIORITY.create }));
-      this.store.setCapability(CAPABILITIES.accountRecreate, true, null);
-      return created;
-    } catch (err) {
-      if (statusOf(err) !== 409) throw err;
-      this.store.setCapability(CAPABILITIES.accountRecreate, false, `409 after archive: ${errorMessage(err)}`);
-      throw new Error(
-        `archived #${remoteId} to re-create it, but the marketplace refused the create (409: it keeps archived external_ids). ` +
-          'The offer stays archived until it is given a new external_id; other account updates are now reported as blocked.',
-      );
-    }
+    if (d.kind === 'account') return this.accountUpdates.patch(d, remoteId, body);
+    return this.journaled('update', d.kind, [d.externalId], () => resourceOf(this.client, d.kind).update({ id: remoteId }, body, { priority: PRIORITY.update }));
   }
 }
 

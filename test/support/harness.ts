@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/config.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { openServices } from '../../src/cli/services.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { reconcile, type ReconcileOptions, type ReconcileResult } from '../../src/sync/reconciler.ts';
 
 export const TEST_KEY = 'test-key-0123456789';
@@ -21,7 +22,8 @@ export interface Harness {
   config: Config;
   write(rel: string, content: string | Uint8Array): void;
   remove(rel: string): void;
-  reconcile(opts?: Partial<ReconcileOptions>, logger?: Logger): Promise<ReconcileResult>;
+  /** `wrap` swaps in a client that misbehaves in a way the sandbox cannot (a fault on one call). */
+  reconcile(opts?: Partial<ReconcileOptions>, logger?: Logger, wrap?: (client: MarketplaceClient) => MarketplaceClient): Promise<ReconcileResult>;
   /** Writes done by the sandbox since the last resetCounters(). */
   writes(): number;
   close(): Promise<void>;
@@ -53,10 +55,11 @@ export async function createHarness(opts: { sandbox?: SandboxOptions; config?: R
     remove(rel) {
       rmSync(join(catalogueDir, rel), { force: true });
     },
-    async reconcile(o = {}, logger = silentLogger) {
+    async reconcile(o = {}, logger = silentLogger, wrap) {
       const services = openServices(h.config, { logger });
       try {
-        return await reconcile(services.reconcileDeps, { command: 'test', dryRun: false, ...o });
+        const deps = wrap ? { ...services.reconcileDeps, client: wrap(services.client) } : services.reconcileDeps;
+        return await reconcile(deps, { command: 'test', dryRun: false, ...o });
       } finally {
         await services.close();
       }

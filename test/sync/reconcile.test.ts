@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 import { LeaseHeldError } from '../../src/sync/reconciler.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { ServerError } from '../../src/marketplace/errors.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { createHarness, requestsByRoute, tinyPng, TEST_KEY, type Harness } from '../support/harness.ts';
 
 const PASSWORD = 'hunter2-S3CRET-pw';
@@ -209,6 +211,36 @@ describe('reconcile against the sandbox', () => {
     const again = await h.reconcile();
     expect(again.report.outcomes.filter((o) => o.outcome === 'blocked').map((o) => o.externalId)).toEqual(['acc-0']);
     expect(h.writes()).toBe(0);
+  });
+
+  it('an account PATCH probe that fails with a 5xx does not stall the other updates (regression: waiters looped)', async () => {
+    h = await createHarness();
+    seed(h, 3);
+    await h.reconcile();
+    const raised = JSON.parse(readFileSync(`${h.catalogueDir}/accounts/main.json`, 'utf8')) as { price: number }[];
+    h.write('accounts/main.json', JSON.stringify(raised.map((a) => ({ ...a, price: a.price + 1 }))));
+    let failures = 1;
+    const flaky = (client: MarketplaceClient): MarketplaceClient => {
+      const accounts = new Proxy(client.accounts, {
+        get(target, prop, receiver) {
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          if (prop === 'update') {
+            return (...args: unknown[]) =>
+              failures-- > 0
+                ? Promise.reject(new ServerError({ method: 'PATCH', path: '/api/v1/accounts/1', status: 503 }))
+                : (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          }
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      return { accounts, items: client.items, topUps: client.topUps, images: client.images, close: () => client.close() };
+    };
+    const run = await h.reconcile({}, undefined, flaky);
+    const accounts = run.report.outcomes.filter((o) => o.kind === 'account');
+    expect(accounts.filter((o) => o.outcome === 'updated')).toHaveLength(2);
+    expect(accounts.filter((o) => o.outcome === 'failed')).toHaveLength(1);
+    const next = await h.reconcile();
+    expect(next.report.outcome).toBe('converged');
   });
 
   it('recreate fallback: a server that keeps archived external_ids costs one offer, not all of them', async () => {
