@@ -70,7 +70,9 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     apiKey: config.apiKey,
     insecure: config.insecure,
     timeoutMs: config.http.timeoutMs,
-    connections: config.http.connections,
+    // Never fewer connections than requests in flight: a request waiting inside the pool has already spent
+    // its token, and several such requests leaving together undo the pacing (a 429 from a server at its limit).
+    connections: Math.max(config.http.connections, config.rateLimit.concurrency),
     schedule: queue.schedule,
     list: {
       sortParam: config.lists.sortParam,
