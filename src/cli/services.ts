@@ -51,6 +51,19 @@ export function openStore(config: Config, logger: Logger): StateStore {
   return openStateStore(config.state.path, { logger });
 }
 
+const LAST_REQUEST_KEY = 'queue.lastRequestAt';
+
+/**
+ * Tokens a new queue may start with: only what the marketplace can have refilled since the last run on this
+ * state db sent its last request (it may have ended with the server's bucket empty). Costs at most
+ * burst / rate seconds at start; saves a 429 and its Retry-After pause when runs follow each other.
+ */
+export function startTokens(store: StateStore, config: Config, now: number): number {
+  const last = Number(store.getMeta(LAST_REQUEST_KEY) ?? 0);
+  const refilled = ((now - last) / 1000) * config.rateLimit.ratePerSec;
+  return Math.max(0, Math.min(config.rateLimit.burst, refilled));
+}
+
 export function openServices(config: Config, opts: { logger?: Logger } = {}): Services {
   if (!config.apiKey) {
     throw new ConfigError('no API key: set OFFERSYNC_API_KEY, or OFFERSYNC_API_KEY_FILE naming a file that holds it');
@@ -61,6 +74,7 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
   const queue = new RequestQueue({
     ratePerSec: config.rateLimit.ratePerSec,
     burst: config.rateLimit.burst,
+    startTokens: startTokens(store, config, Date.now()),
     concurrency: config.rateLimit.concurrency,
     maxAttempts: config.rateLimit.maxAttempts,
     logger,
@@ -108,6 +122,7 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     reconcileDeps,
     async close() {
       await client.close();
+      if (queue.stats().requests > 0) store.setMeta(LAST_REQUEST_KEY, String(Date.now()));
       store.close();
     },
   };

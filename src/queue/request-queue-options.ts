@@ -9,6 +9,11 @@ export interface RequestQueueOptions {
   readonly ratePerSec: number;
   /** Bucket capacity: requests that may start at once after a quiet spell. Default max(1, ceil(ratePerSec)). */
   readonly burst?: number;
+  /**
+   * Tokens in the bucket at start. Default burst. Fewer when the marketplace's own bucket may still be drained
+   * by a run that ended moments ago: a fresh queue that assumes a full server bucket earns a 429 at once.
+   */
+  readonly startTokens?: number;
   /** Requests on the wire at once. Default 8. */
   readonly concurrency?: number;
   /** Tries per request, the first included; the last error is thrown as is. Default 6. */
@@ -32,6 +37,7 @@ export interface RequestQueueOptions {
 export interface ResolvedRequestQueueOptions {
   readonly ratePerSec: number;
   readonly burst: number;
+  readonly startTokens: number;
   readonly concurrency: number;
   readonly maxAttempts: number;
   readonly backoff: { readonly baseMs: number; readonly maxMs: number };
@@ -49,9 +55,11 @@ export function resolveRequestQueueOptions(opts: RequestQueueOptions): ResolvedR
     baseMs: check('backoff.baseMs', opts.backoff?.baseMs ?? 250, 'a finite number >= 0', (v) => v >= 0),
     maxMs: check('backoff.maxMs', opts.backoff?.maxMs ?? 30_000, 'a finite number >= 0', (v) => v >= 0),
   };
+  const burst = check('burst', opts.burst ?? Math.max(1, Math.ceil(ratePerSec)), 'an integer >= 1', (v) => Number.isInteger(v) && v >= 1);
   const resolved: ResolvedRequestQueueOptions = {
     ratePerSec,
-    burst: check('burst', opts.burst ?? Math.max(1, Math.ceil(ratePerSec)), 'an integer >= 1', (v) => Number.isInteger(v) && v >= 1),
+    burst,
+    startTokens: check('startTokens', opts.startTokens ?? burst, `a finite number from 0 to burst (${burst})`, (v) => v >= 0 && v <= burst),
     concurrency: check('concurrency', opts.concurrency ?? 8, 'an integer >= 1', (v) => Number.isInteger(v) && v >= 1),
     maxAttempts: check('maxAttempts', opts.maxAttempts ?? 6, 'an integer >= 1', (v) => Number.isInteger(v) && v >= 1),
     backoff: Object.freeze(backoff),

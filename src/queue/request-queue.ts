@@ -66,9 +66,9 @@ export class RequestQueue {
 
   constructor(opts: RequestQueueOptions) {
     this.options = resolveRequestQueueOptions(opts);
-    const { clock, ratePerSec, burst, minRatePerSec, logger } = this.options;
+    const { clock, ratePerSec, burst, startTokens, minRatePerSec, logger } = this.options;
     this.#log = logger.child({ component: 'request-queue' });
-    this.#bucket = new TokenBucket({ ratePerSec, capacity: burst, now: clock.now() });
+    this.#bucket = new TokenBucket({ ratePerSec, capacity: burst, now: clock.now(), tokens: startTokens });
     this.#aimdConfig = aimdConfig(ratePerSec, minRatePerSec);
     this.#aimd = aimdInitial(this.#aimdConfig, clock.now());
   }

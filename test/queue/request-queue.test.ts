@@ -61,6 +61,7 @@ describe('RequestQueue options', () => {
     [{ ratePerSec: '5' as unknown as number }, /"ratePerSec": .*received "5"/],
     [{ ratePerSec: 5, burst: 0 }, /"burst": expected an integer >= 1, received 0/],
     [{ ratePerSec: 5, burst: 1.5 }, /"burst"/],
+    [{ ratePerSec: 5, burst: 2, startTokens: 3 }, /"startTokens": expected a finite number from 0 to burst \(2\), received 3/],
     [{ ratePerSec: 5, concurrency: 0 }, /"concurrency": expected an integer >= 1, received 0/],
     [{ ratePerSec: 5, maxAttempts: 0 }, /"maxAttempts"/],
     [{ ratePerSec: 5, backoff: { baseMs: -1 } }, /"backoff.baseMs"/],
@@ -114,6 +115,14 @@ describe('RequestQueue', () => {
     const all = Promise.all(Array.from({ length: 8 }, () => q.schedule(get(), async () => void at.push(clock.now() - t0))));
     await drive(clock, all);
     expect(at).toEqual([0, 0, 0, 100, 200, 300, 400, 500]);
+  });
+
+  it('starts with only `startTokens` when the marketplace may still be drained by a run just ended', async () => {
+    const { q, clock, t0 } = setup({ ratePerSec: 10, burst: 3, startTokens: 1 });
+    const at: number[] = [];
+    const all = Promise.all(Array.from({ length: 4 }, () => q.schedule(get(), async () => void at.push(clock.now() - t0))));
+    await drive(clock, all);
+    expect(at).toEqual([0, 100, 200, 300]);
   });
 
   it('keeps at most `concurrency` requests on the wire', async () => {
