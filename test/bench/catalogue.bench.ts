@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
-import { makePng } from '../catalogue/support/png.ts';
+import { makePng } from '../support/png.ts';
 
 const N = Number(process.env.BENCH_OFFERS ?? 100_000);
 const root = mkdtempSync(join(tmpdir(), 'offersync-bench-cat-'));

@@ -10,11 +10,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deflateSync, crc32 } from 'node:zlib';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { openServices } from '../../src/cli/services.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { reconcile } from '../../src/sync/reconciler.ts';
+import { makePng } from '../support/png.ts';
 
 const N = Number(process.env.BENCH_OFFERS ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
@@ -23,21 +23,10 @@ const KEY = 'bench-key-42';
 const PER_PAGE = 100;
 const BIN = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
 
+/** A distinct 1x1 PNG per seed (up to 65536). */
 function png(seed: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const td = Buffer.concat([Buffer.from(type), data]);
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(td) >>> 0);
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(2, 0);
-  ihdr.writeUInt32BE(1, 4);
-  ihdr[8] = 8;
-  const raw = Buffer.from([0, seed & 0xff, (seed >> 8) & 0xff]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  const c: [number, number, number] = [seed & 0xff, (seed >> 8) & 0xff, 0];
+  return makePng(1, 1, c, c); // a 1x1 image is all stripe: give the stripe the colour too
 }
 
 function writeCatalogue(dir: string): { accounts: number; items: number; topups: number; images: number } {

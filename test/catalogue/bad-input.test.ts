@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, symlinkSync, truncateSync, unlinkSync, writeFi
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeFs, type CatalogueFs } from '../../src/catalogue/read-file.ts';
-import { makePng } from './support/png.ts';
+import { makePng } from '../support/png.ts';
 import { GOOD, GOOD_IDS, cleanup, errors, fixture, ids, load, tmpCatalogue, warnings, where } from './support/tmp-catalogue.ts';
 
 afterEach(cleanup);

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Hmac256, canonicalJson, credentialsHmac } from '../../src/catalogue/hash.ts';
-import { makePng } from './support/png.ts';
+import { makePng } from '../support/png.ts';
 import { cleanup, load, tmpCatalogue } from './support/tmp-catalogue.ts';
 
 afterEach(cleanup);

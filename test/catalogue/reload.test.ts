@@ -3,7 +3,7 @@ import { mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
-import { makePng } from './support/png.ts';
+import { makePng } from '../support/png.ts';
 import { cleanup, tmpCatalogue } from './support/tmp-catalogue.ts';
 
 afterEach(cleanup);

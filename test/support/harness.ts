@@ -3,12 +3,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/sandbox-server.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/config.ts';
 import { silentLogger, type Logger } from '../../src/log/logger.ts';
 import { openServices } from '../../src/cli/services.ts';
+import { makePng } from './png.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { reconcile, type ReconcileOptions, type ReconcileResult } from '../../src/sync/reconciler.ts';
 
@@ -84,17 +84,8 @@ export function requestsByRoute(sandbox: RunningSandbox): Record<string, number>
   return out;
 }
 
-function chunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(td) >>> 0);
-  return Buffer.concat([len, td, crc]);
-}
-/** A valid 1x1 greyscale PNG; each shade has its own bytes, so its own sha256. */
+/** A valid 1x1 PNG; each shade has its own bytes, so its own sha256. */
 export function tinyPng(shade = 0): Uint8Array {
-  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
-  const idat = deflateSync(Buffer.from([0, shade & 0xff]));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  const c: [number, number, number] = [shade & 0xff, 0, 0];
+  return makePng(1, 1, c, c); // a 1x1 image is all stripe: give the stripe the colour too
 }
