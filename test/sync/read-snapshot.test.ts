@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { BadResponseError, ServerError, UnauthenticatedError } from '../../src/marketplace/errors.ts';
-import type { MarketplaceClient, OfferResource } from '../../src/marketplace/marketplace-client.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import { overrideMethod } from '../support/client-override.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { readSnapshot } from '../../src/sync/read-snapshot.ts';
@@ -20,14 +21,7 @@ function record(externalId: string, remoteId: number): OfferRecord {
 
 /** The real client, except that GET by id of the accounts fails with `err`: what a flaky marketplace does. */
 function withFailingGet(err: Error): MarketplaceClient {
-  const accounts = new Proxy(client.accounts, {
-    get(target, prop, receiver) {
-      if (prop === 'get') return () => Promise.reject(err);
-      const v = Reflect.get(target, prop, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  }) as OfferResource as MarketplaceClient['accounts'];
-  return { ...client, accounts, items: client.items, topUps: client.topUps, images: client.images, close: () => client.close() };
+  return overrideMethod(client, 'accounts', 'get', () => Promise.reject(err));
 }
 
 async function seedAccounts(n: number): Promise<number[]> {

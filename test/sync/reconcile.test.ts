@@ -7,6 +7,7 @@ import { LeaseHeldError } from '../../src/sync/reconciler.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import { overrideMethod } from '../support/client-override.ts';
 import { createHarness, requestsByRoute, tinyPng, TEST_KEY, type Harness } from '../support/harness.ts';
 
 const PASSWORD = 'hunter2-S3CRET-pw';
@@ -220,21 +221,10 @@ describe('reconcile against the sandbox', () => {
     const raised = JSON.parse(readFileSync(`${h.catalogueDir}/accounts/main.json`, 'utf8')) as { price: number }[];
     h.write('accounts/main.json', JSON.stringify(raised.map((a) => ({ ...a, price: a.price + 1 }))));
     let failures = 1;
-    const flaky = (client: MarketplaceClient): MarketplaceClient => {
-      const accounts = new Proxy(client.accounts, {
-        get(target, prop, receiver) {
-          const v = Reflect.get(target, prop, receiver) as unknown;
-          if (prop === 'update') {
-            return (...args: unknown[]) =>
-              failures-- > 0
-                ? Promise.reject(new ServerError({ method: 'PATCH', path: '/api/v1/accounts/1', status: 503 }))
-                : (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          }
-          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-        },
-      });
-      return { accounts, items: client.items, topUps: client.topUps, images: client.images, close: () => client.close() };
-    };
+    const flaky = (client: MarketplaceClient): MarketplaceClient =>
+      overrideMethod(client, 'accounts', 'update', (original, ...args) =>
+        failures-- > 0 ? Promise.reject(new ServerError({ method: 'PATCH', path: '/api/v1/accounts/1', status: 503 })) : original(...args),
+      );
     const run = await h.reconcile({}, undefined, flaky);
     const accounts = run.report.outcomes.filter((o) => o.kind === 'account');
     expect(accounts.filter((o) => o.outcome === 'updated')).toHaveLength(2);

@@ -1,0 +1,23 @@
+// The real client with one method of one resource replaced: for faults the sandbox cannot aim at a single
+// call (a 5xx on the first account PATCH only, an HTML 404 on one GET).
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+
+type OfferResourceName = 'accounts' | 'items' | 'topUps';
+
+export function overrideMethod(
+  client: MarketplaceClient,
+  resource: OfferResourceName,
+  method: string,
+  impl: (original: (...args: unknown[]) => Promise<unknown>, ...args: unknown[]) => Promise<unknown>,
+): MarketplaceClient {
+  const target = client[resource];
+  const proxied = new Proxy(target, {
+    get(t, prop, receiver) {
+      const v = Reflect.get(t, prop, receiver) as unknown;
+      if (typeof v !== 'function') return v;
+      const bound = (v as (...a: unknown[]) => Promise<unknown>).bind(t);
+      return prop === method ? (...args: unknown[]) => impl(bound, ...args) : bound;
+    },
+  });
+  return { accounts: client.accounts, items: client.items, topUps: client.topUps, images: client.images, [resource]: proxied, close: () => client.close() };
+}
