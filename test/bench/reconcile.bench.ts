@@ -3,6 +3,7 @@
 // (goal 0), peak RSS of this process. BENCH_OFFERS (default 10000), BENCH_RATE (default 50; 0 = unlimited).
 //   npm run bench reconcile
 //   BENCH_OFFERS=100000 BENCH_RATE=0 npm run bench reconcile     (the memory figure for 100k offers)
+//   BENCH_LIVE=1 ...                                             (GC before each sample: the live set)
 // The client bucket runs 2 below the server burst: loopback jitter can bunch two requests, and an empty
 // server bucket then answers 429 (measured: burst 10/10 gives one 429 and a 1 s pause; 8/10 gives none).
 import { spawn } from 'node:child_process';
@@ -83,11 +84,14 @@ try {
   const config = { ...base, apiKey: KEY };
   let peak = process.memoryUsage().rss;
   let peakHeap = 0;
+  // BENCH_LIVE=1: a full GC before each sample, so the figure is the live set, not what V8 has not collected yet.
+  const live = process.env.BENCH_LIVE === '1' && typeof global.gc === 'function';
   const sampler = setInterval(() => {
+    if (live) global.gc!();
     const m = process.memoryUsage();
     peak = Math.max(peak, m.rss);
     peakHeap = Math.max(peakHeap, m.heapUsed);
-  }, 20);
+  }, live ? 500 : 20);
 
   const services = openServices(config, { logger: silentLogger });
   const t0 = performance.now();
