@@ -49,6 +49,8 @@ export interface PlannerInput {
   readonly remote: RemoteSnapshot;
   /** sha256 -> marketplace image id, for images already uploaded. */
   readonly uploadedImages: ReadonlyMap<string, number>;
+  /** "kind:external_id" of creates a crash interrupted and nobody settled yet (plan does not settle). */
+  readonly interruptedCreates?: ReadonlySet<string>;
   readonly options: PlannerOptions;
 }
 
@@ -140,14 +142,15 @@ export function plan(input: PlannerInput): Plan {
     }
 
     if (!live) {
+      const interrupted = input.interruptedCreates?.has(key) ?? false;
       actions.push({
         type: 'create',
         kind: d.kind,
         externalId: d.externalId,
         desired: d,
         fields,
-        verifyFirst: !snap.full || !snap.complete || (rec?.remoteId != null && !gone),
-        reason: gone ? 'gone from the marketplace, still in the catalogue' : 'new in the catalogue',
+        verifyFirst: interrupted || !snap.full || !snap.complete || (rec?.remoteId != null && !gone),
+        reason: interrupted ? 'an earlier create was interrupted' : gone ? 'gone from the marketplace, still in the catalogue' : 'new in the catalogue',
       });
       continue;
     }

@@ -75,6 +75,14 @@ export class LeaseHeldError extends Error {
   override readonly name = 'LeaseHeldError';
 }
 
+function interruptedCreateKeys(store: StateStore): Set<string> {
+  const keys = new Set<string>();
+  for (const e of store.journalUnfinished()) {
+    if ((e.op === 'create' || e.op === 'recreate') && e.kind !== 'image') for (const k of e.keys) keys.add(`${e.kind}:${k}`);
+  }
+  return keys;
+}
+
 /** No list could be read at all (wrong key, marketplace down): the run stops before planning. */
 export class MarketplaceUnreadableError extends Error {
   override readonly name = 'MarketplaceUnreadableError';
@@ -153,6 +161,8 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       state,
       remote: { ...snap.snapshot, unconfirmed },
       uploadedImages: new Map(store.listImages().map((i) => [i.sha256, i.remoteId])),
+      // A dry run does not settle the journal: what a crash left unfinished is looked up first, not assumed new.
+      interruptedCreates: opts.dryRun ? interruptedCreateKeys(store) : undefined,
       options: {
         ...settings.planner,
         accountUpdates: accountCap === undefined ? 'unknown' : accountCap.usable ? 'usable' : 'unusable',

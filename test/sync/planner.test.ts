@@ -241,6 +241,11 @@ describe('planner', () => {
     expect(only(p, 'create')[0]!.verifyFirst).toBe(true);
   });
 
+  it('looks up first a create that a crash interrupted (plan does not settle the journal)', () => {
+    const p = plan({ ...input({ desired: [account('a1')] }), interruptedCreates: new Set(['account:a1']) });
+    expect(only(p, 'create')[0]).toMatchObject({ verifyFirst: true, reason: 'an earlier create was interrupted' });
+  });
+
   it('an incremental snapshot trusts the state for offers it did not return', () => {
     const d = account('a1');
     const removed = account('a2');
