@@ -151,6 +151,33 @@ describe('reconcile against the sandbox', () => {
     expect(dump.topUps).toHaveLength(2);
   });
 
+  it('never mistakes an all-digit external_id for another offer\'s id, even after the state db is lost', async () => {
+    h = await createHarness();
+    // Sandbox ids start at 1: external_id "2" names a different offer than id 2 does.
+    h.write('items/digits.json', JSON.stringify([
+      { external_id: 'named', title: 'Named', price: 100 },
+      { external_id: '2', title: 'Digits two', price: 200 },
+      { external_id: '1', title: 'Digits one', price: 300 },
+    ]));
+    expect((await h.reconcile()).report.outcome).toBe('converged');
+    const byExt = () => byExternalId(h.sandbox.dump().items);
+    expect(byExt().get('2')).toMatchObject({ title: 'Digits two', price: 200 });
+    h.write('items/digits.json', JSON.stringify([
+      { external_id: 'named', title: 'Named', price: 100 },
+      { external_id: '2', title: 'Digits two', price: 250 },
+      { external_id: '1', title: 'Digits one', price: 300 },
+    ]));
+    for (const f of ['state.db', 'state.db-wal', 'state.db-shm']) rmSync(`${h.dir}/state/${f}`, { force: true });
+    h.sandbox.resetCounters();
+    expect((await h.reconcile()).report.outcome).toBe('converged');
+    const items = byExt();
+    expect(items.size).toBe(3);
+    expect(items.get('2')).toMatchObject({ title: 'Digits two', price: 250 });
+    expect(items.get('1')).toMatchObject({ title: 'Digits one', price: 300 });
+    expect(items.get('named')).toMatchObject({ title: 'Named', price: 100 });
+    expect(Object.keys(requestsByRoute(h.sandbox)).filter((r) => r.startsWith('POST'))).toEqual([]);
+  });
+
   it('stops before the first write when it would archive too many, and goes through with --allow-mass-archive', async () => {
     h = await createHarness();
     seed(h, 30);
