@@ -1,5 +1,5 @@
 // The run summary: a table per kind, then every offer that failed or was blocked, with its file and why.
-import { OUTCOMES, type Outcome, type RunReport } from '../sync/run-report.ts';
+import type { Outcome, RunReport } from '../sync/run-report.ts';
 
 const COLUMNS: readonly Outcome[] = ['created', 'updated', 'archived', 'adopted', 'uploaded', 'unchanged', 'sold', 'blocked', 'failed', 'skipped'];
 const KIND_TITLE: Record<string, string> = { account: 'accounts', item: 'items', topup: 'top-ups', image: 'images', file: 'files' };
@@ -38,8 +38,4 @@ export function formatReport(report: RunReport): string {
   };
   out.push(`${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ${report.runId}).`);
   return out.join('\n') + '\n';
-}
-
-export function reportToJson(report: RunReport): Record<string, unknown> {
-  return { ...report, outcomes: report.outcomes, outcome_kinds: OUTCOMES };
 }

@@ -4,6 +4,9 @@ export interface Progress {
   end(): void;
 }
 
+/** For runs whose stdout carries JSON or a plan: no bar at all. */
+export const noProgress: Progress = { update() {}, end() {} };
+
 export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Progress {
   if (!stream.isTTY) return { update() {}, end() {} };
   const started = Date.now();

@@ -1,12 +1,12 @@
 // What plan, reconcile and demo share: load config, open services, run, print, choose the exit code.
 import { EXIT, type CliIO } from './command.ts';
-import { ConfigError, loadConfig, type ConfigSources } from '../config/load-config.ts';
+import { loadConfig, type ConfigSources } from '../config/load-config.ts';
 import type { Config } from '../config/config.ts';
 import { LeaseHeldError, MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { openServices, type Services } from './services.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
-import { createProgress } from './progress.ts';
+import { createProgress, noProgress } from './progress.ts';
 import { hasChanges } from '../sync/plan.ts';
 import { createLogger } from '../log/logger.ts';
 
@@ -26,11 +26,11 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
   } catch (err) {
     // Config, a client option (empty key, plain http to a remote host) or a state db that cannot open:
     // all a person fixes in the setup, so exit 2 with the message as it is.
-    const message = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
+    const message = err instanceof Error ? err.message : String(err);
     io.stderr.write(`offersync ${opts.command}: ${message}\n`);
     return EXIT.usage;
   }
-  const progress = opts.json || opts.dryRun ? createProgress({ write: () => true } as never) : createProgress(io.stdout);
+  const progress = opts.json || opts.dryRun ? noProgress : createProgress(io.stdout);
   let result: ReconcileResult;
   try {
     result = await reconcile(services.reconcileDeps, {

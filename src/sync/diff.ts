@@ -1,7 +1,15 @@
 // The three-way field diff (DESIGN.md decision 2), as kubectl apply does it:
 // desired (catalogue) vs last applied (state) vs live (marketplace).
+import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { FieldChange } from './plan.ts';
 import { sameValue } from './canonical-json.ts';
+
+/** What the marketplace shows of an offer, as fields comparable with what is sent (status included). */
+export function liveFieldsOf(remote: RemoteOffer): Record<string, unknown> {
+  const live: Record<string, unknown> = { ...remote.fields };
+  if (remote.status !== undefined) live.status = remote.status;
+  return live;
+}
 
 export interface DiffInput {
   readonly desired: Readonly<Record<string, unknown>>;

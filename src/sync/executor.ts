@@ -12,7 +12,8 @@ import { errorMessage, isOutcomeUnknown, statusOf } from './errors.ts';
 import { lossyFields } from './lossy.ts';
 import type { AdoptAction, CreateAction, NoopAction, Plan, UpdateAction, UploadAction } from './plan.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
-import { effectiveFields, ITEM_UPDATE_FIELDS, LOCKED_STATUSES } from './planner.ts';
+import { effectiveFields, isLocked, ITEM_UPDATE_FIELDS } from './planner.ts';
+import { diffFields, liveFieldsOf } from './diff.ts';
 import { resourceOf } from './read-snapshot.ts';
 import type { OfferOutcome } from './run-report.ts';
 import { appendSold, type SoldEntry } from './sold-log.ts';
@@ -171,8 +172,7 @@ export class Execution {
   }
 
   lockedBy(remote: RemoteOffer | null | undefined): string | null {
-    const s = remote?.status;
-    return s && (LOCKED_STATUSES as readonly string[]).includes(s) ? s : null;
+    return isLocked(remote?.status) ? remote!.status! : null;
   }
 
   markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): void {
@@ -319,12 +319,9 @@ export class Execution {
       return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message: `the marketplace marks it ${locked}` });
     }
     this.store.upsertOffer(d.kind, d.externalId, { remoteId: existing.id, managed: true, sourceFile: file, remoteStatus: existing.status ?? null });
-    // Send everything but what the server echoes equal: the earlier attempt's body is not known for sure.
+    // The earlier attempt's body is not known for sure: diff as for an adoption (nothing known to be sent).
     const body: Record<string, unknown> = {};
-    for (const [f, v] of Object.entries(fields)) {
-      const live = f === 'status' ? existing.status : existing.fields[f];
-      if (live === undefined || JSON.stringify(live) !== JSON.stringify(v)) body[f] = v;
-    }
+    for (const c of diffFields({ desired: fields, lastApplied: null, live: liveFieldsOf(existing), lossy: new Set() })) body[c.field] = c.to;
     if (d.kind === 'item') for (const f of Object.keys(body)) if (!ITEM_UPDATE_FIELDS.has(f)) delete body[f];
     if (d.kind === 'account' && d.credentials) body.credentials = d.credentials;
     if (Object.keys(body).length === 0) {

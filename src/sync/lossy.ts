@@ -3,13 +3,13 @@
 // last applied only, so the daemon never patches the same offer on every tick.
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { sameValue } from './canonical-json.ts';
+import { liveFieldsOf } from './diff.ts';
 
 export function lossyFields(sent: Readonly<Record<string, unknown>>, echoed: RemoteOffer, previous: readonly string[] = []): string[] {
   const out = new Set(previous);
+  const live = liveFieldsOf(echoed);
   for (const [field, value] of Object.entries(sent)) {
-    const live = field === 'status' ? echoed.status : echoed.fields[field];
-    if (live === undefined) continue;
-    if (!sameValue(live, value)) out.add(field);
+    if (live[field] !== undefined && !sameValue(live[field], value)) out.add(field);
   }
   return [...out].sort();
 }

@@ -3,7 +3,7 @@ import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-off
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../state/records.ts';
-import { diffFields } from './diff.ts';
+import { diffFields, liveFieldsOf } from './diff.ts';
 import { massArchiveVerdict, type GuardOptions } from './guards.ts';
 import {
   offerKey,
@@ -54,7 +54,7 @@ export interface PlannerInput {
   readonly options: PlannerOptions;
 }
 
-function isLocked(status: string | null | undefined): status is LockedStatus {
+export function isLocked(status: string | null | undefined): status is LockedStatus {
   return status === 'sold' || status === 'refunded' || status === 'processing';
 }
 
@@ -166,9 +166,7 @@ export function plan(input: PlannerInput): Plan {
     }
     const lastApplied = known ? rec.lastApplied : null;
     const lossy = new Set(known ? rec.lossyFields : []);
-    const liveFields: Record<string, unknown> = { ...live.fields };
-    if (live.status !== undefined) liveFields.status = live.status;
-    let changes = diffFields({ desired: fields, lastApplied, live: liveFields, lossy });
+    let changes = diffFields({ desired: fields, lastApplied, live: liveFieldsOf(live), lossy });
     const sendCredentials = d.kind === 'account' && d.credentialsHmac !== undefined && d.credentialsHmac !== (known ? rec.credentialsHmac : null);
     const sendImages = d.kind === 'account' && !imagesResolved;
     if (sendImages) changes = changes.filter((c) => c.field !== 'image_ids');
@@ -264,4 +262,3 @@ export function plan(input: PlannerInput): Plan {
   return { actions: [...uploadActions, ...actions, ...archives], guard, archiveSuppressed, warnings };
 }
 
-export type { FieldChange };

@@ -9,7 +9,6 @@ import type { StateStore } from '../state/state-store.ts';
 import { CAPABILITIES } from './capabilities.ts';
 import { errorMessage } from './errors.ts';
 import { Execution, type ExecutorOptions } from './executor.ts';
-import type { GuardOptions } from './guards.ts';
 import type { Plan } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { readSnapshot } from './read-snapshot.ts';
@@ -234,4 +233,3 @@ function finish(
   };
 }
 
-export type { GuardOptions };
