@@ -5,20 +5,36 @@ import { fileSchemaOf } from './zod-schema.ts';
 /** Account statuses (API document section 3). */
 export const ACCOUNT_STATUSES = ['draft', 'pending', 'listed', 'processing', 'sold', 'refunded', 'archived'] as const;
 
-const rankText = 'A rank name (iron ... challenger), a numeric rank id, or rank and division together ("Gold II", "gold_2").';
+const rankText =
+  'A rank name (iron ... challenger), a numeric rank id, or rank and division together ("Gold II", "gold_2").';
 const divisionText = 'Division I, II, III or IV, or a numeric division id.';
 
 export const ACCOUNT_FIELDS: FieldTable = {
   external_id: EXTERNAL_ID,
   title: { type: 'string', required: true, description: 'Title of the listing.' },
-  price: { type: 'price', required: true, description: 'Integer cents (1999), or a decimal amount in major units (19.99 or "19.99").' },
+  price: {
+    type: 'price',
+    required: true,
+    description: 'Integer cents (1999), or a decimal amount in major units (19.99 or "19.99").',
+  },
   game: { type: 'string', description: 'Game.' },
   server: { type: 'string', description: 'Server or region.' },
-  status: { type: 'enum', values: ACCOUNT_STATUSES, description: 'Status to set; left out, the configured default applies.' },
+  status: {
+    type: 'enum',
+    values: ACCOUNT_STATUSES,
+    description: 'Status to set; left out, the configured default applies.',
+  },
   description: { type: 'string', description: 'Description of the listing.' },
-  parameters: { type: 'parameters', description: 'Account details (rank, flex_rank, level, blue_essence, game_points, winrate_percent, champion_count, skin_count, ...).' },
+  parameters: {
+    type: 'parameters',
+    description:
+      'Account details (rank, flex_rank, level, blue_essence, game_points, winrate_percent, champion_count, skin_count, ...).',
+  },
   game_data: { type: 'parameters', target: 'parameters', description: 'Alias of parameters; merged into it.' },
-  credentials: { type: 'credentials', description: 'login, password, email_login, email_password. Sent, never stored.' },
+  credentials: {
+    type: 'credentials',
+    description: 'login, password, email_login, email_password. Sent, never stored.',
+  },
   rank: { type: 'rank', target: 'current_rank', description: `Alias of current_rank. ${rankText}` },
   division: { type: 'division', target: 'current_division', description: `Alias of current_division. ${divisionText}` },
   current_rank: { type: 'rank', description: rankText },
@@ -40,13 +56,41 @@ export const ACCOUNT_FIELDS: FieldTable = {
   skins: { type: 'list', description: 'A list, or one comma-separated string (CSV: items separated by |).' },
   roles: { type: 'list', description: 'A list, or one comma-separated string (CSV: items separated by |).' },
   in_game_name: { type: 'string', description: 'In-game name.' },
-  image_ids: { type: 'image_ids', description: 'Ids of images already uploaded: [1, 2], "1,2", [{id: 1}] or [{image_id: 1}].' },
+  image_ids: {
+    type: 'image_ids',
+    description: 'Ids of images already uploaded: [1, 2], "1,2", [{id: 1}] or [{image_id: 1}].',
+  },
   image_urls: { type: 'urls', description: 'Image URLs.' },
-  images: { type: 'images', description: 'Gallery image files, by path relative to the catalogue directory (images/a.png); uploaded once each.' },
-  login: { type: 'string', legacy: true, target: 'credentials.login', description: 'Deprecated: write credentials.login.' },
-  password: { type: 'string', legacy: true, verbatim: true, target: 'credentials.password', description: 'Deprecated: write credentials.password.' },
-  email_login: { type: 'string', legacy: true, target: 'credentials.email_login', description: 'Deprecated: write credentials.email_login.' },
-  email_password: { type: 'string', legacy: true, verbatim: true, target: 'credentials.email_password', description: 'Deprecated: write credentials.email_password.' },
+  images: {
+    type: 'images',
+    description: 'Gallery image files, by path relative to the catalogue directory (images/a.png); uploaded once each.',
+  },
+  login: {
+    type: 'string',
+    legacy: true,
+    target: 'credentials.login',
+    description: 'Deprecated: write credentials.login.',
+  },
+  password: {
+    type: 'string',
+    legacy: true,
+    verbatim: true,
+    target: 'credentials.password',
+    description: 'Deprecated: write credentials.password.',
+  },
+  email_login: {
+    type: 'string',
+    legacy: true,
+    target: 'credentials.email_login',
+    description: 'Deprecated: write credentials.email_login.',
+  },
+  email_password: {
+    type: 'string',
+    legacy: true,
+    verbatim: true,
+    target: 'credentials.email_password',
+    description: 'Deprecated: write credentials.email_password.',
+  },
   ign: { type: 'string', legacy: true, target: 'in_game_name', description: 'Deprecated: write in_game_name.' },
 };
 
@@ -54,7 +98,11 @@ export const CREDENTIAL_FIELDS: FieldTable = {
   login: { type: 'string', description: 'Account login.' },
   password: { type: 'string', verbatim: true, description: 'Account password (kept exactly as written).' },
   email_login: { type: 'string', description: 'Login of the e-mail account.' },
-  email_password: { type: 'string', verbatim: true, description: 'Password of the e-mail account (kept exactly as written).' },
+  email_password: {
+    type: 'string',
+    verbatim: true,
+    description: 'Password of the e-mail account (kept exactly as written).',
+  },
 };
 
 /** parameters keys the document names, and how they are normalised; other keys pass through. */
@@ -69,4 +117,7 @@ export const PARAMETER_FIELDS: FieldTable = {
   skin_count: { type: 'int', min: 0, description: 'Number of skins.' },
 };
 
-export const accountFileSchema = fileSchemaOf('account', ACCOUNT_FIELDS, { parameters: PARAMETER_FIELDS, credentials: CREDENTIAL_FIELDS });
+export const accountFileSchema = fileSchemaOf('account', ACCOUNT_FIELDS, {
+  parameters: PARAMETER_FIELDS,
+  credentials: CREDENTIAL_FIELDS,
+});

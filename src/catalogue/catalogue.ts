@@ -95,7 +95,8 @@ export function offerKey(kind: OfferKind, externalId: string): string {
 
 function positiveInt(name: string, v: number | undefined, dflt: number): number {
   if (v === undefined) return dflt;
-  if (!Number.isSafeInteger(v) || v <= 0) throw new TypeError(`Catalogue: ${name} must be a positive integer (bytes), got ${String(v)}`);
+  if (!Number.isSafeInteger(v) || v <= 0)
+    throw new TypeError(`Catalogue: ${name} must be a positive integer (bytes), got ${String(v)}`);
   return v;
 }
 
@@ -127,8 +128,10 @@ export class Catalogue {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(opts: CatalogueOptions) {
-    if (typeof opts.dir !== 'string' || !isAbsolute(opts.dir)) throw new TypeError(`Catalogue: dir must be an absolute path, got ${JSON.stringify(opts.dir)}`);
-    if (opts.credentialsKey === undefined || opts.credentialsKey.length === 0) throw new TypeError('Catalogue: credentialsKey must be a non-empty string or byte array');
+    if (typeof opts.dir !== 'string' || !isAbsolute(opts.dir))
+      throw new TypeError(`Catalogue: dir must be an absolute path, got ${JSON.stringify(opts.dir)}`);
+    if (opts.credentialsKey === undefined || opts.credentialsKey.length === 0)
+      throw new TypeError('Catalogue: credentialsKey must be a non-empty string or byte array');
     this.dir = opts.dir;
     this.key = new Hmac256(opts.credentialsKey);
     this.maxFileBytes = positiveInt('maxFileBytes', opts.maxFileBytes, DEFAULT_MAX_FILE_BYTES);
@@ -168,7 +171,13 @@ export class Catalogue {
       this.rootReal = null;
       this.complete = false;
       const code = (err as NodeJS.ErrnoException).code;
-      this.walkProblems = [{ severity: 'error', file: '.', message: `cannot read the catalogue directory ${this.dir} (${code ?? (err as Error).message}): nothing is archived until it can be read` }];
+      this.walkProblems = [
+        {
+          severity: 'error',
+          file: '.',
+          message: `cannot read the catalogue directory ${this.dir} (${code ?? (err as Error).message}): nothing is archived until it can be read`,
+        },
+      ];
       return this.build();
     }
     const walk = await walkCatalogue(this.dir, this.rootReal, this.logger);
@@ -180,7 +189,15 @@ export class Catalogue {
       if (r) this.put(r);
     });
     const snapshot = this.build();
-    this.logger.debug({ files: snapshot.files.length, offers: snapshot.offers.length, problems: snapshot.problems.length, ms: Math.round(performance.now() - started) }, 'catalogue loaded');
+    this.logger.debug(
+      {
+        files: snapshot.files.length,
+        offers: snapshot.offers.length,
+        problems: snapshot.problems.length,
+        ms: Math.round(performance.now() - started),
+      },
+      'catalogue loaded',
+    );
     return snapshot;
   }
 
@@ -223,7 +240,8 @@ export class Catalogue {
       fresh.set(file, await this.processFile(file, true));
     });
     const touched = new Set<string>();
-    for (const file of [...toRemove, ...toRead]) for (const e of this.results.get(file)?.entries ?? []) touched.add(e.group);
+    for (const file of [...toRemove, ...toRead])
+      for (const e of this.results.get(file)?.entries ?? []) touched.add(e.group);
     for (const r of fresh.values()) for (const e of r?.entries ?? []) touched.add(e.group);
     const before = this.validIn(touched);
     for (const file of toRemove) this.drop(file);
@@ -286,11 +304,18 @@ export class Catalogue {
   private async processFile(file: string, fromWatcher: boolean): Promise<FileResult | null> {
     const c = classify(file);
     if (c.type !== 'offers') return null;
-    const read = readCatalogueFile(this.dir, this.rootReal!, file, this.maxFileBytes, { checkRealpath: fromWatcher, ...(this.fs ? { fs: this.fs } : {}) });
+    const read = readCatalogueFile(this.dir, this.rootReal!, file, this.maxFileBytes, {
+      checkRealpath: fromWatcher,
+      ...(this.fs ? { fs: this.fs } : {}),
+    });
     if ('vanished' in read) {
       // Gone between listing and reading (an editor saving by delete-and-write): keep its offers as they
       // are for now; the watcher's "removed" follows if it is really gone.
-      return quarantinedResult(file, 'warning', 'the file disappeared while being read: its offers are left as they are until it is back or reported removed');
+      return quarantinedResult(
+        file,
+        'warning',
+        'the file disappeared while being read: its offers are left as they are until it is back or reported removed',
+      );
     }
     if ('error' in read) return quarantinedResult(file, 'error', read.error);
     const decoded = decodeText(read.buf);
@@ -308,7 +333,14 @@ export class Catalogue {
         unknownIdentity = true;
         continue;
       }
-      const source: SourceLocation = n.source.line !== undefined ? (n.source.pointer !== undefined ? { file, line: n.source.line, pointer: n.source.pointer } : { file, line: n.source.line }) : n.source.pointer !== undefined ? { file, pointer: n.source.pointer } : { file };
+      const source: SourceLocation =
+        n.source.line !== undefined
+          ? n.source.pointer !== undefined
+            ? { file, line: n.source.line, pointer: n.source.pointer }
+            : { file, line: n.source.line }
+          : n.source.pointer !== undefined
+            ? { file, pointer: n.source.pointer }
+            : { file };
       const externalId = n.externalId;
       const key = offerKey(kind, externalId);
       const lower = externalId.toLowerCase();
@@ -327,7 +359,16 @@ export class Catalogue {
           images.add(catalogueRelative(img.path) ?? img.path);
           if ('error' in check) {
             imagesOk = false;
-            problems.push({ severity: 'error', file, ...(n.source.line !== undefined ? { line: n.source.line } : {}), ...(img.pointer !== undefined ? { pointer: img.pointer } : {}), kind, externalId: n.externalId!, field: img.field, message: check.error });
+            problems.push({
+              severity: 'error',
+              file,
+              ...(n.source.line !== undefined ? { line: n.source.line } : {}),
+              ...(img.pointer !== undefined ? { pointer: img.pointer } : {}),
+              kind,
+              externalId: n.externalId!,
+              field: img.field,
+              message: check.error,
+            });
           } else refs.push(check.image);
         });
         if (!imagesOk) refs = [];
@@ -336,10 +377,23 @@ export class Catalogue {
         entries.push(base);
         continue;
       }
-      entries.push({ kind, externalId, group, key, source, offer: this.offer(kind, externalId, n.fields, n.credentials, refs, source) });
+      entries.push({
+        kind,
+        externalId,
+        group,
+        key,
+        source,
+        offer: this.offer(kind, externalId, n.fields, n.credentials, refs, source),
+      });
     }
     if (unknownIdentity && !parsed.unreadable) {
-      problems.push({ severity: 'warning', file, kind, message: 'a record of this file has no usable external_id: nothing from this file is archived until that is fixed' });
+      problems.push({
+        severity: 'warning',
+        file,
+        kind,
+        message:
+          'a record of this file has no usable external_id: nothing from this file is archived until that is fixed',
+      });
     }
     return { file, entries, problems, quarantined: parsed.unreadable || unknownIdentity, images };
   }
@@ -364,7 +418,13 @@ export class Catalogue {
   ): DesiredOffer {
     const hmac = credentials ? credentialsHmac(this.key, credentials) : undefined;
     const fields = sortKeys(rawFields);
-    const hash = offerHash({ kind, externalId, sortedFields: fields, imageSha256s: images.map((i) => i.sha256), credentialsHmac: hmac });
+    const hash = offerHash({
+      kind,
+      externalId,
+      sortedFields: fields,
+      imageSha256s: images.map((i) => i.sha256),
+      credentialsHmac: hmac,
+    });
     switch (kind) {
       case 'account':
         return {
@@ -402,7 +462,15 @@ export class Catalogue {
       }
     }
     for (const g of [...this.conflicted].sort()) problems.push(...duplicateProblems(this.groups.get(g) ?? []));
-    return { dir: this.dir, offers, problems, quarantinedFiles, invalidOffers, complete: this.complete, files: this.sortedFiles };
+    return {
+      dir: this.dir,
+      offers,
+      problems,
+      quarantinedFiles,
+      invalidOffers,
+      complete: this.complete,
+      files: this.sortedFiles,
+    };
   }
 }
 
@@ -411,7 +479,13 @@ type DesiredOfferFields<K extends OfferKind> = Extract<DesiredOffer, { kind: K }
 function quarantinedResult(file: string, severity: 'error' | 'warning', message: string): FileResult {
   const c = classify(file);
   const kind = c.type === 'offers' ? c.kind : undefined;
-  return { file, entries: [], problems: [{ severity, file, ...(kind ? { kind } : {}), message }], quarantined: true, images: new Set() };
+  return {
+    file,
+    entries: [],
+    problems: [{ severity, file, ...(kind ? { kind } : {}), message }],
+    quarantined: true,
+    images: new Set(),
+  };
 }
 
 function where(s: SourceLocation): string {
@@ -424,9 +498,12 @@ function duplicateProblems(entries: readonly Entry[]): CatalogueProblem[] {
     const exact = others.filter((o) => o.externalId === e.externalId);
     const near = others.filter((o) => o.externalId !== e.externalId);
     const parts: string[] = [];
-    if (exact.length > 0) parts.push(`duplicate external_id '${e.externalId}': also at ${exact.map((o) => where(o.source)).join(', ')}`);
+    if (exact.length > 0)
+      parts.push(`duplicate external_id '${e.externalId}': also at ${exact.map((o) => where(o.source)).join(', ')}`);
     if (near.length > 0) {
-      parts.push(`external_id '${e.externalId}' differs only in letter case from ${near.map((o) => `'${o.externalId}' at ${where(o.source)}`).join(', ')}, and the marketplace may take them as one`);
+      parts.push(
+        `external_id '${e.externalId}' differs only in letter case from ${near.map((o) => `'${o.externalId}' at ${where(o.source)}`).join(', ')}, and the marketplace may take them as one`,
+      );
     }
     return {
       severity: 'error' as const,

@@ -57,7 +57,10 @@ export function parseCsv(input: string): CsvRow[] {
         cell = parts;
         const next = text.charCodeAt(i);
         if (i < n && next !== COMMA && next !== LF && next !== CR) {
-          throw new CsvError('unexpected text after a closing double quote: a quote inside a quoted field is written twice ("")', line);
+          throw new CsvError(
+            'unexpected text after a closing double quote: a quote inside a quoted field is written twice ("")',
+            line,
+          );
         }
       } else {
         let j = i;

@@ -2,7 +2,19 @@
 // the zod schema (for the JSON Schema editors use) are both derived from it, so they cannot drift apart.
 
 export const FIELD_TYPES = [
-  'string', 'int', 'price', 'bool', 'enum', 'rank', 'division', 'list', 'urls', 'image_ids', 'images', 'parameters', 'credentials',
+  'string',
+  'int',
+  'price',
+  'bool',
+  'enum',
+  'rank',
+  'division',
+  'list',
+  'urls',
+  'image_ids',
+  'images',
+  'parameters',
+  'credentials',
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -27,4 +39,8 @@ export interface FieldSpec {
 
 export type FieldTable = Readonly<Record<string, FieldSpec>>;
 
-export const EXTERNAL_ID: FieldSpec = { type: 'string', required: true, description: "The seller's own identifier of the offer: unique within its kind." };
+export const EXTERNAL_ID: FieldSpec = {
+  type: 'string',
+  required: true,
+  description: "The seller's own identifier of the offer: unique within its kind.",
+};

@@ -37,7 +37,14 @@ export interface ParsedFile {
 }
 
 /** Fields that a CSV cell may hold as a list, items separated by '|'. */
-export const CSV_LIST_FIELDS: ReadonlySet<string> = new Set(['champions', 'skins', 'roles', 'image_ids', 'images', 'image_urls']);
+export const CSV_LIST_FIELDS: ReadonlySet<string> = new Set([
+  'champions',
+  'skins',
+  'roles',
+  'image_ids',
+  'images',
+  'image_urls',
+]);
 
 const WRAPPER_KEYS = ['kind', 'offers', '$schema'];
 
@@ -88,7 +95,11 @@ function recordsOf(
     return { unreadable: false };
   }
   if (!isPlainObject(value)) {
-    out.problems.push({ severity: 'error', message: 'expected an offer (an object), a list of offers, or {offers: [...]}', pointer: '' });
+    out.problems.push({
+      severity: 'error',
+      message: 'expected an offer (an object), a list of offers, or {offers: [...]}',
+      pointer: '',
+    });
     return { unreadable: true };
   }
   if (!('offers' in value)) {
@@ -99,20 +110,35 @@ function recordsOf(
   let unreadable = false;
   for (const key of Object.keys(value)) {
     if (!WRAPPER_KEYS.includes(key)) {
-      out.problems.push({ severity: 'warning', message: `${unknownFieldMessage(key, WRAPPER_KEYS, 'key')}: a file of the form {kind, offers} holds only those`, ...at([key]), field: key });
+      out.problems.push({
+        severity: 'warning',
+        message: `${unknownFieldMessage(key, WRAPPER_KEYS, 'key')}: a file of the form {kind, offers} holds only those`,
+        ...at([key]),
+        field: key,
+      });
     }
   }
   if (value.kind !== undefined) {
     kind = parseKindName(value.kind);
     if (!kind) {
-      out.problems.push({ severity: 'error', message: `kind must be one of account, item, topup, got ${JSON.stringify(value.kind)}`, ...at(['kind']), field: 'kind' });
+      out.problems.push({
+        severity: 'error',
+        message: `kind must be one of account, item, topup, got ${JSON.stringify(value.kind)}`,
+        ...at(['kind']),
+        field: 'kind',
+      });
       unreadable = true;
     }
   }
   const offers = value.offers;
   if (Array.isArray(offers)) offers.forEach((v, i) => out.records.push({ value: v, ...at(['offers', i]) }));
   else if (offers !== null) {
-    out.problems.push({ severity: 'error', message: 'offers must be a list of offers', ...at(['offers']), field: 'offers' });
+    out.problems.push({
+      severity: 'error',
+      message: 'offers must be a list of offers',
+      ...at(['offers']),
+      field: 'offers',
+    });
     unreadable = true;
   }
   return { ...(kind ? { kind } : {}), unreadable };
@@ -130,7 +156,11 @@ function parseJson(text: string): ParsedFile {
     value = JSON.parse(body);
   } catch (err) {
     const at = locateJsonError(body, (err as Error).message);
-    out.problems.push({ severity: 'error', message: `not valid JSON: ${at.message} (line ${at.line}, column ${at.column})`, line: at.line });
+    out.problems.push({
+      severity: 'error',
+      message: `not valid JSON: ${at.message} (line ${at.line}, column ${at.column})`,
+      line: at.line,
+    });
     return { ...out, unreadable: true };
   }
   const r = recordsOf(value, out);
@@ -154,7 +184,11 @@ function parseNdjson(text: string): ParsedFile {
       } else out.records.push({ value, line: i + 1 });
     } catch (err) {
       const at = locateJsonError(l, (err as Error).message);
-      out.problems.push({ severity: 'error', message: `not valid JSON: ${at.message} (column ${at.column}); each line must be one complete JSON object`, line: i + 1 });
+      out.problems.push({
+        severity: 'error',
+        message: `not valid JSON: ${at.message} (column ${at.column}); each line must be one complete JSON object`,
+        line: i + 1,
+      });
       unreadable = true;
     }
   }
@@ -173,14 +207,23 @@ function parseCsvFile(text: string): ParsedFile {
   }
   const header = rows[0];
   if (!header) {
-    problems.push({ severity: 'warning', message: 'the file is empty: a CSV file starts with a header row of field names', line: 1 });
+    problems.push({
+      severity: 'warning',
+      message: 'the file is empty: a CSV file starts with a header row of field names',
+      line: 1,
+    });
     return { records: [], problems, unreadable: false };
   }
   const names = header.cells.map((c) => c.trim());
   const seen = new Set<string>();
   for (const name of names) {
     if (name !== '' && seen.has(name)) {
-      problems.push({ severity: 'error', message: `column '${name}' appears twice in the header: give each field one column`, line: header.line, field: name });
+      problems.push({
+        severity: 'error',
+        message: `column '${name}' appears twice in the header: give each field one column`,
+        line: header.line,
+        field: name,
+      });
       return { records: [], problems, unreadable: true };
     }
     seen.add(name);
@@ -200,7 +243,11 @@ function parseCsvFile(text: string): ParsedFile {
       const path = paths[c]!;
       const name = path[0];
       if (name === '') {
-        problems.push({ severity: 'warning', message: `cell ${c + 1} has no column name in the header (ignored)`, line: row.line });
+        problems.push({
+          severity: 'warning',
+          message: `cell ${c + 1} has no column name in the header (ignored)`,
+          line: row.line,
+        });
         continue;
       }
       if (path.length === 1) {
@@ -216,7 +263,11 @@ function parseCsvFile(text: string): ParsedFile {
     if (row.cells.length > names.length) {
       error = `this row has ${row.cells.length} cells but the header has ${names.length} columns: put double quotes around a value that contains a comma`;
     } else if (row.cells.length < names.length) {
-      problems.push({ severity: 'warning', message: `this row has ${row.cells.length} cells but the header has ${names.length} columns: the missing ones are taken as empty`, line: row.line });
+      problems.push({
+        severity: 'warning',
+        message: `this row has ${row.cells.length} cells but the header has ${names.length} columns: the missing ones are taken as empty`,
+        line: row.line,
+      });
     }
     records.push({ value: obj, line: row.line, ...(error ? { error } : {}) });
   }
@@ -248,7 +299,11 @@ function parseYaml(text: string): ParsedFile {
     try {
       value = doc.toJS({ maxAliasCount: 100 });
     } catch (err) {
-      out.problems.push({ severity: 'error', message: `not valid YAML: ${(err as Error).message}`, line: lineCounter.linePos(doc.range[0]).line });
+      out.problems.push({
+        severity: 'error',
+        message: `not valid YAML: ${(err as Error).message}`,
+        line: lineCounter.linePos(doc.range[0]).line,
+      });
       unreadable = true;
       continue;
     }
@@ -265,7 +320,12 @@ function parseYaml(text: string): ParsedFile {
     if (r.unreadable) unreadable = true;
     if (r.kind) {
       if (kind && kind !== r.kind) {
-        out.problems.push({ severity: 'error', message: `the documents of this file give different kinds (${kind}, ${r.kind}): one file holds one kind`, line: lineCounter.linePos(doc.range[0]).line, field: 'kind' });
+        out.problems.push({
+          severity: 'error',
+          message: `the documents of this file give different kinds (${kind}, ${r.kind}): one file holds one kind`,
+          line: lineCounter.linePos(doc.range[0]).line,
+          field: 'kind',
+        });
         unreadable = true;
       }
       kind = r.kind;

@@ -34,7 +34,9 @@ export function sortKeys<T>(value: T): T {
 
 export function sha256Hex(data: string | Uint8Array): string {
   // crypto.hash (one shot) costs half of createHash().update().digest() for small inputs: 100k offers.
-  return typeof data === 'string' ? oneShotHash('sha256', data, 'hex') : createHash('sha256').update(data).digest('hex');
+  return typeof data === 'string'
+    ? oneShotHash('sha256', data, 'hex')
+    : createHash('sha256').update(data).digest('hex');
 }
 
 const BLOCK = 64;
@@ -59,7 +61,11 @@ export class Hmac256 {
   }
 
   hex(message: string): string {
-    const inner = oneShotHash('sha256', Buffer.concat([this.ipad, Buffer.from(message, 'utf8')]), 'buffer') as unknown as Buffer;
+    const inner = oneShotHash(
+      'sha256',
+      Buffer.concat([this.ipad, Buffer.from(message, 'utf8')]),
+      'buffer',
+    ) as unknown as Buffer;
     return oneShotHash('sha256', Buffer.concat([this.opad, inner]), 'hex');
   }
 }
@@ -81,5 +87,13 @@ export function offerHash(input: {
   imageSha256s: readonly string[];
   credentialsHmac: string | undefined;
 }): string {
-  return sha256Hex(JSON.stringify([input.kind, input.externalId, input.sortedFields, input.imageSha256s, input.credentialsHmac ?? null]));
+  return sha256Hex(
+    JSON.stringify([
+      input.kind,
+      input.externalId,
+      input.sortedFields,
+      input.imageSha256s,
+      input.credentialsHmac ?? null,
+    ]),
+  );
 }

@@ -5,7 +5,11 @@ import { fileSchemaOf } from './zod-schema.ts';
 export const ITEM_FIELDS: FieldTable = {
   external_id: EXTERNAL_ID,
   title: { type: 'string', required: true, description: 'Title of the listing.' },
-  price: { type: 'price', required: true, description: 'Integer cents (1999), or a decimal amount in major units (19.99 or "19.99").' },
+  price: {
+    type: 'price',
+    required: true,
+    description: 'Integer cents (1999), or a decimal amount in major units (19.99 or "19.99").',
+  },
   type: { type: 'string', description: 'Item type.' },
   game: { type: 'string', description: 'Game.' },
   server: { type: 'string', description: 'Server or region.' },

@@ -3,12 +3,23 @@
 import type { OfferKind } from './desired-offer.ts';
 
 /** Top-level folders holding offers, and the kind each holds. */
-export const KIND_FOLDERS: Readonly<Record<string, OfferKind>> = { accounts: 'account', items: 'item', 'top-ups': 'topup' };
+export const KIND_FOLDERS: Readonly<Record<string, OfferKind>> = {
+  accounts: 'account',
+  items: 'item',
+  'top-ups': 'topup',
+};
 export const IMAGES_FOLDER = 'images';
 
 export const FORMATS = ['json', 'ndjson', 'csv', 'yaml'] as const;
 export type Format = (typeof FORMATS)[number];
-const EXTENSIONS: Readonly<Record<string, Format>> = { json: 'json', ndjson: 'ndjson', jsonl: 'ndjson', csv: 'csv', yaml: 'yaml', yml: 'yaml' };
+const EXTENSIONS: Readonly<Record<string, Format>> = {
+  json: 'json',
+  ndjson: 'ndjson',
+  jsonl: 'ndjson',
+  csv: 'csv',
+  yaml: 'yaml',
+  yml: 'yaml',
+};
 // Not offers but harmless beside them: ignored without a warning.
 const NOTES = new Set(['md', 'txt']);
 
@@ -66,7 +77,10 @@ export const SUPPORTED_EXTENSIONS = Object.keys(EXTENSIONS);
 /** Kind names accepted in a file's `kind` key. */
 export function parseKindName(value: unknown): OfferKind | undefined {
   if (typeof value !== 'string') return undefined;
-  const v = value.trim().toLowerCase().replace(/[\s_-]/g, '');
+  const v = value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]/g, '');
   if (v === 'account' || v === 'accounts') return 'account';
   if (v === 'item' || v === 'items') return 'item';
   if (v === 'topup' || v === 'topups') return 'topup';

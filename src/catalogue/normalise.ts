@@ -12,10 +12,23 @@ import { combinedRank } from './rank.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import { TOPUP_FIELDS } from './topup-schema.ts';
 import {
-  normBool, normDivision, normEnum, normImageIds, normInt, normList, normPrice, normRank, normString, type Reporter,
+  normBool,
+  normDivision,
+  normEnum,
+  normImageIds,
+  normInt,
+  normList,
+  normPrice,
+  normRank,
+  normString,
+  type Reporter,
 } from './values.ts';
 
-export const FIELD_TABLES: Readonly<Record<OfferKind, FieldTable>> = { account: ACCOUNT_FIELDS, item: ITEM_FIELDS, topup: TOPUP_FIELDS };
+export const FIELD_TABLES: Readonly<Record<OfferKind, FieldTable>> = {
+  account: ACCOUNT_FIELDS,
+  item: ITEM_FIELDS,
+  topup: TOPUP_FIELDS,
+};
 
 export interface ImagePathRef {
   readonly path: string;
@@ -107,7 +120,14 @@ class RecordNormaliser implements Reporter {
   }
 
   private fail(): NormalisedRecord {
-    return { valid: false, fields: {}, images: [], problems: this.problems, source: this.source, ...(this.externalId !== undefined ? { externalId: this.externalId } : {}) };
+    return {
+      valid: false,
+      fields: {},
+      images: [],
+      problems: this.problems,
+      source: this.source,
+      ...(this.externalId !== undefined ? { externalId: this.externalId } : {}),
+    };
   }
 
   run(): NormalisedRecord {
@@ -121,10 +141,18 @@ class RecordNormaliser implements Reporter {
     if (typeof rawId === 'string' && rawId.trim() !== '') this.externalId = rawId.trim();
     else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) {
       this.externalId = String(rawId);
-      this.add('warning', ['external_id'], `external_id should be a string: taken as '${this.externalId}'; put it in quotes`);
+      this.add(
+        'warning',
+        ['external_id'],
+        `external_id should be a string: taken as '${this.externalId}'; put it in quotes`,
+      );
     } else {
       const got = rawId === undefined || rawId === null || rawId === '' ? 'it is missing' : `got ${typeName(rawId)}`;
-      this.add('error', ['external_id'], `external_id is required: a non-empty string, unique among the ${this.kind} offers; ${got}`);
+      this.add(
+        'error',
+        ['external_id'],
+        `external_id is required: a non-empty string, unique among the ${this.kind} offers; ${got}`,
+      );
     }
 
     // A malformed row (CSV cells shifted by an unquoted comma): its other fields would only mislead.
@@ -159,7 +187,15 @@ class RecordNormaliser implements Reporter {
     const out = this.out;
     const credentials = out.credentials as Record<string, string> | undefined;
     delete out.credentials;
-    return { externalId: this.externalId, valid: true, fields: out, ...(credentials ? { credentials } : {}), images: this.images, problems: this.problems, source: this.source };
+    return {
+      externalId: this.externalId,
+      valid: true,
+      fields: out,
+      ...(credentials ? { credentials } : {}),
+      images: this.images,
+      problems: this.problems,
+      source: this.source,
+    };
   }
 
   /** Writes a value under its canonical name; two names for one field (aliases) must agree. */
@@ -180,7 +216,11 @@ class RecordNormaliser implements Reporter {
     }
     if (canonicalJson(existing) !== canonicalJson(value)) {
       const from = fromPath.join('.');
-      this.add('error', fromPath, `'${from}' gives ${target} a second time and disagrees (${canonicalJson(existing)} before, ${canonicalJson(value)} here): keep one`);
+      this.add(
+        'error',
+        fromPath,
+        `'${from}' gives ${target} a second time and disagrees (${canonicalJson(existing)} before, ${canonicalJson(value)} here): keep one`,
+      );
       this.failed.add(target);
     }
   }
@@ -229,7 +269,8 @@ class RecordNormaliser implements Reporter {
         if (l === undefined) break;
         const base = this.pointerOf(path);
         const field = path.join('.');
-        for (let i = 0; i < l.length; i++) this.images.push({ path: l[i]!, field, ...(base !== undefined ? { pointer: `${base}/${i}` } : {}) });
+        for (let i = 0; i < l.length; i++)
+          this.images.push({ path: l[i]!, field, ...(base !== undefined ? { pointer: `${base}/${i}` } : {}) });
         break;
       }
       case 'image_ids':
@@ -260,7 +301,12 @@ class RecordNormaliser implements Reporter {
           if (cv === null || cv === undefined) continue;
           const known = CREDENTIAL_FIELDS[k];
           if (known) this.normValue(known, cv, [...path, k], `credentials.${k}`);
-          else this.add('warning', [...path, k], unknownFieldMessage(k, Object.keys(CREDENTIAL_FIELDS), 'credentials field'));
+          else
+            this.add(
+              'warning',
+              [...path, k],
+              unknownFieldMessage(k, Object.keys(CREDENTIAL_FIELDS), 'credentials field'),
+            );
         }
         break;
       }

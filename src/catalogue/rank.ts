@@ -2,7 +2,16 @@
 // a roman numeral I..IV or an integer id. The document gives no id table, so ids are kept, never mapped.
 
 export const RANK_NAMES = [
-  'iron', 'bronze', 'silver', 'gold', 'platinum', 'emerald', 'diamond', 'master', 'grandmaster', 'challenger',
+  'iron',
+  'bronze',
+  'silver',
+  'gold',
+  'platinum',
+  'emerald',
+  'diamond',
+  'master',
+  'grandmaster',
+  'challenger',
 ] as const;
 export type RankName = (typeof RANK_NAMES)[number];
 export const DIVISIONS = ['I', 'II', 'III', 'IV'] as const;
@@ -45,7 +54,9 @@ export function parseRank(value: unknown): RankResult {
 
 export function parseDivision(value: unknown): DivisionResult {
   if (typeof value === 'number') {
-    return Number.isSafeInteger(value) && value >= 0 ? { division: value } : { error: `${DIVISION_EXPECTED}, got ${value}` };
+    return Number.isSafeInteger(value) && value >= 0
+      ? { division: value }
+      : { error: `${DIVISION_EXPECTED}, got ${value}` };
   }
   if (typeof value !== 'string') return { error: DIVISION_EXPECTED };
   const s = value.trim();

@@ -6,10 +6,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatBytes, isInside } from './images.ts';
 
-export type ReadResult =
-  | { readonly buf: Buffer }
-  | { readonly error: string }
-  | { readonly vanished: true };
+export type ReadResult = { readonly buf: Buffer } | { readonly error: string } | { readonly vanished: true };
 
 /** What the reader needs of the file system; tests pass one that misbehaves. */
 export interface CatalogueFs {
@@ -35,7 +32,11 @@ export function readCatalogueFile(
   try {
     if (opts.checkRealpath) {
       const real = fs.realpathSync(abs);
-      if (!isInside(rootReal, real)) return { error: 'this file is a symlink that leads outside the catalogue directory: copy the file into the catalogue instead' };
+      if (!isInside(rootReal, real))
+        return {
+          error:
+            'this file is a symlink that leads outside the catalogue directory: copy the file into the catalogue instead',
+        };
     }
     const st = fs.statSync(abs);
     if (!st.isFile()) return { error: 'not a regular file' };

@@ -30,7 +30,11 @@ export const TOPUP_FIELDS: FieldTable = {
   instructions: { type: 'string', description: 'Instructions for the buyer.' },
   image: { type: 'string', description: 'Image (as the marketplace takes it: a URL).' },
   active: { type: 'bool', description: 'true or false.' },
-  status: { type: 'enum', values: TOPUP_STATUSES, description: 'Status to set; left out, the configured default applies.' },
+  status: {
+    type: 'enum',
+    values: TOPUP_STATUSES,
+    description: 'Status to set; left out, the configured default applies.',
+  },
 };
 
 export const topupFileSchema = fileSchemaOf('topup', TOPUP_FIELDS);

@@ -30,7 +30,11 @@ export function normInt(v: unknown, spec: Pick<FieldSpec, 'min' | 'max'>, r: Rep
   if (typeof v === 'number' && Number.isSafeInteger(v)) n = v;
   else if (typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v)) n = Number(v);
   const range =
-    spec.min !== undefined && spec.max !== undefined ? ` from ${spec.min} to ${spec.max}` : spec.min !== undefined ? ` of at least ${spec.min}` : '';
+    spec.min !== undefined && spec.max !== undefined
+      ? ` from ${spec.min} to ${spec.max}`
+      : spec.min !== undefined
+        ? ` of at least ${spec.min}`
+        : '';
   if (n === undefined || !Number.isSafeInteger(n)) {
     r.error(`expected a whole number${range}, got ${typeName(v)}`);
     return undefined;

@@ -29,17 +29,23 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
   try {
     top = await readdir(dir, { withFileTypes: true });
   } catch (err) {
-    problems.push({ severity: 'error', file: '.', message: `cannot read the catalogue directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+    problems.push({
+      severity: 'error',
+      file: '.',
+      message: `cannot read the catalogue directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    });
     return { files, badFiles, problems, complete: false };
   }
   const queue: { rel: string; real: string }[] = [];
   for (const e of top) {
     if (e.name in KIND_FOLDERS) {
-      const real = e.isSymbolicLink() ? await realpath(join(dir, e.name)).catch(() => join(rootReal, e.name)) : join(rootReal, e.name);
+      const real = e.isSymbolicLink()
+        ? await realpath(join(dir, e.name)).catch(() => join(rootReal, e.name))
+        : join(rootReal, e.name);
       visited.add(real);
       queue.push({ rel: e.name, real });
-    }
-    else if (e.name !== 'images') logger.debug({ file: e.name }, 'catalogue: ignored (outside the accounts, items, top-ups and images folders)');
+    } else if (e.name !== 'images')
+      logger.debug({ file: e.name }, 'catalogue: ignored (outside the accounts, items, top-ups and images folders)');
   }
 
   while (queue.length > 0) {
@@ -51,7 +57,11 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && !dirRel.includes('/')) continue;
       complete = false;
-      problems.push({ severity: 'error', file: dirRel, message: `cannot read this folder (${code ?? (err as Error).message}): nothing is archived until it can be read` });
+      problems.push({
+        severity: 'error',
+        file: dirRel,
+        message: `cannot read this folder (${code ?? (err as Error).message}): nothing is archived until it can be read`,
+      });
       continue;
     }
     for (const e of entries) {
@@ -69,13 +79,17 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
           real = await realpath(join(dir, rel));
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
-          const message = code === 'ELOOP' ? 'this symlink is a loop (it leads back to itself)' : `this symlink leads nowhere (${code ?? 'unreadable'})`;
+          const message =
+            code === 'ELOOP'
+              ? 'this symlink is a loop (it leads back to itself)'
+              : `this symlink leads nowhere (${code ?? 'unreadable'})`;
           if (looksLikeOffers) badFiles.push({ file: rel, message: `${message}: its offers are left as they are` });
           else problems.push({ severity: 'warning', file: rel, message: `${message} (ignored)` });
           continue;
         }
         if (!isInside(rootReal, real)) {
-          const message = 'this symlink leads outside the catalogue directory: copy the file into the catalogue instead';
+          const message =
+            'this symlink leads outside the catalogue directory: copy the file into the catalogue instead';
           if (looksLikeOffers) badFiles.push({ file: rel, message });
           else {
             problems.push({ severity: 'error', file: rel, message });
@@ -88,13 +102,20 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
           isDir = st.isDirectory();
           isFile = st.isFile();
         } catch (err) {
-          badFiles.push({ file: rel, message: `cannot read this symlink's target: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+          badFiles.push({
+            file: rel,
+            message: `cannot read this symlink's target: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          });
           continue;
         }
       }
       if (isDir) {
         if (visited.has(real)) {
-          problems.push({ severity: 'warning', file: rel, message: 'this folder was already read through another path (a symlink loop?): read once' });
+          problems.push({
+            severity: 'warning',
+            file: rel,
+            message: 'this folder was already read through another path (a symlink loop?): read once',
+          });
           continue;
         }
         visited.add(real);
@@ -105,7 +126,11 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
       const c = classify(rel);
       if (c.type === 'offers') files.push(rel);
       else if (c.type === 'unsupported') {
-        problems.push({ severity: 'warning', file: rel, message: `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => '.' + x).join(', ')}): ignored` });
+        problems.push({
+          severity: 'warning',
+          file: rel,
+          message: `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => '.' + x).join(', ')}): ignored`,
+        });
       } else logger.debug({ file: rel }, 'catalogue: ignored');
     }
   }

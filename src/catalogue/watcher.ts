@@ -96,7 +96,10 @@ export function watchCatalogue(dir: string, opts: WatchOptions = {}): CatalogueW
   const watcher = watch(dir, {
     ignoreInitial: true,
     followSymlinks: true,
-    awaitWriteFinish: { stabilityThreshold: stabilityMs, pollInterval: Math.max(10, Math.min(100, Math.floor(stabilityMs / 2))) },
+    awaitWriteFinish: {
+      stabilityThreshold: stabilityMs,
+      pollInterval: Math.max(10, Math.min(100, Math.floor(stabilityMs / 2))),
+    },
     ignored: (path: string, stats?: Stats) => isWatchIgnored(toRel(path), stats),
   });
   watcher.on('add', (p: string) => record('add', p));

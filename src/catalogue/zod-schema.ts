@@ -73,7 +73,9 @@ export interface KindSchema {
 
 /** The schema of one offer and of a whole file of that kind. */
 export function fileSchemaOf(kind: OfferKind, table: FieldTable, tables: Nested = NONE): KindSchema {
-  const offer = z.strictObject(shapeOf(table, tables, true)).meta({ id: `${kind}_offer`, description: `One ${kind} offer.` });
+  const offer = z
+    .strictObject(shapeOf(table, tables, true))
+    .meta({ id: `${kind}_offer`, description: `One ${kind} offer.` });
   const file = z
     .union([
       offer,

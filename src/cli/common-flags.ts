@@ -22,7 +22,11 @@ export const CONFIG_HELP = `Configuration flags (each overrides the environment 
   --log-level <level>  fatal, error, warn, info, debug, trace (env OFFERSYNC_LOG_LEVEL)
 The API key comes from OFFERSYNC_API_KEY or OFFERSYNC_API_KEY_FILE, never from a file or a flag.`;
 
-export function parseFlags<O extends ParseArgsConfig['options']>(argv: readonly string[], options: O, allowPositionals = false) {
+export function parseFlags<O extends ParseArgsConfig['options']>(
+  argv: readonly string[],
+  options: O,
+  allowPositionals = false,
+) {
   try {
     return parseArgs({ args: [...argv], options, allowPositionals, strict: true });
   } catch (err) {

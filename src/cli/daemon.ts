@@ -65,7 +65,9 @@ export const command: Command = {
       }
       throw err;
     }
-    io.stderr.write(`offersync daemon: watching ${config.catalogue.dir}${daemon.healthPort ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz` : ''}\n`);
+    io.stderr.write(
+      `offersync daemon: watching ${config.catalogue.dir}${daemon.healthPort ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz` : ''}\n`,
+    );
     await stopped;
     await daemon.stop();
     await services.close();

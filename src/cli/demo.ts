@@ -46,17 +46,31 @@ export const command: Command = {
       const base = loadConfig({
         env: {},
         cwd: io.cwd,
-        flags: { catalogue: values.catalogue ?? EXAMPLE_CATALOGUE, state: join(work, 'state.db'), baseUrl: sandbox.url },
-        overrides: { rateLimit: { ratePerSec: rate, burst: rate }, log: { level: io.env.OFFERSYNC_LOG_LEVEL ?? 'warn' } },
+        flags: {
+          catalogue: values.catalogue ?? EXAMPLE_CATALOGUE,
+          state: join(work, 'state.db'),
+          baseUrl: sandbox.url,
+        },
+        overrides: {
+          rateLimit: { ratePerSec: rate, burst: rate },
+          log: { level: io.env.OFFERSYNC_LOG_LEVEL ?? 'warn' },
+        },
       });
       const config: Config = { ...base, apiKey: DEMO_KEY };
       io.stdout.write(`Sandbox marketplace on ${sandbox.url}; catalogue ${config.catalogue.dir}\n\n`);
-      const code = await runReconcile(io, config, { command: 'demo', dryRun: false, json: values.json === true, allowMassArchive: false });
+      const code = await runReconcile(io, config, {
+        command: 'demo',
+        dryRun: false,
+        json: values.json === true,
+        allowMassArchive: false,
+      });
       if (!values.json) {
         io.stdout.write('\nPlanning again against the same marketplace:\n');
         await runReconcile(io, config, { command: 'demo', dryRun: true, json: false, allowMassArchive: false });
         const c = sandbox.counters();
-        io.stdout.write(`\nThe sandbox answered ${c.total} requests (${c.writes} writes, ${c.rateLimited} rate-limited).\n`);
+        io.stdout.write(
+          `\nThe sandbox answered ${c.total} requests (${c.writes} writes, ${c.rateLimited} rate-limited).\n`,
+        );
       }
       if (values.keep) {
         io.stdout.write(`\nSandbox still running on ${sandbox.url} (key '${DEMO_KEY}'); Ctrl-C stops it.\n`);

@@ -7,7 +7,7 @@ const KIND_TITLE: Record<OfferKind, string> = { account: 'Accounts', item: 'Item
 
 function show(v: unknown): string {
   if (v === undefined) return '(none)';
-  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
@@ -26,17 +26,49 @@ function changeLine(c: FieldChange): string {
 export function actionToJson(a: PlanAction): Record<string, unknown> {
   switch (a.type) {
     case 'create':
-      return { type: a.type, kind: a.kind, external_id: a.externalId, file: a.desired.source.file, reason: a.reason, verify_first: a.verifyFirst, fields: a.fields, credentials: a.desired.kind === 'account' && a.desired.credentials ? '(set)' : undefined };
+      return {
+        type: a.type,
+        kind: a.kind,
+        external_id: a.externalId,
+        file: a.desired.source.file,
+        reason: a.reason,
+        verify_first: a.verifyFirst,
+        fields: a.fields,
+        credentials: a.desired.kind === 'account' && a.desired.credentials ? '(set)' : undefined,
+      };
     case 'update':
-      return { type: a.type, kind: a.kind, external_id: a.externalId, id: a.remoteId, file: a.desired.source.file, reason: a.reason, changes: a.changes, credentials: a.sendCredentials ? '(changed)' : undefined, images: a.sendImages || undefined };
+      return {
+        type: a.type,
+        kind: a.kind,
+        external_id: a.externalId,
+        id: a.remoteId,
+        file: a.desired.source.file,
+        reason: a.reason,
+        changes: a.changes,
+        credentials: a.sendCredentials ? '(changed)' : undefined,
+        images: a.sendImages || undefined,
+      };
     case 'archive':
       return { type: a.type, kind: a.kind, external_id: a.externalId, id: a.remoteId, reason: a.reason };
     case 'adopt':
       return { type: a.type, kind: a.kind, external_id: a.externalId, id: a.remote.id, reason: a.reason };
     case 'upload':
-      return { type: a.type, path: a.image.path, sha256: a.image.sha256, bytes: a.image.sizeBytes, needed_by: a.neededBy };
+      return {
+        type: a.type,
+        path: a.image.path,
+        sha256: a.image.sha256,
+        bytes: a.image.sizeBytes,
+        needed_by: a.neededBy,
+      };
     case 'noop':
-      return { type: a.type, kind: a.kind, external_id: a.externalId, reason: a.reason, detail: a.detail, changes: a.changes };
+      return {
+        type: a.type,
+        kind: a.kind,
+        external_id: a.externalId,
+        reason: a.reason,
+        detail: a.detail,
+        changes: a.changes,
+      };
     default:
       return a satisfies never;
   }
@@ -56,7 +88,9 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     guard: plan.guard,
     archive_suppressed: plan.archiveSuppressed,
     warnings: plan.warnings,
-    actions: plan.actions.filter((a) => !(a.type === 'noop' && (a.reason === 'unchanged' || a.reason === 'unmanaged'))).map(actionToJson),
+    actions: plan.actions
+      .filter((a) => !(a.type === 'noop' && (a.reason === 'unchanged' || a.reason === 'unmanaged')))
+      .map(actionToJson),
   };
 }
 
@@ -71,21 +105,38 @@ export function formatPlan(plan: Plan): string {
     out.push('');
   }
   for (const kind of OFFER_KINDS) {
-    const mine = plan.actions.filter((a): a is Exclude<PlanAction, { type: 'upload' }> => a.type !== 'upload' && a.kind === kind);
+    const mine = plan.actions.filter(
+      (a): a is Exclude<PlanAction, { type: 'upload' }> => a.type !== 'upload' && a.kind === kind,
+    );
     if (mine.length === 0) continue;
     const count = (pred: (a: PlanAction) => boolean) => mine.filter(pred).length;
     const summary = [
-      ...SHOWN_TYPES.map((t) => [t === 'create' ? 'create' : t === 'update' ? 'update' : t, count((a) => a.type === t)] as const),
+      ...SHOWN_TYPES.map(
+        (t) => [t === 'create' ? 'create' : t === 'update' ? 'update' : t, count((a) => a.type === t)] as const,
+      ),
       ['unchanged', count((a) => a.type === 'noop' && a.reason === 'unchanged')] as const,
-      ['sold', count((a) => a.type === 'noop' && (a.reason === 'sold' || a.reason === 'refunded' || a.reason === 'processing'))] as const,
-      ['blocked', count((a) => a.type === 'noop' && (a.reason === 'blocked' || a.reason === 'drift-reported'))] as const,
-      ['left alone', count((a) => a.type === 'noop' && ['quarantined', 'invalid', 'unconfirmed', 'unmanaged'].includes(a.reason))] as const,
+      [
+        'sold',
+        count(
+          (a) => a.type === 'noop' && (a.reason === 'sold' || a.reason === 'refunded' || a.reason === 'processing'),
+        ),
+      ] as const,
+      [
+        'blocked',
+        count((a) => a.type === 'noop' && (a.reason === 'blocked' || a.reason === 'drift-reported')),
+      ] as const,
+      [
+        'left alone',
+        count((a) => a.type === 'noop' && ['quarantined', 'invalid', 'unconfirmed', 'unmanaged'].includes(a.reason)),
+      ] as const,
     ].filter(([, n]) => n > 0);
     out.push(`${KIND_TITLE[kind]}: ${summary.map(([k, n]) => `${n} ${k}`).join(', ')}`);
     for (const a of mine) {
       switch (a.type) {
         case 'create':
-          out.push(`  + create  ${a.externalId}  (${a.desired.source.file}; ${a.reason}${a.verifyFirst ? '; looked up first' : ''})`);
+          out.push(
+            `  + create  ${a.externalId}  (${a.desired.source.file}; ${a.reason}${a.verifyFirst ? '; looked up first' : ''})`,
+          );
           break;
         case 'update':
           out.push(`  ~ update  ${a.externalId}  #${a.remoteId}  (${a.reason})`);

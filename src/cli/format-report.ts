@@ -1,18 +1,38 @@
 // The run summary: a table per kind, then every offer that failed or was blocked, with its file and why.
 import type { Outcome, RunReport } from '../sync/run-report.ts';
 
-const COLUMNS: readonly Outcome[] = ['created', 'updated', 'archived', 'adopted', 'uploaded', 'unchanged', 'sold', 'blocked', 'failed', 'skipped'];
-const KIND_TITLE: Record<string, string> = { account: 'accounts', item: 'items', topup: 'top-ups', image: 'images', file: 'files' };
+const COLUMNS: readonly Outcome[] = [
+  'created',
+  'updated',
+  'archived',
+  'adopted',
+  'uploaded',
+  'unchanged',
+  'sold',
+  'blocked',
+  'failed',
+  'skipped',
+];
+const KIND_TITLE: Record<string, string> = {
+  account: 'accounts',
+  item: 'items',
+  topup: 'top-ups',
+  image: 'images',
+  file: 'files',
+};
 
 export function formatReport(report: RunReport): string {
-  const kinds = Object.keys(report.counts).sort((a, b) => Object.keys(KIND_TITLE).indexOf(a) - Object.keys(KIND_TITLE).indexOf(b));
+  const kinds = Object.keys(report.counts).sort(
+    (a, b) => Object.keys(KIND_TITLE).indexOf(a) - Object.keys(KIND_TITLE).indexOf(b),
+  );
   const cols = COLUMNS.filter((c) => kinds.some((k) => (report.counts[k]?.[c] ?? 0) > 0));
   const out: string[] = [];
   if (kinds.length > 0 && cols.length > 0) {
     const header = ['', ...cols];
     const rows = kinds.map((k) => [KIND_TITLE[k] ?? k, ...cols.map((c) => String(report.counts[k]?.[c] ?? 0))]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const line = (r: readonly string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    const line = (r: readonly string[]) =>
+      r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
     out.push(line(header), ...rows.map(line), '');
   }
   const problems = report.outcomes.filter((o) => o.outcome === 'failed' || o.outcome === 'blocked');
@@ -21,13 +41,16 @@ export function formatReport(report: RunReport): string {
     for (const o of problems.slice(0, 200)) {
       const where = o.file ? ` (${o.file})` : '';
       const fields = o.fields && o.fields.length > 0 ? ` [${o.fields.join(', ')}]` : '';
-      out.push(`  ${o.outcome.toUpperCase()} ${KIND_TITLE[o.kind] ?? o.kind} ${o.externalId}${where}${fields}: ${o.message ?? ''}`);
+      out.push(
+        `  ${o.outcome.toUpperCase()} ${KIND_TITLE[o.kind] ?? o.kind} ${o.externalId}${where}${fields}: ${o.message ?? ''}`,
+      );
     }
     if (problems.length > 200) out.push(`  ... and ${problems.length - 200} more (--json lists them all)`);
     out.push('');
   }
   const sold = report.outcomes.filter((o) => o.outcome === 'sold');
-  if (sold.length > 0) out.push(`${sold.length} offer(s) sold, refunded or processing on the marketplace: left alone (see sold.jsonl).`);
+  if (sold.length > 0)
+    out.push(`${sold.length} offer(s) sold, refunded or processing on the marketplace: left alone (see sold.jsonl).`);
   for (const m of report.messages) out.push(m);
   const verdict: Record<RunReport['outcome'], string> = {
     converged: 'Converged: the marketplace matches the catalogue.',
@@ -36,6 +59,8 @@ export function formatReport(report: RunReport): string {
     aborted: 'Stopped before the first write.',
     planned: 'Planned only: nothing was sent.',
   };
-  out.push(`${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ${report.runId}).`);
+  out.push(
+    `${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ${report.runId}).`,
+  );
   return out.join('\n') + '\n';
 }

@@ -6,7 +6,10 @@ import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
   reconcile: { summary: 'make the marketplace equal to the catalogue', load: () => import('./reconcile.ts') },
   plan: { summary: 'show what reconcile would do, change nothing', load: () => import('./plan.ts') },
-  daemon: { summary: 'reconcile at start, on every catalogue change and on a schedule', load: () => import('./daemon.ts') },
+  daemon: {
+    summary: 'reconcile at start, on every catalogue change and on a schedule',
+    load: () => import('./daemon.ts'),
+  },
   validate: { summary: 'check the catalogue, no network', load: () => import('./validate.ts') },
   status: { summary: 'what the state db knows: offers, runs, journal, sold', load: () => import('./status.ts') },
   schema: { summary: 'print or write the JSON Schema of catalogue files', load: () => import('./schema.ts') },
@@ -54,7 +57,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 
 const isEntry = process.argv[1] !== undefined && /(?:main\.ts|offersync(?:\.js)?)$/.test(process.argv[1]);
 if (isEntry) {
-  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }).then(
+  main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  }).then(
     (code) => {
       process.exitCode = code;
     },

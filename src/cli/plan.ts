@@ -18,16 +18,24 @@ export const command: Command = {
   name: 'plan',
   summary: 'show what reconcile would do, change nothing',
   async run(argv, io) {
-    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, json: { type: 'boolean' }, 'allow-mass-archive': { type: 'boolean' } });
+    const { values } = parseFlags(argv, {
+      ...CONFIG_OPTIONS,
+      json: { type: 'boolean' },
+      'allow-mass-archive': { type: 'boolean' },
+    });
     if (values.help) {
       io.stdout.write(HELP);
       return 0;
     }
-    return runReconcile(io, { flags: configFlags(values), env: io.env, cwd: io.cwd }, {
-      command: 'plan',
-      dryRun: true,
-      json: values.json === true,
-      allowMassArchive: values['allow-mass-archive'] === true,
-    });
+    return runReconcile(
+      io,
+      { flags: configFlags(values), env: io.env, cwd: io.cwd },
+      {
+        command: 'plan',
+        dryRun: true,
+        json: values.json === true,
+        allowMassArchive: values['allow-mass-archive'] === true,
+      },
+    );
   },
 };

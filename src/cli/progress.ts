@@ -22,7 +22,9 @@ export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean
       const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
       const width = 30;
       const filled = total > 0 ? Math.round((done / total) * width) : width;
-      stream.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${rate.toFixed(1)}/s  ETA ${eta}s `);
+      stream.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${rate.toFixed(1)}/s  ETA ${eta}s `,
+      );
       shown = true;
     },
     end() {

@@ -31,11 +31,15 @@ export const command: Command = {
       io.stdout.write(HELP);
       return 0;
     }
-    return runReconcile(io, { flags: configFlags(values), env: io.env, cwd: io.cwd }, {
-      command: 'reconcile',
-      dryRun: values['dry-run'] === true,
-      json: values.json === true,
-      allowMassArchive: values['allow-mass-archive'] === true,
-    });
+    return runReconcile(
+      io,
+      { flags: configFlags(values), env: io.env, cwd: io.cwd },
+      {
+        command: 'reconcile',
+        dryRun: values['dry-run'] === true,
+        json: values.json === true,
+        allowMassArchive: values['allow-mass-archive'] === true,
+      },
+    );
   },
 };

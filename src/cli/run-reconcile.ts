@@ -52,7 +52,8 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
   progress.end();
   const { plan, report } = result;
   if (opts.dryRun) {
-    if (opts.json) io.stdout.write(JSON.stringify({ ...planToJson(plan), catalogue_errors: report.outcomes }, null, 2) + '\n');
+    if (opts.json)
+      io.stdout.write(JSON.stringify({ ...planToJson(plan), catalogue_errors: report.outcomes }, null, 2) + '\n');
     else {
       io.stdout.write(formatPlan(plan));
       for (const o of report.outcomes) io.stdout.write(`  catalogue error ${o.file}: ${o.externalId}: ${o.message}\n`);

@@ -50,16 +50,26 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-function num(flag: string, raw: string | undefined, check: (n: number) => boolean, expected: string): number | undefined {
+function num(
+  flag: string,
+  raw: string | undefined,
+  check: (n: number) => boolean,
+  expected: string,
+): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${flag}: expected ${expected}, got '${raw}'`);
+  if (raw.trim() === '' || !Number.isFinite(n) || !check(n))
+    throw new UsageError(`--${flag}: expected ${expected}, got '${raw}'`);
   return n;
 }
 
-const rate01 = (flag: string, raw: string | undefined) => num(flag, raw, (n) => n >= 0 && n <= 1, 'a number from 0 to 1');
+const rate01 = (flag: string, raw: string | undefined) =>
+  num(flag, raw, (n) => n >= 0 && n <= 1, 'a number from 0 to 1');
 
-export function sandboxOptions(argv: readonly string[], env: NodeJS.ProcessEnv): { help: boolean; options: SandboxOptions } {
+export function sandboxOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { help: boolean; options: SandboxOptions } {
   let values;
   try {
     ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
@@ -67,7 +77,8 @@ export function sandboxOptions(argv: readonly string[], env: NodeJS.ProcessEnv):
     throw new UsageError((err as Error).message);
   }
   const keys = values['api-key'] ?? [env.OFFERSYNC_API_KEY || DEFAULT_KEY];
-  if (keys.some((k) => k.trim() === '' || /\s/.test(k))) throw new UsageError('--api-key: a key may not be empty or contain spaces');
+  if (keys.some((k) => k.trim() === '' || /\s/.test(k)))
+    throw new UsageError('--api-key: a key may not be empty or contain spaces');
   const rate = num('rate', values.rate, (n) => n > 0, 'a number > 0');
   const burst = num('burst', values.burst, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1');
   if (burst !== undefined && rate === undefined) throw new UsageError('--burst needs --rate');
@@ -115,7 +126,9 @@ export const command: Command = {
     const keys = options.apiKeys ?? [];
     // Print a key only when it is the built-in default: a key given by the user is not echoed.
     const key = keys.length === 1 && keys[0] === DEFAULT_KEY ? DEFAULT_KEY : '<the --api-key you gave>';
-    io.stdout.write(`Sandbox marketplace listening on ${sandbox.url}; try: curl -H 'Authorization: Bearer ${key}' ${sandbox.url}/api/v1/accounts\n`);
+    io.stdout.write(
+      `Sandbox marketplace listening on ${sandbox.url}; try: curl -H 'Authorization: Bearer ${key}' ${sandbox.url}/api/v1/accounts\n`,
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

@@ -18,25 +18,40 @@ Prints the JSON Schema of catalogue files, one per kind (all three in one JSON o
 (default: config/schema). Point your editor at them, or put "$schema" in a JSON file.
 `;
 
-const SCHEMAS: Readonly<Record<OfferKind, KindSchema>> = { account: accountFileSchema, item: itemFileSchema, topup: topupFileSchema };
+const SCHEMAS: Readonly<Record<OfferKind, KindSchema>> = {
+  account: accountFileSchema,
+  item: itemFileSchema,
+  topup: topupFileSchema,
+};
 
 export function jsonSchemaOf(kind: OfferKind): Record<string, unknown> {
   const schema = z.toJSONSchema(SCHEMAS[kind].file) as Record<string, unknown>;
-  return { $id: `https://offersync.local/schema/${kind}.schema.json`, title: `offersync ${kind} catalogue file`, ...schema };
+  return {
+    $id: `https://offersync.local/schema/${kind}.schema.json`,
+    title: `offersync ${kind} catalogue file`,
+    ...schema,
+  };
 }
 
 export const command: Command = {
   name: 'schema',
   summary: 'print or write the JSON Schema of catalogue files',
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { kind: { type: 'string' }, write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+    const { values, positionals } = parseFlags(
+      argv,
+      { kind: { type: 'string' }, write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      true,
+    );
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
     const kinds = values.kind === undefined ? OFFER_KINDS : [values.kind];
-    for (const k of kinds) if (!(OFFER_KINDS as readonly string[]).includes(k)) throw new UsageError(`--kind must be one of ${OFFER_KINDS.join(', ')}, got '${k}'`);
-    if (positionals.length > (values.write ? 1 : 0)) throw new UsageError(`unexpected argument: ${positionals.join(' ')}`);
+    for (const k of kinds)
+      if (!(OFFER_KINDS as readonly string[]).includes(k))
+        throw new UsageError(`--kind must be one of ${OFFER_KINDS.join(', ')}, got '${k}'`);
+    if (positionals.length > (values.write ? 1 : 0))
+      throw new UsageError(`unexpected argument: ${positionals.join(' ')}`);
     if (values.write) {
       const dir = resolve(io.cwd, positionals[0] ?? 'config/schema');
       await mkdir(dir, { recursive: true });
@@ -47,7 +62,10 @@ export const command: Command = {
       }
       return EXIT.ok;
     }
-    const out = kinds.length === 1 ? jsonSchemaOf(kinds[0] as OfferKind) : Object.fromEntries(OFFER_KINDS.map((k) => [k, jsonSchemaOf(k)]));
+    const out =
+      kinds.length === 1
+        ? jsonSchemaOf(kinds[0] as OfferKind)
+        : Object.fromEntries(OFFER_KINDS.map((k) => [k, jsonSchemaOf(k)]));
     io.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return EXIT.ok;
   },

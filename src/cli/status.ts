@@ -53,30 +53,66 @@ export const command: Command = {
       const journal = store.journalUnfinished();
       const caps = store.listCapabilities();
       const soldPath = soldLogPath(config.state.path);
-      const sold = soldPath && existsSync(soldPath) ? readFileSync(soldPath, 'utf8').trim().split('\n').filter(Boolean).slice(-10).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+      const sold =
+        soldPath && existsSync(soldPath)
+          ? readFileSync(soldPath, 'utf8')
+              .trim()
+              .split('\n')
+              .filter(Boolean)
+              .slice(-10)
+              .map((l) => JSON.parse(l) as Record<string, unknown>)
+          : [];
       if (values.json) {
-        io.stdout.write(JSON.stringify({ state: config.state.path, offers: byKind, lossy_offers: lossy, runs, journal_unfinished: journal, capabilities: caps, sold }, null, 2) + '\n');
+        io.stdout.write(
+          JSON.stringify(
+            {
+              state: config.state.path,
+              offers: byKind,
+              lossy_offers: lossy,
+              runs,
+              journal_unfinished: journal,
+              capabilities: caps,
+              sold,
+            },
+            null,
+            2,
+          ) + '\n',
+        );
         return EXIT.ok;
       }
       const out: string[] = [`State db: ${config.state.path}`, '', 'Offers (by marketplace status):'];
       if (offers.length === 0) out.push('  none yet');
-      for (const [kind, row] of Object.entries(byKind)) out.push(`  ${kind.padEnd(8)} ${Object.entries(row).map(([s, n]) => `${n} ${s}`).join(', ')}`);
-      if (lossy > 0) out.push(`  ${lossy} offer(s) with fields the marketplace stores differently (compared with what was sent)`);
+      for (const [kind, row] of Object.entries(byKind))
+        out.push(
+          `  ${kind.padEnd(8)} ${Object.entries(row)
+            .map(([s, n]) => `${n} ${s}`)
+            .join(', ')}`,
+        );
+      if (lossy > 0)
+        out.push(`  ${lossy} offer(s) with fields the marketplace stores differently (compared with what was sent)`);
       out.push('', 'Last runs:');
       if (runs.length === 0) out.push('  none');
       for (const r of runs) {
-        const counts = Object.entries(r.counts).map(([k, n]) => `${k}=${n}`).join(' ');
-        out.push(`  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ${String(r.outcome ?? 'running').padEnd(9)} ${counts}`);
+        const counts = Object.entries(r.counts)
+          .map(([k, n]) => `${k}=${n}`)
+          .join(' ');
+        out.push(
+          `  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ${String(r.outcome ?? 'running').padEnd(9)} ${counts}`,
+        );
       }
       out.push('', `Unfinished writes (settled at the next start): ${journal.length}`);
-      for (const j of journal.slice(0, 10)) out.push(`  ${j.op} ${j.kind} ${j.keys.join(', ')} (${j.state} since ${new Date(j.updatedAt).toISOString()})`);
+      for (const j of journal.slice(0, 10))
+        out.push(`  ${j.op} ${j.kind} ${j.keys.join(', ')} (${j.state} since ${new Date(j.updatedAt).toISOString()})`);
       if (caps.length > 0) {
         out.push('', 'Marketplace capabilities learnt:');
         for (const c of caps) out.push(`  ${c.name}: ${c.usable ? 'usable' : `not served (${c.detail ?? ''})`}`);
       }
       if (sold.length > 0) {
         out.push('', `Latest sold/refunded (${soldPath}):`);
-        for (const s of sold) out.push(`  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`);
+        for (const s of sold)
+          out.push(
+            `  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`,
+          );
       }
       io.stdout.write(out.join('\n') + '\n');
       return EXIT.ok;

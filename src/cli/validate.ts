@@ -42,10 +42,20 @@ export function summarise(s: CatalogueSnapshot): ValidateSummary {
     if (p.severity === 'error') errors++;
     else warnings++;
   }
-  return { offers, errors, warnings, quarantinedFiles: s.quarantinedFiles.length, invalidOffers: s.invalidOffers.length };
+  return {
+    offers,
+    errors,
+    warnings,
+    quarantinedFiles: s.quarantinedFiles.length,
+    invalidOffers: s.invalidOffers.length,
+  };
 }
 
-const KIND_PLURAL: Readonly<Record<OfferKind, [string, string]>> = { account: ['account', 'accounts'], item: ['item', 'items'], topup: ['top-up', 'top-ups'] };
+const KIND_PLURAL: Readonly<Record<OfferKind, [string, string]>> = {
+  account: ['account', 'accounts'],
+  item: ['item', 'items'],
+  topup: ['top-up', 'top-ups'],
+};
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 function location(p: CatalogueProblem): string {
@@ -66,8 +76,13 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
   const quarantined = new Set(s.quarantinedFiles);
   const lines: string[] = [`Catalogue ${s.dir}`, ''];
   for (const file of [...byFile.keys()].sort()) {
-    const problems = byFile.get(file)!.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.pointer ?? '').localeCompare(b.pointer ?? ''));
-    lines.push(paint('1', file) + (quarantined.has(file) ? paint('31', '  (quarantined: its offers are neither updated nor archived)') : ''));
+    const problems = byFile
+      .get(file)!
+      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.pointer ?? '').localeCompare(b.pointer ?? ''));
+    lines.push(
+      paint('1', file) +
+        (quarantined.has(file) ? paint('31', '  (quarantined: its offers are neither updated nor archived)') : ''),
+    );
     for (const p of problems) {
       const sev = p.severity === 'error' ? paint('31', 'error  ') : paint('33', 'warning');
       const where = location(p);
@@ -89,7 +104,12 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
   return lines.join('\n') + '\n';
 }
 
-export function catalogueDir(positional: string | undefined, flag: string | undefined, io: Pick<CliIO, 'env' | 'cwd'>, configFile?: string): string {
+export function catalogueDir(
+  positional: string | undefined,
+  flag: string | undefined,
+  io: Pick<CliIO, 'env' | 'cwd'>,
+  configFile?: string,
+): string {
   if (positional !== undefined) return resolve(io.cwd, positional);
   // The same precedence as every other command: --catalogue, OFFERSYNC_CATALOGUE_DIR, the config file, ./catalogue.
   try {
@@ -104,12 +124,22 @@ export const command: Command = {
   name: 'validate',
   summary: 'check the catalogue, no network',
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { catalogue: { type: 'string' }, config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, true);
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        catalogue: { type: 'string' },
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      true,
+    );
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    if (positionals.length > 1) throw new UsageError(`expected at most one directory, got ${positionals.length}: ${positionals.join(' ')}`);
+    if (positionals.length > 1)
+      throw new UsageError(`expected at most one directory, got ${positionals.length}: ${positionals.join(' ')}`);
     const dir = catalogueDir(positionals[0], values.catalogue, io, values.config);
     const st = await stat(dir).catch(() => null);
     if (!st) throw new UsageError(`no such catalogue directory: ${dir}`);

@@ -8,7 +8,9 @@ export const UPDATE_FALLBACKS = ['report', 'recreate'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const positiveInt = z.number().int().positive();
-const cronExpression = z.string().refine((s) => cron.validate(s), { message: 'expected a cron expression such as "*/5 * * * *"' });
+const cronExpression = z
+  .string()
+  .refine((s) => cron.validate(s), { message: 'expected a cron expression such as "*/5 * * * *"' });
 
 export const ConfigSchema = z
   .object({
@@ -18,7 +20,12 @@ export const ConfigSchema = z
     state: z.object({ path: z.string().min(1) }).strict(),
     http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
     rateLimit: z
-      .object({ ratePerSec: z.number().positive(), burst: positiveInt, concurrency: positiveInt, maxAttempts: positiveInt })
+      .object({
+        ratePerSec: z.number().positive(),
+        burst: positiveInt,
+        concurrency: positiveInt,
+        maxAttempts: positiveInt,
+      })
       .strict(),
     lists: z
       .object({
@@ -58,13 +65,21 @@ export const ConfigSchema = z
       .strict(),
     schedule: z.object({ fullSweep: cronExpression, tick: cronExpression }).strict(),
     daemon: z
-      .object({ debounceMs: z.number().int().min(0), healthHost: z.string().min(1), healthPort: z.number().int().min(0).max(65535) })
+      .object({
+        debounceMs: z.number().int().min(0),
+        healthHost: z.string().min(1),
+        healthPort: z.number().int().min(0).max(65535),
+      })
       .strict(),
     log: z.object({ level: z.enum(LOG_LEVELS) }).strict(),
   })
   .strict();
 
-type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+type DeepReadonly<T> = T extends (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
 
 /** The loaded configuration, frozen, with paths absolute, plus the API key (never from a file). */
 export type Config = DeepReadonly<z.infer<typeof ConfigSchema>> & {

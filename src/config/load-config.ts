@@ -61,7 +61,10 @@ function readYamlFile(path: string, what: string): Tree {
     throw new ConfigError(`${what} ${path} is not valid YAML: ${(err as Error).message}`);
   }
   if (doc === null || doc === undefined) return {};
-  if (!isTree(doc)) throw new ConfigError(`${what} ${path} must be a YAML mapping of keys, found ${Array.isArray(doc) ? 'a list' : typeof doc}`);
+  if (!isTree(doc))
+    throw new ConfigError(
+      `${what} ${path} must be a YAML mapping of keys, found ${Array.isArray(doc) ? 'a list' : typeof doc}`,
+    );
   return doc;
 }
 

@@ -99,7 +99,10 @@ export class Daemon {
     for (const f of c.added) p.added.add(f);
     for (const f of c.changed) p.changed.add(f);
     for (const f of c.removed) p.removed.add(f);
-    this.opts.logger.info({ added: c.added.length, changed: c.changed.length, removed: c.removed.length }, 'catalogue changed');
+    this.opts.logger.info(
+      { added: c.added.length, changed: c.changed.length, removed: c.removed.length },
+      'catalogue changed',
+    );
     this.trigger('incremental', 'files');
   }
 
@@ -131,7 +134,8 @@ export class Daemon {
       return this.opts.catalogue.load();
     }
     const c = changes ?? { added: new Set<string>(), changed: new Set<string>(), removed: new Set<string>() };
-    return (await this.opts.catalogue.reload({ added: [...c.added], changed: [...c.changed], removed: [...c.removed] })).snapshot;
+    return (await this.opts.catalogue.reload({ added: [...c.added], changed: [...c.changed], removed: [...c.removed] }))
+      .snapshot;
   }
 
   private async runOnce(mode: 'full' | 'incremental', trigger: Trigger): Promise<void> {
@@ -146,7 +150,10 @@ export class Daemon {
       this.ready = true;
       this.metrics.recordRun(report, trigger);
       const failed = report.outcomes.filter((o) => o.outcome === 'failed').length;
-      log.info({ trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs }, 'reconcile done');
+      log.info(
+        { trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs },
+        'reconcile done',
+      );
     } catch (err) {
       this.lastError = errorMessage(err);
       this.metrics.runs.inc({ outcome: 'error', trigger });

@@ -12,7 +12,12 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-export async function startHealthServer(host: string, port: number, source: HealthSource, metrics: DaemonMetrics): Promise<HealthServer> {
+export async function startHealthServer(
+  host: string,
+  port: number,
+  source: HealthSource,
+  metrics: DaemonMetrics,
+): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/metrics') {

@@ -39,7 +39,12 @@ export class HttpAccountResource extends HttpOfferResource implements AccountRes
 
   async archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }> {
     const id = await this.idOf(identifier, opts);
-    const res = await this.ctx.transport.send({ method: 'DELETE', path: offerPathById('accounts', id), idempotent: true, ...callOf(opts) });
+    const res = await this.ctx.transport.send({
+      method: 'DELETE',
+      path: offerPathById('accounts', id),
+      idempotent: true,
+      ...callOf(opts),
+    });
     return decodeResponse(res, decodeArchive);
   }
 
@@ -53,7 +58,13 @@ export class HttpAccountResource extends HttpOfferResource implements AccountRes
     if (req.ids && req.ids.length > 0) body.ids = [...req.ids];
     if (Object.keys(body).length === 0) return { success: true, processed: 0, removed: 0, notFound: 0 };
     // Archiving twice archives once: safe to retry.
-    const res = await this.ctx.transport.send({ method: 'POST', path: '/accounts/bulk-remove', json: body, idempotent: true, ...callOf(opts) });
+    const res = await this.ctx.transport.send({
+      method: 'POST',
+      path: '/accounts/bulk-remove',
+      json: body,
+      idempotent: true,
+      ...callOf(opts),
+    });
     return decodeResponse(res, decodeBulkRemove);
   }
 }

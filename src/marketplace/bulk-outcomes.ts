@@ -5,7 +5,17 @@ import type { BulkUpdateResult, RemoteOffer } from './marketplace-client.ts';
 
 type Outcome = { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer };
 
-const FAILED = new Set(['error', 'failed', 'fail', 'failure', 'rejected', 'invalid', 'not_found', 'notfound', 'missing']);
+const FAILED = new Set([
+  'error',
+  'failed',
+  'fail',
+  'failure',
+  'rejected',
+  'invalid',
+  'not_found',
+  'notfound',
+  'missing',
+]);
 const SUCCEEDED = new Set(['ok', 'success', 'succeeded', 'updated', 'done', 'saved', 'unchanged']);
 const ARRAY_KEYS = ['results', 'data', 'offers'] as const;
 
@@ -24,7 +34,10 @@ function messageOf(e: Record<string, unknown>): string | undefined {
   if (typeof e.error === 'string') return e.error;
   if (isRecord(e.error) && typeof e.error.message === 'string') return e.error.message;
   if (typeof e.message === 'string') return e.message;
-  if (isRecord(e.errors)) return Object.entries(e.errors).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`).join('; ');
+  if (isRecord(e.errors))
+    return Object.entries(e.errors)
+      .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`)
+      .join('; ');
   return undefined;
 }
 
@@ -43,7 +56,8 @@ function offerOf(e: Record<string, unknown>, statusIsOutcome: boolean): RemoteOf
 
 function outcomeOf(e: Record<string, unknown>): Outcome {
   const status = decodeString(e.status)?.toLowerCase();
-  const statusIsOutcome = typeof e.status === 'number' || (status !== undefined && (FAILED.has(status) || SUCCEEDED.has(status)));
+  const statusIsOutcome =
+    typeof e.status === 'number' || (status !== undefined && (FAILED.has(status) || SUCCEEDED.has(status)));
   const withMessage = (ok: boolean): Outcome => {
     const offer = ok ? offerOf(e, statusIsOutcome) : undefined;
     // A failure without words still says which: "not_found".
@@ -52,7 +66,8 @@ function outcomeOf(e: Record<string, unknown>): Outcome {
   };
   if (typeof e.success === 'boolean') return withMessage(e.success);
   if (typeof e.ok === 'boolean') return withMessage(e.ok);
-  if ((e.error !== undefined && e.error !== null && e.error !== false && e.error !== '') || isRecord(e.errors)) return withMessage(false);
+  if ((e.error !== undefined && e.error !== null && e.error !== false && e.error !== '') || isRecord(e.errors))
+    return withMessage(false);
   if (typeof e.status === 'number') return withMessage(e.status >= 200 && e.status < 300);
   // A string status may be an outcome ("failed") or the offer's own status ("listed"): only failure words fail.
   return withMessage(!(status !== undefined && FAILED.has(status)));

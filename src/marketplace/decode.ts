@@ -110,7 +110,10 @@ export function decodeField(type: FieldType, v: unknown): unknown {
 
 /** A single object, bare or wrapped in `data`. */
 export function unwrapSingle(body: unknown): Record<string, unknown> {
-  if (!isRecord(body)) throw new DecodeError(body === undefined ? 'empty answer where an object was expected' : 'answer is not a JSON object');
+  if (!isRecord(body))
+    throw new DecodeError(
+      body === undefined ? 'empty answer where an object was expected' : 'answer is not a JSON object',
+    );
   if (body.id === undefined && isRecord(body.data)) return body.data;
   return body;
 }
@@ -126,13 +129,22 @@ function decodeExternalId(v: unknown): string | undefined {
  * `allowNoExternalId` is for lists, where an offer made by hand on the website may have none: then undefined.
  */
 export function decodeOffer(kind: ResourceKind, o: Record<string, unknown>): RemoteOffer;
-export function decodeOffer(kind: ResourceKind, o: Record<string, unknown>, allowNoExternalId: true): RemoteOffer | undefined;
-export function decodeOffer(kind: ResourceKind, o: Record<string, unknown>, allowNoExternalId = false): RemoteOffer | undefined {
+export function decodeOffer(
+  kind: ResourceKind,
+  o: Record<string, unknown>,
+  allowNoExternalId: true,
+): RemoteOffer | undefined;
+export function decodeOffer(
+  kind: ResourceKind,
+  o: Record<string, unknown>,
+  allowNoExternalId = false,
+): RemoteOffer | undefined {
   const id = decodeInteger(o.id);
   if (id === undefined) throw new DecodeError(`${kind} object without an integer id`);
   const externalId = decodeExternalId(o.external_id);
   if (externalId === undefined) {
-    if (allowNoExternalId && (o.external_id === undefined || o.external_id === null || o.external_id === '')) return undefined;
+    if (allowNoExternalId && (o.external_id === undefined || o.external_id === null || o.external_id === ''))
+      return undefined;
     throw new DecodeError(`${kind} object ${id} without an external_id`);
   }
   const table = OFFER_FIELDS[kind];
@@ -197,7 +209,8 @@ export function decodeListBody(body: unknown): ListBody {
   const lastPage = decodeInteger(meta.last_page);
   const perPage = decodeInteger(meta.per_page);
   let next: string | null | undefined;
-  if (links && Object.hasOwn(links, 'next')) next = typeof links.next === 'string' && links.next !== '' ? links.next : null;
+  if (links && Object.hasOwn(links, 'next'))
+    next = typeof links.next === 'string' && links.next !== '' ? links.next : null;
   else if (typeof inner.next_page_url === 'string' || inner.next_page_url === null) next = inner.next_page_url || null;
   return {
     data: inner.data,

@@ -32,7 +32,10 @@ const SNIPPET_BYTES = 200;
 
 /** The first ~200 bytes of a body, scrubbed, for an error a human will read. */
 export function snippetOf(text: string): string {
-  const s = Buffer.byteLength(text) <= SNIPPET_BYTES ? text : Buffer.from(text).subarray(0, SNIPPET_BYTES).toString('utf8') + '...';
+  const s =
+    Buffer.byteLength(text) <= SNIPPET_BYTES
+      ? text
+      : Buffer.from(text).subarray(0, SNIPPET_BYTES).toString('utf8') + '...';
   return scrubSecrets(s);
 }
 
@@ -51,8 +54,15 @@ export class MarketplaceError extends Error {
   constructor(what: string, ctx: ErrorContext, flags: Flags) {
     const where = `${ctx.method} ${ctx.path}${ctx.query ? `?${ctx.query}` : ''}`;
     const status = ctx.status !== undefined ? ` ${ctx.status}` : '';
-    const server = ctx.serverMessage ? `: ${ctx.serverMessage}` : ctx.bodySnippet ? `; body starts: ${ctx.bodySnippet}` : '';
-    super(scrubSecrets(`${where}:${status} ${what}${server}`), ctx.cause !== undefined ? { cause: ctx.cause } : undefined);
+    const server = ctx.serverMessage
+      ? `: ${ctx.serverMessage}`
+      : ctx.bodySnippet
+        ? `; body starts: ${ctx.bodySnippet}`
+        : '';
+    super(
+      scrubSecrets(`${where}:${status} ${what}${server}`),
+      ctx.cause !== undefined ? { cause: ctx.cause } : undefined,
+    );
     this.name = new.target.name;
     this.method = ctx.method;
     this.path = ctx.path;
@@ -147,7 +157,10 @@ export class TimeoutError extends MarketplaceError {
 export class NetworkError extends MarketplaceError {
   /** maybeSent: false when the connection was never made (refused, DNS), so nothing can have happened. */
   constructor(ctx: ErrorContext, detail: string, flags: { maybeSent: boolean; retryable: boolean }) {
-    super(`network error (${detail})`, ctx, { retryable: flags.retryable, outcomeUnknown: flags.maybeSent && isWrite(ctx.method) });
+    super(`network error (${detail})`, ctx, {
+      retryable: flags.retryable,
+      outcomeUnknown: flags.maybeSent && isWrite(ctx.method),
+    });
   }
 }
 

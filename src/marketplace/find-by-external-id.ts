@@ -17,16 +17,32 @@ function listMayAnswer(err: unknown): boolean {
   return !err.retryable;
 }
 
-async function byPath(ctx: ResourceContext, kind: ResourceKind, externalId: string, opts?: CallOptions): Promise<RemoteOffer | undefined> {
+async function byPath(
+  ctx: ResourceContext,
+  kind: ResourceKind,
+  externalId: string,
+  opts?: CallOptions,
+): Promise<RemoteOffer | undefined> {
   try {
-    const res = await ctx.transport.send({ method: 'GET', path: offerPathByExternalId(kind, externalId), idempotent: true, ...callOf(opts) });
+    const res = await ctx.transport.send({
+      method: 'GET',
+      path: offerPathByExternalId(kind, externalId),
+      idempotent: true,
+      ...callOf(opts),
+    });
     const offer = decodeOffer(kind, unwrapSingle(res.body));
     if (offer.externalId === externalId) return offer;
     // A server that read the path as something else (an id, a trimmed or case-folded key): not a match.
-    ctx.logger.debug({ kind, externalId, answered: offer.externalId }, 'GET by external_id answered another offer; asking the list');
+    ctx.logger.debug(
+      { kind, externalId, answered: offer.externalId },
+      'GET by external_id answered another offer; asking the list',
+    );
   } catch (err) {
     if (!(err instanceof DecodeError) && !listMayAnswer(err)) throw err;
-    ctx.logger.debug({ kind, externalId, err: (err as Error).message }, 'GET by external_id did not answer; asking the list');
+    ctx.logger.debug(
+      { kind, externalId, err: (err as Error).message },
+      'GET by external_id did not answer; asking the list',
+    );
   }
   return undefined;
 }
@@ -34,7 +50,13 @@ async function byPath(ctx: ResourceContext, kind: ResourceKind, externalId: stri
 type Scan = { readonly found: RemoteOffer } | { readonly found: null; readonly trusted: boolean };
 
 /** Pages in id order until the offer is found; with a filter, stops at the first sign it is not honoured. */
-async function scan(ctx: ResourceContext, kind: ResourceKind, externalId: string, filter: boolean, opts?: CallOptions): Promise<Scan> {
+async function scan(
+  ctx: ResourceContext,
+  kind: ResourceKind,
+  externalId: string,
+  filter: boolean,
+  opts?: CallOptions,
+): Promise<Scan> {
   const params = new URLSearchParams();
   if (filter) params.set(ctx.list.filterParam, externalId);
   params.set(ctx.list.sortParam, 'id');

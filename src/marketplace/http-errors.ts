@@ -81,7 +81,9 @@ export function errorFromResponse(
       return new ForbiddenError(ctx);
     case 404:
       // An API 404 carries its error object; an HTML page from a proxy is not a definite "not there".
-      return body === undefined && text.trim() !== '' ? new BadResponseError(ctx, 'not found, but the answer is not the API\'s') : new NotFoundError(ctx);
+      return body === undefined && text.trim() !== ''
+        ? new BadResponseError(ctx, "not found, but the answer is not the API's")
+        : new NotFoundError(ctx);
     case 405:
       return new MethodNotAllowedError(ctx);
     case 409:
@@ -111,9 +113,17 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /** Connection never made: nothing was sent, so even a create may be tried again blindly. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 /** Will not get better by trying again (a certificate the system does not trust). */
-const PERMANENT = /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT)/;
+const PERMANENT =
+  /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT)/;
 
 export interface AbortState {
   /** Our own deadline fired. */
@@ -125,10 +135,13 @@ export interface AbortState {
 export function errorFromException(where: Where, err: unknown, abort: AbortState, timeoutMs: number): MarketplaceError {
   const ctx: ErrorContext = { ...where, cause: err };
   const code = codeOf(err);
-  if (abort.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError(ctx, timeoutMs);
+  if (abort.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return new TimeoutError(ctx, timeoutMs);
   if (abort.aborted) return new AbortedError(ctx);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new NetworkError(ctx, 'connect timeout', { maybeSent: false, retryable: true });
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new NetworkError(ctx, 'connect timeout', { maybeSent: false, retryable: true });
   const detail = code ?? (err instanceof Error ? err.message : String(err));
-  if (code !== undefined && PERMANENT.test(code)) return new NetworkError(ctx, detail, { maybeSent: false, retryable: false });
+  if (code !== undefined && PERMANENT.test(code))
+    return new NetworkError(ctx, detail, { maybeSent: false, retryable: false });
   return new NetworkError(ctx, detail, { maybeSent: code === undefined || !NOT_SENT.has(code), retryable: true });
 }

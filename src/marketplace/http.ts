@@ -58,7 +58,11 @@ export class HttpTransport {
   }
 
   send(req: HttpRequest): Promise<HttpResponse> {
-    const where: Where = { method: req.method, path: this.fullPath(req.path), ...(req.query ? { query: req.query } : {}) };
+    const where: Where = {
+      method: req.method,
+      path: this.fullPath(req.path),
+      ...(req.query ? { query: req.query } : {}),
+    };
     const meta = {
       method: req.method,
       path: where.path,
@@ -100,11 +104,19 @@ export class HttpTransport {
       resHeaders = flatHeaders(res.headers);
       text = await res.body.text();
     } catch (err) {
-      const e = errorFromException(where, err, { timedOut: deadline.aborted, aborted: caller?.aborted ?? false }, this.opts.timeoutMs);
+      const e = errorFromException(
+        where,
+        err,
+        { timedOut: deadline.aborted, aborted: caller?.aborted ?? false },
+        this.opts.timeoutMs,
+      );
       this.logger.debug({ method: where.method, path: where.path, err: e.message }, 'marketplace request failed');
       throw e;
     }
-    this.logger.debug({ method: where.method, path: where.path, status, ms: Math.round(performance.now() - started) }, 'marketplace request');
+    this.logger.debug(
+      { method: where.method, path: where.path, status, ms: Math.round(performance.now() - started) },
+      'marketplace request',
+    );
     if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, Date.now());
     if (text.trim() === '') return { status, body: undefined, where, snippet: '' };
     try {

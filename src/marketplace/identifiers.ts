@@ -17,7 +17,8 @@ export function isPathSafeExternalId(externalId: string): boolean {
 }
 
 export function assertId(id: number): number {
-  if (!Number.isSafeInteger(id) || id < 0) throw new TypeError(`offer and image ids are non-negative integers, received ${String(id)}`);
+  if (!Number.isSafeInteger(id) || id < 0)
+    throw new TypeError(`offer and image ids are non-negative integers, received ${String(id)}`);
   return id;
 }
 
@@ -33,7 +34,8 @@ export function offerPathById(kind: ResourceKind, id: number): string {
 
 /** `/accounts/some%2Fexternal%20id`, refused for an external_id that must not go into a path. */
 export function offerPathByExternalId(kind: ResourceKind, externalId: string): string {
-  if (!isPathSafeExternalId(externalId)) throw new TypeError(`external_id ${JSON.stringify(externalId)} cannot go into a path`);
+  if (!isPathSafeExternalId(externalId))
+    throw new TypeError(`external_id ${JSON.stringify(externalId)} cannot go into a path`);
   return `/${kind}/${encodeURIComponent(externalId)}`;
 }
 

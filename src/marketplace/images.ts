@@ -10,15 +10,30 @@ export function decodeImageDelete(body: unknown): { readonly success: boolean; r
   if (body === undefined) return { success: true };
   if (!isRecord(body)) throw new DecodeError('delete answer is not a JSON object');
   const deletedId = decodeInteger(body.deleted_id);
-  return { success: typeof body.success === 'boolean' ? body.success : true, ...(deletedId !== undefined ? { deletedId } : {}) };
+  return {
+    success: typeof body.success === 'boolean' ? body.success : true,
+    ...(deletedId !== undefined ? { deletedId } : {}),
+  };
 }
 
 export function createImageResource(ctx: ResourceContext): ImageResource {
   return {
     async upload(file: ImageUpload, opts?: CallOptions): Promise<RemoteImage> {
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(file.data)], { type: file.mimeType }) /* a copy: Blob wants an ArrayBuffer-backed view */, file.filename);
-      const res = await ctx.transport.send({ method: 'POST', path: '/images', form, idempotent: true, ...callOf(opts) });
+      form.append(
+        'file',
+        new Blob([new Uint8Array(file.data)], {
+          type: file.mimeType,
+        }) /* a copy: Blob wants an ArrayBuffer-backed view */,
+        file.filename,
+      );
+      const res = await ctx.transport.send({
+        method: 'POST',
+        path: '/images',
+        form,
+        idempotent: true,
+        ...callOf(opts),
+      });
       return decodeResponse(res, (body) => decodeImage(unwrapSingle(body)));
     },
 
@@ -41,7 +56,12 @@ export function createImageResource(ctx: ResourceContext): ImageResource {
     },
 
     async delete(id: number, opts?: CallOptions) {
-      const res = await ctx.transport.send({ method: 'DELETE', path: imagePath(id), idempotent: true, ...callOf(opts) });
+      const res = await ctx.transport.send({
+        method: 'DELETE',
+        path: imagePath(id),
+        idempotent: true,
+        ...callOf(opts),
+      });
       return decodeResponse(res, decodeImageDelete);
     },
   };

@@ -68,7 +68,9 @@ const sendNow: RequestScheduler = (_meta, send) => send();
 
 function packageVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: unknown;
+    };
     return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
   } catch {
     return '0.0.0';
@@ -86,7 +88,8 @@ export function isLoopbackHost(hostname: string): boolean {
 
 function positiveInt(option: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new MarketplaceClientOptionsError(option, 'a positive integer', String(value));
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new MarketplaceClientOptionsError(option, 'a positive integer', String(value));
   return value;
 }
 
@@ -100,24 +103,39 @@ function param(option: string, value: string | undefined, fallback: string, allo
 
 export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions {
   if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
-    throw new MarketplaceClientOptionsError('apiKey', 'a non-empty API key', opts.apiKey === '' ? 'an empty string' : typeof opts.apiKey);
+    throw new MarketplaceClientOptionsError(
+      'apiKey',
+      'a non-empty API key',
+      opts.apiKey === '' ? 'an empty string' : typeof opts.apiKey,
+    );
   }
-  if (/[\r\n]/.test(opts.apiKey)) throw new MarketplaceClientOptionsError('apiKey', 'a key on one line', 'a key with a line break');
+  if (/[\r\n]/.test(opts.apiKey))
+    throw new MarketplaceClientOptionsError('apiKey', 'a key on one line', 'a key with a line break');
   let url: URL;
   try {
     url = new URL(opts.baseUrl);
   } catch {
-    throw new MarketplaceClientOptionsError('baseUrl', 'an absolute http(s) URL such as https://market.example', JSON.stringify(opts.baseUrl));
+    throw new MarketplaceClientOptionsError(
+      'baseUrl',
+      'an absolute http(s) URL such as https://market.example',
+      JSON.stringify(opts.baseUrl),
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new MarketplaceClientOptionsError('baseUrl', 'an http(s) URL', url.protocol);
   }
   if (url.protocol === 'http:' && !opts.insecure && !isLoopbackHost(url.hostname)) {
-    throw new MarketplaceClientOptionsError('baseUrl', 'https:// (or http:// only on loopback, or with insecure: true)', url.origin);
+    throw new MarketplaceClientOptionsError(
+      'baseUrl',
+      'https:// (or http:// only on loopback, or with insecure: true)',
+      url.origin,
+    );
   }
-  if (url.username || url.password) throw new MarketplaceClientOptionsError('baseUrl', 'a URL without user:password', 'credentials in the URL');
+  if (url.username || url.password)
+    throw new MarketplaceClientOptionsError('baseUrl', 'a URL without user:password', 'credentials in the URL');
   const apiPrefix = param('apiPrefix', opts.apiPrefix, '/api/v1', true).replace(/\/+$/, '');
-  if (apiPrefix !== '' && !apiPrefix.startsWith('/')) throw new MarketplaceClientOptionsError('apiPrefix', 'a path starting with /', apiPrefix);
+  if (apiPrefix !== '' && !apiPrefix.startsWith('/'))
+    throw new MarketplaceClientOptionsError('apiPrefix', 'a path starting with /', apiPrefix);
   const list = opts.list ?? {};
   return Object.freeze({
     origin: url.origin,

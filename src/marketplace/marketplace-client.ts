@@ -61,7 +61,10 @@ export interface BulkUpdateResult {
   /** The raw decoded body: its shape is not documented. */
   readonly body: unknown;
   /** Per-offer outcomes, where the response gave them (keyed by external_id). */
-  readonly outcomes?: ReadonlyMap<string, { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer }>;
+  readonly outcomes?: ReadonlyMap<
+    string,
+    { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer }
+  >;
 }
 
 export interface ImageUpload {
@@ -93,7 +96,10 @@ export interface OfferResource {
 export interface AccountResource extends OfferResource {
   /** DELETE /accounts/{identifier}: archives. */
   archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }>;
-  bulkRemove(req: { readonly externalIds?: readonly string[]; readonly ids?: readonly number[] }, opts?: CallOptions): Promise<BulkRemoveResult>;
+  bulkRemove(
+    req: { readonly externalIds?: readonly string[]; readonly ids?: readonly number[] },
+    opts?: CallOptions,
+  ): Promise<BulkRemoveResult>;
 }
 
 export interface TopUpResource extends OfferResource {

@@ -4,7 +4,15 @@ import { decodeOffer, decodeResponse, unwrapSingle } from './decode.ts';
 import { NotFoundError } from './errors.ts';
 import { findByExternalId } from './find-by-external-id.ts';
 import { collectionPath, isById, offerPathById } from './identifiers.ts';
-import type { CallOptions, Identifier, ListOptions, ListPage, OfferResource, RemoteOffer, ResourceKind } from './marketplace-client.ts';
+import type {
+  CallOptions,
+  Identifier,
+  ListOptions,
+  ListPage,
+  OfferResource,
+  RemoteOffer,
+  ResourceKind,
+} from './marketplace-client.ts';
 import { walkPages } from './pagination.ts';
 import { callOf, type ResourceContext } from './resource-context.ts';
 
@@ -18,19 +26,40 @@ export class HttpOfferResource implements OfferResource {
 
   async create(body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer> {
     // Not idempotent: a blind retry after an unknown outcome could list the offer twice (decision 13).
-    const res = await this.ctx.transport.send({ method: 'POST', path: collectionPath(this.kind), json: body, idempotent: false, ...callOf(opts) });
+    const res = await this.ctx.transport.send({
+      method: 'POST',
+      path: collectionPath(this.kind),
+      json: body,
+      idempotent: false,
+      ...callOf(opts),
+    });
     return decodeResponse(res, this.decodeOne);
   }
 
   async get(identifier: Identifier, opts?: CallOptions): Promise<RemoteOffer> {
     if (!isById(identifier)) return this.requireByExternalId(identifier.externalId, opts);
-    const res = await this.ctx.transport.send({ method: 'GET', path: offerPathById(this.kind, identifier.id), idempotent: true, ...callOf(opts) });
+    const res = await this.ctx.transport.send({
+      method: 'GET',
+      path: offerPathById(this.kind, identifier.id),
+      idempotent: true,
+      ...callOf(opts),
+    });
     return decodeResponse(res, this.decodeOne);
   }
 
-  async update(identifier: Identifier, body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer> {
+  async update(
+    identifier: Identifier,
+    body: Readonly<Record<string, unknown>>,
+    opts?: CallOptions,
+  ): Promise<RemoteOffer> {
     const id = await this.idOf(identifier, opts);
-    const res = await this.ctx.transport.send({ method: 'PATCH', path: offerPathById(this.kind, id), json: body, idempotent: true, ...callOf(opts) });
+    const res = await this.ctx.transport.send({
+      method: 'PATCH',
+      path: offerPathById(this.kind, id),
+      json: body,
+      idempotent: true,
+      ...callOf(opts),
+    });
     return decodeResponse(res, this.decodeOne);
   }
 

@@ -57,7 +57,13 @@ export async function* walkPages<T>(o: WalkOptions<T>): AsyncGenerator<ListPage<
     if (counter > o.maxPages) throw new PaginationError(where, `more than ${o.maxPages} pages: giving up`);
     if (seenQueries.has(q)) throw new PaginationError(where, 'the next page is one already read');
     seenQueries.add(q);
-    const res = await o.transport.send({ method: 'GET', path: o.path, ...(q ? { query: q } : {}), idempotent: true, ...(o.call ? { call: o.call } : {}) });
+    const res = await o.transport.send({
+      method: 'GET',
+      path: o.path,
+      ...(q ? { query: q } : {}),
+      idempotent: true,
+      ...(o.call ? { call: o.call } : {}),
+    });
     const { body, items } = decodeResponse(res, (raw) => {
       const b = decodeListBody(raw);
       const decoded: T[] = [];
@@ -71,7 +77,8 @@ export async function* walkPages<T>(o: WalkOptions<T>): AsyncGenerator<ListPage<
       throw new PaginationError({ ...where, status: res.status }, `page ${body.currentPage} came back twice`);
     }
     const ids = items.map(o.idOf);
-    if (sameIds(ids, prevIds)) throw new PaginationError({ ...where, status: res.status }, 'a page repeated the previous one');
+    if (sameIds(ids, prevIds))
+      throw new PaginationError({ ...where, status: res.status }, 'a page repeated the previous one');
     prevServerPage = body.currentPage;
     prevIds = ids;
 
@@ -79,7 +86,11 @@ export async function* walkPages<T>(o: WalkOptions<T>): AsyncGenerator<ListPage<
     if (body.next !== undefined) {
       if (body.next !== null) {
         next = nextQuery(body.next, fullPath, o.path, o.params);
-        if (!next) throw new PaginationError({ ...where, status: res.status }, `links.next leaves the list: ${body.next.slice(0, 200)}`);
+        if (!next)
+          throw new PaginationError(
+            { ...where, status: res.status },
+            `links.next leaves the list: ${body.next.slice(0, 200)}`,
+          );
       }
     } else if (body.currentPage !== undefined && body.lastPage !== undefined) {
       if (body.currentPage < body.lastPage) next = withPage(query, o.pageParam, body.currentPage + 1);

@@ -10,10 +10,19 @@ export class HttpTopUpResource extends HttpOfferResource implements TopUpResourc
     super(ctx, 'top-ups');
   }
 
-  async bulkUpdate(offers: readonly Readonly<Record<string, unknown>>[], opts?: CallOptions): Promise<BulkUpdateResult> {
+  async bulkUpdate(
+    offers: readonly Readonly<Record<string, unknown>>[],
+    opts?: CallOptions,
+  ): Promise<BulkUpdateResult> {
     if (offers.length === 0) return { body: undefined };
     // The same updates sent twice leave the same offers: safe to retry.
-    const res = await this.ctx.transport.send({ method: 'POST', path: '/top-ups/bulk-update', json: { offers }, idempotent: true, ...callOf(opts) });
+    const res = await this.ctx.transport.send({
+      method: 'POST',
+      path: '/top-ups/bulk-update',
+      json: { offers },
+      idempotent: true,
+      ...callOf(opts),
+    });
     return decodeResponse(res, decodeBulkUpdate);
   }
 }

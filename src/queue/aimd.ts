@@ -20,7 +20,10 @@ export interface AimdState {
   readonly since: number;
 }
 
-export function aimdConfig(targetRate: number, minRate = Math.min(targetRate, Math.max(0.1, targetRate / 64))): AimdConfig {
+export function aimdConfig(
+  targetRate: number,
+  minRate = Math.min(targetRate, Math.max(0.1, targetRate / 64)),
+): AimdConfig {
   return { targetRate, minRate, decreaseFactor: 0.5, increasePerSec: targetRate * 0.1 };
 }
 

@@ -6,7 +6,10 @@ export class QueueClearedError extends Error {
   readonly retryable = false;
   readonly outcomeUnknown = false;
 
-  constructor(readonly method: string, readonly path: string) {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+  ) {
     super(`${method} ${path} was not sent: the request queue was cleared`);
   }
 }

@@ -4,7 +4,14 @@ export type QueueEvent =
   /** A request went on the wire (every attempt counts). */
   | { readonly type: 'request'; readonly method: string; readonly path: string; readonly attempt: number }
   /** A failed attempt will be tried again after delayMs (0 for a 429: the queue-wide pause holds it). */
-  | { readonly type: 'retry'; readonly method: string; readonly path: string; readonly attempt: number; readonly delayMs: number; readonly reason: string }
+  | {
+      readonly type: 'retry';
+      readonly method: string;
+      readonly path: string;
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly reason: string;
+    }
   /**
    * A 429 came back; the rate is now `rate` requests/s. `firstOfEpisode` is false for a request that was
    * already admitted when an earlier 429 lowered the rate: it could not have known.
@@ -22,6 +29,12 @@ export type QueueEvent =
   /** The first request after a pause went out. */
   | { readonly type: 'resumed'; readonly rate: number }
   /** A request gave up: its last error is thrown to the caller. */
-  | { readonly type: 'failed'; readonly method: string; readonly path: string; readonly attempts: number; readonly reason: string };
+  | {
+      readonly type: 'failed';
+      readonly method: string;
+      readonly path: string;
+      readonly attempts: number;
+      readonly reason: string;
+    };
 
 export type QueueEventType = QueueEvent['type'];

@@ -55,15 +55,30 @@ export function resolveRequestQueueOptions(opts: RequestQueueOptions): ResolvedR
     baseMs: check('backoff.baseMs', opts.backoff?.baseMs ?? 250, 'a finite number >= 0', (v) => v >= 0),
     maxMs: check('backoff.maxMs', opts.backoff?.maxMs ?? 30_000, 'a finite number >= 0', (v) => v >= 0),
   };
-  const burst = check('burst', opts.burst ?? Math.max(1, Math.ceil(ratePerSec)), 'an integer >= 1', (v) => Number.isInteger(v) && v >= 1);
+  const burst = check(
+    'burst',
+    opts.burst ?? Math.max(1, Math.ceil(ratePerSec)),
+    'an integer >= 1',
+    (v) => Number.isInteger(v) && v >= 1,
+  );
   const resolved: ResolvedRequestQueueOptions = {
     ratePerSec,
     burst,
-    startTokens: check('startTokens', opts.startTokens ?? burst, `a finite number from 0 to burst (${burst})`, (v) => v >= 0 && v <= burst),
+    startTokens: check(
+      'startTokens',
+      opts.startTokens ?? burst,
+      `a finite number from 0 to burst (${burst})`,
+      (v) => v >= 0 && v <= burst,
+    ),
     concurrency: check('concurrency', opts.concurrency ?? 8, 'an integer >= 1', (v) => Number.isInteger(v) && v >= 1),
     maxAttempts: check('maxAttempts', opts.maxAttempts ?? 6, 'an integer >= 1', (v) => Number.isInteger(v) && v >= 1),
     backoff: Object.freeze(backoff),
-    rateLimitFallbackMs: check('rateLimitFallbackMs', opts.rateLimitFallbackMs ?? 1000, 'a finite number >= 0', (v) => v >= 0),
+    rateLimitFallbackMs: check(
+      'rateLimitFallbackMs',
+      opts.rateLimitFallbackMs ?? 1000,
+      'a finite number >= 0',
+      (v) => v >= 0,
+    ),
     minRatePerSec: check(
       'minRatePerSec',
       opts.minRatePerSec ?? Math.min(ratePerSec, ratePerSec / 64),
@@ -94,6 +109,7 @@ function checkFn<F>(name: string, value: F): F {
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
   return typeof value;
 }

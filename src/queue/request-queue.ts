@@ -13,7 +13,11 @@ import { aimdConfig, aimdDecrease, aimdInitial, aimdRate, type AimdConfig, type 
 import { backoffCeiling, backoffDelay } from './backoff.ts';
 import { QueueClearedError } from './queue-cleared-error.ts';
 import type { QueueEvent } from './queue-event.ts';
-import { resolveRequestQueueOptions, type RequestQueueOptions, type ResolvedRequestQueueOptions } from './request-queue-options.ts';
+import {
+  resolveRequestQueueOptions,
+  type RequestQueueOptions,
+  type ResolvedRequestQueueOptions,
+} from './request-queue-options.ts';
 import type { RequestMeta, RequestScheduler } from './request-scheduler.ts';
 import { classify, type RetryDecision } from './retry-policy.ts';
 import { TokenBucket } from './token-bucket.ts';
@@ -74,7 +78,8 @@ export class RequestQueue {
   }
 
   /** The hook handed to the marketplace client; an arrow property, so it can be passed around unbound. */
-  readonly schedule: RequestScheduler = <T>(meta: RequestMeta, send: () => Promise<T>): Promise<T> => this.#run(meta, send);
+  readonly schedule: RequestScheduler = <T>(meta: RequestMeta, send: () => Promise<T>): Promise<T> =>
+    this.#run(meta, send);
 
   stats(): RequestQueueStats {
     const now = this.options.clock.now();
@@ -131,19 +136,36 @@ export class RequestQueue {
           const decision = classify(err, meta);
           if (decision.rateLimited) this.#onRateLimited(meta, decision, epoch);
           if (!decision.retry || attempt >= maxAttempts || ctl.signal.aborted) {
-            const reason = !decision.retry ? decision.reason : ctl.signal.aborted ? 'queue cleared' : `${decision.reason}; ${attempt} attempts made`;
+            const reason = !decision.retry
+              ? decision.reason
+              : ctl.signal.aborted
+                ? 'queue cleared'
+                : `${decision.reason}; ${attempt} attempts made`;
             this.#fail(meta, attempt, reason, err);
             throw err;
           }
           // A 429 waits for the queue-wide pause, not for its own backoff; a 503 with Retry-After waits at least that long.
           const delayMs = decision.rateLimited
             ? 0
-            : Math.max(backoffDelay({ attempt: attempt - 1, baseMs: backoff.baseMs, maxMs: backoff.maxMs, random }), decision.retryAfterMs ?? 0);
+            : Math.max(
+                backoffDelay({ attempt: attempt - 1, baseMs: backoff.baseMs, maxMs: backoff.maxMs, random }),
+                decision.retryAfterMs ?? 0,
+              );
           this.#retries++;
           this.#waiting++;
           waiting = true;
-          this.#emit({ type: 'retry', method: meta.method, path: meta.path, attempt, delayMs, reason: decision.reason });
-          this.#log.debug({ method: meta.method, path: meta.path, attempt, delayMs, reason: decision.reason }, 'retrying request');
+          this.#emit({
+            type: 'retry',
+            method: meta.method,
+            path: meta.path,
+            attempt,
+            delayMs,
+            reason: decision.reason,
+          });
+          this.#log.debug(
+            { method: meta.method, path: meta.path, attempt, delayMs, reason: decision.reason },
+            'retrying request',
+          );
           if (delayMs > 0) await clock.sleep(delayMs, ctl.signal);
           continue;
         }
@@ -230,14 +252,26 @@ export class RequestQueue {
     if (fresh) {
       this.#epoch++;
       this.#consecutive429++;
-      pauseMs = decision.retryAfterMs ?? Math.min(backoff.maxMs, backoffCeiling(this.#consecutive429 - 1, rateLimitFallbackMs, Number.POSITIVE_INFINITY));
+      pauseMs =
+        decision.retryAfterMs ??
+        Math.min(
+          backoff.maxMs,
+          backoffCeiling(this.#consecutive429 - 1, rateLimitFallbackMs, Number.POSITIVE_INFINITY),
+        );
     }
     const until = Math.max(this.#pausedUntil, now + pauseMs);
     if (fresh) {
       this.#aimd = aimdDecrease(this.#aimdConfig, this.#aimd, now, until);
       this.#bucket.setRate(this.#aimd.rate, now);
     }
-    this.#emit({ type: 'rate-limited', method: meta.method, path: meta.path, retryAfterMs: decision.retryAfterMs ?? null, rate: this.#aimd.rate, firstOfEpisode: fresh });
+    this.#emit({
+      type: 'rate-limited',
+      method: meta.method,
+      path: meta.path,
+      retryAfterMs: decision.retryAfterMs ?? null,
+      rate: this.#aimd.rate,
+      firstOfEpisode: fresh,
+    });
     if (until <= this.#pausedUntil) return;
     this.#pausedUntil = until;
     // The climb starts when the pause ends, and nothing is saved up during it: one request, then the rate.
@@ -246,7 +280,13 @@ export class RequestQueue {
     this.#resumeUnannounced = true;
     this.#emit({ type: 'paused', until, ms: until - now });
     this.#log.warn(
-      { method: meta.method, path: meta.path, pauseMs: until - now, rate: this.#aimd.rate, retryAfterMs: decision.retryAfterMs },
+      {
+        method: meta.method,
+        path: meta.path,
+        pauseMs: until - now,
+        rate: this.#aimd.rate,
+        retryAfterMs: decision.retryAfterMs,
+      },
       'rate limited: request queue paused',
     );
   }

@@ -28,11 +28,20 @@ export function classify(error: unknown, meta: Pick<RequestMeta, 'idempotent'>):
   // A 429 means the request was not served: retrying cannot duplicate anything, even a create.
   if (flags.rateLimited === true) return { retry: true, reason: 'rate limited', rateLimited: true, ...withHint };
   if (flags.retryable !== true) {
-    return { retry: false, reason: flags.retryable === false ? 'not retryable' : 'not a marketplace error', rateLimited: false };
+    return {
+      retry: false,
+      reason: flags.retryable === false ? 'not retryable' : 'not a marketplace error',
+      rateLimited: false,
+    };
   }
   if (flags.outcomeUnknown === true && !meta.idempotent) {
     // DESIGN.md decision 13: the executor looks by GET before it creates again.
     return { retry: false, reason: 'outcome unknown on a non-idempotent request', rateLimited: false };
   }
-  return { retry: true, reason: flags.outcomeUnknown === true ? 'outcome unknown, idempotent' : 'retryable', rateLimited: false, ...withHint };
+  return {
+    retry: true,
+    reason: flags.outcomeUnknown === true ? 'outcome unknown, idempotent' : 'retryable',
+    rateLimited: false,
+    ...withHint,
+  };
 }

@@ -9,7 +9,12 @@ export class TokenBucket {
   #last: number;
 
   /** Starts full, so the first `capacity` requests go out at once. */
-  constructor(opts: { readonly ratePerSec: number; readonly capacity: number; readonly now: number; readonly tokens?: number }) {
+  constructor(opts: {
+    readonly ratePerSec: number;
+    readonly capacity: number;
+    readonly now: number;
+    readonly tokens?: number;
+  }) {
     if (!(opts.ratePerSec > 0)) throw new RangeError(`TokenBucket: ratePerSec must be > 0, got ${opts.ratePerSec}`);
     if (!(opts.capacity >= 1)) throw new RangeError(`TokenBucket: capacity must be >= 1, got ${opts.capacity}`);
     this.#rate = opts.ratePerSec;

@@ -1,7 +1,15 @@
 // The account create/update body (2.1, 2.2) turned into stored fields: aliases resolved (rank/division,
 // game_data, ign, top-level login/password), prices in cents, ranks in one form, image_ids checked
 // against the gallery. Explicit top-level fields win over what parameters map.
-import { checkFields, checkStringList, checkValue, isPlainObject, requireFields, type Body, type Rule } from './field-rules.ts';
+import {
+  checkFields,
+  checkStringList,
+  checkValue,
+  isPlainObject,
+  requireFields,
+  type Body,
+  type Rule,
+} from './field-rules.ts';
 import { Validation } from './http-error.ts';
 import { parseImageIds } from './image-ids.ts';
 import { parsePriceCents } from './price.ts';
@@ -38,12 +46,32 @@ const CREDENTIAL_KEYS = ['login', 'password', 'email_login', 'email_password'] a
 
 /** Every stored account field with its value on a fresh create. */
 const ACCOUNT_DEFAULTS: Readonly<Record<string, unknown>> = {
-  description: null, game: null, server: null, in_game_name: null,
-  current_rank: null, current_division: null, current_lp: null,
-  flex_rank: null, flex_division: null, flex_lp: null,
-  previous_rank: null, previous_division: null, previous_lp: null,
-  level: null, blue_essence: null, game_points: null, winrate_percent: null, champion_count: null, skin_count: null,
-  champions: null, skins: null, roles: null, image_ids: [], image_urls: [], parameters: null, credentials: null,
+  description: null,
+  game: null,
+  server: null,
+  in_game_name: null,
+  current_rank: null,
+  current_division: null,
+  current_lp: null,
+  flex_rank: null,
+  flex_division: null,
+  flex_lp: null,
+  previous_rank: null,
+  previous_division: null,
+  previous_lp: null,
+  level: null,
+  blue_essence: null,
+  game_points: null,
+  winrate_percent: null,
+  champion_count: null,
+  skin_count: null,
+  champions: null,
+  skins: null,
+  roles: null,
+  image_ids: [],
+  image_urls: [],
+  parameters: null,
+  credentials: null,
 };
 
 export interface AccountInput {
@@ -54,7 +82,10 @@ export interface AccountInput {
 
 const present = (body: Body, key: string): boolean => body[key] !== undefined;
 
-function readParameters(body: Body, v: Validation): { merged: Record<string, unknown> | null; source: (k: string) => string } | undefined {
+function readParameters(
+  body: Body,
+  v: Validation,
+): { merged: Record<string, unknown> | null; source: (k: string) => string } | undefined {
   const given = (['game_data', 'parameters'] as const).filter((k) => present(body, k));
   if (given.length === 0) return undefined;
   let merged: Record<string, unknown> | null = null;
@@ -71,7 +102,14 @@ function readParameters(body: Body, v: Validation): { merged: Record<string, unk
   return { merged, source: (key) => (key in params ? `parameters.${key}` : `game_data.${key}`) };
 }
 
-function readRank(prefix: 'current' | 'flex' | 'previous', body: Body, params: Record<string, unknown> | null, paramSource: (k: string) => string, out: Record<string, unknown>, v: Validation): void {
+function readRank(
+  prefix: 'current' | 'flex' | 'previous',
+  body: Body,
+  params: Record<string, unknown> | null,
+  paramSource: (k: string) => string,
+  out: Record<string, unknown>,
+  v: Validation,
+): void {
   const rankKeys = prefix === 'current' ? ['current_rank', 'rank'] : [`${prefix}_rank`];
   const divKeys = prefix === 'current' ? ['current_division', 'division'] : [`${prefix}_division`];
   const paramRankKey = prefix === 'current' ? 'rank' : `${prefix}_rank`;
@@ -79,7 +117,8 @@ function readRank(prefix: 'current' | 'flex' | 'previous', body: Body, params: R
   const pick = (keys: string[], paramKey: string): [string, unknown] | undefined => {
     const k = keys.find((key) => present(body, key));
     if (k) return [k, body[k]];
-    if (prefix !== 'previous' && params && params[paramKey] !== undefined) return [paramSource(paramKey), params[paramKey]];
+    if (prefix !== 'previous' && params && params[paramKey] !== undefined)
+      return [paramSource(paramKey), params[paramKey]];
     return undefined;
   };
   const rank = pick(rankKeys, paramRankKey);
@@ -90,7 +129,11 @@ function readRank(prefix: 'current' | 'flex' | 'previous', body: Body, params: R
       out[`${prefix}_division`] = null;
     } else {
       const parsed = parseRank(value);
-      if (!parsed) v.add(field, `The ${field} field must be a rank name (iron ... challenger), a rank id 1-10, or a rank with a division such as "gold II" or "gold_2", got ${JSON.stringify(value)}.`);
+      if (!parsed)
+        v.add(
+          field,
+          `The ${field} field must be a rank name (iron ... challenger), a rank id 1-10, or a rank with a division such as "gold II" or "gold_2", got ${JSON.stringify(value)}.`,
+        );
       else {
         out[`${prefix}_rank`] = parsed.rank;
         if (parsed.division) out[`${prefix}_division`] = parsed.division;
@@ -103,7 +146,8 @@ function readRank(prefix: 'current' | 'flex' | 'previous', body: Body, params: R
     if (value === null) out[`${prefix}_division`] = null;
     else {
       const parsed = parseDivision(value);
-      if (!parsed) v.add(field, `The ${field} field must be a division I, II, III, IV or 1-4, got ${JSON.stringify(value)}.`);
+      if (!parsed)
+        v.add(field, `The ${field} field must be a division I, II, III, IV or 1-4, got ${JSON.stringify(value)}.`);
       else out[`${prefix}_division`] = parsed;
     }
   }
@@ -121,7 +165,10 @@ function readCredentials(body: Body, previous: unknown, v: Validation): Record<s
   const given: Record<string, unknown> = {};
   if (present(body, 'credentials') && body.credentials !== null) {
     if (!isPlainObject(body.credentials)) {
-      v.add('credentials', 'The credentials field must be an object with login, password, email_login, email_password.');
+      v.add(
+        'credentials',
+        'The credentials field must be an object with login, password, email_login, email_password.',
+      );
       return undefined;
     }
     for (const k of CREDENTIAL_KEYS) {
@@ -135,7 +182,12 @@ function readCredentials(body: Body, previous: unknown, v: Validation): Record<s
   return { ...base, ...top, ...given };
 }
 
-export function readAccountInput(body: Body, mode: 'create' | 'update', imageExists: (id: number) => boolean, previous?: Readonly<Record<string, unknown>>): AccountInput {
+export function readAccountInput(
+  body: Body,
+  mode: 'create' | 'update',
+  imageExists: (id: number) => boolean,
+  previous?: Readonly<Record<string, unknown>>,
+): AccountInput {
   const v = new Validation();
   if (mode === 'create') requireFields(body, ['external_id', 'title', 'price'], v);
   const { external_id, status, ...simple } = checkFields(body, RULES, v);
@@ -144,7 +196,11 @@ export function readAccountInput(body: Body, mode: 'create' | 'update', imageExi
   if (present(body, 'price')) {
     const cents = parsePriceCents(body.price);
     if (body.price === null) v.add('price', 'The price field is required.');
-    else if (cents === undefined) v.add('price', `The price field must be integer cents, a decimal number or a decimal string such as "19.99", got ${JSON.stringify(body.price)}.`);
+    else if (cents === undefined)
+      v.add(
+        'price',
+        `The price field must be integer cents, a decimal number or a decimal string such as "19.99", got ${JSON.stringify(body.price)}.`,
+      );
     else if (cents <= 0) v.add('price', 'The price field must be greater than 0.');
     else fields.price = cents;
   }
@@ -163,7 +219,8 @@ export function readAccountInput(body: Body, mode: 'create' | 'update', imageExi
       if (checked !== undefined) fields[key] = checked;
     }
   }
-  for (const prefix of ['current', 'flex', 'previous'] as const) readRank(prefix, body, params?.merged ?? null, params?.source ?? String, fields, v);
+  for (const prefix of ['current', 'flex', 'previous'] as const)
+    readRank(prefix, body, params?.merged ?? null, params?.source ?? String, fields, v);
   Object.assign(fields, simple);
 
   for (const key of ['champions', 'skins', 'roles'] as const) {
@@ -173,10 +230,18 @@ export function readAccountInput(body: Body, mode: 'create' | 'update', imageExi
   }
   if (present(body, 'image_ids')) {
     const ids = body.image_ids === null ? [] : parseImageIds(body.image_ids);
-    if (ids === undefined) v.add('image_ids', 'The image_ids field must be an array of integers, a comma-separated string of integers, or an array of objects with an integer id or image_id.');
+    if (ids === undefined)
+      v.add(
+        'image_ids',
+        'The image_ids field must be an array of integers, a comma-separated string of integers, or an array of objects with an integer id or image_id.',
+      );
     else {
       const unknown = ids.filter((id) => !imageExists(id));
-      if (unknown.length > 0) v.add('image_ids', `Unknown image id${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: upload through POST /api/v1/images first.`);
+      if (unknown.length > 0)
+        v.add(
+          'image_ids',
+          `Unknown image id${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: upload through POST /api/v1/images first.`,
+        );
       else fields.image_ids = ids;
     }
   }

@@ -47,7 +47,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 export function parseJsonObject(raw: Buffer, contentType: string): Record<string, unknown> {
   if (raw.length === 0) return {};
   if (contentType !== '' && !/^application\/(?:[\w.+-]*\+)?json\b/i.test(contentType)) {
-    throw new HttpError(415, `The request body must be JSON (Content-Type: application/json), got ${JSON.stringify(contentType)}.`);
+    throw new HttpError(
+      415,
+      `The request body must be JSON (Content-Type: application/json), got ${JSON.stringify(contentType)}.`,
+    );
   }
   let parsed: unknown;
   try {
@@ -55,6 +58,7 @@ export function parseJsonObject(raw: Buffer, contentType: string): Record<string
   } catch (err) {
     throw new HttpError(400, `Malformed JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HttpError(422, 'The request body must be a JSON object.');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new HttpError(422, 'The request body must be a JSON object.');
   return parsed as Record<string, unknown>;
 }

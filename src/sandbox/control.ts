@@ -1,6 +1,15 @@
 // /__sandbox/ routes: the RunningSandbox controls over HTTP, for tests in another process. No key
 // needed (the sandbox binds loopback) and never counted.
-import { checkFaults, checkRateLimit, checkRepresentation, type OfferKind, type RateLimit, type RunningSandbox, type SandboxFaults, type SandboxRepresentation } from './sandbox-options.ts';
+import {
+  checkFaults,
+  checkRateLimit,
+  checkRepresentation,
+  type OfferKind,
+  type RateLimit,
+  type RunningSandbox,
+  type SandboxFaults,
+  type SandboxRepresentation,
+} from './sandbox-options.ts';
 import { HttpError } from './http-error.ts';
 
 export type Controls = Omit<RunningSandbox, 'url' | 'port' | 'close'>;
@@ -60,8 +69,16 @@ export function handleControl(controls: Controls, method: string, path: string, 
     }
     case 'POST /__sandbox/status': {
       const b = parse(raw) as { kind?: unknown; identifier?: unknown; status?: unknown } | null;
-      if (!b || typeof b.kind !== 'string' || (typeof b.identifier !== 'string' && typeof b.identifier !== 'number') || typeof b.status !== 'string') {
-        throw new HttpError(422, 'Expected {kind: "accounts"|"items"|"top-ups", identifier: string|number, status: string}.');
+      if (
+        !b ||
+        typeof b.kind !== 'string' ||
+        (typeof b.identifier !== 'string' && typeof b.identifier !== 'number') ||
+        typeof b.status !== 'string'
+      ) {
+        throw new HttpError(
+          422,
+          'Expected {kind: "accounts"|"items"|"top-ups", identifier: string|number, status: string}.',
+        );
       }
       const { kind, identifier, status } = b;
       try {

@@ -37,7 +37,13 @@ export class FaultInjector {
   }
 
   decide(): FaultDecision {
-    const [rDrop, rError, rWhich, rLost, rHow] = [this.random(), this.random(), this.random(), this.random(), this.random()];
+    const [rDrop, rError, rWhich, rLost, rHow] = [
+      this.random(),
+      this.random(),
+      this.random(),
+      this.random(),
+      this.random(),
+    ];
     const drop = rDrop < (this.faults.dropRate ?? 0);
     const error = !drop && rError < (this.faults.errorRate ?? 0) ? ERRORS[Math.floor(rWhich * ERRORS.length)]! : null;
     const lost = rLost < (this.faults.lostResponseRate ?? 0) ? (rHow < 0.5 ? 'status' : 'socket') : null;

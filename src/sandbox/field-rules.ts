@@ -17,7 +17,8 @@ const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v)
 export function checkValue(field: string, value: unknown, rule: Rule, v: Validation): unknown {
   if (value === null) {
     if (rule.type === 'string' && rule.required) v.add(field, `The ${field} field is required.`);
-    else if (rule.type === 'enum') v.add(field, `The ${field} field must be one of ${rule.values.join(', ')}, got null.`);
+    else if (rule.type === 'enum')
+      v.add(field, `The ${field} field must be one of ${rule.values.join(', ')}, got null.`);
     else if (rule.type === 'cents') v.add(field, `The ${field} field must be a positive integer (cents).`);
     else return null;
     return undefined;
@@ -29,13 +30,23 @@ export function checkValue(field: string, value: unknown, rule: Rule, v: Validat
       else return value;
       return undefined;
     case 'int':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) v.add(field, `The ${field} field must be an integer, got ${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`);
-      else if (rule.min !== undefined && value < rule.min) v.add(field, `The ${field} field must be at least ${rule.min}.`);
-      else if (rule.max !== undefined && value > rule.max) v.add(field, `The ${field} field must not be greater than ${rule.max}.`);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value))
+        v.add(
+          field,
+          `The ${field} field must be an integer, got ${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`,
+        );
+      else if (rule.min !== undefined && value < rule.min)
+        v.add(field, `The ${field} field must be at least ${rule.min}.`);
+      else if (rule.max !== undefined && value > rule.max)
+        v.add(field, `The ${field} field must not be greater than ${rule.max}.`);
       else return value;
       return undefined;
     case 'cents':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) v.add(field, `The ${field} field must be an integer (cents), got ${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value))
+        v.add(
+          field,
+          `The ${field} field must be an integer (cents), got ${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`,
+        );
       else if (value <= 0) v.add(field, `The ${field} field must be greater than 0.`);
       else return value;
       return undefined;
@@ -44,7 +55,11 @@ export function checkValue(field: string, value: unknown, rule: Rule, v: Validat
       else return value;
       return undefined;
     case 'enum':
-      if (typeof value !== 'string' || !rule.values.includes(value)) v.add(field, `The selected ${field} is invalid; expected one of ${rule.values.join(', ')}, got ${JSON.stringify(value)}.`);
+      if (typeof value !== 'string' || !rule.values.includes(value))
+        v.add(
+          field,
+          `The selected ${field} is invalid; expected one of ${rule.values.join(', ')}, got ${JSON.stringify(value)}.`,
+        );
       else return value;
       return undefined;
     default:
@@ -70,7 +85,11 @@ export function requireFields(body: Body, names: readonly string[], v: Validatio
 /** An array of strings, or a comma-separated string; stored as an array. */
 export function checkStringList(field: string, value: unknown, v: Validation): string[] | null | undefined {
   if (value === null) return null;
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   if (Array.isArray(value) && value.every((s) => typeof s === 'string')) return [...(value as string[])];
   v.add(field, `The ${field} field must be an array of strings or a comma-separated string, got ${describe(value)}.`);
   return undefined;

@@ -9,7 +9,11 @@ export interface ImageKind {
 
 export function sniffImage(b: Uint8Array): ImageKind | undefined {
   const at = (i: number, bytes: number[]) => bytes.every((x, j) => b[i + j] === x);
-  const ascii = (i: number, s: string) => at(i, [...s].map((c) => c.charCodeAt(0)));
+  const ascii = (i: number, s: string) =>
+    at(
+      i,
+      [...s].map((c) => c.charCodeAt(0)),
+    );
   if (at(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { mime: 'image/png', ext: 'png' };
   if (at(0, [0xff, 0xd8, 0xff])) return { mime: 'image/jpeg', ext: 'jpg' };
   if (ascii(0, 'GIF87a') || ascii(0, 'GIF89a')) return { mime: 'image/gif', ext: 'gif' };
@@ -29,7 +33,12 @@ export async function readUpload(raw: Buffer, contentType: string, maxBytes: num
   }
   let form: FormData;
   try {
-    form = await new Request('http://sandbox.invalid/', { method: 'POST', headers: { 'content-type': contentType }, body: raw, duplex: 'half' } as RequestInit).formData();
+    form = await new Request('http://sandbox.invalid/', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: raw,
+      duplex: 'half',
+    } as RequestInit).formData();
   } catch {
     throw invalid('file', 'The multipart body could not be parsed.');
   }

@@ -9,13 +9,17 @@ import { RESPONSE_FIELDS, fieldValue, presentOffer, single } from './represent.t
 import type { OfferKind } from './sandbox-options.ts';
 
 export function findOffer(ctx: ApiContext, kind: OfferKind, identifier: string | undefined): OfferRecord {
-  const rec = identifier === undefined ? undefined : ctx.store.find(kind, identifier, ctx.representation.numericIdPathsOnly === true);
+  const rec =
+    identifier === undefined
+      ? undefined
+      : ctx.store.find(kind, identifier, ctx.representation.numericIdPathsOnly === true);
   if (!rec) throw notFound();
   return rec;
 }
 
 export function assertChangeable(rec: OfferRecord): void {
-  if (LOCKED_STATUSES.includes(rec.status)) throw new HttpError(409, `The offer is ${rec.status}: the marketplace owns it now (offer is sold).`);
+  if (LOCKED_STATUSES.includes(rec.status))
+    throw new HttpError(409, `The offer is ${rec.status}: the marketplace owns it now (offer is sold).`);
 }
 
 export function answerOne(ctx: ApiContext, kind: OfferKind, rec: OfferRecord): Record<string, unknown> {
@@ -36,14 +40,23 @@ export function listOffers(ctx: ApiContext, kind: OfferKind, req: ApiRequest): A
   if (filter !== null && !ctx.isDisabled('filterExternalId')) rows = rows.filter((r) => r.external_id === filter);
   sortBy(rows, sort, fieldValue);
   const page = paginate(rows, req.query, ctx.limits, req.url);
-  return ok({ data: page.rows.map((r) => presentOffer(kind, r, ctx.representation)), meta: page.meta, links: page.links });
+  return ok({
+    data: page.rows.map((r) => presentOffer(kind, r, ctx.representation)),
+    meta: page.meta,
+    links: page.links,
+  });
 }
 
 export function readRoutes(kind: OfferKind): RouteDef[] {
   const base = `/api/v1/${kind}`;
   return [
     { method: 'GET', path: base, body: 'none', handle: (ctx, req) => listOffers(ctx, kind, req) },
-    { method: 'GET', path: `${base}/{identifier}`, body: 'none', handle: (ctx, req) => ok(answerOne(ctx, kind, findOffer(ctx, kind, req.params.identifier))) },
+    {
+      method: 'GET',
+      path: `${base}/{identifier}`,
+      body: 'none',
+      handle: (ctx, req) => ok(answerOne(ctx, kind, findOffer(ctx, kind, req.params.identifier))),
+    },
   ];
 }
 

@@ -43,7 +43,11 @@ export function parseSort(query: URLSearchParams, allowed: readonly string[], df
   const raw = (query.get('sort') ?? '').trim() || dflt;
   const descending = raw.startsWith('-');
   const field = descending ? raw.slice(1) : raw;
-  if (!allowed.includes(field)) throw invalid('sort', `The sort field ${JSON.stringify(field)} is not allowed; use one of ${allowed.join(', ')} (prefix - for descending).`);
+  if (!allowed.includes(field))
+    throw invalid(
+      'sort',
+      `The sort field ${JSON.stringify(field)} is not allowed; use one of ${allowed.join(', ')} (prefix - for descending).`,
+    );
   return { field, descending };
 }
 
@@ -58,7 +62,11 @@ function compareValues(a: unknown, b: unknown): number {
   return as < bs ? -1 : as > bs ? 1 : 0;
 }
 
-export function sortBy<T extends { id: number }>(rows: T[], spec: SortSpec, value: (row: T, field: string) => unknown): T[] {
+export function sortBy<T extends { id: number }>(
+  rows: T[],
+  spec: SortSpec,
+  value: (row: T, field: string) => unknown,
+): T[] {
   const dir = spec.descending ? -1 : 1;
   return rows.sort((x, y) => dir * (compareValues(value(x, spec.field), value(y, spec.field)) || x.id - y.id));
 }

@@ -2,7 +2,18 @@
 // rank-and-division value ("gold_2", "Gold II", "PLATINUM-iv"); a division I..IV or 1..4. Stored and echoed
 // in one form: the lowercase rank name and the roman division.
 
-export const RANKS = ['iron', 'bronze', 'silver', 'gold', 'platinum', 'emerald', 'diamond', 'master', 'grandmaster', 'challenger'] as const;
+export const RANKS = [
+  'iron',
+  'bronze',
+  'silver',
+  'gold',
+  'platinum',
+  'emerald',
+  'diamond',
+  'master',
+  'grandmaster',
+  'challenger',
+] as const;
 export type Rank = (typeof RANKS)[number];
 export const DIVISIONS = ['I', 'II', 'III', 'IV'] as const;
 export type Division = (typeof DIVISIONS)[number];

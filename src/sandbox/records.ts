@@ -28,4 +28,12 @@ export const OFFER_KINDS: readonly OfferKind[] = ['accounts', 'items', 'top-ups'
 export const LOCKED_STATUSES: readonly string[] = ['sold', 'refunded', 'processing'];
 
 /** Every status an offer can be given through the control route. */
-export const ALL_STATUSES: readonly string[] = ['draft', 'pending', 'listed', 'processing', 'sold', 'refunded', 'archived'];
+export const ALL_STATUSES: readonly string[] = [
+  'draft',
+  'pending',
+  'listed',
+  'processing',
+  'sold',
+  'refunded',
+  'archived',
+];

@@ -8,15 +8,70 @@ import type { OfferKind, SandboxRepresentation } from './sandbox-options.ts';
 /** Response fields of 2.3, 2.5 and 2.6, in the document's order. */
 export const RESPONSE_FIELDS: Readonly<Record<OfferKind, readonly string[]>> = {
   accounts: [
-    'id', 'external_id', 'platform_account_id', 'title', 'price', 'status', 'created_at', 'updated_at', 'sold_at', 'description',
-    'current_rank', 'current_division', 'current_lp', 'flex_rank', 'flex_division', 'flex_lp', 'level', 'blue_essence',
-    'game_points', 'winrate_percent', 'champion_count', 'skin_count', 'image_ids', 'image_urls', 'game_data',
+    'id',
+    'external_id',
+    'platform_account_id',
+    'title',
+    'price',
+    'status',
+    'created_at',
+    'updated_at',
+    'sold_at',
+    'description',
+    'current_rank',
+    'current_division',
+    'current_lp',
+    'flex_rank',
+    'flex_division',
+    'flex_lp',
+    'level',
+    'blue_essence',
+    'game_points',
+    'winrate_percent',
+    'champion_count',
+    'skin_count',
+    'image_ids',
+    'image_urls',
+    'game_data',
   ],
-  items: ['id', 'external_id', 'platform_item_id', 'title', 'type', 'game', 'server', 'price', 'stock', 'status', 'created_at', 'updated_at'],
+  items: [
+    'id',
+    'external_id',
+    'platform_item_id',
+    'title',
+    'type',
+    'game',
+    'server',
+    'price',
+    'stock',
+    'status',
+    'created_at',
+    'updated_at',
+  ],
   'top-ups': [
-    'id', 'external_id', 'game', 'game_name', 'service_label', 'offer_key', 'offer_title', 'offer_amount', 'offer_unit', 'region',
-    'platform', 'price', 'currency', 'stock', 'min_quantity', 'waiting_time_value', 'waiting_time_unit', 'instructions', 'image',
-    'active', 'status', 'created_at', 'updated_at',
+    'id',
+    'external_id',
+    'game',
+    'game_name',
+    'service_label',
+    'offer_key',
+    'offer_title',
+    'offer_amount',
+    'offer_unit',
+    'region',
+    'platform',
+    'price',
+    'currency',
+    'stock',
+    'min_quantity',
+    'waiting_time_value',
+    'waiting_time_unit',
+    'instructions',
+    'image',
+    'active',
+    'status',
+    'created_at',
+    'updated_at',
   ],
 };
 
@@ -66,7 +121,8 @@ export function presentOffer(kind: OfferKind, rec: OfferRecord, rep: SandboxRepr
     if (field in TIMESTAMPS && typeof v === 'number') v = formatTimestamp(v, rep);
     else if (v !== null && typeof v === 'object') v = structuredClone(v);
     if (field === 'game' && rep.gameAsObject && typeof v === 'string') {
-      const name = typeof rec.fields.game_name === 'string' && rec.fields.game_name !== '' ? rec.fields.game_name : titleCase(v);
+      const name =
+        typeof rec.fields.game_name === 'string' && rec.fields.game_name !== '' ? rec.fields.game_name : titleCase(v);
       v = { slug: v, name };
     }
     out[field] = v;

@@ -51,7 +51,11 @@ export function matchRoute(method: string, path: string): RouteMatch {
   if (hit) return { kind: 'route', route: hit.route, params: hit.params, key: `${method} ${hit.route.path}` };
   if (matches.length > 0) {
     const template = matches[0]!.route.path;
-    return { kind: 'method-not-allowed', key: `${method} ${template}`, allow: matches.filter((m) => m.route.path === template).map((m) => m.route.method) };
+    return {
+      kind: 'method-not-allowed',
+      key: `${method} ${template}`,
+      allow: matches.filter((m) => m.route.path === template).map((m) => m.route.method),
+    };
   }
   return { kind: 'not-found', key: `${method} (no route)` };
 }

@@ -20,8 +20,10 @@ function readBulkRemove(body: Record<string, unknown>): { externalIds: string[];
   const v = new Validation();
   const externalIds = body.external_ids ?? [];
   const ids = body.ids ?? [];
-  if (!Array.isArray(externalIds) || !externalIds.every((e) => typeof e === 'string')) v.add('external_ids', 'The external_ids field must be an array of strings.');
-  if (!Array.isArray(ids) || !ids.every((i) => typeof i === 'number' && Number.isSafeInteger(i))) v.add('ids', 'The ids field must be an array of integers.');
+  if (!Array.isArray(externalIds) || !externalIds.every((e) => typeof e === 'string'))
+    v.add('external_ids', 'The external_ids field must be an array of strings.');
+  if (!Array.isArray(ids) || !ids.every((i) => typeof i === 'number' && Number.isSafeInteger(i)))
+    v.add('ids', 'The ids field must be an array of integers.');
   v.throwIfAny();
   const e = externalIds as string[];
   const i = ids as number[];
@@ -40,7 +42,9 @@ export const accountRoutes: readonly RouteDef[] = [
     body: 'json',
     handle(ctx, req) {
       const input = readAccountInput(req.body, 'create', imageExists(ctx));
-      const rec = ctx.store.create('accounts', input.external_id!, input.status!, input.fields, (id) => ({ platform_account_id: PLATFORM_ACCOUNT_ID_BASE + id }));
+      const rec = ctx.store.create('accounts', input.external_id!, input.status!, input.fields, (id) => ({
+        platform_account_id: PLATFORM_ACCOUNT_ID_BASE + id,
+      }));
       return wrote(answerOne(ctx, 'accounts', rec), createdStatus(ctx));
     },
   },
@@ -87,7 +91,10 @@ export const accountRoutes: readonly RouteDef[] = [
       };
       for (const e of externalIds) match(ctx.store.byExternalId('accounts', e));
       for (const i of ids) match(ctx.store.byId('accounts', i));
-      const body = action({ success: true, processed: externalIds.length + ids.length, removed, not_found: notFound }, ctx.representation);
+      const body = action(
+        { success: true, processed: externalIds.length + ids.length, removed, not_found: notFound },
+        ctx.representation,
+      );
       return removed > 0 ? wrote(body) : ok(body);
     },
   },

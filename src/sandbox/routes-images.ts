@@ -17,11 +17,17 @@ function present(img: ImageRecord, base: string, full: boolean): Record<string, 
     filename: img.filename,
     mime_type: img.mime_type,
   };
-  if (full) Object.assign(out, { original_name: img.original_name, size_bytes: img.size_bytes, created_at: epochSeconds(img.created_us) });
+  if (full)
+    Object.assign(out, {
+      original_name: img.original_name,
+      size_bytes: img.size_bytes,
+      created_at: epochSeconds(img.created_us),
+    });
   return out;
 }
 
-const shape = (ctx: ApiContext, o: Record<string, unknown>) => (ctx.representation.integersAsStrings ? (integersAsStrings(o) as Record<string, unknown>) : o);
+const shape = (ctx: ApiContext, o: Record<string, unknown>) =>
+  ctx.representation.integersAsStrings ? (integersAsStrings(o) as Record<string, unknown>) : o;
 
 export const imageRoutes: readonly RouteDef[] = [
   {

@@ -34,9 +34,15 @@ export const itemRoutes: readonly RouteDef[] = [
       requireFields(req.body, ['external_id', 'title', 'price'], v);
       const { external_id, status, ...fields } = checkFields(req.body, RULES, v);
       v.throwIfAny();
-      const rec = ctx.store.create('items', external_id as string, (status as string | undefined) ?? 'draft', { ...DEFAULTS, ...fields }, (id) => ({
-        platform_item_id: PLATFORM_ITEM_ID_BASE + id,
-      }));
+      const rec = ctx.store.create(
+        'items',
+        external_id as string,
+        (status as string | undefined) ?? 'draft',
+        { ...DEFAULTS, ...fields },
+        (id) => ({
+          platform_item_id: PLATFORM_ITEM_ID_BASE + id,
+        }),
+      );
       return wrote(answerOne(ctx, 'items', rec), createdStatus(ctx));
     },
   },
@@ -48,7 +54,8 @@ export const itemRoutes: readonly RouteDef[] = [
       const rec = findOffer(ctx, 'items', req.params.identifier);
       const v = new Validation();
       for (const key of Object.keys(req.body)) {
-        if (!(ITEM_UPDATE_FIELDS as readonly string[]).includes(key)) v.add(key, `The ${key} field cannot be updated; an item update takes only ${ITEM_UPDATE_FIELDS.join(', ')}.`);
+        if (!(ITEM_UPDATE_FIELDS as readonly string[]).includes(key))
+          v.add(key, `The ${key} field cannot be updated; an item update takes only ${ITEM_UPDATE_FIELDS.join(', ')}.`);
       }
       const { status, ...fields } = checkFields(req.body, RULES, v);
       v.throwIfAny();

@@ -43,11 +43,19 @@ const DEFAULTS: Record<string, unknown> = Object.fromEntries(
 );
 
 /** Checks an update body; returns the change for the store. */
-function readUpdate(body: Record<string, unknown>): { external_id?: string; status?: string; fields: Record<string, unknown> } {
+function readUpdate(body: Record<string, unknown>): {
+  external_id?: string;
+  status?: string;
+  fields: Record<string, unknown>;
+} {
   const v = new Validation();
   const { external_id, status, ...fields } = checkFields(body, RULES, v);
   v.throwIfAny();
-  return { fields, ...(typeof external_id === 'string' ? { external_id } : {}), ...(typeof status === 'string' ? { status } : {}) };
+  return {
+    fields,
+    ...(typeof external_id === 'string' ? { external_id } : {}),
+    ...(typeof status === 'string' ? { status } : {}),
+  };
 }
 
 function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unknown>): void {
@@ -63,12 +71,25 @@ interface BulkResult {
 }
 
 function bulkElement(ctx: ApiContext, el: unknown): BulkResult {
-  if (!isPlainObject(el)) return { external_id: null, id: null, status: 'invalid', message: 'Each element of offers must be an object with external_id or id.' };
+  if (!isPlainObject(el))
+    return {
+      external_id: null,
+      id: null,
+      status: 'invalid',
+      message: 'Each element of offers must be an object with external_id or id.',
+    };
   const { id, ...rest } = el;
   const extId = typeof el.external_id === 'string' ? el.external_id : null;
   const givenId = typeof id === 'number' && Number.isSafeInteger(id) ? id : null;
-  if (id !== undefined && givenId === null) return { external_id: extId, id: null, status: 'invalid', message: 'The id field must be an integer.' };
-  if (givenId === null && extId === null) return { external_id: null, id: null, status: 'invalid', message: 'Each element of offers needs external_id (string) or id (integer).' };
+  if (id !== undefined && givenId === null)
+    return { external_id: extId, id: null, status: 'invalid', message: 'The id field must be an integer.' };
+  if (givenId === null && extId === null)
+    return {
+      external_id: null,
+      id: null,
+      status: 'invalid',
+      message: 'Each element of offers needs external_id (string) or id (integer).',
+    };
   // With an id the element is found by id, and an external_id in it is a change like any other field.
   const rec = givenId !== null ? ctx.store.byId('top-ups', givenId) : ctx.store.byExternalId('top-ups', extId!);
   if (!rec) return { external_id: extId, id: givenId, status: 'not_found' };
@@ -77,7 +98,8 @@ function bulkElement(ctx: ApiContext, el: unknown): BulkResult {
     applyUpdate(ctx, rec, change);
     return { external_id: rec.external_id, id: rec.id, status: 'updated' };
   } catch (err) {
-    if (err instanceof HttpError) return { external_id: rec.external_id, id: rec.id, status: 'invalid', message: err.message };
+    if (err instanceof HttpError)
+      return { external_id: rec.external_id, id: rec.id, status: 'invalid', message: err.message };
     throw err;
   }
 }
@@ -93,7 +115,10 @@ export const topUpRoutes: readonly RouteDef[] = [
       requireFields(req.body, ['external_id'], v);
       const { external_id, status, ...fields } = checkFields(req.body, RULES, v);
       v.throwIfAny();
-      const rec = ctx.store.create('top-ups', external_id as string, (status as string | undefined) ?? 'draft', { ...DEFAULTS, ...fields });
+      const rec = ctx.store.create('top-ups', external_id as string, (status as string | undefined) ?? 'draft', {
+        ...DEFAULTS,
+        ...fields,
+      });
       return wrote(answerOne(ctx, 'top-ups', rec), createdStatus(ctx));
     },
   },
@@ -119,7 +144,11 @@ export const topUpRoutes: readonly RouteDef[] = [
       const results = offers.map((el) => bulkElement(ctx, el));
       const updated = results.filter((r) => r.status === 'updated').length;
       const notFound = results.filter((r) => r.status === 'not_found').length;
-      return { status: 200, body: action({ success: true, updated, not_found: notFound, results }, ctx.representation), wrote: updated > 0 };
+      return {
+        status: 200,
+        body: action({ success: true, updated, not_found: notFound, results }, ctx.representation),
+        wrote: updated > 0,
+      };
     },
   },
 ];

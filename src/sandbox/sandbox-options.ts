@@ -1,7 +1,12 @@
 // The options of one sandbox, its switches and what it reports. Defaults are merged in one place
 // (resolveOptions) and bad values are rejected at start, naming what was expected and received.
 
-export const DISABLEABLE_ROUTES = ['accounts.update', 'accounts.bulkRemove', 'topUps.bulkUpdate', 'filterExternalId'] as const;
+export const DISABLEABLE_ROUTES = [
+  'accounts.update',
+  'accounts.bulkRemove',
+  'topUps.bulkUpdate',
+  'filterExternalId',
+] as const;
 export type DisableableRoute = (typeof DISABLEABLE_ROUTES)[number];
 
 export interface RateLimit {
@@ -124,7 +129,8 @@ function positiveInt(name: string, v: number | undefined, dflt: number): number 
 
 export function checkRateLimit(r: RateLimit | null | undefined): RateLimit | null {
   if (r === null || r === undefined) return null;
-  if (typeof r !== 'object' || !(r.ratePerSec > 0) || !Number.isFinite(r.ratePerSec)) fail('rateLimit.ratePerSec', 'a number > 0', r?.ratePerSec);
+  if (typeof r !== 'object' || !(r.ratePerSec > 0) || !Number.isFinite(r.ratePerSec))
+    fail('rateLimit.ratePerSec', 'a number > 0', r?.ratePerSec);
   if (!Number.isInteger(r.burst) || r.burst < 1) fail('rateLimit.burst', 'an integer >= 1', r.burst);
   return { ratePerSec: r.ratePerSec, burst: r.burst };
 }
@@ -135,11 +141,15 @@ export function checkFaults(f: SandboxFaults | undefined): SandboxFaults {
     const v = out[k];
     if (v !== undefined && (typeof v !== 'number' || !(v >= 0 && v <= 1))) fail(`faults.${k}`, 'a number in 0..1', v);
   }
-  if (out.latencyMs !== undefined && (typeof out.latencyMs !== 'number' || !(out.latencyMs >= 0))) fail('faults.latencyMs', 'a number >= 0', out.latencyMs);
-  if (out.seed !== undefined && (typeof out.seed !== 'number' || !Number.isFinite(out.seed))) fail('faults.seed', 'a finite number', out.seed);
+  if (out.latencyMs !== undefined && (typeof out.latencyMs !== 'number' || !(out.latencyMs >= 0)))
+    fail('faults.latencyMs', 'a number >= 0', out.latencyMs);
+  if (out.seed !== undefined && (typeof out.seed !== 'number' || !Number.isFinite(out.seed)))
+    fail('faults.seed', 'a finite number', out.seed);
   if (out.disabled !== undefined) {
-    if (!Array.isArray(out.disabled)) fail('faults.disabled', `an array of ${DISABLEABLE_ROUTES.join(', ')}`, out.disabled);
-    for (const d of out.disabled) if (!DISABLEABLE_ROUTES.includes(d)) fail('faults.disabled', `one of ${DISABLEABLE_ROUTES.join(', ')}`, d);
+    if (!Array.isArray(out.disabled))
+      fail('faults.disabled', `an array of ${DISABLEABLE_ROUTES.join(', ')}`, out.disabled);
+    for (const d of out.disabled)
+      if (!DISABLEABLE_ROUTES.includes(d)) fail('faults.disabled', `one of ${DISABLEABLE_ROUTES.join(', ')}`, d);
   }
   return out;
 }
@@ -154,7 +164,11 @@ export function checkRepresentation(r: SandboxRepresentation | undefined): Sandb
 
 export function resolveOptions(o: SandboxOptions = {}): ResolvedOptions {
   const apiKeys = o.apiKeys ?? ['sandbox-key'];
-  if (!Array.isArray(apiKeys) || apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k.trim() === '' || /\s/.test(k))) {
+  if (
+    !Array.isArray(apiKeys) ||
+    apiKeys.length === 0 ||
+    apiKeys.some((k) => typeof k !== 'string' || k.trim() === '' || /\s/.test(k))
+  ) {
     fail('apiKeys', 'a non-empty array of non-empty keys without spaces', apiKeys);
   }
   const port = o.port ?? 0;

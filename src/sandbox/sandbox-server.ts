@@ -24,7 +24,13 @@ import {
   type SandboxRepresentation,
 } from './sandbox-options.ts';
 
-export type { RunningSandbox, SandboxCounters, SandboxFaults, SandboxOptions, SandboxRepresentation } from './sandbox-options.ts';
+export type {
+  RunningSandbox,
+  SandboxCounters,
+  SandboxFaults,
+  SandboxOptions,
+  SandboxRepresentation,
+} from './sandbox-options.ts';
 
 /** Room for the multipart framing around a file of maxUploadBytes. */
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -32,7 +38,11 @@ const MULTIPART_OVERHEAD = 64 * 1024;
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(json)),
+    ...headers,
+  });
   res.end(json);
 }
 
@@ -51,7 +61,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const context = (): ApiContext => ({
     store,
     representation,
-    limits: { defaultPerPage: options.defaultPerPage, maxPerPage: options.maxPerPage, maxUploadBytes: options.maxUploadBytes },
+    limits: {
+      defaultPerPage: options.defaultPerPage,
+      maxPerPage: options.maxPerPage,
+      maxUploadBytes: options.maxUploadBytes,
+    },
     isDisabled: (name) => faults.faults.disabled?.includes(name) === true,
   });
 
@@ -84,26 +98,55 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     try {
       if (faults.latencyMs > 0) await sleep(faults.latencyMs);
       if (decision.drop) return destroy('dropped');
-      if (decision.error) return answer(decision.error, { message: decision.error === 500 ? 'Server Error' : decision.error === 502 ? 'Bad Gateway' : 'Service Unavailable' });
+      if (decision.error)
+        return answer(decision.error, {
+          message:
+            decision.error === 500 ? 'Server Error' : decision.error === 502 ? 'Bad Gateway' : 'Service Unavailable',
+        });
       const key = bearer(req);
       if (key === undefined) return answer(401, { message: 'Unauthenticated.' }, { 'www-authenticate': 'Bearer' });
       if (limiter) {
         const r = limiter.take(key, Date.now());
         extra = { 'x-ratelimit-limit': String(limiter.limit.burst), 'x-ratelimit-remaining': String(r.remaining) };
-        if (!r.allowed) return answer(429, { message: 'Too Many Attempts.' }, { 'retry-after': String(r.retryAfterSec) });
+        if (!r.allowed)
+          return answer(429, { message: 'Too Many Attempts.' }, { 'retry-after': String(r.retryAfterSec) });
       }
       if (match.kind === 'not-found') return answer(404, { message: `The route ${url.pathname} could not be found.` });
-      if (match.kind === 'method-not-allowed') return answer(405, { message: `The ${method} method is not supported for route ${url.pathname}. Supported methods: ${match.allow.join(', ')}.` }, { allow: match.allow.join(', ') });
+      if (match.kind === 'method-not-allowed')
+        return answer(
+          405,
+          {
+            message: `The ${method} method is not supported for route ${url.pathname}. Supported methods: ${match.allow.join(', ')}.`,
+          },
+          { allow: match.allow.join(', ') },
+        );
       const { route, params } = match;
       const ctx = context();
       if (route.disabledAs && ctx.isDisabled(route.disabledAs)) {
         return route.disabledAs === 'accounts.update'
-          ? answer(405, { message: `The ${method} method is not supported for route ${url.pathname}.` }, { allow: 'GET, DELETE' })
+          ? answer(
+              405,
+              { message: `The ${method} method is not supported for route ${url.pathname}.` },
+              { allow: 'GET, DELETE' },
+            )
           : answer(404, { message: `The route ${url.pathname} could not be found.` });
       }
       const contentType = req.headers['content-type'] ?? '';
-      const raw = route.body === 'none' ? Buffer.alloc(0) : await readBody(req, route.body === 'multipart' ? options.maxUploadBytes + MULTIPART_OVERHEAD : options.maxJsonBytes);
-      const apiReq: ApiRequest = { params, query: url.searchParams, url, body: route.body === 'json' ? parseJsonObject(raw, contentType) : {}, raw, contentType };
+      const raw =
+        route.body === 'none'
+          ? Buffer.alloc(0)
+          : await readBody(
+              req,
+              route.body === 'multipart' ? options.maxUploadBytes + MULTIPART_OVERHEAD : options.maxJsonBytes,
+            );
+      const apiReq: ApiRequest = {
+        params,
+        query: url.searchParams,
+        url,
+        body: route.body === 'json' ? parseJsonObject(raw, contentType) : {},
+        raw,
+        contentType,
+      };
       const result = await route.handle(ctx, apiReq);
       if (result.wrote) {
         counters.wrote();
@@ -118,7 +161,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         if (err instanceof BodyTooLarge && err.abandoned) headers.connection = 'close';
         return answer(err.status, err.body(), headers);
       }
-      process.stderr.write(`sandbox: ${method} ${url.pathname}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `sandbox: ${method} ${url.pathname}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       return answer(500, { message: 'Server Error' });
     }
   }
@@ -184,8 +229,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       limiter = checked ? new RateLimiter(checked) : null;
     },
     setStatus(kind: OfferKind, identifier: string | number, status: string) {
-      if (!OFFER_KINDS.includes(kind)) throw new TypeError(`kind: expected one of ${OFFER_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
-      if (!ALL_STATUSES.includes(status)) throw new TypeError(`status: expected one of ${ALL_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+      if (!OFFER_KINDS.includes(kind))
+        throw new TypeError(`kind: expected one of ${OFFER_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
+      if (!ALL_STATUSES.includes(status))
+        throw new TypeError(`status: expected one of ${ALL_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
       const rec = store.find(kind, String(identifier));
       if (!rec) throw new Error(`${kind} offer ${JSON.stringify(identifier)} not found`);
       store.update(kind, rec, { status });

@@ -32,7 +32,11 @@ interface PersistedStore {
 }
 
 export class SandboxStore {
-  private tables: Record<OfferKind, OfferTable> = { accounts: new OfferTable(), items: new OfferTable(), 'top-ups': new OfferTable() };
+  private tables: Record<OfferKind, OfferTable> = {
+    accounts: new OfferTable(),
+    items: new OfferTable(),
+    'top-ups': new OfferTable(),
+  };
   readonly images = new Map<number, ImageRecord>();
   nextImageId = 1;
   clock = new MonotonicClock();
@@ -62,22 +66,42 @@ export class SandboxStore {
   }
 
   /** 409 when the external_id is taken within the kind, archived offers included. */
-  create(kind: OfferKind, externalId: string, status: string, fields: Record<string, unknown>, idFields?: (id: number) => Record<string, unknown>): OfferRecord {
+  create(
+    kind: OfferKind,
+    externalId: string,
+    status: string,
+    fields: Record<string, unknown>,
+    idFields?: (id: number) => Record<string, unknown>,
+  ): OfferRecord {
     const t = this.tables[kind];
-    if (t.byExternalId.has(externalId)) throw new HttpError(409, `An offer with external_id '${externalId}' already exists.`);
+    if (t.byExternalId.has(externalId))
+      throw new HttpError(409, `An offer with external_id '${externalId}' already exists.`);
     const id = t.nextId++;
     const now = this.clock.next();
-    const rec: OfferRecord = { id, external_id: externalId, status, created_us: now, updated_us: now, sold_us: null, fields: { ...idFields?.(id), ...fields } };
+    const rec: OfferRecord = {
+      id,
+      external_id: externalId,
+      status,
+      created_us: now,
+      updated_us: now,
+      sold_us: null,
+      fields: { ...idFields?.(id), ...fields },
+    };
     t.byId.set(id, rec);
     t.byExternalId.set(externalId, id);
     return rec;
   }
 
   /** Applies a change and moves updated_at (and sold_at on a sale); 409 on an external_id taken by another offer. */
-  update(kind: OfferKind, rec: OfferRecord, change: { external_id?: string; status?: string; fields?: Record<string, unknown> }): void {
+  update(
+    kind: OfferKind,
+    rec: OfferRecord,
+    change: { external_id?: string; status?: string; fields?: Record<string, unknown> },
+  ): void {
     const t = this.tables[kind];
     if (change.external_id !== undefined && change.external_id !== rec.external_id) {
-      if (t.byExternalId.has(change.external_id)) throw new HttpError(409, `An offer with external_id '${change.external_id}' already exists.`);
+      if (t.byExternalId.has(change.external_id))
+        throw new HttpError(409, `An offer with external_id '${change.external_id}' already exists.`);
       t.byExternalId.delete(rec.external_id);
       t.byExternalId.set(change.external_id, rec.id);
       rec.external_id = change.external_id;
@@ -117,7 +141,9 @@ export class SandboxStore {
       accounts: this.all('accounts').map(flat),
       items: this.all('items').map(flat),
       topUps: this.all('top-ups').map(flat),
-      images: [...this.images.values()].sort((a, b) => a.id - b.id).map((i) => ({ ...i, created_at: isoMicros(i.created_us) })),
+      images: [...this.images.values()]
+        .sort((a, b) => a.id - b.id)
+        .map((i) => ({ ...i, created_at: isoMicros(i.created_us) })),
     };
   }
 
@@ -125,7 +151,12 @@ export class SandboxStore {
     return {
       version: 1,
       clockUs: this.clock.lastValue,
-      nextIds: { accounts: this.tables.accounts.nextId, items: this.tables.items.nextId, topUps: this.tables['top-ups'].nextId, images: this.nextImageId },
+      nextIds: {
+        accounts: this.tables.accounts.nextId,
+        items: this.tables.items.nextId,
+        topUps: this.tables['top-ups'].nextId,
+        images: this.nextImageId,
+      },
       accounts: this.all('accounts'),
       items: this.all('items'),
       topUps: this.all('top-ups'),
@@ -135,7 +166,8 @@ export class SandboxStore {
 
   static fromJSON(raw: unknown): SandboxStore {
     const p = raw as Partial<PersistedStore> | null;
-    if (!p || typeof p !== 'object' || p.version !== 1 || !p.nextIds) throw new Error('not a sandbox store (version 1)');
+    if (!p || typeof p !== 'object' || p.version !== 1 || !p.nextIds)
+      throw new Error('not a sandbox store (version 1)');
     const s = new SandboxStore();
     s.clock = new MonotonicClock(Number(p.clockUs) || 0);
     const load = (kind: OfferKind, recs: OfferRecord[] | undefined, nextId: number) => {

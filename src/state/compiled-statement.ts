@@ -41,8 +41,11 @@ type Slot = { readonly named: true; readonly name: string } | { readonly named: 
 
 export function compile<R>(db: BetterSqlite3.Database, query: Compilable<R>): CompiledStatement<R> {
   const compiled = query.compile();
-  const slots = compiled.parameters.map((p): Slot =>
-    typeof p === 'string' && p.startsWith(MARK) ? { named: true, name: p.slice(MARK.length) } : { named: false, value: p as SqlValue },
+  const slots = compiled.parameters.map(
+    (p): Slot =>
+      typeof p === 'string' && p.startsWith(MARK)
+        ? { named: true, name: p.slice(MARK.length) }
+        : { named: false, value: p as SqlValue },
   );
   const stmt = db.prepare<unknown[], R>(compiled.sql);
   let rawStmt: BetterSqlite3.Statement<unknown[], unknown[]> | undefined;

@@ -108,7 +108,11 @@ export interface MigrationResult {
  * Brings the db to the newest schema. The meta table is created outside the migrations: it holds the
  * version itself. BEGIN IMMEDIATE so that two processes opening a fresh db do not both migrate it.
  */
-export function migrate(db: BetterSqlite3.Database, path: string, migrations: readonly Migration[] = MIGRATIONS): MigrationResult[] {
+export function migrate(
+  db: BetterSqlite3.Database,
+  path: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): MigrationResult[] {
   db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)');
   const readVersion = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
   const writeVersion = db.prepare<[string, string]>(

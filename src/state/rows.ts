@@ -1,7 +1,15 @@
 // Between the records offersync uses (records.ts) and the rows SQLite stores (schema.ts): JSON columns,
 // 0/1 booleans, camelCase vs snake_case. Nothing else lives here.
 import type { Selectable } from 'kysely';
-import type { CapabilityRecord, ImageRecord, JournalEntry, OfferRecord, RunRecord, StateKind, WriterLease } from './records.ts';
+import type {
+  CapabilityRecord,
+  ImageRecord,
+  JournalEntry,
+  OfferRecord,
+  RunRecord,
+  StateKind,
+  WriterLease,
+} from './records.ts';
 import type { CapabilitiesTable, ImagesTable, JournalTable, LeaseTable, OffersTable, RunsTable } from './schema.ts';
 import type { OfferRecordPatch } from './state-store.ts';
 

@@ -6,7 +6,17 @@ import type { ExpressionBuilder, OnConflictTables, OnConflictUpdateDatabase, Upd
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { compile, param, queryBuilder as qb, type CompiledStatement, type SqlValue } from './compiled-statement.ts';
 import { migrate, SCHEMA_VERSION_KEY, type MigrationResult } from './migrations.ts';
-import type { CapabilityRecord, ImageRecord, JournalEntry, JournalOp, JournalState, OfferRecord, RunRecord, StateKind, WriterLease } from './records.ts';
+import type {
+  CapabilityRecord,
+  ImageRecord,
+  JournalEntry,
+  JournalOp,
+  JournalState,
+  OfferRecord,
+  RunRecord,
+  StateKind,
+  WriterLease,
+} from './records.ts';
 import {
   applyOfferPatch,
   offerDefaults,
@@ -75,12 +85,14 @@ export class SqliteStateStore implements StateStore {
       db.pragma('foreign_keys = ON');
       this.migrations = migrate(db, path);
       // SQLite gives -wal and -shm the db file's mode; this is the belt to those braces.
-      if (onDisk) for (const suffix of ['-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, FILE_MODE);
+      if (onDisk)
+        for (const suffix of ['-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, FILE_MODE);
     } catch (err) {
       db.close();
       throw err;
     }
-    for (const m of this.migrations) if (m.status === 'applied') this.#log.info({ version: m.version, name: m.name }, 'state db migrated');
+    for (const m of this.migrations)
+      if (m.status === 'applied') this.#log.info({ version: m.version, name: m.name }, 'state db migrated');
 
     this.#s = this.#prepareStatements();
     this.#upsertMany = db.transaction((rows: readonly OfferUpsert[]) => {
@@ -92,19 +104,48 @@ export class SqliteStateStore implements StateStore {
   #prepareStatements() {
     const db = this.#db;
     return {
-      getOffer: compile(db, qb.selectFrom('offers').selectAll().where('kind', '=', param<string>('kind')).where('external_id', '=', param<string>('externalId'))),
+      getOffer: compile(
+        db,
+        qb
+          .selectFrom('offers')
+          .selectAll()
+          .where('kind', '=', param<string>('kind'))
+          .where('external_id', '=', param<string>('externalId')),
+      ),
       // Explicit column lists: listOffers reads them as tuples, by position.
       listOffers: compile(db, qb.selectFrom('offers').select(OFFER_COLUMNS).orderBy('kind').orderBy('external_id')),
-      listOffersOfKind: compile(db, qb.selectFrom('offers').select(OFFER_COLUMNS).where('kind', '=', param<string>('kind')).orderBy('external_id')),
-      deleteOffer: compile(db, qb.deleteFrom('offers').where('kind', '=', param<string>('kind')).where('external_id', '=', param<string>('externalId'))),
+      listOffersOfKind: compile(
+        db,
+        qb.selectFrom('offers').select(OFFER_COLUMNS).where('kind', '=', param<string>('kind')).orderBy('external_id'),
+      ),
+      deleteOffer: compile(
+        db,
+        qb
+          .deleteFrom('offers')
+          .where('kind', '=', param<string>('kind'))
+          .where('external_id', '=', param<string>('externalId')),
+      ),
 
       getImage: compile(db, qb.selectFrom('images').selectAll().where('sha256', '=', param<string>('sha256'))),
       putImage: compile(
         db,
         qb
           .insertInto('images')
-          .values({ sha256: param<string>('sha256'), remote_id: param<number>('remoteId'), url: param<string | null>('url'), uploaded_at: param<number>('uploadedAt') })
-          .onConflict((oc) => oc.column('sha256').doUpdateSet((eb) => ({ remote_id: eb.ref('excluded.remote_id'), url: eb.ref('excluded.url'), uploaded_at: eb.ref('excluded.uploaded_at') }))),
+          .values({
+            sha256: param<string>('sha256'),
+            remote_id: param<number>('remoteId'),
+            url: param<string | null>('url'),
+            uploaded_at: param<number>('uploadedAt'),
+          })
+          .onConflict((oc) =>
+            oc
+              .column('sha256')
+              .doUpdateSet((eb) => ({
+                remote_id: eb.ref('excluded.remote_id'),
+                url: eb.ref('excluded.url'),
+                uploaded_at: eb.ref('excluded.uploaded_at'),
+              })),
+          ),
       ),
       listImages: compile(db, qb.selectFrom('images').selectAll().orderBy('uploaded_at').orderBy('sha256')),
 
@@ -112,33 +153,100 @@ export class SqliteStateStore implements StateStore {
         db,
         qb
           .insertInto('journal')
-          .values({ run_id: param<string>('runId'), op: param<string>('op'), kind: param<string>('kind'), keys: param<string>('keys'), state: 'pending', error: null, created_at: param<number>('now'), updated_at: param<number>('now') })
+          .values({
+            run_id: param<string>('runId'),
+            op: param<string>('op'),
+            kind: param<string>('kind'),
+            keys: param<string>('keys'),
+            state: 'pending',
+            error: null,
+            created_at: param<number>('now'),
+            updated_at: param<number>('now'),
+          })
           .returningAll(),
       ),
-      journalSet: compile(db, qb.updateTable('journal').set({ state: param<string>('state'), updated_at: param<number>('now') }).where('id', '=', param<number>('id'))),
+      journalSet: compile(
+        db,
+        qb
+          .updateTable('journal')
+          .set({ state: param<string>('state'), updated_at: param<number>('now') })
+          .where('id', '=', param<number>('id')),
+      ),
       journalSetWithError: compile(
         db,
-        qb.updateTable('journal').set({ state: param<string>('state'), error: param<string | null>('error'), updated_at: param<number>('now') }).where('id', '=', param<number>('id')),
+        qb
+          .updateTable('journal')
+          .set({
+            state: param<string>('state'),
+            error: param<string | null>('error'),
+            updated_at: param<number>('now'),
+          })
+          .where('id', '=', param<number>('id')),
       ),
-      journalUnfinished: compile(db, qb.selectFrom('journal').selectAll().where('state', 'in', ['pending', 'sent']).orderBy('id')),
-      journalPrune: compile(db, qb.deleteFrom('journal').where('state', 'in', ['done', 'failed']).where('updated_at', '<', param<number>('before'))),
+      journalUnfinished: compile(
+        db,
+        qb.selectFrom('journal').selectAll().where('state', 'in', ['pending', 'sent']).orderBy('id'),
+      ),
+      journalPrune: compile(
+        db,
+        qb
+          .deleteFrom('journal')
+          .where('state', 'in', ['done', 'failed'])
+          .where('updated_at', '<', param<number>('before')),
+      ),
 
       getCapability: compile(db, qb.selectFrom('capabilities').selectAll().where('name', '=', param<string>('name'))),
       setCapability: compile(
         db,
         qb
           .insertInto('capabilities')
-          .values({ name: param<string>('name'), usable: param<number>('usable'), detail: param<string | null>('detail'), learnt_at: param<number>('now') })
-          .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({ usable: eb.ref('excluded.usable'), detail: eb.ref('excluded.detail'), learnt_at: eb.ref('excluded.learnt_at') }))),
+          .values({
+            name: param<string>('name'),
+            usable: param<number>('usable'),
+            detail: param<string | null>('detail'),
+            learnt_at: param<number>('now'),
+          })
+          .onConflict((oc) =>
+            oc
+              .column('name')
+              .doUpdateSet((eb) => ({
+                usable: eb.ref('excluded.usable'),
+                detail: eb.ref('excluded.detail'),
+                learnt_at: eb.ref('excluded.learnt_at'),
+              })),
+          ),
       ),
       listCapabilities: compile(db, qb.selectFrom('capabilities').selectAll().orderBy('name')),
 
       runStart: compile(
         db,
-        qb.insertInto('runs').values({ id: param<string>('id'), command: param<string>('command'), started_at: param<number>('now'), ended_at: null, outcome: 'running', counts: '{}' }),
+        qb
+          .insertInto('runs')
+          .values({
+            id: param<string>('id'),
+            command: param<string>('command'),
+            started_at: param<number>('now'),
+            ended_at: null,
+            outcome: 'running',
+            counts: '{}',
+          }),
       ),
-      runEnd: compile(db, qb.updateTable('runs').set({ ended_at: param<number>('now'), outcome: param<string>('outcome'), counts: param<string>('counts') }).where('id', '=', param<string>('id'))),
-      listRuns: compile(db, qb.selectFrom('runs').selectAll().orderBy('started_at', 'desc').orderBy('id', 'desc').limit(param<number>('limit'))),
+      runEnd: compile(
+        db,
+        qb
+          .updateTable('runs')
+          .set({ ended_at: param<number>('now'), outcome: param<string>('outcome'), counts: param<string>('counts') })
+          .where('id', '=', param<string>('id')),
+      ),
+      listRuns: compile(
+        db,
+        qb
+          .selectFrom('runs')
+          .selectAll()
+          .orderBy('started_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(param<number>('limit')),
+      ),
 
       getMeta: compile(db, qb.selectFrom('meta').select('value').where('key', '=', param<string>('key'))),
       setMeta: compile(
@@ -154,7 +262,13 @@ export class SqliteStateStore implements StateStore {
         db,
         qb
           .insertInto('lease')
-          .values({ id: 1, holder: param<string>('holder'), pid: param<number>('pid'), hostname: param<string>('hostname'), expires_at: param<number>('expiresAt') })
+          .values({
+            id: 1,
+            holder: param<string>('holder'),
+            pid: param<number>('pid'),
+            hostname: param<string>('hostname'),
+            expires_at: param<number>('expiresAt'),
+          })
           .onConflict((oc) =>
             oc.column('id').doUpdateSet((eb) => ({
               holder: eb.ref('excluded.holder'),
@@ -164,7 +278,10 @@ export class SqliteStateStore implements StateStore {
             })),
           ),
       ),
-      releaseLease: compile(db, qb.deleteFrom('lease').where('id', '=', 1).where('holder', '=', param<string>('holder'))),
+      releaseLease: compile(
+        db,
+        qb.deleteFrom('lease').where('id', '=', 1).where('holder', '=', param<string>('holder')),
+      ),
     };
   }
 
@@ -196,7 +313,13 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** INSERT ... ON CONFLICT DO UPDATE of only the columns the patch sets: the others keep their value. */
-  #upsert(kind: StateKind, externalId: string, patch: OfferRecordPatch, now: number, returning: boolean): OfferRecord | undefined {
+  #upsert(
+    kind: StateKind,
+    externalId: string,
+    patch: OfferRecordPatch,
+    now: number,
+    returning: boolean,
+  ): OfferRecord | undefined {
     const row = offerDefaults(kind, externalId, now);
     const fields = applyOfferPatch(row, patch);
     const stmts = this.#upsertStatements(fields);
@@ -242,8 +365,19 @@ export class SqliteStateStore implements StateStore {
 
   // journal
 
-  journalBegin(entry: { runId: string; op: JournalOp; kind: JournalEntry['kind']; keys: readonly string[] }): JournalEntry {
-    const row = this.#s.journalInsert.get({ runId: entry.runId, op: entry.op, kind: entry.kind, keys: JSON.stringify(entry.keys), now: this.#now() });
+  journalBegin(entry: {
+    runId: string;
+    op: JournalOp;
+    kind: JournalEntry['kind'];
+    keys: readonly string[];
+  }): JournalEntry {
+    const row = this.#s.journalInsert.get({
+      runId: entry.runId,
+      op: entry.op,
+      kind: entry.kind,
+      keys: JSON.stringify(entry.keys),
+      now: this.#now(),
+    });
     if (!row) throw new Error('state db: journal insert returned no row');
     return toJournalEntry(row);
   }
@@ -251,7 +385,10 @@ export class SqliteStateStore implements StateStore {
   /** `error` undefined keeps the entry's error as it is; null clears it. */
   journalSet(id: number, state: JournalState, error?: string | null): void {
     const now = this.#now();
-    const res = error === undefined ? this.#s.journalSet.run({ id, state, now }) : this.#s.journalSetWithError.run({ id, state, error, now });
+    const res =
+      error === undefined
+        ? this.#s.journalSet.run({ id, state, now })
+        : this.#s.journalSetWithError.run({ id, state, error, now });
     if (res.changes === 0) throw new Error(`state db: no journal entry ${id}`);
   }
 
@@ -312,14 +449,25 @@ export class SqliteStateStore implements StateStore {
    * two processes cannot both win. It runs until now + ttlMs by this store's clock (holder.expiresAt is
    * not trusted: the same clock must set and judge expiry).
    */
-  acquireLease(holder: WriterLease, ttlMs: number): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease } {
-    const attempt = this.#db.transaction((): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease } => {
-      const now = this.#now();
-      const row = this.#s.getLease.get();
-      if (row && row.holder !== holder.holder && row.expires_at > now) return { ok: false, heldBy: toWriterLease(row) };
-      this.#s.putLease.run({ holder: holder.holder, pid: holder.pid, hostname: holder.hostname, expiresAt: now + ttlMs });
-      return { ok: true };
-    });
+  acquireLease(
+    holder: WriterLease,
+    ttlMs: number,
+  ): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease } {
+    const attempt = this.#db.transaction(
+      (): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease } => {
+        const now = this.#now();
+        const row = this.#s.getLease.get();
+        if (row && row.holder !== holder.holder && row.expires_at > now)
+          return { ok: false, heldBy: toWriterLease(row) };
+        this.#s.putLease.run({
+          holder: holder.holder,
+          pid: holder.pid,
+          hostname: holder.hostname,
+          expiresAt: now + ttlMs,
+        });
+        return { ok: true };
+      },
+    );
     return attempt.immediate();
   }
 
@@ -339,7 +487,10 @@ export class SqliteStateStore implements StateStore {
   transaction<T>(fn: () => T): T {
     return this.#db.transaction(() => {
       const result = fn();
-      if (result instanceof Promise || (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function')) {
+      if (
+        result instanceof Promise ||
+        (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function')
+      ) {
         throw new TypeError('state db: transaction(fn) needs a synchronous fn; it returned a promise (rolled back)');
       }
       return result;
@@ -355,7 +506,10 @@ type ConflictDb = OnConflictUpdateDatabase<Database, 'offers'>;
 type ConflictTables = OnConflictTables<'offers'>;
 
 /** `SET col = excluded.col` for each column: the patch's columns win, the others keep the stored value. */
-function excludedSet(eb: ExpressionBuilder<ConflictDb, ConflictTables>, columns: readonly (keyof OffersTable)[]): UpdateObject<ConflictDb, ConflictTables> {
+function excludedSet(
+  eb: ExpressionBuilder<ConflictDb, ConflictTables>,
+  columns: readonly (keyof OffersTable)[],
+): UpdateObject<ConflictDb, ConflictTables> {
   const set: Record<string, unknown> = {};
   // Each excluded.col has exactly col's type; kysely cannot see that through a loop, hence the cast.
   for (const c of columns) set[c] = eb.ref(`excluded.${c}`);

@@ -32,7 +32,12 @@ export interface StateStore {
   listImages(): ImageRecord[];
 
   // journal
-  journalBegin(entry: { runId: string; op: JournalOp; kind: JournalEntry['kind']; keys: readonly string[] }): JournalEntry;
+  journalBegin(entry: {
+    runId: string;
+    op: JournalOp;
+    kind: JournalEntry['kind'];
+    keys: readonly string[];
+  }): JournalEntry;
   journalSet(id: number, state: JournalState, error?: string | null): void;
   /** Entries still pending or sent: settled at start by reading the remote. */
   journalUnfinished(): JournalEntry[];
@@ -53,7 +58,10 @@ export interface StateStore {
 
   // the writer lease (DESIGN.md decision 17)
   /** Takes or renews the lease; returns the current holder when someone else holds an unexpired one. */
-  acquireLease(holder: WriterLease, ttlMs: number): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease };
+  acquireLease(
+    holder: WriterLease,
+    ttlMs: number,
+  ): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease };
   releaseLease(holder: string): void;
 
   /** Runs fn in one transaction. */

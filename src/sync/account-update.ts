@@ -20,7 +20,10 @@ export class AccountUpdates {
    */
   async patch(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
     const resource = resourceOf(this.ex.client, d.kind);
-    const send = () => this.ex.journaled('update', d.kind, [d.externalId], () => resource.update({ id: remoteId }, body, { priority: PRIORITY.update }));
+    const send = () =>
+      this.ex.journaled('update', d.kind, [d.externalId], () =>
+        resource.update({ id: remoteId }, body, { priority: PRIORITY.update }),
+      );
     if (d.kind !== 'account') return send();
 
     const cap = this.ex.store.getCapability(CAPABILITIES.accountUpdate);
@@ -39,10 +42,16 @@ export class AccountUpdates {
       } catch (err) {
         if (isCapabilityRefusal(err) && statusOf(err) !== 422) {
           // A 404 may mean "no such offer" as well as "no such route": the offer's GET tells them apart.
-          const exists = await resource.get({ id: remoteId }).then(() => true, () => false);
+          const exists = await resource.get({ id: remoteId }).then(
+            () => true,
+            () => false,
+          );
           if (exists || statusOf(err) === 405) {
             this.ex.store.setCapability(CAPABILITIES.accountUpdate, false, `${statusOf(err)}: ${errorMessage(err)}`);
-            this.ex.logger.warn({ status: statusOf(err) }, 'the marketplace does not serve PATCH /accounts/{id}: account updates fall back');
+            this.ex.logger.warn(
+              { status: statusOf(err) },
+              'the marketplace does not serve PATCH /accounts/{id}: account updates fall back',
+            );
             return this.accountUpdateFallback(d, remoteId, body);
           }
         }
@@ -57,8 +66,14 @@ export class AccountUpdates {
     return send();
   }
 
-  private async accountUpdateFallback(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
-    const recreate = this.ex.options.updateFallback === 'recreate' && this.ex.store.getCapability(CAPABILITIES.accountRecreate)?.usable !== false;
+  private async accountUpdateFallback(
+    d: DesiredOffer,
+    remoteId: number,
+    body: Record<string, unknown>,
+  ): Promise<RemoteOffer | 'blocked'> {
+    const recreate =
+      this.ex.options.updateFallback === 'recreate' &&
+      this.ex.store.getCapability(CAPABILITIES.accountRecreate)?.usable !== false;
     if (!recreate) {
       this.ex.report({
         kind: d.kind,
@@ -89,14 +104,23 @@ export class AccountUpdates {
     return this.recreate(d, remoteId, body);
   }
 
-  private async recreate(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
-    if (this.ex.store.getCapability(CAPABILITIES.accountRecreate)?.usable === false) return this.accountUpdateFallback(d, remoteId, body);
-    await this.ex.journaled('recreate', d.kind, [d.externalId], () => this.ex.client.accounts.archive({ id: remoteId }, { priority: PRIORITY.update }));
+  private async recreate(
+    d: DesiredOffer,
+    remoteId: number,
+    body: Record<string, unknown>,
+  ): Promise<RemoteOffer | 'blocked'> {
+    if (this.ex.store.getCapability(CAPABILITIES.accountRecreate)?.usable === false)
+      return this.accountUpdateFallback(d, remoteId, body);
+    await this.ex.journaled('recreate', d.kind, [d.externalId], () =>
+      this.ex.client.accounts.archive({ id: remoteId }, { priority: PRIORITY.update }),
+    );
     const { fields } = this.ex.fieldsToSend(d);
     const full: Record<string, unknown> = { external_id: d.externalId, ...fields };
     if (d.kind === 'account' && d.credentials) full.credentials = d.credentials;
     try {
-      const created = await this.ex.journaled('create', d.kind, [d.externalId], () => resourceOf(this.ex.client, d.kind).create(full, { priority: PRIORITY.create }));
+      const created = await this.ex.journaled('create', d.kind, [d.externalId], () =>
+        resourceOf(this.ex.client, d.kind).create(full, { priority: PRIORITY.create }),
+      );
       this.ex.store.setCapability(CAPABILITIES.accountRecreate, true, null);
       return created;
     } catch (err) {

@@ -12,7 +12,11 @@ import { bulkArchiveTopUps } from './topup-bulk.ts';
 
 export async function archiveAll(ex: Execution, archives: readonly ArchiveAction[]): Promise<void> {
   const of = (k: OfferKind) => archives.filter((a) => a.kind === k);
-  await Promise.all([archiveAccounts(ex, of('account')), forEachLimit(of('item'), EXECUTOR_WINDOW, (a) => archiveOne(ex, a)), bulkArchiveTopUps(ex, of('topup'))]);
+  await Promise.all([
+    archiveAccounts(ex, of('account')),
+    forEachLimit(of('item'), EXECUTOR_WINDOW, (a) => archiveOne(ex, a)),
+    bulkArchiveTopUps(ex, of('topup')),
+  ]);
 }
 
 export function archived(ex: Execution, a: ArchiveAction): void {
@@ -32,9 +36,19 @@ export async function archiveOne(ex: Execution, a: ArchiveAction): Promise<void>
   } catch (err) {
     if (isDefinitelyNotFound(err)) {
       ex.store.deleteOffer(a.kind, a.externalId);
-      return ex.report({ kind: a.kind, externalId: a.externalId, outcome: 'skipped', message: 'already gone from the marketplace' });
+      return ex.report({
+        kind: a.kind,
+        externalId: a.externalId,
+        outcome: 'skipped',
+        message: 'already gone from the marketplace',
+      });
     }
-    ex.report({ kind: a.kind, externalId: a.externalId, outcome: 'failed', message: `archive failed: ${errorMessage(err)}` });
+    ex.report({
+      kind: a.kind,
+      externalId: a.externalId,
+      outcome: 'failed',
+      message: `archive failed: ${errorMessage(err)}`,
+    });
   }
 }
 
@@ -59,8 +73,11 @@ async function removeBatch(ex: Execution, batch: readonly ArchiveAction[]): Prom
     return;
   }
   try {
-    const res = await ex.journaled('bulk-remove', 'account', batch.map((a) => a.externalId), () =>
-      ex.client.accounts.bulkRemove({ ids: batch.map((a) => a.remoteId) }, { priority: PRIORITY.archive }),
+    const res = await ex.journaled(
+      'bulk-remove',
+      'account',
+      batch.map((a) => a.externalId),
+      () => ex.client.accounts.bulkRemove({ ids: batch.map((a) => a.remoteId) }, { priority: PRIORITY.archive }),
     );
     if (!cap) ex.store.setCapability(CAPABILITIES.accountBulkRemove, true, null);
     if (res.removed === batch.length) {
@@ -75,7 +92,13 @@ async function removeBatch(ex: Execution, batch: readonly ArchiveAction[]): Prom
           live = await ex.client.accounts.get({ id: a.remoteId }, { priority: PRIORITY.archive });
         } catch (err) {
           if (isDefinitelyNotFound(err)) ex.store.deleteOffer(a.kind, a.externalId);
-          else ex.report({ kind: a.kind, externalId: a.externalId, outcome: 'failed', message: `bulk-remove left it unconfirmed: ${errorMessage(err)}` });
+          else
+            ex.report({
+              kind: a.kind,
+              externalId: a.externalId,
+              outcome: 'failed',
+              message: `bulk-remove left it unconfirmed: ${errorMessage(err)}`,
+            });
           return;
         }
         if (live.status === 'archived') archived(ex, a);
@@ -89,6 +112,12 @@ async function removeBatch(ex: Execution, batch: readonly ArchiveAction[]): Prom
       await forEachLimit(batch, EXECUTOR_WINDOW, (a) => archiveOne(ex, a));
       return;
     }
-    for (const a of batch) ex.report({ kind: a.kind, externalId: a.externalId, outcome: 'failed', message: `bulk-remove failed: ${errorMessage(err)}` });
+    for (const a of batch)
+      ex.report({
+        kind: a.kind,
+        externalId: a.externalId,
+        outcome: 'failed',
+        message: `bulk-remove failed: ${errorMessage(err)}`,
+      });
   }
 }

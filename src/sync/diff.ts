@@ -34,7 +34,8 @@ export function diffFields(input: DiffInput): FieldChange[] {
     const applied = lastApplied ? lastApplied[field] : undefined;
     const echoed = Object.prototype.hasOwnProperty.call(live, field) && live[field] !== undefined && !lossy.has(field);
     if (!echoed) {
-      if (lastApplied === null || applied === undefined) changes.push({ field, from: applied, to: want, why: 'unsent' });
+      if (lastApplied === null || applied === undefined)
+        changes.push({ field, from: applied, to: want, why: 'unsent' });
       else if (!sameValue(want, applied)) changes.push({ field, from: applied, to: want, why: 'changed' });
       continue;
     }

@@ -55,7 +55,10 @@ export class Execution {
   async run(plan: Plan): Promise<OfferOutcome[]> {
     const { logger } = this.deps;
     if (plan.guard.tripped) {
-      logger.error({ archives: plan.guard.archives, limit: plan.guard.limit }, 'mass-archive guard tripped: nothing sent');
+      logger.error(
+        { archives: plan.guard.archives, limit: plan.guard.limit },
+        'mass-archive guard tripped: nothing sent',
+      );
       return this.outcomes;
     }
     const uploads = plan.actions.filter((a): a is UploadAction => a.type === 'upload');
@@ -119,11 +122,17 @@ export class Execution {
       this.done++;
       this.deps.onProgress?.(this.done, this.total);
     }
-    if (o.outcome === 'failed') this.deps.logger.warn({ kind: o.kind, externalId: o.externalId, file: o.file, err: o.message }, 'offer failed');
+    if (o.outcome === 'failed')
+      this.deps.logger.warn({ kind: o.kind, externalId: o.externalId, file: o.file, err: o.message }, 'offer failed');
   }
 
   /** Journals a write, runs it, and settles the journal entry whatever happens. */
-  async journaled<T>(op: JournalOp, kind: OfferKind | 'image', keys: readonly string[], send: () => Promise<T>): Promise<T> {
+  async journaled<T>(
+    op: JournalOp,
+    kind: OfferKind | 'image',
+    keys: readonly string[],
+    send: () => Promise<T>,
+  ): Promise<T> {
     const entry = this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
     this.store.journalSet(entry.id, 'sent');
     try {
@@ -138,7 +147,12 @@ export class Execution {
   }
 
   /** Records a successful write's result: the mapping, what was sent, and fields the server stores differently. */
-  applied(d: DesiredOffer, remote: RemoteOffer, sent: Readonly<Record<string, unknown>>, full: Readonly<Record<string, unknown>>): void {
+  applied(
+    d: DesiredOffer,
+    remote: RemoteOffer,
+    sent: Readonly<Record<string, unknown>>,
+    full: Readonly<Record<string, unknown>>,
+  ): void {
     const prev = this.store.getOffer(d.kind, d.externalId);
     const base = prev && prev.remoteId === remote.id ? prev.lastApplied : null;
     const lastApplied: Record<string, unknown> = {};
@@ -163,10 +177,11 @@ export class Execution {
 
   fieldsToSend(d: DesiredOffer): { fields: Record<string, unknown>; missingImages: boolean } {
     const uploaded = new Map<string, number>();
-    if (d.kind === 'account') for (const img of d.images) {
-      const rec = this.store.getImage(img.sha256);
-      if (rec) uploaded.set(img.sha256, rec.remoteId);
-    }
+    if (d.kind === 'account')
+      for (const img of d.images) {
+        const rec = this.store.getImage(img.sha256);
+        if (rec) uploaded.set(img.sha256, rec.remoteId);
+      }
     const { fields, imagesResolved } = effectiveFields(d, this.options.defaultStatus, uploaded);
     return { fields, missingImages: !imagesResolved };
   }
@@ -199,7 +214,13 @@ export class Execution {
           case 'sold':
           case 'refunded':
           case 'processing':
-            if (n.remoteId !== undefined) this.markLocked(n.kind, n.externalId, { id: n.remoteId, externalId: n.externalId, status: n.reason, fields: {} });
+            if (n.remoteId !== undefined)
+              this.markLocked(n.kind, n.externalId, {
+                id: n.remoteId,
+                externalId: n.externalId,
+                status: n.reason,
+                fields: {},
+              });
             this.report({ kind: n.kind, externalId: n.externalId, outcome: 'sold', message: n.detail }, false);
             break;
           case 'gone':
@@ -210,17 +231,38 @@ export class Execution {
             this.report({ kind: n.kind, externalId: n.externalId, outcome: 'unchanged' }, false);
             break;
           case 'blocked':
-            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'blocked', message: n.detail, fields: n.changes?.map((c) => c.field) }, false);
+            this.report(
+              {
+                kind: n.kind,
+                externalId: n.externalId,
+                outcome: 'blocked',
+                message: n.detail,
+                fields: n.changes?.map((c) => c.field),
+              },
+              false,
+            );
             break;
           case 'drift-reported':
             // The seller chose to be told, not to have it patched back: reported, not a failure.
-            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'skipped', message: n.detail, fields: n.changes?.map((c) => c.field) }, false);
+            this.report(
+              {
+                kind: n.kind,
+                externalId: n.externalId,
+                outcome: 'skipped',
+                message: n.detail,
+                fields: n.changes?.map((c) => c.field),
+              },
+              false,
+            );
             break;
           case 'unmanaged':
           case 'archived':
             break;
           default:
-            this.report({ kind: n.kind, externalId: n.externalId, outcome: 'skipped', message: n.detail ?? n.reason }, false);
+            this.report(
+              { kind: n.kind, externalId: n.externalId, outcome: 'skipped', message: n.detail ?? n.reason },
+              false,
+            );
         }
       }
     });
@@ -233,17 +275,27 @@ export class Execution {
     await forEachLimit(uploads, EXECUTOR_WINDOW, async (u) => {
       const key = u.image.path;
       try {
-        if (this.store.getImage(u.image.sha256)) return this.report({ kind: 'image', externalId: key, outcome: 'unchanged' });
+        if (this.store.getImage(u.image.sha256))
+          return this.report({ kind: 'image', externalId: key, outcome: 'unchanged' });
         const data = await read(u.image.absPath);
         const name = u.image.path.split('/').pop() ?? 'image';
         const img = await this.journaled('upload', 'image', [u.image.sha256], () =>
-          this.client.images.upload({ data, filename: name, mimeType: u.image.mimeType }, { priority: PRIORITY.upload }),
+          this.client.images.upload(
+            { data, filename: name, mimeType: u.image.mimeType },
+            { priority: PRIORITY.upload },
+          ),
         );
         this.store.putImage({ sha256: u.image.sha256, remoteId: img.id, url: img.url ?? null, uploadedAt: Date.now() });
         this.report({ kind: 'image', externalId: key, outcome: 'uploaded' });
       } catch (err) {
         failed.add(u.image.sha256);
-        this.report({ kind: 'image', externalId: key, outcome: 'failed', file: key, message: `upload failed: ${errorMessage(err)}; needed by ${u.neededBy.join(', ')}` });
+        this.report({
+          kind: 'image',
+          externalId: key,
+          outcome: 'failed',
+          file: key,
+          message: `upload failed: ${errorMessage(err)}; needed by ${u.neededBy.join(', ')}`,
+        });
       }
     });
     return failed;
@@ -279,7 +331,8 @@ export class Execution {
     const d = a.desired;
     const file = d.source.file;
     const problem = this.imageProblem(d, failedUploads);
-    if (problem) return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
+    if (problem)
+      return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
     const resource = resourceOf(this.client, d.kind);
     const { fields } = this.fieldsToSend(d);
     const body: Record<string, unknown> = { external_id: d.externalId, ...fields };
@@ -292,7 +345,9 @@ export class Execution {
       }
       for (let attempt = 1; ; attempt++) {
         try {
-          const created = await this.journaled('create', d.kind, [d.externalId], () => resource.create(body, { priority: PRIORITY.create }));
+          const created = await this.journaled('create', d.kind, [d.externalId], () =>
+            resource.create(body, { priority: PRIORITY.create }),
+          );
           this.applied(d, created, fields, fields);
           return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'created', file });
         } catch (err) {
@@ -316,12 +371,24 @@ export class Execution {
     const locked = this.lockedBy(existing);
     if (locked) {
       this.markLocked(d.kind, d.externalId, existing);
-      return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message: `the marketplace marks it ${locked}` });
+      return this.report({
+        kind: d.kind,
+        externalId: d.externalId,
+        outcome: 'sold',
+        file,
+        message: `the marketplace marks it ${locked}`,
+      });
     }
-    this.store.upsertOffer(d.kind, d.externalId, { remoteId: existing.id, managed: true, sourceFile: file, remoteStatus: existing.status ?? null });
+    this.store.upsertOffer(d.kind, d.externalId, {
+      remoteId: existing.id,
+      managed: true,
+      sourceFile: file,
+      remoteStatus: existing.status ?? null,
+    });
     // The earlier attempt's body is not known for sure: diff as for an adoption (nothing known to be sent).
     const body: Record<string, unknown> = {};
-    for (const c of diffFields({ desired: fields, lastApplied: null, live: liveFieldsOf(existing), lossy: new Set() })) body[c.field] = c.to;
+    for (const c of diffFields({ desired: fields, lastApplied: null, live: liveFieldsOf(existing), lossy: new Set() }))
+      body[c.field] = c.to;
     if (d.kind === 'item') for (const f of Object.keys(body)) if (!ITEM_UPDATE_FIELDS.has(f)) delete body[f];
     if (d.kind === 'account' && d.credentials) body.credentials = d.credentials;
     if (Object.keys(body).length === 0) {
@@ -339,7 +406,8 @@ export class Execution {
     const d = a.desired;
     const file = d.source.file;
     const problem = this.imageProblem(d, failedUploads);
-    if (problem) return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
+    if (problem)
+      return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
     const { fields } = this.fieldsToSend(d);
     const body: Record<string, unknown> = {};
     for (const c of a.changes) body[c.field] = c.to;
@@ -350,13 +418,27 @@ export class Execution {
       const updated = await this.patch(d, a.remoteId, body);
       if (updated === 'blocked') return;
       this.applied(d, updated, sent, fields);
-      this.report({ kind: d.kind, externalId: d.externalId, outcome: a.reason === 'adopted' ? 'adopted' : 'updated', file, fields: Object.keys(sent) });
+      this.report({
+        kind: d.kind,
+        externalId: d.externalId,
+        outcome: a.reason === 'adopted' ? 'adopted' : 'updated',
+        file,
+        fields: Object.keys(sent),
+      });
     } catch (err) {
       if (statusOf(err) === 409) {
-        const live = await resourceOf(this.client, d.kind).get({ id: a.remoteId }).catch(() => null);
+        const live = await resourceOf(this.client, d.kind)
+          .get({ id: a.remoteId })
+          .catch(() => null);
         if (live && this.lockedBy(live)) {
           this.markLocked(d.kind, d.externalId, live);
-          return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message: `the marketplace marks it ${live.status}` });
+          return this.report({
+            kind: d.kind,
+            externalId: d.externalId,
+            outcome: 'sold',
+            file,
+            message: `the marketplace marks it ${live.status}`,
+          });
         }
       }
       this.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) });
@@ -364,9 +446,15 @@ export class Execution {
   }
 
   /** PATCH one offer; account PATCH goes through the capability probe and its fallback. */
-  private async patch(d: DesiredOffer, remoteId: number, body: Record<string, unknown>): Promise<RemoteOffer | 'blocked'> {
+  private async patch(
+    d: DesiredOffer,
+    remoteId: number,
+    body: Record<string, unknown>,
+  ): Promise<RemoteOffer | 'blocked'> {
     if (d.kind === 'account') return this.accountUpdates.patch(d, remoteId, body);
-    return this.journaled('update', d.kind, [d.externalId], () => resourceOf(this.client, d.kind).update({ id: remoteId }, body, { priority: PRIORITY.update }));
+    return this.journaled('update', d.kind, [d.externalId], () =>
+      resourceOf(this.client, d.kind).update({ id: remoteId }, body, { priority: PRIORITY.update }),
+    );
   }
 }
 

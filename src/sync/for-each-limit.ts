@@ -1,6 +1,10 @@
 // Runs fn over items with at most `limit` in flight. The executor never starts all of a 100k-offer plan at
 // once: every started task holds its request body and a journal entry until the queue lets it go.
-export async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimit<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {

@@ -13,7 +13,12 @@ export function archiveLimit(managed: number, opts: GuardOptions): number {
   return Math.max(opts.maxArchiveMin, Math.ceil((managed * opts.maxArchivePercent) / 100));
 }
 
-export function massArchiveVerdict(archives: number, managed: number, opts: GuardOptions, allow: boolean): GuardVerdict {
+export function massArchiveVerdict(
+  archives: number,
+  managed: number,
+  opts: GuardOptions,
+  allow: boolean,
+): GuardVerdict {
   const limit = archiveLimit(managed, opts);
   if (archives <= limit || allow) return { tripped: false, archives, limit };
   return {

@@ -111,11 +111,18 @@ export function plan(input: PlannerInput): Plan {
   const quarantined = new Set(catalogue.quarantinedFiles);
   const invalid = new Set(catalogue.invalidOffers.map((o) => offerKey(o.kind, o.externalId)));
 
-  if (!catalogue.complete) archiveSuppressed.push('the catalogue could not be read completely: nothing is archived this run');
+  if (!catalogue.complete)
+    archiveSuppressed.push('the catalogue could not be read completely: nothing is archived this run');
   for (const kind of OFFER_KINDS) {
     const snap = remote.kinds[kind];
-    if (!snap.complete) archiveSuppressed.push(`the ${kind} list could not be read completely (${snap.error ?? 'a page failed'}): no ${kind} is archived this run`);
-    for (const dup of snap.duplicates) warnings.push(`the marketplace lists ${kind} '${dup}' more than once: offersync manages the one it maps, fix the other on the website`);
+    if (!snap.complete)
+      archiveSuppressed.push(
+        `the ${kind} list could not be read completely (${snap.error ?? 'a page failed'}): no ${kind} is archived this run`,
+      );
+    for (const dup of snap.duplicates)
+      warnings.push(
+        `the marketplace lists ${kind} '${dup}' more than once: offersync manages the one it maps, fix the other on the website`,
+      );
   }
 
   // Desired offers: create, adopt, update, or leave.
@@ -124,7 +131,13 @@ export function plan(input: PlannerInput): Plan {
     const rec = stateByKey.get(key);
     const snap = remote.kinds[d.kind];
     if (remote.unconfirmed.has(key)) {
-      actions.push({ type: 'noop', kind: d.kind, externalId: d.externalId, reason: 'unconfirmed', detail: 'missing from the list and the check by id failed: retried next run' });
+      actions.push({
+        type: 'noop',
+        kind: d.kind,
+        externalId: d.externalId,
+        reason: 'unconfirmed',
+        detail: 'missing from the list and the check by id failed: retried next run',
+      });
       continue;
     }
     const gone = remote.gone.has(key);
@@ -150,24 +163,45 @@ export function plan(input: PlannerInput): Plan {
         desired: d,
         fields,
         verifyFirst: interrupted || !snap.full || !snap.complete || (rec?.remoteId != null && !gone),
-        reason: interrupted ? 'an earlier create was interrupted' : gone ? 'gone from the marketplace, still in the catalogue' : 'new in the catalogue',
+        reason: interrupted
+          ? 'an earlier create was interrupted'
+          : gone
+            ? 'gone from the marketplace, still in the catalogue'
+            : 'new in the catalogue',
       });
       continue;
     }
 
     if (isLocked(live.status)) {
-      actions.push({ type: 'noop', kind: d.kind, externalId: d.externalId, reason: live.status, remoteId: live.id, detail: `the marketplace marks it ${live.status}: offersync leaves it alone` });
+      actions.push({
+        type: 'noop',
+        kind: d.kind,
+        externalId: d.externalId,
+        reason: live.status,
+        remoteId: live.id,
+        detail: `the marketplace marks it ${live.status}: offersync leaves it alone`,
+      });
       continue;
     }
 
     const known = rec !== undefined && rec.remoteId === live.id;
     if (!known) {
-      actions.push({ type: 'adopt', kind: d.kind, externalId: d.externalId, remote: live, desired: d, reason: 'found on the marketplace under its external_id' });
+      actions.push({
+        type: 'adopt',
+        kind: d.kind,
+        externalId: d.externalId,
+        remote: live,
+        desired: d,
+        reason: 'found on the marketplace under its external_id',
+      });
     }
     const lastApplied = known ? rec.lastApplied : null;
     const lossy = new Set(known ? rec.lossyFields : []);
     let changes = diffFields({ desired: fields, lastApplied, live: liveFieldsOf(live), lossy });
-    const sendCredentials = d.kind === 'account' && d.credentialsHmac !== undefined && d.credentialsHmac !== (known ? rec.credentialsHmac : null);
+    const sendCredentials =
+      d.kind === 'account' &&
+      d.credentialsHmac !== undefined &&
+      d.credentialsHmac !== (known ? rec.credentialsHmac : null);
     const sendImages = d.kind === 'account' && !imagesResolved;
     if (sendImages) changes = changes.filter((c) => c.field !== 'image_ids');
 
@@ -175,7 +209,15 @@ export function plan(input: PlannerInput): Plan {
     if (options.drift === 'report') {
       const drift = changes.filter((c) => c.why === 'drift');
       if (drift.length > 0) {
-        actions.push({ type: 'noop', kind: d.kind, externalId: d.externalId, reason: 'drift-reported', remoteId: live.id, changes: drift, detail: 'edited on the marketplace; drift policy is report' });
+        actions.push({
+          type: 'noop',
+          kind: d.kind,
+          externalId: d.externalId,
+          reason: 'drift-reported',
+          remoteId: live.id,
+          changes: drift,
+          detail: 'edited on the marketplace; drift policy is report',
+        });
         changes = changes.filter((c) => c.why !== 'drift');
         reported = true;
       }
@@ -197,7 +239,8 @@ export function plan(input: PlannerInput): Plan {
       }
     }
     if (changes.length === 0 && !sendCredentials && !sendImages) {
-      if (known && !reported) actions.push({ type: 'noop', kind: d.kind, externalId: d.externalId, reason: 'unchanged', remoteId: live.id });
+      if (known && !reported)
+        actions.push({ type: 'noop', kind: d.kind, externalId: d.externalId, reason: 'unchanged', remoteId: live.id });
       continue;
     }
     if (d.kind === 'account' && options.accountUpdates === 'unusable' && options.updateFallback === 'report') {
@@ -208,41 +251,75 @@ export function plan(input: PlannerInput): Plan {
         reason: 'blocked',
         remoteId: live.id,
         changes,
-        detail: 'the marketplace does not serve PATCH /accounts/{id}; set accounts.updateFallback: recreate to archive and create it anew',
+        detail:
+          'the marketplace does not serve PATCH /accounts/{id}; set accounts.updateFallback: recreate to archive and create it anew',
       });
       continue;
     }
     const relist = live.status === 'archived' && fields.status !== 'archived';
-    const reason = relist ? 'relist' : !known ? 'adopted' : changes.some((c) => c.why === 'changed' || c.why === 'unsent') || sendCredentials || sendImages ? 'changed' : 'drift';
-    actions.push({ type: 'update', kind: d.kind, externalId: d.externalId, remoteId: live.id, desired: d, changes, sendCredentials, sendImages, reason });
+    const reason = relist
+      ? 'relist'
+      : !known
+        ? 'adopted'
+        : changes.some((c) => c.why === 'changed' || c.why === 'unsent') || sendCredentials || sendImages
+          ? 'changed'
+          : 'drift';
+    actions.push({
+      type: 'update',
+      kind: d.kind,
+      externalId: d.externalId,
+      remoteId: live.id,
+      desired: d,
+      changes,
+      sendCredentials,
+      sendImages,
+      reason,
+    });
   }
 
   // Offers no longer in the catalogue: archive what offersync owns, leave the rest.
   const archives: ArchiveAction[] = [];
   const seen = new Set<string>();
-  const consider = (kind: OfferKind, externalId: string, live: RemoteOffer | undefined, rec: OfferRecord | undefined): void => {
+  const consider = (
+    kind: OfferKind,
+    externalId: string,
+    live: RemoteOffer | undefined,
+    rec: OfferRecord | undefined,
+  ): void => {
     const key = offerKey(kind, externalId);
     if (desiredKeys.has(key) || seen.has(key)) return;
     seen.add(key);
     const status = live?.status ?? rec?.remoteStatus ?? undefined;
     const remoteId = live?.id ?? rec?.remoteId ?? undefined;
     const noop = (reason: NoopAction['reason'], detail?: string): void => {
-      actions.push({ type: 'noop', kind, externalId, reason, ...(detail ? { detail } : {}), ...(remoteId !== undefined ? { remoteId } : {}) });
+      actions.push({
+        type: 'noop',
+        kind,
+        externalId,
+        reason,
+        ...(detail ? { detail } : {}),
+        ...(remoteId !== undefined ? { remoteId } : {}),
+      });
     };
     if (remote.gone.has(key)) return noop('gone', 'no longer on the marketplace: forgotten');
-    if (remote.unconfirmed.has(key)) return noop('unconfirmed', 'missing from the list and the check by id failed: retried next run');
+    if (remote.unconfirmed.has(key))
+      return noop('unconfirmed', 'missing from the list and the check by id failed: retried next run');
     if (status === 'archived') return;
     if (isLocked(status)) return noop(status, `the marketplace marks it ${status}`);
     if (!isOwned(rec, externalId, options)) return noop('unmanaged');
-    if (invalid.has(key)) return noop('invalid', 'its catalogue entry has errors: fix them; it is not archived meanwhile');
-    if (rec?.sourceFile && quarantined.has(rec.sourceFile)) return noop('quarantined', `${rec.sourceFile} does not parse: its offers are left as they are`);
+    if (invalid.has(key))
+      return noop('invalid', 'its catalogue entry has errors: fix them; it is not archived meanwhile');
+    if (rec?.sourceFile && quarantined.has(rec.sourceFile))
+      return noop('quarantined', `${rec.sourceFile} does not parse: its offers are left as they are`);
     if (remoteId === undefined) return;
-    if (!catalogue.complete || !remote.kinds[kind].complete) return noop('blocked', 'not archived: the catalogue or the remote list was incomplete this run');
+    if (!catalogue.complete || !remote.kinds[kind].complete)
+      return noop('blocked', 'not archived: the catalogue or the remote list was incomplete this run');
     archives.push({ type: 'archive', kind, externalId, remoteId, reason: 'removed from the catalogue' });
   };
   for (const kind of OFFER_KINDS) {
     const snap = remote.kinds[kind];
-    for (const [externalId, live] of snap.offers) consider(kind, externalId, live, stateByKey.get(offerKey(kind, externalId)));
+    for (const [externalId, live] of snap.offers)
+      consider(kind, externalId, live, stateByKey.get(offerKey(kind, externalId)));
   }
   for (const rec of input.state) {
     const snap = remote.kinds[rec.kind];
@@ -261,4 +338,3 @@ export function plan(input: PlannerInput): Plan {
   archives.sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId));
   return { actions: [...uploadActions, ...actions, ...archives], guard, archiveSuppressed, warnings };
 }
-

@@ -57,7 +57,8 @@ async function readKind(
     walk: for await (const page of resource.list({ sort, perPage: opts.perPage })) {
       pages++;
       for (const offer of page.items) {
-        if (offer.updatedAt !== undefined && (newest === undefined || offer.updatedAt > newest)) newest = offer.updatedAt;
+        if (offer.updatedAt !== undefined && (newest === undefined || offer.updatedAt > newest))
+          newest = offer.updatedAt;
         if (incremental && offer.updatedAt !== undefined && offer.updatedAt < watermark) break walk;
         const prev = offers.get(offer.externalId);
         if (prev && prev.id !== offer.id) {
@@ -71,7 +72,10 @@ async function readKind(
       }
     }
   } catch (err) {
-    opts.logger.warn({ kind, err: (err as Error).message }, 'list read incomplete: nothing of this kind is archived this run');
+    opts.logger.warn(
+      { kind, err: (err as Error).message },
+      'list read incomplete: nothing of this kind is archived this run',
+    );
     return {
       snap: { offers, full: !incremental, complete: false, duplicates: [...duplicates], error: (err as Error).message },
       newest,
@@ -101,7 +105,13 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
   const unconfirmed = new Set<string>();
   const missing = opts.state.filter((rec) => {
     const snap = kinds[rec.kind];
-    return snap.full && snap.complete && rec.remoteId !== null && rec.remoteStatus !== 'archived' && !snap.offers.has(rec.externalId);
+    return (
+      snap.full &&
+      snap.complete &&
+      rec.remoteId !== null &&
+      rec.remoteStatus !== 'archived' &&
+      !snap.offers.has(rec.externalId)
+    );
   });
   await forEachLimit(missing, EXECUTOR_WINDOW, async (rec) => {
     const key = offerKey(rec.kind, rec.externalId);
@@ -116,7 +126,10 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
       if (isDefinitelyNotFound(err)) gone.add(key);
       else {
         unconfirmed.add(key);
-        opts.logger.warn({ kind: rec.kind, externalId: rec.externalId, err: (err as Error).message }, 'missing from the list and not confirmed by id');
+        opts.logger.warn(
+          { kind: rec.kind, externalId: rec.externalId, err: (err as Error).message },
+          'missing from the list and not confirmed by id',
+        );
       }
     }
   });

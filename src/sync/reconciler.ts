@@ -77,7 +77,8 @@ export class LeaseHeldError extends Error {
 function interruptedCreateKeys(store: StateStore): Set<string> {
   const keys = new Set<string>();
   for (const e of store.journalUnfinished()) {
-    if ((e.op === 'create' || e.op === 'recreate') && e.kind !== 'image') for (const k of e.keys) keys.add(`${e.kind}:${k}`);
+    if ((e.op === 'create' || e.op === 'recreate') && e.kind !== 'image')
+      for (const k of e.keys) keys.add(`${e.kind}:${k}`);
   }
   return keys;
 }
@@ -134,7 +135,10 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
   const ownLease = !opts.dryRun && !deps.leaseHeldByCaller;
   if (ownLease) {
     takeLease(store, holder, ttl);
-    renew = setInterval(() => store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttl }, ttl), ttl / 3);
+    renew = setInterval(
+      () => store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttl }, ttl),
+      ttl / 3,
+    );
     renew.unref();
   }
 
@@ -151,7 +155,9 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       readSnapshot({ client, state, mode: opts.mode ?? 'full', watermarks, perPage: settings.perPage, logger }),
     ]);
     if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
-      throw new MarketplaceUnreadableError(`cannot read the marketplace's offer lists (${snap.snapshot.kinds.account.error ?? 'unknown error'}); nothing was sent`);
+      throw new MarketplaceUnreadableError(
+        `cannot read the marketplace's offer lists (${snap.snapshot.kinds.account.error ?? 'unknown error'}); nothing was sent`,
+      );
     }
     const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...settle.unsettled]);
     const accountCap = store.getCapability(CAPABILITIES.accountUpdate);
@@ -183,16 +189,32 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     if (plan.guard.tripped && plan.guard.message) messages.unshift(plan.guard.message);
 
     if (opts.dryRun) {
-      return { plan, catalogue, report: finish(runId, 'planned', catalogueFailures, messages, started, deps, requestsAtStart) };
+      return {
+        plan,
+        catalogue,
+        report: finish(runId, 'planned', catalogueFailures, messages, started, deps, requestsAtStart),
+      };
     }
 
     store.runStart(runId, opts.command);
     let outcomes: OfferOutcome[] = [];
     let outcome: RunReport['outcome'];
     try {
-      outcomes = await new Execution({ client, store, logger, runId, statePath: settings.statePath, options: settings.executor, onProgress: opts.onProgress }).run(plan);
+      outcomes = await new Execution({
+        client,
+        store,
+        logger,
+        runId,
+        statePath: settings.statePath,
+        options: settings.executor,
+        onProgress: opts.onProgress,
+      }).run(plan);
       const all = [...outcomes, ...catalogueFailures];
-      outcome = plan.guard.tripped ? 'aborted' : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked') ? 'partial' : 'converged';
+      outcome = plan.guard.tripped
+        ? 'aborted'
+        : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked')
+          ? 'partial'
+          : 'converged';
       if (outcome !== 'aborted') {
         for (const kind of OFFER_KINDS) {
           const w = snap.watermarks[kind];
@@ -204,7 +226,15 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       store.runEnd(runId, 'failed', {});
       throw err;
     }
-    const report = finish(runId, outcome, [...outcomes, ...catalogueFailures], messages, started, deps, requestsAtStart);
+    const report = finish(
+      runId,
+      outcome,
+      [...outcomes, ...catalogueFailures],
+      messages,
+      started,
+      deps,
+      requestsAtStart,
+    );
     store.runEnd(runId, outcome, flatCounts(report.counts));
     return { plan, catalogue, report };
   } finally {
@@ -232,4 +262,3 @@ function finish(
     messages,
   };
 }
-

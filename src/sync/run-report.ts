@@ -1,7 +1,18 @@
 // What a run did, one outcome per offer: read like kysely's migrator results, reported instead of thrown.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 
-export const OUTCOMES = ['created', 'updated', 'archived', 'adopted', 'uploaded', 'unchanged', 'sold', 'blocked', 'failed', 'skipped'] as const;
+export const OUTCOMES = [
+  'created',
+  'updated',
+  'archived',
+  'adopted',
+  'uploaded',
+  'unchanged',
+  'sold',
+  'blocked',
+  'failed',
+  'skipped',
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface OfferOutcome {
@@ -39,6 +50,7 @@ export function countOutcomes(outcomes: readonly OfferOutcome[]): Record<string,
 /** Flattened for the runs table: "account.created" -> n. */
 export function flatCounts(counts: RunReport['counts']): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [kind, row] of Object.entries(counts)) for (const [k, n] of Object.entries(row)) if (n > 0) out[`${kind}.${k}`] = n;
+  for (const [kind, row] of Object.entries(counts))
+    for (const [k, n] of Object.entries(row)) if (n > 0) out[`${kind}.${k}`] = n;
   return out;
 }

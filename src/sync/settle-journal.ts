@@ -15,7 +15,11 @@ export interface SettleResult {
   readonly unsettled: readonly string[];
 }
 
-export async function settleJournal(store: StateStore, client: MarketplaceClient, logger: Logger): Promise<SettleResult> {
+export async function settleJournal(
+  store: StateStore,
+  client: MarketplaceClient,
+  logger: Logger,
+): Promise<SettleResult> {
   let settled = 0;
   let adopted = 0;
   const unsettled: string[] = [];
@@ -41,7 +45,10 @@ export async function settleJournal(store: StateStore, client: MarketplaceClient
         settled++;
       } catch (err) {
         unsettled.push(...entry.keys.map((k) => `${kind}:${k}`));
-        logger.warn({ journal: entry.id, err: errorMessage(err) }, 'could not settle an interrupted create: retried next start');
+        logger.warn(
+          { journal: entry.id, err: errorMessage(err) },
+          'could not settle an interrupted create: retried next start',
+        );
       }
       continue;
     }

@@ -14,7 +14,12 @@ interface BulkElement {
   readonly externalId: string;
   readonly remoteId: number;
   readonly body: Readonly<Record<string, unknown>>;
-  readonly onOk: (offer: { id: number; externalId: string; status?: string; fields: Readonly<Record<string, unknown>> }) => void;
+  readonly onOk: (offer: {
+    id: number;
+    externalId: string;
+    status?: string;
+    fields: Readonly<Record<string, unknown>>;
+  }) => void;
   readonly fallback: () => Promise<void>;
 }
 
@@ -38,14 +43,22 @@ async function sendBatch(ex: Execution, batch: readonly BulkElement[]): Promise<
   }
   const offers = batch.map((e) => ({ id: e.remoteId, external_id: e.externalId, ...e.body }));
   try {
-    const res = await ex.journaled('bulk-update', 'topup', batch.map((e) => e.externalId), () =>
-      ex.client.topUps.bulkUpdate(offers, { priority: PRIORITY.update }),
+    const res = await ex.journaled(
+      'bulk-update',
+      'topup',
+      batch.map((e) => e.externalId),
+      () => ex.client.topUps.bulkUpdate(offers, { priority: PRIORITY.update }),
     );
     if (!cap) ex.store.setCapability(CAPABILITIES.topUpBulkUpdate, true, null);
     for (const e of batch) {
       const o = res.outcomes?.get(e.externalId);
       if (o && !o.ok) {
-        ex.report({ kind: 'topup', externalId: e.externalId, outcome: 'failed', message: `bulk-update: ${o.message ?? 'refused'}` });
+        ex.report({
+          kind: 'topup',
+          externalId: e.externalId,
+          outcome: 'failed',
+          message: `bulk-update: ${o.message ?? 'refused'}`,
+        });
         continue;
       }
       const status = typeof e.body.status === 'string' ? e.body.status : undefined;
@@ -58,7 +71,13 @@ async function sendBatch(ex: Execution, batch: readonly BulkElement[]): Promise<
       await forEachLimit(batch, EXECUTOR_WINDOW, (e) => e.fallback());
       return;
     }
-    for (const e of batch) ex.report({ kind: 'topup', externalId: e.externalId, outcome: 'failed', message: `bulk-update failed: ${errorMessage(err)}` });
+    for (const e of batch)
+      ex.report({
+        kind: 'topup',
+        externalId: e.externalId,
+        outcome: 'failed',
+        message: `bulk-update failed: ${errorMessage(err)}`,
+      });
   }
 }
 
@@ -75,7 +94,13 @@ export function updateTopUpsInBulk(ex: Execution, updates: readonly UpdateAction
         body,
         onOk: (offer) => {
           ex.applied(a.desired, offer, body, fields);
-          ex.report({ kind: 'topup', externalId: a.externalId, outcome: a.reason === 'adopted' ? 'adopted' : 'updated', file: a.desired.source.file, fields: Object.keys(body) });
+          ex.report({
+            kind: 'topup',
+            externalId: a.externalId,
+            outcome: a.reason === 'adopted' ? 'adopted' : 'updated',
+            file: a.desired.source.file,
+            fields: Object.keys(body),
+          });
         },
         fallback: () => ex.update(a),
       };

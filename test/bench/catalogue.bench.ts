@@ -30,9 +30,22 @@ function account(i: number): Record<string, unknown> {
     description: 'Hand-levelled account, no bans, email changeable.',
   };
 }
-const item = (i: number): Record<string, unknown> => ({ external_id: `item-${i}`, title: `Skin code ${i}`, price: 500 + (i % 900), type: 'skin', stock: i % 7 });
+const item = (i: number): Record<string, unknown> => ({
+  external_id: `item-${i}`,
+  title: `Skin code ${i}`,
+  price: 500 + (i % 900),
+  type: 'skin',
+  stock: i % 7,
+});
 const topup = (i: number): Record<string, unknown> => ({
-  external_id: `tu-${i}`, offer_title: `${i} gems`, offer_amount: 100 + i, price: '9.49', region: 'eu', waiting_time_value: 15, waiting_time_unit: 'minutes', active: true,
+  external_id: `tu-${i}`,
+  offer_title: `${i} gems`,
+  offer_amount: 100 + i,
+  price: '9.49',
+  region: 'eu',
+  waiting_time_value: 15,
+  waiting_time_unit: 'minutes',
+  active: true,
 });
 
 /** 100k offers: accounts in JSON (40%) and CSV (10%), items in YAML (10%) and NDJSON (15%), top-ups in NDJSON (15%) and CSV (10%). */
@@ -45,18 +58,42 @@ function writeMixed(dir: string, n: number): void {
     for (let f = 0; f * per < count; f++) write(i + f * per, i + Math.min(count, (f + 1) * per), f);
     i += count;
   };
-  chunked(n * 0.4, (a, b, f) => writeFileSync(join(dir, `accounts/a${f}.json`), JSON.stringify(range(a, b).map(account), null, 1)));
+  chunked(n * 0.4, (a, b, f) =>
+    writeFileSync(join(dir, `accounts/a${f}.json`), JSON.stringify(range(a, b).map(account), null, 1)),
+  );
   chunked(n * 0.1, (a, b, f) => {
-    const rows = ['external_id,title,price,current_rank,current_division,level,champions,credentials.login,credentials.password'];
-    for (const k of range(a, b)) rows.push(`acc-${k},"Account ${k}, NA",${(10 + (k % 90)).toFixed(2)},platinum,I,${k % 300},Ahri|Yasuo,login-${k},pw-${k}`);
+    const rows = [
+      'external_id,title,price,current_rank,current_division,level,champions,credentials.login,credentials.password',
+    ];
+    for (const k of range(a, b))
+      rows.push(
+        `acc-${k},"Account ${k}, NA",${(10 + (k % 90)).toFixed(2)},platinum,I,${k % 300},Ahri|Yasuo,login-${k},pw-${k}`,
+      );
     writeFileSync(join(dir, `accounts/c${f}.csv`), rows.join('\r\n') + '\r\n');
   });
   chunked(n * 0.1, (a, b, f) => {
-    const docs = range(a, b).map((k) => `- external_id: item-${k}\n  title: "Skin code ${k}"\n  price: ${500 + (k % 900)}\n  type: skin\n  stock: ${k % 7}\n`);
+    const docs = range(a, b).map(
+      (k) =>
+        `- external_id: item-${k}\n  title: "Skin code ${k}"\n  price: ${500 + (k % 900)}\n  type: skin\n  stock: ${k % 7}\n`,
+    );
     writeFileSync(join(dir, `items/y${f}.yaml`), docs.join(''));
   });
-  chunked(n * 0.15, (a, b, f) => writeFileSync(join(dir, `items/n${f}.ndjson`), range(a, b).map((k) => JSON.stringify(item(k))).join('\n') + '\n'));
-  chunked(n * 0.15, (a, b, f) => writeFileSync(join(dir, `top-ups/n${f}.jsonl`), range(a, b).map((k) => JSON.stringify(topup(k))).join('\n') + '\n'));
+  chunked(n * 0.15, (a, b, f) =>
+    writeFileSync(
+      join(dir, `items/n${f}.ndjson`),
+      range(a, b)
+        .map((k) => JSON.stringify(item(k)))
+        .join('\n') + '\n',
+    ),
+  );
+  chunked(n * 0.15, (a, b, f) =>
+    writeFileSync(
+      join(dir, `top-ups/n${f}.jsonl`),
+      range(a, b)
+        .map((k) => JSON.stringify(topup(k)))
+        .join('\n') + '\n',
+    ),
+  );
   chunked(n * 0.1, (a, b, f) => {
     const rows = ['external_id,offer_title,offer_amount,price,region,waiting_time_value,waiting_time_unit,active'];
     for (const k of range(a, b)) rows.push(`tu-${k},${k} coins,${100 + k},12.99,eu,2,hours,true`);
@@ -85,7 +122,10 @@ async function measureLoad(dir: string): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
   check(snap.offers.length === N, `expected ${N} offers, got ${snap.offers.length}`);
-  check(snap.problems.length === 0, `expected no problems, got ${snap.problems.length}: ${JSON.stringify(snap.problems.slice(0, 3))}`);
+  check(
+    snap.problems.length === 0,
+    `expected no problems, got ${snap.problems.length}: ${JSON.stringify(snap.problems.slice(0, 3))}`,
+  );
   process.stdout.write(
     `load ${N / 1000}k offers: ${loadMs.toFixed(0)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms), peak RSS ${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the load), ${snap.files.length} files  [targets: 3000 ms, 300 MB]\n`,
   );
@@ -102,7 +142,10 @@ try {
   // 1. 100k offers across formats, loaded in a fresh process.
   const mixed = join(root, 'mixed');
   writeMixed(mixed, N);
-  const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!], { env: { ...process.env, BENCH_LOAD_DIR: mixed }, stdio: 'inherit' });
+  const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!], {
+    env: { ...process.env, BENCH_LOAD_DIR: mixed },
+    stdio: 'inherit',
+  });
   check(child.status === 0, `the load process exited ${child.status ?? child.signal}`);
 
   // 2. Reload one changed file among 10k.
@@ -111,13 +154,21 @@ try {
   mkdirSync(join(many, 'items'), { recursive: true });
   const FILES = 10_000;
   for (let f = 0; f < FILES; f++) {
-    writeFileSync(join(many, `items/f${f}.ndjson`), range(f * 10, f * 10 + 10).map((k) => JSON.stringify(item(k))).join('\n') + '\n');
+    writeFileSync(
+      join(many, `items/f${f}.ndjson`),
+      range(f * 10, f * 10 + 10)
+        .map((k) => JSON.stringify(item(k)))
+        .join('\n') + '\n',
+    );
   }
   const cat2 = new Catalogue({ dir: many, credentialsKey: 'bench-key' });
   const t1 = performance.now();
   const snap2 = await cat2.load();
   const load2Ms = performance.now() - t1;
-  check(snap2.offers.length === FILES * 10, `expected ${FILES * 10} offers in ${FILES} files, got ${snap2.offers.length}`);
+  check(
+    snap2.offers.length === FILES * 10,
+    `expected ${FILES * 10} offers in ${FILES} files, got ${snap2.offers.length}`,
+  );
   const times: number[] = [];
   for (let r = 0; r < 20; r++) {
     const f = (r * 37) % FILES;
@@ -126,12 +177,15 @@ try {
     const t = performance.now();
     const res = await cat2.reload({ added: [], changed: [`items/f${f}.ndjson`], removed: [] });
     times.push(performance.now() - t);
-    check(res.changed.length === 10 && res.added.length === 0 && res.removed.length === 0, `reload ${r}: expected 10 changed, got ${JSON.stringify({ a: res.added.length, c: res.changed.length, r: res.removed.length })}`);
+    check(
+      res.changed.length === 10 && res.added.length === 0 && res.removed.length === 0,
+      `reload ${r}: expected 10 changed, got ${JSON.stringify({ a: res.added.length, c: res.changed.length, r: res.removed.length })}`,
+    );
     check(res.snapshot.offers.length === FILES * 10, `reload ${r}: offer count ${res.snapshot.offers.length}`);
   }
   times.sort((a, b) => a - b);
   process.stdout.write(
-    `reload 1 changed file of ${FILES / 1000}k files (${FILES * 10 / 1000}k offers): median ${times[10]!.toFixed(1)} ms, max ${times[times.length - 1]!.toFixed(1)} ms  [target: 50 ms]; full load of those ${load2Ms.toFixed(0)} ms\n`,
+    `reload 1 changed file of ${FILES / 1000}k files (${(FILES * 10) / 1000}k offers): median ${times[10]!.toFixed(1)} ms, max ${times[times.length - 1]!.toFixed(1)} ms  [target: 50 ms]; full load of those ${load2Ms.toFixed(0)} ms\n`,
   );
 } catch (err) {
   if (!(err instanceof Done)) throw err;

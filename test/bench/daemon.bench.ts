@@ -18,10 +18,24 @@ const work = mkdtempSync(join(tmpdir(), 'offersync-daemon-bench-'));
 const cat = join(work, 'catalogue');
 for (const sub of ['accounts', 'items', 'top-ups']) mkdirSync(join(cat, sub), { recursive: true });
 const writeItems = (price: number) =>
-  writeFileSync(join(cat, 'items', 'stock.json'), JSON.stringify(Array.from({ length: OFFERS }, (_, i) => ({ external_id: `it-${i}`, title: `Item ${i}`, price: i === 0 ? price : 100 + i }))));
+  writeFileSync(
+    join(cat, 'items', 'stock.json'),
+    JSON.stringify(
+      Array.from({ length: OFFERS }, (_, i) => ({
+        external_id: `it-${i}`,
+        title: `Item ${i}`,
+        price: i === 0 ? price : 100 + i,
+      })),
+    ),
+  );
 writeItems(1000);
 
-const base = loadConfig({ env: {}, cwd: work, flags: { catalogue: cat, state: join(work, 'state.db'), baseUrl: sandbox.url }, overrides: { rateLimit: { ratePerSec: 50, burst: 8 }, log: { level: 'silent' } } });
+const base = loadConfig({
+  env: {},
+  cwd: work,
+  flags: { catalogue: cat, state: join(work, 'state.db'), baseUrl: sandbox.url },
+  overrides: { rateLimit: { ratePerSec: 50, burst: 8 }, log: { level: 'silent' } },
+});
 const config = { ...base, apiKey: KEY };
 const services = openServices(config, { logger: silentLogger });
 const daemon = new Daemon({
@@ -54,8 +68,12 @@ try {
   await daemon.idle();
   latencies.sort((a, b) => a - b);
   const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!;
-  console.log(`saved file -> marketplace over ${SAMPLES} saves (debounce ${config.daemon.debounceMs} ms, ${OFFERS} items in the file):`);
-  console.log(`  p50 ${p(0.5).toFixed(0)} ms, p95 ${p(0.95).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms (goal p95 < 1000 ms)`);
+  console.log(
+    `saved file -> marketplace over ${SAMPLES} saves (debounce ${config.daemon.debounceMs} ms, ${OFFERS} items in the file):`,
+  );
+  console.log(
+    `  p50 ${p(0.5).toFixed(0)} ms, p95 ${p(0.95).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms (goal p95 < 1000 ms)`,
+  );
 
   sandbox.resetCounters();
   daemon.trigger('incremental', 'tick');

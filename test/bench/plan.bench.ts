@@ -8,7 +8,11 @@ import type { KindSnapshot } from '../../src/sync/remote-snapshot.ts';
 const N = Number(process.env.BENCH_OFFERS ?? 100_000);
 const desired: DesiredOffer[] = [];
 const state: OfferRecord[] = [];
-const remote = { account: new Map<string, RemoteOffer>(), item: new Map<string, RemoteOffer>(), topup: new Map<string, RemoteOffer>() };
+const remote = {
+  account: new Map<string, RemoteOffer>(),
+  item: new Map<string, RemoteOffer>(),
+  topup: new Map<string, RemoteOffer>(),
+};
 
 for (let i = 0; i < N; i++) {
   const kind = i % 3 === 0 ? 'account' : i % 3 === 1 ? 'item' : 'topup';
@@ -16,16 +20,71 @@ for (let i = 0; i < N; i++) {
   const changed = i % 100 === 0;
   const base = { externalId, hash: `h${i}`, source: { file: `${kind}s/f${i % 1000}.json` } };
   let d: DesiredOffer;
-  if (kind === 'account') d = { ...base, kind, images: [], fields: { title: `Account ${i}`, price: 1000 + i, current_rank: 'gold', current_division: 'II', level: 30, champions: ['Ahri', 'Lux'], description: 'x'.repeat(80) } } satisfies DesiredAccount;
-  else if (kind === 'item') d = { ...base, kind, fields: { title: `Item ${i}`, price: 500 + i, stock: 3, type: 'skin', description: 'y'.repeat(60) } } satisfies DesiredItem;
-  else d = { ...base, kind, fields: { offer_title: `TU ${i}`, price: 300 + i, offer_amount: 100, offer_unit: 'gems', region: 'EU', active: true } } satisfies DesiredTopUp;
+  if (kind === 'account')
+    d = {
+      ...base,
+      kind,
+      images: [],
+      fields: {
+        title: `Account ${i}`,
+        price: 1000 + i,
+        current_rank: 'gold',
+        current_division: 'II',
+        level: 30,
+        champions: ['Ahri', 'Lux'],
+        description: 'x'.repeat(80),
+      },
+    } satisfies DesiredAccount;
+  else if (kind === 'item')
+    d = {
+      ...base,
+      kind,
+      fields: { title: `Item ${i}`, price: 500 + i, stock: 3, type: 'skin', description: 'y'.repeat(60) },
+    } satisfies DesiredItem;
+  else
+    d = {
+      ...base,
+      kind,
+      fields: {
+        offer_title: `TU ${i}`,
+        price: 300 + i,
+        offer_amount: 100,
+        offer_unit: 'gems',
+        region: 'EU',
+        active: true,
+      },
+    } satisfies DesiredTopUp;
   desired.push(d);
   const applied = { ...d.fields, status: 'listed' } as Record<string, unknown>;
-  state.push({ kind, externalId, remoteId: i + 1, lastApplied: applied, credentialsHmac: null, imageHashes: [], contentHash: d.hash, remoteStatus: 'listed', remoteUpdatedAt: 0, managed: true, sourceFile: d.source.file, lossyFields: [], updatedAt: 0 });
+  state.push({
+    kind,
+    externalId,
+    remoteId: i + 1,
+    lastApplied: applied,
+    credentialsHmac: null,
+    imageHashes: [],
+    contentHash: d.hash,
+    remoteStatus: 'listed',
+    remoteUpdatedAt: 0,
+    managed: true,
+    sourceFile: d.source.file,
+    lossyFields: [],
+    updatedAt: 0,
+  });
   const { description: _d, champions: _c, ...echo } = applied;
-  remote[kind].set(externalId, { id: i + 1, externalId, status: 'listed', fields: changed ? { ...echo, price: 1 } : echo });
+  remote[kind].set(externalId, {
+    id: i + 1,
+    externalId,
+    status: 'listed',
+    fields: changed ? { ...echo, price: 1 } : echo,
+  });
 }
-const snap = (offers: Map<string, RemoteOffer>): KindSnapshot => ({ offers, full: true, complete: true, duplicates: [] });
+const snap = (offers: Map<string, RemoteOffer>): KindSnapshot => ({
+  offers,
+  full: true,
+  complete: true,
+  duplicates: [],
+});
 
 global.gc?.();
 const rssBefore = process.memoryUsage().rss;
@@ -36,9 +95,22 @@ const t0 = performance.now();
 const p = plan({
   catalogue: { offers: desired, complete: true, quarantinedFiles: [], invalidOffers: [] },
   state,
-  remote: { kinds: { account: snap(remote.account), item: snap(remote.item), topup: snap(remote.topup) }, gone: new Set(), unconfirmed: new Set() },
+  remote: {
+    kinds: { account: snap(remote.account), item: snap(remote.item), topup: snap(remote.topup) },
+    gone: new Set(),
+    unconfirmed: new Set(),
+  },
   uploadedImages: new Map(),
-  options: { defaultStatus: 'listed', prune: 'managed', ownedPattern: null, drift: 'local-wins', accountUpdates: 'usable', updateFallback: 'report', guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 }, allowMassArchive: false },
+  options: {
+    defaultStatus: 'listed',
+    prune: 'managed',
+    ownedPattern: null,
+    drift: 'local-wins',
+    accountUpdates: 'usable',
+    updateFallback: 'report',
+    guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
+    allowMassArchive: false,
+  },
 });
 const wall = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
@@ -47,7 +119,9 @@ clearInterval(sampler);
 
 const updates = p.actions.filter((a) => a.type === 'update').length;
 const expected = Math.ceil(N / 100);
-console.log(`plan ${N} offers, 1% changed: ${(cpu.user + cpu.system) / 1000 | 0} ms CPU, ${wall | 0} ms wall, peak RSS ${(peak / 2 ** 20) | 0} MB (inputs alone: ${(rssBefore / 2 ** 20) | 0} MB)`);
+console.log(
+  `plan ${N} offers, 1% changed: ${((cpu.user + cpu.system) / 1000) | 0} ms CPU, ${wall | 0} ms wall, peak RSS ${(peak / 2 ** 20) | 0} MB (inputs alone: ${(rssBefore / 2 ** 20) | 0} MB)`,
+);
 console.log(`updates planned: ${updates} (expected ${expected}); goal: < 2000 ms CPU, < 300 MB RSS`);
 if (updates !== expected) {
   console.error('wrong plan');

@@ -39,7 +39,9 @@ class RateLimited extends Error {
   }
 }
 
-function startServer(serverBurst: number): Promise<{ server: Server; url: string; counts: { ok: number; limited: number; limitedAt: number[] } }> {
+function startServer(
+  serverBurst: number,
+): Promise<{ server: Server; url: string; counts: { ok: number; limited: number; limitedAt: number[] } }> {
   const bucket = new TokenBucket({ ratePerSec: R, capacity: serverBurst, now: performance.now() });
   const counts = { ok: 0, limited: 0, limitedAt: [] as number[] };
   const server = createServer((req, res) => {
@@ -49,7 +51,10 @@ function startServer(serverBurst: number): Promise<{ server: Server; url: string
       counts.limited++;
       counts.limitedAt.push(counts.ok + counts.limited);
       // Retry-After is whole seconds, as most servers send it.
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) });
+      res.writeHead(429, {
+        'content-type': 'application/json',
+        'retry-after': String(Math.max(1, Math.ceil(wait / 1000))),
+      });
       res.end('{"message":"Too Many Requests"}');
       return;
     }
@@ -61,7 +66,11 @@ function startServer(serverBurst: number): Promise<{ server: Server; url: string
     }, 3);
   });
   server.keepAliveTimeout = 30_000;
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, counts })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, counts }),
+    ),
+  );
 }
 
 async function run(s: Scenario): Promise<boolean> {
@@ -86,7 +95,9 @@ async function run(s: Scenario): Promise<boolean> {
     return body;
   };
   const started = performance.now();
-  await Promise.all(Array.from({ length: N }, (_, i) => queue.schedule({ method: 'GET', path: `/x/${i}`, idempotent: true }, send)));
+  await Promise.all(
+    Array.from({ length: N }, (_, i) => queue.schedule({ method: 'GET', path: `/x/${i}`, idempotent: true }, send)),
+  );
   const wallMs = performance.now() - started;
   server.close();
   server.closeAllConnections();

@@ -40,9 +40,21 @@ function writeCatalogue(dir: string): { accounts: number; items: number; topups:
     if (i % 3 === 0) {
       const withImage = i % 60 === 0; // 5% of accounts
       if (withImage) writeFileSync(join(dir, 'images', `a${i}.png`), png(images++));
-      accounts.push(JSON.stringify({ external_id: `acc-${i}`, title: `Account ${i}`, price: 1000 + i, rank: 'gold_2', level: 30, champions: ['Ahri'], ...(withImage ? { images: [`images/a${i}.png`] } : {}) }));
-    } else if (i % 3 === 1) items.push(JSON.stringify({ external_id: `it-${i}`, title: `Item ${i}`, price: 100 + i, stock: 1 }));
-    else topups.push(JSON.stringify({ external_id: `tu-${i}`, offer_title: `${i} gems`, price: 50 + i, offer_amount: i }));
+      accounts.push(
+        JSON.stringify({
+          external_id: `acc-${i}`,
+          title: `Account ${i}`,
+          price: 1000 + i,
+          rank: 'gold_2',
+          level: 30,
+          champions: ['Ahri'],
+          ...(withImage ? { images: [`images/a${i}.png`] } : {}),
+        }),
+      );
+    } else if (i % 3 === 1)
+      items.push(JSON.stringify({ external_id: `it-${i}`, title: `Item ${i}`, price: 100 + i, stock: 1 }));
+    else
+      topups.push(JSON.stringify({ external_id: `tu-${i}`, offer_title: `${i} gems`, price: 50 + i, offer_amount: i }));
   }
   writeFileSync(join(dir, 'accounts', 'a.ndjson'), accounts.join('\n'));
   writeFileSync(join(dir, 'items', 'i.ndjson'), items.join('\n'));
@@ -66,7 +78,9 @@ async function startSandboxProcess(): Promise<{ url: string; stop: () => void }>
   return { url, stop: () => child.kill('SIGTERM') };
 }
 
-async function counters(url: string): Promise<{ total: number; rateLimited: number; byRoute: Record<string, Record<string, number>> }> {
+async function counters(
+  url: string,
+): Promise<{ total: number; rateLimited: number; byRoute: Record<string, Record<string, number>> }> {
   return (await fetch(`${url}/__sandbox/counters`)).json() as never;
 }
 
@@ -79,19 +93,30 @@ try {
     env: {},
     cwd: work,
     flags: { catalogue: join(work, 'catalogue'), state: join(work, 'state.db'), baseUrl: sandbox.url },
-    overrides: { rateLimit: { ratePerSec: RATE > 0 ? Number(process.env.BENCH_CLIENT_RATE ?? RATE) : 100_000, burst: Number(process.env.BENCH_CLIENT_BURST ?? Math.max(1, BURST - 2)), concurrency: 16 }, lists: { perPage: PER_PAGE }, log: { level: 'silent' } },
+    overrides: {
+      rateLimit: {
+        ratePerSec: RATE > 0 ? Number(process.env.BENCH_CLIENT_RATE ?? RATE) : 100_000,
+        burst: Number(process.env.BENCH_CLIENT_BURST ?? Math.max(1, BURST - 2)),
+        concurrency: 16,
+      },
+      lists: { perPage: PER_PAGE },
+      log: { level: 'silent' },
+    },
   });
   const config = { ...base, apiKey: KEY };
   let peak = process.memoryUsage().rss;
   let peakHeap = 0;
   // BENCH_LIVE=1: a full GC before each sample, so the figure is the live set, not what V8 has not collected yet.
   const live = process.env.BENCH_LIVE === '1' && typeof global.gc === 'function';
-  const sampler = setInterval(() => {
-    if (live) global.gc!();
-    const m = process.memoryUsage();
-    peak = Math.max(peak, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-  }, live ? 500 : 20);
+  const sampler = setInterval(
+    () => {
+      if (live) global.gc!();
+      const m = process.memoryUsage();
+      peak = Math.max(peak, m.rss);
+      peakHeap = Math.max(peakHeap, m.heapUsed);
+    },
+    live ? 500 : 20,
+  );
 
   const services = openServices(config, { logger: silentLogger });
   const t0 = performance.now();
@@ -101,14 +126,23 @@ try {
   await services.close();
   const c1 = await counters(sandbox.url);
   const minimum = 3 /* one page per empty list */ + N + shape.images;
-  console.log(`reconcile ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ${shape.images} images) into an empty sandbox${RATE > 0 ? ` at ${RATE} req/s (burst ${BURST})` : ' (no rate limit)'}:`);
-  console.log(`  outcome ${firstOutcome}; requests ${c1.total}, minimum ${minimum}: ratio ${(c1.total / minimum).toFixed(3)} (goal 1.00)`);
-  if (RATE > 0) console.log(`  wall ${wall.toFixed(1)} s; requests/R ${(c1.total / RATE).toFixed(1)} s: ratio ${(wall / (c1.total / RATE)).toFixed(3)} (goal <= 1.10)`);
+  console.log(
+    `reconcile ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ${shape.images} images) into an empty sandbox${RATE > 0 ? ` at ${RATE} req/s (burst ${BURST})` : ' (no rate limit)'}:`,
+  );
+  console.log(
+    `  outcome ${firstOutcome}; requests ${c1.total}, minimum ${minimum}: ratio ${(c1.total / minimum).toFixed(3)} (goal 1.00)`,
+  );
+  if (RATE > 0)
+    console.log(
+      `  wall ${wall.toFixed(1)} s; requests/R ${(c1.total / RATE).toFixed(1)} s: ratio ${(wall / (c1.total / RATE)).toFixed(3)} (goal <= 1.10)`,
+    );
   else console.log(`  wall ${wall.toFixed(1)} s (${(c1.total / wall).toFixed(0)} requests/s)`);
   console.log(`  429 answers: ${c1.rateLimited} (goal: none after the first)`);
   if (firstOutcome !== 'converged') failed = true;
 
-  console.log(`  first run: peak RSS ${(peak / 2 ** 20).toFixed(0)} MB, peak V8 heap in use ${(peakHeap / 2 ** 20).toFixed(0)} MB`);
+  console.log(
+    `  first run: peak RSS ${(peak / 2 ** 20).toFixed(0)} MB, peak V8 heap in use ${(peakHeap / 2 ** 20).toFixed(0)} MB`,
+  );
   peakHeap = 0;
   const before = c1.total;
   const services2 = openServices(config, { logger: silentLogger });
@@ -117,24 +151,30 @@ try {
   const wall2 = (performance.now() - t1) / 1000;
   await services2.close();
   const c2 = await counters(sandbox.url);
-  const pages = Math.ceil(shape.accounts / PER_PAGE) + Math.ceil(shape.items / PER_PAGE) + Math.ceil(shape.topups / PER_PAGE);
+  const pages =
+    Math.ceil(shape.accounts / PER_PAGE) + Math.ceil(shape.items / PER_PAGE) + Math.ceil(shape.topups / PER_PAGE);
   // A new process starts with a full bucket while the server's may still be drained by the run before:
   // its 429s are counted apart (each is retried after Retry-After), the rest must be list pages only.
   const limited = c2.rateLimited - c1.rateLimited;
   const noop = c2.total - before - limited;
-  console.log(`  no-op reconcile: ${noop} requests answered, list pages ${pages} (goal: equal), plus ${limited} answered 429; ${wall2.toFixed(1)} s, outcome ${secondOutcome}`);
+  console.log(
+    `  no-op reconcile: ${noop} requests answered, list pages ${pages} (goal: equal), plus ${limited} answered 429; ${wall2.toFixed(1)} s, outcome ${secondOutcome}`,
+  );
   if (noop !== pages) {
     failed = true;
     const diff: Record<string, Record<string, number>> = {};
-    for (const [route, byStatus] of Object.entries(c2.byRoute)) for (const [status, n] of Object.entries(byStatus)) {
-      const d = n - (c1.byRoute[route]?.[status] ?? 0);
-      if (d > 0) (diff[route] ??= {})[status] = d;
-    }
+    for (const [route, byStatus] of Object.entries(c2.byRoute))
+      for (const [status, n] of Object.entries(byStatus)) {
+        const d = n - (c1.byRoute[route]?.[status] ?? 0);
+        if (d > 0) (diff[route] ??= {})[status] = d;
+      }
     console.log(`  no-op requests by route and status: ${JSON.stringify(diff)}`);
   }
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage().rss);
-  console.log(`  peak RSS of the reconciling process: ${(peak / 2 ** 20).toFixed(0)} MB (peak V8 heap in use ${(peakHeap / 2 ** 20).toFixed(0)} MB)`);
+  console.log(
+    `  peak RSS of the reconciling process: ${(peak / 2 ** 20).toFixed(0)} MB (peak V8 heap in use ${(peakHeap / 2 ** 20).toFixed(0)} MB)`,
+  );
 } finally {
   sandbox.stop();
   rmSync(work, { recursive: true, force: true });

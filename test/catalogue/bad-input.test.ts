@@ -5,7 +5,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeFs, type CatalogueFs } from '../../src/catalogue/read-file.ts';
 import { makePng } from '../support/png.ts';
-import { GOOD, GOOD_IDS, cleanup, errors, fixture, ids, load, tmpCatalogue, warnings, where } from './support/tmp-catalogue.ts';
+import {
+  GOOD,
+  GOOD_IDS,
+  cleanup,
+  errors,
+  fixture,
+  ids,
+  load,
+  tmpCatalogue,
+  warnings,
+  where,
+} from './support/tmp-catalogue.ts';
 
 afterEach(cleanup);
 
@@ -14,7 +25,9 @@ describe('bad input', () => {
     const dir = tmpCatalogue({ ...GOOD, 'accounts/bad.json': fixture('malformed.json') });
     const s = await load(dir);
     expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'accounts/bad.json', line: 3, kind: 'account' }]);
-    expect(s.problems[0]!.message).toMatch(/not valid JSON: expected ',' or '}' after a property value, found '"' \(line 3, column 41\)/);
+    expect(s.problems[0]!.message).toMatch(
+      /not valid JSON: expected ',' or '}' after a property value, found '"' \(line 3, column 41\)/,
+    );
     expect(s.quarantinedFiles).toEqual(['accounts/bad.json']);
     expect(ids(s)).toEqual(GOOD_IDS);
     expect(s.complete).toBe(true);
@@ -23,7 +36,9 @@ describe('bad input', () => {
   it('truncated YAML: error with a line, file quarantined, its readable documents still named', async () => {
     const dir = tmpCatalogue({ ...GOOD, 'items/cut.yaml': fixture('truncated.yaml') });
     const s = await load(dir);
-    expect(errors(s).map(where)).toEqual([{ severity: 'error', file: 'items/cut.yaml', line: expect.any(Number), kind: 'item' }]);
+    expect(errors(s).map(where)).toEqual([
+      { severity: 'error', file: 'items/cut.yaml', line: expect.any(Number), kind: 'item' },
+    ]);
     expect(errors(s)[0]!.line).toBeGreaterThanOrEqual(5);
     expect(errors(s)[0]!.message).toMatch(/^not valid YAML/);
     expect(s.quarantinedFiles).toEqual(['items/cut.yaml']);
@@ -43,7 +58,9 @@ describe('bad input', () => {
     expect(errors(s)[0]!.message).toBe("expected a whole number of at least 0, got the string 'high'");
     expect(errors(s)[1]!.message).toMatch(/expected a list of strings or one comma-separated string, got number 5/);
     expect(errors(s)[2]!.message).toBe('expected a string, got an array');
-    expect(errors(s)[3]!.message).toMatch(/expected integer cents \(1999\) or a decimal amount in major units \(19\.99\), got boolean true/);
+    expect(errors(s)[3]!.message).toMatch(
+      /expected integer cents \(1999\) or a decimal amount in major units \(19\.99\), got boolean true/,
+    );
     expect(s.quarantinedFiles).toEqual([]);
     expect(s.invalidOffers.map((o) => o.externalId)).toEqual(['wt-1', 'wt-2', 'wt-3', 'wt-4', 'wt-5']);
     expect(ids(s)).toEqual(GOOD_IDS);
@@ -53,7 +70,14 @@ describe('bad input', () => {
     const dir = tmpCatalogue({ ...GOOD, 'items/prices.json': fixture('bad-prices.json') });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual(
-      ['p-neg', 'p-zero', 'p-zero-str'].map((id, i) => ({ severity: 'error', file: 'items/prices.json', pointer: `/${i}/price`, field: 'price', kind: 'item', externalId: id })),
+      ['p-neg', 'p-zero', 'p-zero-str'].map((id, i) => ({
+        severity: 'error',
+        file: 'items/prices.json',
+        pointer: `/${i}/price`,
+        field: 'price',
+        kind: 'item',
+        externalId: id,
+      })),
     );
     for (const p of errors(s)) expect(p.message).toMatch(/^must be greater than zero/);
     expect(ids(s)).toEqual([...GOOD_IDS, 'p-ok']);
@@ -63,14 +87,36 @@ describe('bad input', () => {
     const dir = tmpCatalogue({ ...GOOD, 'accounts/missing.json': fixture('missing-fields.json') });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
-      { severity: 'error', file: 'accounts/missing.json', pointer: '/0/external_id', field: 'external_id', kind: 'account' },
-      { severity: 'error', file: 'accounts/missing.json', pointer: '/1/title', field: 'title', kind: 'account', externalId: 'm-2' },
-      { severity: 'error', file: 'accounts/missing.json', pointer: '/2/price', field: 'price', kind: 'account', externalId: 'm-3' },
+      {
+        severity: 'error',
+        file: 'accounts/missing.json',
+        pointer: '/0/external_id',
+        field: 'external_id',
+        kind: 'account',
+      },
+      {
+        severity: 'error',
+        file: 'accounts/missing.json',
+        pointer: '/1/title',
+        field: 'title',
+        kind: 'account',
+        externalId: 'm-2',
+      },
+      {
+        severity: 'error',
+        file: 'accounts/missing.json',
+        pointer: '/2/price',
+        field: 'price',
+        kind: 'account',
+        externalId: 'm-3',
+      },
     ]);
     expect(errors(s)[0]!.message).toMatch(/external_id is required: a non-empty string.*it is missing/);
     expect(errors(s)[1]!.message).toMatch(/^title is required/);
     expect(s.quarantinedFiles).toEqual(['accounts/missing.json']);
-    expect(warnings(s).map((w) => w.message)).toEqual([expect.stringMatching(/no usable external_id: nothing from this file is archived/)]);
+    expect(warnings(s).map((w) => w.message)).toEqual([
+      expect.stringMatching(/no usable external_id: nothing from this file is archived/),
+    ]);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
 
@@ -82,8 +128,22 @@ describe('bad input', () => {
     });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
-      { severity: 'error', file: 'accounts/a.json', pointer: '/0/external_id', kind: 'account', externalId: 'dup-1', field: 'external_id' },
-      { severity: 'error', file: 'accounts/sub/b.csv', line: 3, kind: 'account', externalId: 'dup-1', field: 'external_id' },
+      {
+        severity: 'error',
+        file: 'accounts/a.json',
+        pointer: '/0/external_id',
+        kind: 'account',
+        externalId: 'dup-1',
+        field: 'external_id',
+      },
+      {
+        severity: 'error',
+        file: 'accounts/sub/b.csv',
+        line: 3,
+        kind: 'account',
+        externalId: 'dup-1',
+        field: 'external_id',
+      },
     ]);
     expect(errors(s)[0]!.message).toMatch(/duplicate external_id 'dup-1': also at accounts\/sub\/b\.csv:3/);
     expect(errors(s)[1]!.message).toMatch(/duplicate external_id 'dup-1': also at accounts\/a\.json#\/0/);
@@ -95,7 +155,10 @@ describe('bad input', () => {
   });
 
   it('the same external_id in two kinds is no conflict', async () => {
-    const dir = tmpCatalogue({ 'accounts/a.json': '{"external_id":"x","title":"A","price":1}', 'items/a.json': '{"external_id":"x","title":"I","price":1}' });
+    const dir = tmpCatalogue({
+      'accounts/a.json': '{"external_id":"x","title":"A","price":1}',
+      'items/a.json': '{"external_id":"x","title":"I","price":1}',
+    });
     const s = await load(dir);
     expect(s.problems).toEqual([]);
     expect(s.offers.map((o) => o.kind).sort()).toEqual(['account', 'item']);
@@ -108,15 +171,33 @@ describe('bad input', () => {
     });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
-      { severity: 'error', file: 'top-ups/a.ndjson', line: 1, kind: 'topup', externalId: 'Case-1', field: 'external_id' },
-      { severity: 'error', file: 'top-ups/a.ndjson', line: 2, kind: 'topup', externalId: 'case-1', field: 'external_id' },
+      {
+        severity: 'error',
+        file: 'top-ups/a.ndjson',
+        line: 1,
+        kind: 'topup',
+        externalId: 'Case-1',
+        field: 'external_id',
+      },
+      {
+        severity: 'error',
+        file: 'top-ups/a.ndjson',
+        line: 2,
+        kind: 'topup',
+        externalId: 'case-1',
+        field: 'external_id',
+      },
     ]);
     expect(errors(s)[0]!.message).toMatch(/'Case-1' differs only in letter case from 'case-1' at top-ups\/a\.ndjson:2/);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
 
   it('a UTF-8 BOM in JSON and CSV is no problem', async () => {
-    const dir = tmpCatalogue({ ...GOOD, 'accounts/bom.json': fixture('bom.json'), 'items/bom.csv': fixture('bom-crlf.csv') });
+    const dir = tmpCatalogue({
+      ...GOOD,
+      'accounts/bom.json': fixture('bom.json'),
+      'items/bom.csv': fixture('bom-crlf.csv'),
+    });
     const s = await load(dir);
     expect(s.problems).toEqual([]);
     expect(ids(s)).toEqual(['bom-1', 'bomcsv-1', 'bomcsv-2', ...GOOD_IDS].sort());
@@ -125,10 +206,13 @@ describe('bad input', () => {
   it('CRLF line ends: CSV and NDJSON rows keep their lines, values have no stray \\r', async () => {
     const dir = tmpCatalogue({
       'items/crlf.csv': fixture('bom-crlf.csv'),
-      'items/crlf.ndjson': '{"external_id":"n-1","title":"One","price":1}\r\n\r\n{"external_id":"n-2","title":"Two","price":"x"}\r\n',
+      'items/crlf.ndjson':
+        '{"external_id":"n-1","title":"One","price":1}\r\n\r\n{"external_id":"n-2","title":"Two","price":"x"}\r\n',
     });
     const s = await load(dir);
-    expect(errors(s).map(where)).toEqual([{ severity: 'error', file: 'items/crlf.ndjson', line: 3, field: 'price', kind: 'item', externalId: 'n-2' }]);
+    expect(errors(s).map(where)).toEqual([
+      { severity: 'error', file: 'items/crlf.ndjson', line: 3, field: 'price', kind: 'item', externalId: 'n-2' },
+    ]);
     const c1 = s.offers.find((o) => o.externalId === 'bomcsv-1')!;
     expect(c1.fields).toEqual({ title: 'BOM and CRLF', price: 100 });
     expect(c1.source).toEqual({ file: 'items/crlf.csv', line: 2 });
@@ -139,7 +223,11 @@ describe('bad input', () => {
     const s = await load(dir);
     expect(s.problems).toEqual([]);
     const [q1, q2] = s.offers;
-    expect(q1!.fields).toEqual({ title: 'Gold, Silver and Bronze', price: 100, description: 'line one\nline two, with a comma' });
+    expect(q1!.fields).toEqual({
+      title: 'Gold, Silver and Bronze',
+      price: 100,
+      description: 'line one\nline two, with a comma',
+    });
     expect(q2!.fields).toEqual({ title: 'He said "hi"', price: 200 });
     expect(q2!.source.line).toBe(4);
   });
@@ -147,14 +235,21 @@ describe('bad input', () => {
   it('a CSV row with too many columns is an error of that row (line), the other rows load', async () => {
     const dir = tmpCatalogue({ ...GOOD, 'items/cols.csv': fixture('too-many-columns.csv') });
     const s = await load(dir);
-    expect(errors(s).map(where)).toEqual([{ severity: 'error', file: 'items/cols.csv', line: 3, kind: 'item', externalId: 'c-2' }]);
-    expect(errors(s)[0]!.message).toMatch(/4 cells but the header has 3 columns: put double quotes around a value that contains a comma/);
+    expect(errors(s).map(where)).toEqual([
+      { severity: 'error', file: 'items/cols.csv', line: 3, kind: 'item', externalId: 'c-2' },
+    ]);
+    expect(errors(s)[0]!.message).toMatch(
+      /4 cells but the header has 3 columns: put double quotes around a value that contains a comma/,
+    );
     expect(s.invalidOffers).toEqual([{ kind: 'item', externalId: 'c-2', file: 'items/cols.csv' }]);
     expect(ids(s)).toEqual(['c-1', 'c-3', ...GOOD_IDS]);
   });
 
   it('a CSV quote that never closes quarantines the file with the line where it opened', async () => {
-    const dir = tmpCatalogue({ ...GOOD, 'items/open.csv': 'external_id,title,price\nx-1,"never closed,100\nx-2,B,100\n' });
+    const dir = tmpCatalogue({
+      ...GOOD,
+      'items/open.csv': 'external_id,title,price\nx-1,"never closed,100\nx-2,B,100\n',
+    });
     const s = await load(dir);
     expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'items/open.csv', line: 2, kind: 'item' }]);
     expect(s.quarantinedFiles).toEqual(['items/open.csv']);
@@ -166,7 +261,9 @@ describe('bad input', () => {
     truncateSync(join(dir, 'accounts/huge.ndjson'), 50 * 1024 * 1024); // sparse: instant
     const s = await load(dir, { maxFileBytes: 32 * 1024 * 1024 });
     expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'accounts/huge.ndjson', kind: 'account' }]);
-    expect(s.problems[0]!.message).toBe('the file is 50 MiB, more than the 32 MiB allowed (catalogue.maxFileBytes): split it into smaller files');
+    expect(s.problems[0]!.message).toBe(
+      'the file is 50 MiB, more than the 32 MiB allowed (catalogue.maxFileBytes): split it into smaller files',
+    );
     expect(s.quarantinedFiles).toEqual(['accounts/huge.ndjson']);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
@@ -175,7 +272,9 @@ describe('bad input', () => {
     const dir = tmpCatalogue({ ...GOOD, 'accounts/huge.json': Buffer.alloc(50 * 1024 * 1024, 0x20) });
     writeFileSync(join(dir, 'accounts/huge.json'), 'x', { flag: 'a' });
     const s = await load(dir);
-    expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'accounts/huge.json', line: 1, kind: 'account' }]);
+    expect(s.problems.map(where)).toEqual([
+      { severity: 'error', file: 'accounts/huge.json', line: 1, kind: 'account' },
+    ]);
     expect(s.quarantinedFiles).toEqual(['accounts/huge.json']);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
@@ -191,9 +290,14 @@ describe('bad input', () => {
   });
 
   it('invalid UTF-8 text', async () => {
-    const dir = tmpCatalogue({ ...GOOD, 'items/latin1.csv': Buffer.from('external_id,title,price\nl-1,Caf\xe9,100\n', 'latin1') });
+    const dir = tmpCatalogue({
+      ...GOOD,
+      'items/latin1.csv': Buffer.from('external_id,title,price\nl-1,Caf\xe9,100\n', 'latin1'),
+    });
     const s = await load(dir);
-    expect(s.problems.map((p) => [p.file, p.message])).toEqual([['items/latin1.csv', 'not valid UTF-8 text: save the file as UTF-8']]);
+    expect(s.problems.map((p) => [p.file, p.message])).toEqual([
+      ['items/latin1.csv', 'not valid UTF-8 text: save the file as UTF-8'],
+    ]);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
 
@@ -222,7 +326,9 @@ describe('bad input', () => {
     symlinkSync('/etc/passwd', join(dir, 'accounts/passwd.json'));
     const s = await load(dir);
     expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'accounts/passwd.json', kind: 'account' }]);
-    expect(s.problems[0]!.message).toMatch(/symlink that leads outside the catalogue|leads outside the catalogue directory/);
+    expect(s.problems[0]!.message).toMatch(
+      /symlink that leads outside the catalogue|leads outside the catalogue directory/,
+    );
     expect(JSON.stringify(s)).not.toMatch(/root:/);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
@@ -246,7 +352,16 @@ describe('bad input', () => {
       ]),
     });
     const s = await load(dir);
-    expect(errors(s).map(where)).toEqual([{ severity: 'error', file: 'accounts/a.json', pointer: '/0/images/0', kind: 'account', externalId: 'evil', field: 'images' }]);
+    expect(errors(s).map(where)).toEqual([
+      {
+        severity: 'error',
+        file: 'accounts/a.json',
+        pointer: '/0/images/0',
+        kind: 'account',
+        externalId: 'evil',
+        field: 'images',
+      },
+    ]);
     expect(errors(s)[0]!.message).toMatch(/'\.\.\/\.\.\/etc\/passwd' leaves the catalogue directory/);
     expect(s.invalidOffers).toEqual([{ kind: 'account', externalId: 'evil', file: 'accounts/a.json' }]);
     expect(ids(s)).toEqual(['fine', ...GOOD_IDS]);
@@ -257,27 +372,58 @@ describe('bad input', () => {
     mkdirSync(join(dir, 'images'));
     symlinkSync('/etc/hosts', join(dir, 'images/hosts.png'));
     const s = await load(dir);
-    expect(errors(s).map(where)).toEqual([{ severity: 'error', file: 'accounts/a.csv', line: 2, kind: 'account', externalId: 'evil', field: 'images' }]);
+    expect(errors(s).map(where)).toEqual([
+      { severity: 'error', file: 'accounts/a.csv', line: 2, kind: 'account', externalId: 'evil', field: 'images' },
+    ]);
     expect(errors(s)[0]!.message).toMatch(/symlink that leads outside the catalogue/);
   });
 
   it('an image that is not an image (by its bytes) is an error of that offer', async () => {
-    const dir = tmpCatalogue({ 'images/fake.png': fixture('not-an-image.png'), 'accounts/a.yaml': 'external_id: a\ntitle: T\nprice: 1\nimages: [images/fake.png]\n' });
+    const dir = tmpCatalogue({
+      'images/fake.png': fixture('not-an-image.png'),
+      'accounts/a.yaml': 'external_id: a\ntitle: T\nprice: 1\nimages: [images/fake.png]\n',
+    });
     const s = await load(dir);
-    expect(errors(s).map(where)).toEqual([{ severity: 'error', file: 'accounts/a.yaml', line: 1, pointer: '/images/0', kind: 'account', externalId: 'a', field: 'images' }]);
-    expect(errors(s)[0]!.message).toBe("'images/fake.png' is not an image (PNG, JPEG, GIF or WEBP, judged by its content)");
+    expect(errors(s).map(where)).toEqual([
+      {
+        severity: 'error',
+        file: 'accounts/a.yaml',
+        line: 1,
+        pointer: '/images/0',
+        kind: 'account',
+        externalId: 'a',
+        field: 'images',
+      },
+    ]);
+    expect(errors(s)[0]!.message).toBe(
+      "'images/fake.png' is not an image (PNG, JPEG, GIF or WEBP, judged by its content)",
+    );
   });
 
   it('an image over 8 MB is an error of that offer', async () => {
-    const dir = tmpCatalogue({ 'images/big.png': makePng(4, 4, [1, 2, 3]), 'accounts/a.json': '{"external_id":"a","title":"T","price":1,"images":["images/big.png"]}' });
+    const dir = tmpCatalogue({
+      'images/big.png': makePng(4, 4, [1, 2, 3]),
+      'accounts/a.json': '{"external_id":"a","title":"T","price":1,"images":["images/big.png"]}',
+    });
     truncateSync(join(dir, 'images/big.png'), 9 * 1024 * 1024);
     const s = await load(dir);
-    expect(errors(s).map(where)).toEqual([{ severity: 'error', file: 'accounts/a.json', pointer: '/images/0', kind: 'account', externalId: 'a', field: 'images' }]);
+    expect(errors(s).map(where)).toEqual([
+      {
+        severity: 'error',
+        file: 'accounts/a.json',
+        pointer: '/images/0',
+        kind: 'account',
+        externalId: 'a',
+        field: 'images',
+      },
+    ]);
     expect(errors(s)[0]!.message).toBe("image 'images/big.png' is 9 MiB, more than the 8 MiB allowed: make it smaller");
   });
 
   it('a missing image is an error of that offer', async () => {
-    const dir = tmpCatalogue({ 'accounts/a.json': '{"external_id":"a","title":"T","price":1,"images":"images/nope.png"}' });
+    const dir = tmpCatalogue({
+      'accounts/a.json': '{"external_id":"a","title":"T","price":1,"images":"images/nope.png"}',
+    });
     const s = await load(dir);
     expect(errors(s)[0]!.message).toMatch(/'images\/nope.png' does not exist/);
     expect(s.offers).toEqual([]);
@@ -300,7 +446,12 @@ describe('bad input', () => {
   });
 
   it('empty files are a warning, not an error', async () => {
-    const dir = tmpCatalogue({ ...GOOD, 'items/empty.json': '', 'items/empty.csv': '', 'items/empty.yaml': '# nothing yet\n' });
+    const dir = tmpCatalogue({
+      ...GOOD,
+      'items/empty.json': '',
+      'items/empty.csv': '',
+      'items/empty.yaml': '# nothing yet\n',
+    });
     const s = await load(dir);
     expect(errors(s)).toEqual([]);
     expect(warnings(s).map((w) => w.file)).toEqual(['items/empty.csv', 'items/empty.json', 'items/empty.yaml']);

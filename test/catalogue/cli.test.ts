@@ -15,7 +15,11 @@ afterEach(cleanup);
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
 const SCHEMA_DIR = fileURLToPath(new URL('../../config/schema', import.meta.url));
 
-function io(env: Record<string, string> = {}, cwd = process.cwd(), tty = false): CliIO & { out(): string; err(): string } {
+function io(
+  env: Record<string, string> = {},
+  cwd = process.cwd(),
+  tty = false,
+): CliIO & { out(): string; err(): string } {
   let out = '';
   let err = '';
   const stdout = { write: (s: string) => ((out += s), true), isTTY: tty } as unknown as CliIO['stdout'];
@@ -45,12 +49,18 @@ describe('offersync validate', () => {
   });
 
   it('errors: exit 1, a report grouped by file with line/pointer, external_id, field and reason', async () => {
-    const dir = tmpCatalogue({ 'accounts/a.json': fixture('bad-prices.json'), 'items/bad.json': fixture('malformed.json'), 'items/ok.yaml': fixture('good-items.yaml') });
+    const dir = tmpCatalogue({
+      'accounts/a.json': fixture('bad-prices.json'),
+      'items/bad.json': fixture('malformed.json'),
+      'items/ok.yaml': fixture('good-items.yaml'),
+    });
     const c = io();
     expect(await validate.run([dir], c)).toBe(1);
     const out = c.out();
     expect(out).toContain('accounts/a.json\n  error   /0/price  [p-neg] price: must be greater than zero, got -5\n');
-    expect(out).toContain('items/bad.json  (quarantined: its offers are neither updated nor archived)\n  error   line 3  not valid JSON');
+    expect(out).toContain(
+      'items/bad.json  (quarantined: its offers are neither updated nor archived)\n  error   line 3  not valid JSON',
+    );
     expect(out).toMatch(/valid offers: 1 account, 2 items, 0 top-ups/);
     expect(out).toMatch(/4 errors, 0 warnings, 1 quarantined file, 3 invalid offers/);
     expect(out).toMatch(/INVALID/);
@@ -64,11 +74,19 @@ describe('offersync validate', () => {
   });
 
   it('--json: machine-readable report with summary, problems and quarantined files; no credentials', async () => {
-    const dir = tmpCatalogue({ 'accounts/a.json': '{"external_id":"a","title":"T","price":1,"credentials":{"password":"hunter2-secret"}}', 'items/b.json': '[' });
+    const dir = tmpCatalogue({
+      'accounts/a.json': '{"external_id":"a","title":"T","price":1,"credentials":{"password":"hunter2-secret"}}',
+      'items/b.json': '[',
+    });
     const c = io();
     expect(await validate.run([dir, '--json'], c)).toBe(1);
     const r = JSON.parse(c.out());
-    expect(r).toMatchObject({ valid: false, complete: true, summary: { offers: { account: 1, item: 0, topup: 0 }, errors: 1, warnings: 0, quarantinedFiles: 1 }, quarantinedFiles: ['items/b.json'] });
+    expect(r).toMatchObject({
+      valid: false,
+      complete: true,
+      summary: { offers: { account: 1, item: 0, topup: 0 }, errors: 1, warnings: 0, quarantinedFiles: 1 },
+      quarantinedFiles: ['items/b.json'],
+    });
     expect(r.problems[0]).toMatchObject({ severity: 'error', file: 'items/b.json', line: 1 });
     expect(c.out()).not.toMatch(/hunter2/);
   });
@@ -119,7 +137,9 @@ describe('offersync schema', () => {
       const c = io({}, out);
       expect(await schema.run(['--write', 'here'], c)).toBe(0);
       for (const k of ['account', 'item', 'topup']) {
-        expect(readFileSync(join(out, 'here', `${k}.schema.json`), 'utf8')).toBe(readFileSync(join(SCHEMA_DIR, `${k}.schema.json`), 'utf8'));
+        expect(readFileSync(join(out, 'here', `${k}.schema.json`), 'utf8')).toBe(
+          readFileSync(join(SCHEMA_DIR, `${k}.schema.json`), 'utf8'),
+        );
       }
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -17,13 +17,29 @@ describe('offer hash', () => {
     const files = {
       'images/a.png': PNG,
       'accounts/one.json': JSON.stringify({
-        external_id: 'h-json', title: 'Gold', price: 19.99, rank: 'Gold II', champions: ['Ahri', 'Lux'], level: 30,
-        credentials: { login: 'l', password: 'p' }, images: ['images/a.png'], parameters: { level: 30, note: 'x' },
+        external_id: 'h-json',
+        title: 'Gold',
+        price: 19.99,
+        rank: 'Gold II',
+        champions: ['Ahri', 'Lux'],
+        level: 30,
+        credentials: { login: 'l', password: 'p' },
+        images: ['images/a.png'],
+        parameters: { level: 30, note: 'x' },
       }),
-      'accounts/two.ndjson': JSON.stringify({
-        images: ['./images/a.png'], parameters: { note: 'x', level: '30' }, credentials: { password: 'p', login: 'l' }, level: '30',
-        champions: 'Ahri, Lux', current_rank: 'gold', current_division: 'ii', price: '19.99', title: ' Gold ', external_id: 'h-ndjson',
-      }) + '\n',
+      'accounts/two.ndjson':
+        JSON.stringify({
+          images: ['./images/a.png'],
+          parameters: { note: 'x', level: '30' },
+          credentials: { password: 'p', login: 'l' },
+          level: '30',
+          champions: 'Ahri, Lux',
+          current_rank: 'gold',
+          current_division: 'ii',
+          price: '19.99',
+          title: ' Gold ',
+          external_id: 'h-ndjson',
+        }) + '\n',
       'accounts/three.csv':
         'title,price,external_id,current_rank,current_division,champions,level,credentials.login,credentials.password,images,parameters.level,parameters.note\r\n' +
         'Gold,1999,h-csv,GOLD,II,Ahri|Lux,30,l,p,images/a.png,30,x\r\n',
@@ -42,8 +58,15 @@ describe('offer hash', () => {
   });
 
   it('is stable for one offer rewritten with another key order and indentation', async () => {
-    const a = await load(tmpCatalogue({ 'items/x.json': '{"external_id":"x","title":"T","price":100,"stock":2,"type":"skin"}' }));
-    const b = await load(tmpCatalogue({ 'items/y.json': '[\n    {\n      "type": "skin",\n      "stock": "2",\n      "price": 100,\n      "title": "T",\n      "external_id": "x"\n    }\n]\n' }));
+    const a = await load(
+      tmpCatalogue({ 'items/x.json': '{"external_id":"x","title":"T","price":100,"stock":2,"type":"skin"}' }),
+    );
+    const b = await load(
+      tmpCatalogue({
+        'items/y.json':
+          '[\n    {\n      "type": "skin",\n      "stock": "2",\n      "price": 100,\n      "title": "T",\n      "external_id": "x"\n    }\n]\n',
+      }),
+    );
     expect(a.offers[0]!.hash).toBe(b.offers[0]!.hash);
   });
 
@@ -68,7 +91,10 @@ describe('offer hash', () => {
   });
 
   it('the credentials HMAC depends on the key and is never the credentials themselves', async () => {
-    const dir = tmpCatalogue({ 'accounts/a.json': '{"external_id":"x","title":"T","price":1,"credentials":{"login":"secret-login","password":"secret-pw"}}' });
+    const dir = tmpCatalogue({
+      'accounts/a.json':
+        '{"external_id":"x","title":"T","price":1,"credentials":{"login":"secret-login","password":"secret-pw"}}',
+    });
     const a = await load(dir, { credentialsKey: 'k1' });
     const b = await load(dir, { credentialsKey: Buffer.from('k2') });
     const ha = a.offers[0]!.kind === 'account' ? a.offers[0]!.credentialsHmac : '';
@@ -77,14 +103,19 @@ describe('offer hash', () => {
     expect(ha).not.toBe(hb);
     expect(a.offers[0]!.hash).not.toBe(b.offers[0]!.hash);
     expect(JSON.stringify({ ...a.offers[0], credentials: undefined })).not.toMatch(/secret/);
-    writeFileSync(join(dir, 'accounts/a.json'), '{"external_id":"x","title":"T","price":1,"credentials":{"password":"secret-pw","login":"secret-login"}}');
+    writeFileSync(
+      join(dir, 'accounts/a.json'),
+      '{"external_id":"x","title":"T","price":1,"credentials":{"password":"secret-pw","login":"secret-login"}}',
+    );
     const c = await load(dir, { credentialsKey: 'k1' });
     expect(c.offers[0]!.hash).toBe(a.offers[0]!.hash);
   });
 
   it('Hmac256 equals node:crypto HMAC-SHA256 for short, block-sized and long keys', () => {
     for (const key of ['k', 'x'.repeat(64), 'y'.repeat(65), Buffer.from([0, 1, 255])]) {
-      expect(new Hmac256(key).hex('{"login":"é"}')).toBe(createHmac('sha256', key).update('{"login":"é"}').digest('hex'));
+      expect(new Hmac256(key).hex('{"login":"é"}')).toBe(
+        createHmac('sha256', key).update('{"login":"é"}').digest('hex'),
+      );
     }
   });
 });

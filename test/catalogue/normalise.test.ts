@@ -6,7 +6,11 @@ import { parseDivision, parseRank } from '../../src/catalogue/rank.ts';
 import { suggest } from '../../src/catalogue/suggest.ts';
 
 const account = (extra: Record<string, unknown>) =>
-  normaliseRecord('account', { value: { external_id: 'a', title: 'T', price: 100, ...extra }, pointer: '' }, 'accounts/a.json');
+  normaliseRecord(
+    'account',
+    { value: { external_id: 'a', title: 'T', price: 100, ...extra }, pointer: '' },
+    'accounts/a.json',
+  );
 
 describe('price (DESIGN.md decision 7)', () => {
   it.each([
@@ -25,7 +29,9 @@ describe('price (DESIGN.md decision 7)', () => {
     expect(parsePrice(input)).toEqual({ error: expect.stringMatching(/greater than zero/) });
   });
   it.each([['19,99'], ['$5'], ['abc'], [null], [true], [[1]], [Number.NaN], ['1e3']])('%j is not a price', (input) => {
-    expect(parsePrice(input)).toEqual({ error: expect.stringMatching(/expected integer cents \(1999\) or a decimal amount/) });
+    expect(parsePrice(input)).toEqual({
+      error: expect.stringMatching(/expected integer cents \(1999\) or a decimal amount/),
+    });
   });
   it('more than two decimals: rounded, with a warning', () => {
     expect(parsePrice('1.999')).toEqual({ cents: 200, warning: expect.stringMatching(/rounded to 200 cents/) });
@@ -69,9 +75,15 @@ describe('rank and division', () => {
 
   it('rank/division are aliases of current_rank/current_division; a combined value splits', () => {
     expect(account({ rank: 'Gold II' }).fields).toMatchObject({ current_rank: 'gold', current_division: 'II' });
-    expect(account({ rank: 'gold', division: 'ii' }).fields).toMatchObject({ current_rank: 'gold', current_division: 'II' });
+    expect(account({ rank: 'gold', division: 'ii' }).fields).toMatchObject({
+      current_rank: 'gold',
+      current_division: 'II',
+    });
     expect(account({ flex_rank: 'diamond_4', previous_rank: 3, previous_division: '2' }).fields).toMatchObject({
-      flex_rank: 'diamond', flex_division: 'IV', previous_rank: 3, previous_division: 2,
+      flex_rank: 'diamond',
+      flex_division: 'IV',
+      previous_rank: 3,
+      previous_division: 2,
     });
   });
   it('an alias and its field that disagree are an error; that agree are fine', () => {
@@ -110,7 +122,9 @@ describe('aliases, lists, strings, legacy fields', () => {
   });
   it('champions, skins, roles: array or comma-separated string -> trimmed array', () => {
     expect(account({ champions: ' Ahri, Lux ,,Jinx ', skins: ['  A ', 'B'], roles: 'mid' }).fields).toMatchObject({
-      champions: ['Ahri', 'Lux', 'Jinx'], skins: ['A', 'B'], roles: ['mid'],
+      champions: ['Ahri', 'Lux', 'Jinx'],
+      skins: ['A', 'B'],
+      roles: ['mid'],
     });
   });
   it('strings are trimmed, empty is absent, absent stays absent, CRLF inside becomes LF', () => {
@@ -118,12 +132,22 @@ describe('aliases, lists, strings, legacy fields', () => {
     expect(r.fields).toEqual({ title: 'Gold', price: 100, description: 'a\nb' });
   });
   it('top-level login/password/email_* move into credentials and ign into in_game_name, with warnings', () => {
-    const r = account({ login: ' me ', password: ' p w ', email_login: 'e@x.invalid', email_password: 'ep', ign: 'Nick' });
+    const r = account({
+      login: ' me ',
+      password: ' p w ',
+      email_login: 'e@x.invalid',
+      email_password: 'ep',
+      ign: 'Nick',
+    });
     expect(r.credentials).toEqual({ login: 'me', password: ' p w ', email_login: 'e@x.invalid', email_password: 'ep' });
     expect(r.fields.in_game_name).toBe('Nick');
     expect(r.fields).not.toHaveProperty('login');
     expect(r.problems.map((p) => [p.severity, p.field])).toEqual([
-      ['warning', 'login'], ['warning', 'password'], ['warning', 'email_login'], ['warning', 'email_password'], ['warning', 'ign'],
+      ['warning', 'login'],
+      ['warning', 'password'],
+      ['warning', 'email_login'],
+      ['warning', 'email_password'],
+      ['warning', 'ign'],
     ]);
     expect(r.problems[0]!.message).toMatch(/moved to credentials.login/);
   });
@@ -149,11 +173,20 @@ describe('aliases, lists, strings, legacy fields', () => {
     expect(account({}).fields.status).toBeUndefined();
     expect(account({ status: 'Listed' }).fields.status).toBe('listed');
     expect(account({ status: 'sold-out' }).valid).toBe(false);
-    const t = (v: Record<string, unknown>) => normaliseRecord('topup', { value: { external_id: 't', ...v }, line: 1 }, 'top-ups/t.ndjson');
+    const t = (v: Record<string, unknown>) =>
+      normaliseRecord('topup', { value: { external_id: 't', ...v }, line: 1 }, 'top-ups/t.ndjson');
     expect(t({ status: 'processing' }).valid).toBe(false);
-    expect(t({ waiting_time_unit: 'Hour', active: 'yes', stock: '5' }).fields).toEqual({ waiting_time_unit: 'hours', active: true, stock: 5 });
+    expect(t({ waiting_time_unit: 'Hour', active: 'yes', stock: '5' }).fields).toEqual({
+      waiting_time_unit: 'hours',
+      active: true,
+      stock: 5,
+    });
     expect(t({ waiting_time_unit: 'weeks' }).problems[0]!.message).toMatch(/expected one of minutes, hours, days/);
-    const i = normaliseRecord('item', { value: { external_id: 'i', title: 'T', price: 1, status: 'Whatever', stock: -1 }, line: 1 }, 'items/i.csv');
+    const i = normaliseRecord(
+      'item',
+      { value: { external_id: 'i', title: 'T', price: 1, status: 'Whatever', stock: -1 }, line: 1 },
+      'items/i.csv',
+    );
     expect(i.problems.map((p) => p.field)).toEqual(['stock']);
   });
 });

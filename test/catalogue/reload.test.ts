@@ -12,7 +12,10 @@ const item = (id: string, price = 100) => JSON.stringify({ external_id: id, titl
 
 describe('Catalogue.reload', () => {
   it('reports added, changed and removed offers by kind:external_id', async () => {
-    const dir = tmpCatalogue({ 'items/a.ndjson': `${item('a1')}\n${item('a2')}\n`, 'items/b.ndjson': `${item('b1')}\n` });
+    const dir = tmpCatalogue({
+      'items/a.ndjson': `${item('a1')}\n${item('a2')}\n`,
+      'items/b.ndjson': `${item('b1')}\n`,
+    });
     const cat = new Catalogue({ dir, credentialsKey: 'k' });
     expect((await cat.load()).offers).toHaveLength(3);
     writeFileSync(join(dir, 'items/a.ndjson'), `${item('a1', 200)}\n${item('a3')}\n`);
@@ -64,7 +67,11 @@ describe('Catalogue.reload', () => {
   });
 
   it('a changed image re-reads the offers that name it', async () => {
-    const dir = tmpCatalogue({ 'images/p.png': makePng(8, 8, [1, 1, 1]), 'accounts/a.json': '{"external_id":"a","title":"T","price":1,"images":["images/p.png"]}', 'accounts/b.json': '{"external_id":"b","title":"T","price":1}' });
+    const dir = tmpCatalogue({
+      'images/p.png': makePng(8, 8, [1, 1, 1]),
+      'accounts/a.json': '{"external_id":"a","title":"T","price":1,"images":["images/p.png"]}',
+      'accounts/b.json': '{"external_id":"b","title":"T","price":1}',
+    });
     const cat = new Catalogue({ dir, credentialsKey: 'k' });
     const s0 = await cat.load();
     writeFileSync(join(dir, 'images/p.png'), makePng(8, 8, [2, 2, 2]));
@@ -112,6 +119,8 @@ describe('Catalogue.reload', () => {
   it('rejects bad options at construction, naming what was expected', () => {
     expect(() => new Catalogue({ dir: 'relative', credentialsKey: 'k' })).toThrow(/dir must be an absolute path/);
     expect(() => new Catalogue({ dir: '/x', credentialsKey: '' })).toThrow(/credentialsKey/);
-    expect(() => new Catalogue({ dir: '/x', credentialsKey: 'k', maxFileBytes: 0 })).toThrow(/maxFileBytes must be a positive integer/);
+    expect(() => new Catalogue({ dir: '/x', credentialsKey: 'k', maxFileBytes: 0 })).toThrow(
+      /maxFileBytes must be a positive integer/,
+    );
   });
 });

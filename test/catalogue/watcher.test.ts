@@ -42,12 +42,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('watchCatalogue', () => {
   it('a burst of 200 writes is one batch; then changed, removed, renamed and ignored files are reported right', async () => {
-    const dir = tmpCatalogue({ 'items/keep.ndjson': '{}\n', 'items/edit.ndjson': '{}\n', 'items/gone.ndjson': '{}\n', 'items/old-name.ndjson': '{}\n', 'accounts/.keep': '' });
+    const dir = tmpCatalogue({
+      'items/keep.ndjson': '{}\n',
+      'items/edit.ndjson': '{}\n',
+      'items/gone.ndjson': '{}\n',
+      'items/old-name.ndjson': '{}\n',
+      'accounts/.keep': '',
+    });
     watcher = watchCatalogue(dir, { debounceMs: 300, stabilityMs: 100 });
     const c = collector(watcher);
     await watcher.ready;
 
-    for (let i = 0; i < 200; i++) writeFileSync(join(dir, `accounts/burst-${String(i).padStart(3, '0')}.json`), `{"external_id":"b${i}"}`);
+    for (let i = 0; i < 200; i++)
+      writeFileSync(join(dir, `accounts/burst-${String(i).padStart(3, '0')}.json`), `{"external_id":"b${i}"}`);
     const first = await c.next();
     expect(first.added).toHaveLength(200);
     expect(first.added[0]).toBe('accounts/burst-000.json');
@@ -63,7 +70,11 @@ describe('watchCatalogue', () => {
     writeFileSync(join(dir, 'items/edit.ndjson~'), 'x');
     writeFileSync(join(dir, 'debug.log'), 'x');
     const second = await c.next();
-    expect(second).toEqual({ added: ['items/new-name.ndjson'], changed: ['items/edit.ndjson'], removed: ['items/gone.ndjson', 'items/old-name.ndjson'] });
+    expect(second).toEqual({
+      added: ['items/new-name.ndjson'],
+      changed: ['items/edit.ndjson'],
+      removed: ['items/gone.ndjson', 'items/old-name.ndjson'],
+    });
   });
 
   it('a file created and deleted within one batch is not reported; images are', async () => {

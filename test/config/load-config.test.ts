@@ -27,9 +27,16 @@ describe('loadConfig', () => {
     expect(fromFile.catalogue.dir).toBe(join(dir, 'cat'));
     expect(fromFile.rateLimit.ratePerSec).toBe(9);
     expect(fromFile.rateLimit.burst).toBe(4);
-    const fromEnv = loadConfig({ env: { OFFERSYNC_CONFIG: file, OFFERSYNC_BASE_URL: 'https://env.example' }, cwd: '/' });
+    const fromEnv = loadConfig({
+      env: { OFFERSYNC_CONFIG: file, OFFERSYNC_BASE_URL: 'https://env.example' },
+      cwd: '/',
+    });
     expect(fromEnv.baseUrl).toBe('https://env.example');
-    const fromFlag = loadConfig({ env: { OFFERSYNC_CONFIG: file, OFFERSYNC_BASE_URL: 'https://env.example' }, cwd: '/', flags: { baseUrl: 'https://flag.example' } });
+    const fromFlag = loadConfig({
+      env: { OFFERSYNC_CONFIG: file, OFFERSYNC_BASE_URL: 'https://env.example' },
+      cwd: '/',
+      flags: { baseUrl: 'https://flag.example' },
+    });
     expect(fromFlag.baseUrl).toBe('https://flag.example');
   });
 
@@ -38,7 +45,9 @@ describe('loadConfig', () => {
     writeFileSync(join(dir, 'key'), 'sk-from-file\n');
     expect(loadConfig({ env: { OFFERSYNC_API_KEY: ' sk-direct ' } }).apiKey).toBe('sk-direct');
     expect(loadConfig({ env: { OFFERSYNC_API_KEY_FILE: join(dir, 'key') } }).apiKey).toBe('sk-from-file');
-    expect(() => loadConfig({ env: { OFFERSYNC_API_KEY_FILE: join(dir, 'missing') } })).toThrow(/OFFERSYNC_API_KEY_FILE.*cannot be read/);
+    expect(() => loadConfig({ env: { OFFERSYNC_API_KEY_FILE: join(dir, 'missing') } })).toThrow(
+      /OFFERSYNC_API_KEY_FILE.*cannot be read/,
+    );
   });
 
   it('refuses an API key in the config file, without echoing it', () => {

@@ -55,7 +55,9 @@ async function counters(): Promise<{ total: number; writes: number }> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'offersync-cli-'));
   cpSync(EXAMPLE, join(dir, 'catalogue'), { recursive: true });
-  sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--api-key', KEY], { stdio: ['ignore', 'pipe', 'inherit'] });
+  sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--api-key', KEY], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${out}`)), 20_000);
@@ -113,7 +115,11 @@ describe('offersync CLI against the sandbox process', () => {
     expect(status.stdout).toMatch(/account\s+\d+ listed/);
     expect(status.stdout).toMatch(/reconcile converged/);
     // Logs at debug level: neither the key nor any password of the catalogue.
-    const passwords = [...readFileSync(join(dir, 'catalogue', 'accounts', 'eu-west.json'), 'utf8').matchAll(/"password"\s*:\s*"([^"]+)"/g)].map((m) => m[1]!);
+    const passwords = [
+      ...readFileSync(join(dir, 'catalogue', 'accounts', 'eu-west.json'), 'utf8').matchAll(
+        /"password"\s*:\s*"([^"]+)"/g,
+      ),
+    ].map((m) => m[1]!);
     for (const out of [rec.stderr, rec.stdout, plan.stderr, status.stdout]) {
       expect(out).not.toContain(KEY);
       for (const p of passwords) expect(out).not.toContain(p);
@@ -121,7 +127,10 @@ describe('offersync CLI against the sandbox process', () => {
   });
 
   it('a failed offer exits 1 and names the file, the external_id and the reason', async () => {
-    writeFileSync(join(dir, 'catalogue', 'items', 'broken.json'), JSON.stringify([{ external_id: 'bad-price', title: 'x', price: -5 }]));
+    writeFileSync(
+      join(dir, 'catalogue', 'items', 'broken.json'),
+      JSON.stringify([{ external_id: 'bad-price', title: 'x', price: -5 }]),
+    );
     const rec = await run(['reconcile']);
     expect(rec.code).toBe(1);
     expect(rec.stdout).toMatch(/bad-price/);

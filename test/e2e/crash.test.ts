@@ -23,7 +23,12 @@ function writeCatalogue(version: number): void {
   const accounts = Array.from({ length: 30 }, (_, i) => i)
     .filter((i) => version === 0 || i % 6 !== 0)
     .map((i) => ({ external_id: `acc-${i}`, title: `Account ${i}`, price: 1000 + i + version * 7, level: i }));
-  const items = Array.from({ length: 15 }, (_, i) => ({ external_id: `it-${i}`, title: `Item ${i}`, price: 100 + i, stock: version + 1 }));
+  const items = Array.from({ length: 15 }, (_, i) => ({
+    external_id: `it-${i}`,
+    title: `Item ${i}`,
+    price: 100 + i,
+    stock: version + 1,
+  }));
   const topups = Array.from({ length: 15 }, (_, i) => i)
     .filter((i) => version === 0 || i % 5 !== 0)
     .map((i) => ({ external_id: `tu-${i}`, offer_title: `${i} gems`, price: 50 + i + version, offer_amount: i + 1 }));
@@ -32,7 +37,9 @@ function writeCatalogue(version: number): void {
   writeFileSync(join(cat, 'top-ups', 't.json'), JSON.stringify(topups));
 }
 
-function runCli(killAfterMs: number | null): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function runCli(
+  killAfterMs: number | null,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, 'reconcile', '--config', join(dir, 'offersync.yaml')], {
       env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'error' },
@@ -67,7 +74,7 @@ afterAll(async () => {
 describe('crash safety', () => {
   it(`survives ${ROUNDS} SIGKILLs at random moments without a duplicate or a forgotten offer`, async () => {
     let seed = 12345;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let killed = 0;
     for (let round = 0; round < ROUNDS; round++) {
       writeCatalogue(round % 2);
@@ -86,10 +93,24 @@ describe('crash safety', () => {
       const ids = rows.map((r) => r.external_id);
       expect(new Set(ids).size, 'an external_id appears twice').toBe(ids.length);
     }
-    const live = (rows: Record<string, unknown>[]) => rows.filter((r) => r.status !== 'archived').map((r) => String(r.external_id)).sort();
-    expect(live(dump.accounts)).toEqual(Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 6 !== 0).map((i) => `acc-${i}`).sort());
+    const live = (rows: Record<string, unknown>[]) =>
+      rows
+        .filter((r) => r.status !== 'archived')
+        .map((r) => String(r.external_id))
+        .sort();
+    expect(live(dump.accounts)).toEqual(
+      Array.from({ length: 30 }, (_, i) => i)
+        .filter((i) => i % 6 !== 0)
+        .map((i) => `acc-${i}`)
+        .sort(),
+    );
     expect(live(dump.items)).toHaveLength(15);
-    expect(live(dump.topUps)).toEqual(Array.from({ length: 15 }, (_, i) => i).filter((i) => i % 5 !== 0).map((i) => `tu-${i}`).sort());
+    expect(live(dump.topUps)).toEqual(
+      Array.from({ length: 15 }, (_, i) => i)
+        .filter((i) => i % 5 !== 0)
+        .map((i) => `tu-${i}`)
+        .sort(),
+    );
     for (const a of dump.accounts.filter((r) => r.status !== 'archived')) {
       const i = Number(String(a.external_id).slice(4));
       expect(a.price).toBe(1000 + i + 7);
@@ -98,8 +119,16 @@ describe('crash safety', () => {
     const store = openStateStore(join(dir, 'state', 'state.db'));
     try {
       const byKey = new Map(store.listOffers().map((o) => [`${o.kind}:${o.externalId}`, o]));
-      for (const [kind, rows] of [['account', dump.accounts], ['item', dump.items], ['topup', dump.topUps]] as const) {
-        for (const r of rows) expect(byKey.get(`${kind}:${String(r.external_id)}`)?.remoteId, `${kind} ${String(r.external_id)} not mapped`).toBe(r.id);
+      for (const [kind, rows] of [
+        ['account', dump.accounts],
+        ['item', dump.items],
+        ['topup', dump.topUps],
+      ] as const) {
+        for (const r of rows)
+          expect(
+            byKey.get(`${kind}:${String(r.external_id)}`)?.remoteId,
+            `${kind} ${String(r.external_id)} not mapped`,
+          ).toBe(r.id);
       }
       expect(store.journalUnfinished()).toEqual([]);
     } finally {

@@ -48,7 +48,10 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
 }
 
 function items(list: { external_id: string; price: number }[]): void {
-  writeFileSync(join(dir, 'catalogue', 'items', 'stock.json'), JSON.stringify(list.map((i) => ({ ...i, title: `Item ${i.external_id}` }))));
+  writeFileSync(
+    join(dir, 'catalogue', 'items', 'stock.json'),
+    JSON.stringify(list.map((i) => ({ ...i, title: `Item ${i.external_id}` }))),
+  );
 }
 
 beforeAll(async () => {
@@ -91,13 +94,18 @@ describe('offersync daemon', () => {
       expect(await second.exited).toBe(1);
       expect(second.stderr()).toMatch(/holds the state db/);
 
-      items([{ external_id: 'd-1', price: 150 }, { external_id: 'd-2', price: 200 }]);
+      items([
+        { external_id: 'd-1', price: 150 },
+        { external_id: 'd-2', price: 200 },
+      ]);
       await until('the change to reach the marketplace', () => {
         const dump = sandbox.dump().items;
         return dump.length === 2 && dump.find((i) => i.external_id === 'd-1')?.price === 150 ? true : undefined;
       });
       items([{ external_id: 'd-2', price: 200 }]);
-      await until('the removal to archive d-1', () => (sandbox.dump().items.find((i) => i.external_id === 'd-1')?.status === 'archived' ? true : undefined));
+      await until('the removal to archive d-1', () =>
+        sandbox.dump().items.find((i) => i.external_id === 'd-1')?.status === 'archived' ? true : undefined,
+      );
 
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
       expect(metrics).toMatch(/offersync_runs_total\{outcome="converged",trigger="start"\} 1/);

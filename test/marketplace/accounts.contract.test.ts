@@ -35,7 +35,9 @@ describe('accounts', () => {
   });
 
   it('create never echoes credentials', async () => {
-    const created = await client.accounts.create(accountBody(ext('acc'), { credentials: { login: 'l', password: 'p' } }));
+    const created = await client.accounts.create(
+      accountBody(ext('acc'), { credentials: { login: 'l', password: 'p' } }),
+    );
     expect(JSON.stringify(created)).not.toContain('"p"');
   });
 

@@ -159,7 +159,14 @@ describe('decodeOffer', () => {
   });
 
   it('uses the field table of the kind', () => {
-    const t = decodeOffer('top-ups', { id: 1, external_id: 'x', active: '1', offer_amount: '500', stock: 3, title: 'not a top-up field' });
+    const t = decodeOffer('top-ups', {
+      id: 1,
+      external_id: 'x',
+      active: '1',
+      offer_amount: '500',
+      stock: 3,
+      title: 'not a top-up field',
+    });
     expect(t.fields).toEqual({ active: true, offer_amount: 500, stock: 3 });
   });
 
@@ -185,7 +192,17 @@ describe('decodeOffer', () => {
 
 describe('decodeImage', () => {
   it('reads id, else image_id, and the list-only fields', () => {
-    expect(decodeImage({ image_id: '7', url: 'u', filename: 'f.png', mime_type: 'image/png', original_name: 'o.png', size_bytes: '10', created_at: 1700000000 })).toEqual({
+    expect(
+      decodeImage({
+        image_id: '7',
+        url: 'u',
+        filename: 'f.png',
+        mime_type: 'image/png',
+        original_name: 'o.png',
+        size_bytes: '10',
+        created_at: 1700000000,
+      }),
+    ).toEqual({
       id: 7,
       url: 'u',
       filename: 'f.png',
@@ -200,7 +217,13 @@ describe('decodeImage', () => {
 
 describe('decodeListBody', () => {
   it('reads data, meta and links', () => {
-    expect(decodeListBody({ data: [1], meta: { current_page: '2', last_page: 3, per_page: 7 }, links: { next: '/x?page=3' } })).toEqual({
+    expect(
+      decodeListBody({
+        data: [1],
+        meta: { current_page: '2', last_page: 3, per_page: 7 },
+        links: { next: '/x?page=3' },
+      }),
+    ).toEqual({
       data: [1],
       currentPage: 2,
       lastPage: 3,
@@ -208,11 +231,15 @@ describe('decodeListBody', () => {
       next: '/x?page=3',
     });
   });
-  it('reads links.next null as "no more"', () => expect(decodeListBody({ data: [], links: { next: null } }).next).toBeNull());
-  it('leaves next undefined when links do not say', () => expect('next' in decodeListBody({ data: [], links: {} })).toBe(false));
+  it('reads links.next null as "no more"', () =>
+    expect(decodeListBody({ data: [], links: { next: null } }).next).toBeNull());
+  it('leaves next undefined when links do not say', () =>
+    expect('next' in decodeListBody({ data: [], links: {} })).toBe(false));
   it('takes a bare array', () => expect(decodeListBody([1, 2])).toEqual({ data: [1, 2] }));
-  it('takes data wrapped twice', () => expect(decodeListBody({ data: { data: [1], meta: { last_page: 1 } } }).data).toEqual([1]));
-  it('takes top-level paging fields', () => expect(decodeListBody({ data: [], current_page: 1, last_page: 4 }).lastPage).toBe(4));
+  it('takes data wrapped twice', () =>
+    expect(decodeListBody({ data: { data: [1], meta: { last_page: 1 } } }).data).toEqual([1]));
+  it('takes top-level paging fields', () =>
+    expect(decodeListBody({ data: [], current_page: 1, last_page: 4 }).lastPage).toBe(4));
   it.each([
     ['an object without data', { items: [] }],
     ['data that is not an array', { data: { id: 1 } }],
@@ -236,10 +263,17 @@ describe('answers of archive, bulk-remove, image delete', () => {
   });
   it('refuses an archive answer that says nothing', () => expect(() => decodeArchive({ ok: 1 })).toThrow(DecodeError));
   it('reads bulk-remove counts, numeric strings too', () => {
-    expect(decodeBulkRemove({ success: true, processed: '3', removed: 2, not_found: 1 })).toEqual({ success: true, processed: 3, removed: 2, notFound: 1 });
+    expect(decodeBulkRemove({ success: true, processed: '3', removed: 2, not_found: 1 })).toEqual({
+      success: true,
+      processed: 3,
+      removed: 2,
+      notFound: 1,
+    });
   });
-  it('refuses a bulk-remove answer that is not an object', () => expect(() => decodeBulkRemove([])).toThrow(DecodeError));
-  it('reads an image delete', () => expect(decodeImageDelete({ success: true, deleted_id: '4' })).toEqual({ success: true, deletedId: 4 }));
+  it('refuses a bulk-remove answer that is not an object', () =>
+    expect(() => decodeBulkRemove([])).toThrow(DecodeError));
+  it('reads an image delete', () =>
+    expect(decodeImageDelete({ success: true, deleted_id: '4' })).toEqual({ success: true, deletedId: 4 }));
 });
 
 describe('decodeBulkUpdate', () => {
@@ -274,7 +308,10 @@ describe('decodeBulkUpdate', () => {
   });
   it('reads offers echoed under data as successes carrying the offer', () => {
     const r = decodeBulkUpdate({ data: [{ id: 3, external_id: 'a', status: 'listed', price: '100' }] });
-    expect(r.outcomes?.get('a')).toEqual({ ok: true, offer: { id: 3, externalId: 'a', status: 'listed', fields: { price: 100 } } });
+    expect(r.outcomes?.get('a')).toEqual({
+      ok: true,
+      offer: { id: 3, externalId: 'a', status: 'listed', fields: { price: 100 } },
+    });
   });
   it('reads errors objects as failures', () => {
     const r = decodeBulkUpdate({ offers: [{ external_id: 'a', errors: { price: ['must be positive'] } }] });

@@ -59,7 +59,9 @@ describe('routes a marketplace may not serve (DESIGN.md decision 11)', () => {
   it('PATCH /accounts/{id} disabled: 405', async () => {
     const created = await client.accounts.create(accountBody(ext('acc')));
     sandbox.setFaults({ disabled: ['accounts.update'] });
-    await expect(client.accounts.update({ id: created.id }, { price: 1 })).rejects.toBeInstanceOf(MethodNotAllowedError);
+    await expect(client.accounts.update({ id: created.id }, { price: 1 })).rejects.toBeInstanceOf(
+      MethodNotAllowedError,
+    );
   });
 
   it('bulk-remove disabled: 404', async () => {
@@ -70,13 +72,17 @@ describe('routes a marketplace may not serve (DESIGN.md decision 11)', () => {
   it('bulk-update disabled: 404', async () => {
     const t = await client.topUps.create(topUpBody(ext('tu')));
     sandbox.setFaults({ disabled: ['topUps.bulkUpdate'] });
-    await expect(client.topUps.bulkUpdate([{ id: t.id, external_id: t.externalId, price: 1 }])).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.topUps.bulkUpdate([{ id: t.id, external_id: t.externalId, price: 1 }])).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 });
 
 describe('limits and lifecycle', () => {
   it('an oversize body: 413', async () => {
-    await expect(client.accounts.create(accountBody(ext('acc'), { description: 'x'.repeat(10_000) }))).rejects.toBeInstanceOf(PayloadTooLargeError);
+    await expect(
+      client.accounts.create(accountBody(ext('acc'), { description: 'x'.repeat(10_000) })),
+    ).rejects.toBeInstanceOf(PayloadTooLargeError);
   });
 
   it('a sale made on the marketplace reads as status sold with sold_at', async () => {

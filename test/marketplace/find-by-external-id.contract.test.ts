@@ -4,7 +4,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, ext, itemBody, routesMatching, type Sandbox, SANDBOX_KEY, sandboxAndClient } from './support/contract.ts';
+import {
+  accountBody,
+  ext,
+  itemBody,
+  routesMatching,
+  type Sandbox,
+  SANDBOX_KEY,
+  sandboxAndClient,
+} from './support/contract.ts';
 
 let sandbox: Sandbox;
 let client: MarketplaceClient;
@@ -42,7 +50,10 @@ describe('findByExternalId', () => {
     expect(found).toMatchObject({ id: created.id, externalId: digits });
     expect(routesMatching(sandbox, getOneAccount)).toEqual([]);
     await expect(smallPages.accounts.get({ externalId: digits })).resolves.toMatchObject({ id: created.id });
-    await expect(smallPages.accounts.update({ externalId: digits }, { price: 777 })).resolves.toMatchObject({ id: created.id, fields: { price: 777 } });
+    await expect(smallPages.accounts.update({ externalId: digits }, { price: 777 })).resolves.toMatchObject({
+      id: created.id,
+      fields: { price: 777 },
+    });
     // The update reached the right offer by its id; the decoy (whose id is those digits) is untouched.
     expect(routesMatching(sandbox, getOneAccount)).toEqual([]);
     expect(routesMatching(sandbox, /^PATCH /)).toEqual(['PATCH /api/v1/accounts/{identifier}']);

@@ -70,7 +70,16 @@ describe('errorFromResponse', () => {
   });
 
   it('keeps a 422 message and its per-field detail', () => {
-    const err = errorFromResponse(POST, 422, {}, json({ message: 'The title field is required.', errors: { title: ['The title field is required.'], price: 'bad' } }), NOW);
+    const err = errorFromResponse(
+      POST,
+      422,
+      {},
+      json({
+        message: 'The title field is required.',
+        errors: { title: ['The title field is required.'], price: 'bad' },
+      }),
+      NOW,
+    );
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).errors).toEqual({ title: ['The title field is required.'], price: ['bad'] });
     expect(err.message).toContain('fields: title, price');
@@ -97,10 +106,24 @@ describe('errorFromException', () => {
     ['headers timeout', code('UND_ERR_HEADERS_TIMEOUT'), { timedOut: false, aborted: false }, TimeoutError, true, true],
     ['the caller aborted', new Error('aborted'), { timedOut: false, aborted: true }, AbortedError, false, true],
     ['connection refused', code('ECONNREFUSED'), { timedOut: false, aborted: false }, NetworkError, true, false],
-    ['connect timeout', code('UND_ERR_CONNECT_TIMEOUT'), { timedOut: false, aborted: false }, NetworkError, true, false],
+    [
+      'connect timeout',
+      code('UND_ERR_CONNECT_TIMEOUT'),
+      { timedOut: false, aborted: false },
+      NetworkError,
+      true,
+      false,
+    ],
     ['socket closed', code('UND_ERR_SOCKET'), { timedOut: false, aborted: false }, NetworkError, true, true],
     ['reset', code('ECONNRESET'), { timedOut: false, aborted: false }, NetworkError, true, true],
-    ['untrusted certificate', code('SELF_SIGNED_CERT_IN_CHAIN'), { timedOut: false, aborted: false }, NetworkError, false, false],
+    [
+      'untrusted certificate',
+      code('SELF_SIGNED_CERT_IN_CHAIN'),
+      { timedOut: false, aborted: false },
+      NetworkError,
+      false,
+      false,
+    ],
   ])('%s', (_name, err, abort, type, retryable, unknownOnWrite) => {
     const onWrite = errorFromException(POST, err, abort, 1000);
     expect(onWrite).toBeInstanceOf(type);
@@ -110,7 +133,9 @@ describe('errorFromException', () => {
   });
 
   it('finds the code on a cause', () => {
-    const err = Object.assign(new Error('fetch failed'), { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) });
+    const err = Object.assign(new Error('fetch failed'), {
+      cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
+    });
     expect(errorFromException(POST, err, { timedOut: false, aborted: false }, 1000).outcomeUnknown).toBe(false);
   });
 });

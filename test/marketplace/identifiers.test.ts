@@ -1,6 +1,11 @@
 // Paths and DESIGN.md decision 1: an all-digit external_id never goes into a path.
 import { describe, expect, it } from 'vitest';
-import { imagePath, isPathSafeExternalId, offerPathByExternalId, offerPathById } from '../../src/marketplace/identifiers.ts';
+import {
+  imagePath,
+  isPathSafeExternalId,
+  offerPathByExternalId,
+  offerPathById,
+} from '../../src/marketplace/identifiers.ts';
 
 describe('isPathSafeExternalId', () => {
   it.each([

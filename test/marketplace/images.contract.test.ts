@@ -44,7 +44,9 @@ describe('images', () => {
     const wrong = createMarketplaceClient({ baseUrl: sandbox.url, apiKey: 'wrong-key-789' });
     try {
       await expect(wrong.images.list()).rejects.toBeInstanceOf(UnauthenticatedError);
-      await expect(wrong.images.upload({ data: PNG, filename: 'a.png', mimeType: 'image/png' })).rejects.toBeInstanceOf(UnauthenticatedError);
+      await expect(wrong.images.upload({ data: PNG, filename: 'a.png', mimeType: 'image/png' })).rejects.toBeInstanceOf(
+        UnauthenticatedError,
+      );
     } finally {
       await wrong.close();
     }

@@ -24,7 +24,11 @@ describe.each(kinds)('%s', (_name, resourceOf, body, path) => {
     const r = resourceOf(client);
     const e = ext(path);
     const created = await r.create(body(e));
-    expect(created).toMatchObject({ externalId: e, status: 'listed', fields: { price: (body(e) as { price: number }).price, stock: (body(e) as { stock: number }).stock } });
+    expect(created).toMatchObject({
+      externalId: e,
+      status: 'listed',
+      fields: { price: (body(e) as { price: number }).price, stock: (body(e) as { stock: number }).stock },
+    });
     await expect(r.get({ id: created.id })).resolves.toMatchObject({ id: created.id, externalId: e });
     await expect(r.get({ externalId: e })).resolves.toMatchObject({ id: created.id });
     const updated = await r.update({ id: created.id }, { price: 1234, stock: 2 });
@@ -51,7 +55,9 @@ describe.each(kinds)('%s', (_name, resourceOf, body, path) => {
   });
 
   it('422 for a body without its required fields', async () => {
-    await expect(resourceOf(client).create({ title: 'no external_id, no price' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(resourceOf(client).create({ title: 'no external_id, no price' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
   });
 
   it('401 with a wrong key', async () => {

@@ -1,6 +1,10 @@
 // Options refused at construction, with the option's name and what was expected.
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, MarketplaceClientOptionsError, resolveOptions } from '../../src/marketplace/marketplace-client-options.ts';
+import {
+  isLoopbackHost,
+  MarketplaceClientOptionsError,
+  resolveOptions,
+} from '../../src/marketplace/marketplace-client-options.ts';
 
 const base = { baseUrl: 'https://market.example', apiKey: 'k-123456' };
 
@@ -8,7 +12,14 @@ describe('resolveOptions', () => {
   it('fills the defaults', () => {
     const r = resolveOptions(base);
     expect(r).toMatchObject({ origin: 'https://market.example', prefix: '/api/v1', timeoutMs: 30_000, connections: 8 });
-    expect(r.list).toEqual({ sortParam: 'sort', perPageParam: 'per_page', pageParam: 'page', filterParam: 'filter[external_id]', perPage: 100, maxPages: 10_000 });
+    expect(r.list).toEqual({
+      sortParam: 'sort',
+      perPageParam: 'per_page',
+      pageParam: 'page',
+      filterParam: 'filter[external_id]',
+      perPage: 100,
+      maxPages: 10_000,
+    });
     expect(r.userAgent).toMatch(/^offersync\/\d+\.\d+\.\d+/);
   });
 
@@ -40,7 +51,13 @@ describe('resolveOptions', () => {
     }
   });
 
-  it.each(['http://127.0.0.1:8080', 'http://127.3.4.5', 'http://[::1]:9000', 'http://localhost:1', 'https://anything.example'])('allows %s', (baseUrl) => {
+  it.each([
+    'http://127.0.0.1:8080',
+    'http://127.3.4.5',
+    'http://[::1]:9000',
+    'http://localhost:1',
+    'https://anything.example',
+  ])('allows %s', (baseUrl) => {
     expect(() => resolveOptions({ ...base, baseUrl })).not.toThrow();
   });
 

@@ -3,7 +3,17 @@
 // only numeric ids, game given as an object; one at a time, then all together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
-import { accountBody, collect, ext, itemBody, PNG, type Sandbox, type SandboxOptions, sandboxAndClient, topUpBody } from './support/contract.ts';
+import {
+  accountBody,
+  collect,
+  ext,
+  itemBody,
+  PNG,
+  type Sandbox,
+  type SandboxOptions,
+  sandboxAndClient,
+  topUpBody,
+} from './support/contract.ts';
 
 type Representation = NonNullable<SandboxOptions['representation']>;
 
@@ -15,7 +25,17 @@ const SWITCHES: readonly [string, Representation][] = [
   ['createStatus201', { createStatus201: true }],
   ['numericIdPathsOnly', { numericIdPathsOnly: true }],
   ['gameAsObject', { gameAsObject: true }],
-  ['every switch at once', { wrapSingle: true, epochTimestamps: true, integersAsStrings: true, createStatus201: true, numericIdPathsOnly: true, gameAsObject: true }],
+  [
+    'every switch at once',
+    {
+      wrapSingle: true,
+      epochTimestamps: true,
+      integersAsStrings: true,
+      createStatus201: true,
+      numericIdPathsOnly: true,
+      gameAsObject: true,
+    },
+  ],
 ];
 
 const DAY = 86_400_000;
@@ -41,11 +61,18 @@ describe.each(SWITCHES)('decoding under %s', (_name, representation) => {
     const e = ext('acc');
     const created = await client.accounts.create(accountBody(e));
     // The account response of section 2.3 carries no game: only what it echoes is checked.
-    expect(created).toMatchObject({ externalId: e, status: 'listed', fields: { price: 1999, level: 30, title: `Account ${e}` } });
+    expect(created).toMatchObject({
+      externalId: e,
+      status: 'listed',
+      fields: { price: 1999, level: 30, title: `Account ${e}` },
+    });
     expect(Number.isSafeInteger(created.id)).toBe(true);
     expectTimestamps(created);
     await expect(client.accounts.get({ id: created.id })).resolves.toEqual(created);
-    await expect(client.accounts.findByExternalId(e)).resolves.toMatchObject({ id: created.id, fields: created.fields });
+    await expect(client.accounts.findByExternalId(e)).resolves.toMatchObject({
+      id: created.id,
+      fields: created.fields,
+    });
     const updated = await client.accounts.update({ id: created.id }, { price: 2999 });
     expect(updated.fields.price).toBe(2999);
     const listed = (await collect(client.accounts.list({ sort: 'id', perPage: 3 }))).find((o) => o.id === created.id);
@@ -54,13 +81,19 @@ describe.each(SWITCHES)('decoding under %s', (_name, representation) => {
     const digits = String(900000 + created.id);
     const numeric = await client.accounts.create(accountBody(digits));
     await expect(client.accounts.findByExternalId(digits)).resolves.toMatchObject({ id: numeric.id });
-    await expect(client.accounts.bulkRemove({ externalIds: [digits] })).resolves.toMatchObject({ success: true, removed: 1 });
+    await expect(client.accounts.bulkRemove({ externalIds: [digits] })).resolves.toMatchObject({
+      success: true,
+      removed: 1,
+    });
   });
 
   it('items decode the same', async () => {
     const e = ext('item');
     const created = await client.items.create(itemBody(e));
-    expect(created).toMatchObject({ externalId: e, fields: { price: 250, stock: 5, type: 'skin', game: 'lol', server: 'euw' } });
+    expect(created).toMatchObject({
+      externalId: e,
+      fields: { price: 250, stock: 5, type: 'skin', game: 'lol', server: 'euw' },
+    });
     expectTimestamps(created);
     await expect(client.items.get({ externalId: e })).resolves.toMatchObject({ id: created.id });
     await expect(client.items.update({ externalId: e }, { stock: 9 })).resolves.toMatchObject({ fields: { stock: 9 } });
@@ -69,7 +102,11 @@ describe.each(SWITCHES)('decoding under %s', (_name, representation) => {
   it('top-ups decode the same, bulk-update included', async () => {
     const e = ext('tu');
     const created = await client.topUps.create(topUpBody(e));
-    expect(created).toMatchObject({ externalId: e, status: 'listed', fields: { price: 999, stock: 10, offer_amount: 1380, game: 'lol', active: true } });
+    expect(created).toMatchObject({
+      externalId: e,
+      status: 'listed',
+      fields: { price: 999, stock: 10, offer_amount: 1380, game: 'lol', active: true },
+    });
     expectTimestamps(created);
     await expect(client.topUps.findByExternalId(e)).resolves.toMatchObject({ id: created.id });
     await client.topUps.bulkUpdate([{ id: created.id, external_id: e, price: 555 }]);

@@ -35,7 +35,9 @@ describe('parseRateLimitReset', () => {
 });
 
 describe('retryAfterMs', () => {
-  it('prefers Retry-After', () => expect(retryAfterMs({ 'retry-after': '1', 'x-ratelimit-reset': '9' }, NOW)).toBe(1000));
-  it('falls back to X-RateLimit-Reset', () => expect(retryAfterMs({ 'retry-after': 'junk', 'x-ratelimit-reset': '9' }, NOW)).toBe(9000));
+  it('prefers Retry-After', () =>
+    expect(retryAfterMs({ 'retry-after': '1', 'x-ratelimit-reset': '9' }, NOW)).toBe(1000));
+  it('falls back to X-RateLimit-Reset', () =>
+    expect(retryAfterMs({ 'retry-after': 'junk', 'x-ratelimit-reset': '9' }, NOW)).toBe(9000));
   it('is undefined without either', () => expect(retryAfterMs({}, NOW)).toBeUndefined());
 });

@@ -1,7 +1,16 @@
 // Contract: every request goes through the scheduler hook, creates marked not idempotent, nothing else.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MarketplaceClient, RequestMeta, RequestScheduler } from '../../src/marketplace/marketplace-client.ts';
-import { accountBody, collect, ext, itemBody, PNG, type Sandbox, sandboxAndClient, topUpBody } from './support/contract.ts';
+import {
+  accountBody,
+  collect,
+  ext,
+  itemBody,
+  PNG,
+  type Sandbox,
+  sandboxAndClient,
+  topUpBody,
+} from './support/contract.ts';
 
 let sandbox: Sandbox;
 let client: MarketplaceClient;

@@ -1,7 +1,13 @@
 // The transport and the decoders through a real socket, for answers a correct sandbox never gives:
 // an HTML page with 200, cut-off JSON, stalls, dropped connections, X-RateLimit-Reset, endless lists.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BadResponseError, NetworkError, PaginationError, RateLimitedError, TimeoutError } from '../../src/marketplace/errors.ts';
+import {
+  BadResponseError,
+  NetworkError,
+  PaginationError,
+  RateLimitedError,
+  TimeoutError,
+} from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { json, startStub, type StubServer } from './support/stub-server.ts';
@@ -64,7 +70,13 @@ describe('a 2xx that is not what was asked for', () => {
     });
     const err = await client.accounts.create({ external_id: 'e-1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadResponseError);
-    expect(err).toMatchObject({ status: 200, method: 'POST', path: '/api/v1/accounts', outcomeUnknown: true, retryable: false });
+    expect(err).toMatchObject({
+      status: 200,
+      method: 'POST',
+      path: '/api/v1/accounts',
+      outcomeUnknown: true,
+      retryable: false,
+    });
     if (body !== '') expect((err as BadResponseError).bodySnippet).toBe(body.slice(0, 200));
   });
 
@@ -113,7 +125,14 @@ describe('transport failures', () => {
   });
 
   it('reads X-RateLimit-Reset when there is no Retry-After', async () => {
-    stub.handle((_req, res) => json(res, 429, { message: 'Too Many Attempts.' }, { 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 20) }));
+    stub.handle((_req, res) =>
+      json(
+        res,
+        429,
+        { message: 'Too Many Attempts.' },
+        { 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 20) },
+      ),
+    );
     const err = await client.items.get({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitedError);
     expect((err as RateLimitedError).retryAfterMs).toBeGreaterThan(18_000);
@@ -145,7 +164,10 @@ describe('pagination guards', () => {
   it('keeps an absolute links.next on its own origin', async () => {
     stub.handle((req, res) => {
       const page = Number(new URL(req.url!, 'http://x').searchParams.get('page') ?? '1');
-      json(res, 200, { data: [offer(page)], links: { next: page < 2 ? `https://evil.example/api/v1/items?page=2` : null } });
+      json(res, 200, {
+        data: [offer(page)],
+        links: { next: page < 2 ? `https://evil.example/api/v1/items?page=2` : null },
+      });
     });
     expect((await all(client.items.list())).map((o) => o.id)).toEqual([1, 2]);
     expect(stub.seen).toHaveLength(2);
@@ -157,7 +179,9 @@ describe('pagination guards', () => {
   });
 
   it('stops with an error when links.next points at the same page', async () => {
-    stub.handle((_req, res) => json(res, 200, { data: [offer(1)], links: { next: '/api/v1/items?page=1&sort=id&per_page=100' } }));
+    stub.handle((_req, res) =>
+      json(res, 200, { data: [offer(1)], links: { next: '/api/v1/items?page=1&sort=id&per_page=100' } }),
+    );
     await expect(all(client.items.list({ sort: 'id' }))).rejects.toBeInstanceOf(PaginationError);
     expect(stub.seen.length).toBeLessThanOrEqual(2);
   });
@@ -206,7 +230,14 @@ describe('pagination guards', () => {
 
 describe('bulk-update outcomes through the wire', () => {
   it('reads per-offer results', async () => {
-    stub.handle((_req, res) => json(res, 200, { results: [{ external_id: 'a', success: true }, { external_id: 'b', success: false, error: 'no' }] }));
+    stub.handle((_req, res) =>
+      json(res, 200, {
+        results: [
+          { external_id: 'a', success: true },
+          { external_id: 'b', success: false, error: 'no' },
+        ],
+      }),
+    );
     const r = await client.topUps.bulkUpdate([{ external_id: 'a' }, { external_id: 'b' }]);
     expect(r.outcomes?.get('b')).toEqual({ ok: false, message: 'no' });
   });

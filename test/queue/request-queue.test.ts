@@ -15,7 +15,8 @@ class FakeApiError extends Error {
   }
 }
 const serverError = (n = 0) => new FakeApiError(`500 #${n}`, { retryable: true, outcomeUnknown: true });
-const tooMany = (retryAfterMs?: number) => new FakeApiError('429', { retryable: true, outcomeUnknown: false, rateLimited: true, retryAfterMs });
+const tooMany = (retryAfterMs?: number) =>
+  new FakeApiError('429', { retryable: true, outcomeUnknown: false, rateLimited: true, retryAfterMs });
 const refused = () => new FakeApiError('422', { retryable: false, outcomeUnknown: false });
 
 const get = (path = '/x', priority?: number): RequestMeta => ({ method: 'GET', path, idempotent: true, priority });
@@ -61,13 +62,19 @@ describe('RequestQueue options', () => {
     [{ ratePerSec: '5' as unknown as number }, /"ratePerSec": .*received "5"/],
     [{ ratePerSec: 5, burst: 0 }, /"burst": expected an integer >= 1, received 0/],
     [{ ratePerSec: 5, burst: 1.5 }, /"burst"/],
-    [{ ratePerSec: 5, burst: 2, startTokens: 3 }, /"startTokens": expected a finite number from 0 to burst \(2\), received 3/],
+    [
+      { ratePerSec: 5, burst: 2, startTokens: 3 },
+      /"startTokens": expected a finite number from 0 to burst \(2\), received 3/,
+    ],
     [{ ratePerSec: 5, concurrency: 0 }, /"concurrency": expected an integer >= 1, received 0/],
     [{ ratePerSec: 5, maxAttempts: 0 }, /"maxAttempts"/],
     [{ ratePerSec: 5, backoff: { baseMs: -1 } }, /"backoff.baseMs"/],
     [{ ratePerSec: 5, backoff: { maxMs: Number.POSITIVE_INFINITY } }, /"backoff.maxMs"/],
     [{ ratePerSec: 5, rateLimitFallbackMs: -5 }, /"rateLimitFallbackMs"/],
-    [{ ratePerSec: 5, minRatePerSec: 6 }, /"minRatePerSec": expected a finite number > 0 and <= ratePerSec \(5\), received 6/],
+    [
+      { ratePerSec: 5, minRatePerSec: 6 },
+      /"minRatePerSec": expected a finite number > 0 and <= ratePerSec \(5\), received 6/,
+    ],
     [{ ratePerSec: 5, random: 3 as unknown as () => number }, /"random": expected a function, received 3/],
   ] as const)('refuses %o', (opts, message) => {
     expect(() => new RequestQueue(opts as RequestQueueOptions)).toThrow(message);
@@ -75,7 +82,14 @@ describe('RequestQueue options', () => {
 
   it('merges defaults', () => {
     const q = new RequestQueue({ ratePerSec: 2.5 });
-    expect(q.options).toMatchObject({ ratePerSec: 2.5, burst: 3, concurrency: 8, maxAttempts: 6, backoff: { baseMs: 250, maxMs: 30_000 }, rateLimitFallbackMs: 1000 });
+    expect(q.options).toMatchObject({
+      ratePerSec: 2.5,
+      burst: 3,
+      concurrency: 8,
+      maxAttempts: 6,
+      backoff: { baseMs: 250, maxMs: 30_000 },
+      rateLimitFallbackMs: 1000,
+    });
     expect(Object.isFrozen(q.options)).toBe(true);
   });
 });
@@ -84,7 +98,15 @@ describe('RequestQueue', () => {
   it('sends a request and returns its value', async () => {
     const { q } = setup();
     await expect(q.schedule(get(), async () => 42)).resolves.toBe(42);
-    expect(q.stats()).toMatchObject({ size: 0, pending: 0, requests: 1, retries: 0, failures: 0, isPaused: false, pausedUntil: null });
+    expect(q.stats()).toMatchObject({
+      size: 0,
+      pending: 0,
+      requests: 1,
+      retries: 0,
+      failures: 0,
+      isPaused: false,
+      pausedUntil: null,
+    });
   });
 
   it('runs higher priority first, FIFO within a priority', async () => {
@@ -112,7 +134,9 @@ describe('RequestQueue', () => {
   it('paces at the configured rate after a full first burst', async () => {
     const { q, clock, t0 } = setup({ ratePerSec: 10, burst: 3 });
     const at: number[] = [];
-    const all = Promise.all(Array.from({ length: 8 }, () => q.schedule(get(), async () => void at.push(clock.now() - t0))));
+    const all = Promise.all(
+      Array.from({ length: 8 }, () => q.schedule(get(), async () => void at.push(clock.now() - t0))),
+    );
     await drive(clock, all);
     expect(at).toEqual([0, 0, 0, 100, 200, 300, 400, 500]);
   });
@@ -120,7 +144,9 @@ describe('RequestQueue', () => {
   it('starts with only `startTokens` when the marketplace may still be drained by a run just ended', async () => {
     const { q, clock, t0 } = setup({ ratePerSec: 10, burst: 3, startTokens: 1 });
     const at: number[] = [];
-    const all = Promise.all(Array.from({ length: 4 }, () => q.schedule(get(), async () => void at.push(clock.now() - t0))));
+    const all = Promise.all(
+      Array.from({ length: 4 }, () => q.schedule(get(), async () => void at.push(clock.now() - t0))),
+    );
     await drive(clock, all);
     expect(at).toEqual([0, 100, 200, 300]);
   });
@@ -148,14 +174,18 @@ describe('RequestQueue', () => {
     await expect(drive(clock, q.schedule(get(), s.send))).resolves.toBe('ok');
     // random 0.5: half of 250, 500, 1000
     expect(s.at.map((t) => t - t0)).toEqual([0, 125, 375, 875]);
-    expect(events.filter((e) => e.type === 'retry').map((e) => (e.type === 'retry' ? e.delayMs : -1))).toEqual([125, 250, 500]);
+    expect(events.filter((e) => e.type === 'retry').map((e) => (e.type === 'retry' ? e.delayMs : -1))).toEqual([
+      125, 250, 500,
+    ]);
     expect(q.stats()).toMatchObject({ requests: 4, retries: 3, failures: 0 });
   });
 
   it('retries an idempotent PATCH whose outcome is unknown', async () => {
     const { q, clock } = setup();
     const s = scripted(clock, [serverError()], 'ok');
-    await expect(drive(clock, q.schedule({ method: 'PATCH', path: '/items/1', idempotent: true }, s.send))).resolves.toBe('ok');
+    await expect(
+      drive(clock, q.schedule({ method: 'PATCH', path: '/items/1', idempotent: true }, s.send)),
+    ).resolves.toBe('ok');
     expect(s.at).toHaveLength(2);
   });
 
@@ -166,12 +196,20 @@ describe('RequestQueue', () => {
     await expect(drive(clock, q.schedule(create(), s.send))).rejects.toBe(err);
     expect(s.at).toHaveLength(1);
     expect(q.stats()).toMatchObject({ requests: 1, retries: 0, failures: 1 });
-    expect(events.at(-1)).toMatchObject({ type: 'failed', attempts: 1, reason: 'outcome unknown on a non-idempotent request' });
+    expect(events.at(-1)).toMatchObject({
+      type: 'failed',
+      attempts: 1,
+      reason: 'outcome unknown on a non-idempotent request',
+    });
   });
 
   it('retries a create that never left (connection refused)', async () => {
     const { q, clock } = setup();
-    const s = scripted(clock, [new FakeApiError('ECONNREFUSED', { retryable: true, outcomeUnknown: false })], 'created');
+    const s = scripted(
+      clock,
+      [new FakeApiError('ECONNREFUSED', { retryable: true, outcomeUnknown: false })],
+      'created',
+    );
     await expect(drive(clock, q.schedule(create(), s.send))).resolves.toBe('created');
     expect(s.at).toHaveLength(2);
   });
@@ -200,7 +238,11 @@ describe('RequestQueue', () => {
 
   it('waits at least a Retry-After given with a 503', async () => {
     const { q, clock, t0 } = setup();
-    const s = scripted(clock, [new FakeApiError('503', { retryable: true, outcomeUnknown: false, retryAfterMs: 5000 })], 'ok');
+    const s = scripted(
+      clock,
+      [new FakeApiError('503', { retryable: true, outcomeUnknown: false, retryAfterMs: 5000 })],
+      'ok',
+    );
     await drive(clock, q.schedule(get(), s.send));
     expect(s.at.map((t) => t - t0)).toEqual([0, 5000]);
     expect(q.stats().isPaused).toBe(false); // a 503 delays its own request, it does not pause the queue
@@ -250,7 +292,9 @@ describe('RequestQueue', () => {
     gate.resolve();
     await flush();
     expect(q.stats()).toMatchObject({ rateLimited: 4, currentRate: 40, isPaused: true });
-    expect(events.filter((e) => e.type === 'rate-limited').map((e) => e.type === 'rate-limited' && e.firstOfEpisode)).toEqual([true, false, false, false]);
+    expect(
+      events.filter((e) => e.type === 'rate-limited').map((e) => e.type === 'rate-limited' && e.firstOfEpisode),
+    ).toEqual([true, false, false, false]);
     await drive(clock, all);
     expect(q.stats()).toMatchObject({ requests: 8, retries: 4, failures: 0 });
   });
@@ -275,7 +319,10 @@ describe('RequestQueue', () => {
     const gate = deferred<string>();
     const onWire = q.schedule(get('/first'), () => gate.promise);
     const sent: string[] = [];
-    const waiting = [q.schedule(get('/a'), async () => void sent.push('a')), q.schedule(get('/b'), async () => void sent.push('b'))];
+    const waiting = [
+      q.schedule(get('/a'), async () => void sent.push('a')),
+      q.schedule(get('/b'), async () => void sent.push('b')),
+    ];
     await flush();
     q.clear();
     gate.resolve('first');

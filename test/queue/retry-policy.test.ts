@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/queue/retry-policy.ts';
 
 /** The flags the client's errors carry (src/marketplace/errors.ts), without depending on its classes. */
-function apiError(flags: { retryable: boolean; outcomeUnknown: boolean; rateLimited?: boolean; retryAfterMs?: number }): Error {
+function apiError(flags: {
+  retryable: boolean;
+  outcomeUnknown: boolean;
+  rateLimited?: boolean;
+  retryAfterMs?: number;
+}): Error {
   return Object.assign(new Error('x'), flags);
 }
 
@@ -13,12 +18,30 @@ describe('classify', () => {
   it.each([
     // name, error, meta, retry, rateLimited
     ['429 on a GET', apiError({ retryable: true, outcomeUnknown: false, rateLimited: true }), idem, true, true],
-    ['429 on a create (it did not happen)', apiError({ retryable: true, outcomeUnknown: false, rateLimited: true }), create, true, true],
+    [
+      '429 on a create (it did not happen)',
+      apiError({ retryable: true, outcomeUnknown: false, rateLimited: true }),
+      create,
+      true,
+      true,
+    ],
     ['5xx on a GET', apiError({ retryable: true, outcomeUnknown: false }), idem, true, false],
-    ['5xx on a PATCH (idempotent, outcome unknown)', apiError({ retryable: true, outcomeUnknown: true }), idem, true, false],
+    [
+      '5xx on a PATCH (idempotent, outcome unknown)',
+      apiError({ retryable: true, outcomeUnknown: true }),
+      idem,
+      true,
+      false,
+    ],
     ['5xx on a create (outcome unknown)', apiError({ retryable: true, outcomeUnknown: true }), create, false, false],
     ['timeout on a create', apiError({ retryable: true, outcomeUnknown: true }), create, false, false],
-    ['connect refused on a create (never sent)', apiError({ retryable: true, outcomeUnknown: false }), create, true, false],
+    [
+      'connect refused on a create (never sent)',
+      apiError({ retryable: true, outcomeUnknown: false }),
+      create,
+      true,
+      false,
+    ],
     ['408 on a create', apiError({ retryable: true, outcomeUnknown: false }), create, true, false],
     ['422', apiError({ retryable: false, outcomeUnknown: false }), idem, false, false],
     ['404', apiError({ retryable: false, outcomeUnknown: false }), idem, false, false],
@@ -43,7 +66,10 @@ describe('classify', () => {
     [Number.POSITIVE_INFINITY, undefined],
     [undefined, undefined],
   ])('retryAfterMs %s -> %s', (hint, want) => {
-    const d = classify(Object.assign(new Error('x'), { retryable: true, outcomeUnknown: false, rateLimited: true, retryAfterMs: hint }), idem);
+    const d = classify(
+      Object.assign(new Error('x'), { retryable: true, outcomeUnknown: false, rateLimited: true, retryAfterMs: hint }),
+      idem,
+    );
     expect(d.retryAfterMs).toBe(want);
   });
 });

@@ -14,10 +14,38 @@ describe('TokenBucket', () => {
 
   it.each([
     // rate, capacity, steps [msSinceStart, expected take result]
-    [2, 1, [[0, 0], [0, 500], [499, 1], [500, 0], [1000, 0], [1000, 500]]],
+    [
+      2,
+      1,
+      [
+        [0, 0],
+        [0, 500],
+        [499, 1],
+        [500, 0],
+        [1000, 0],
+        [1000, 500],
+      ],
+    ],
     [50, 50, [[0, 0]]],
-    [0.5, 1, [[0, 0], [0, 2000], [1999, 1], [2000, 0]]],
-    [1000, 1, [[0, 0], [0, 1], [1, 0]]],
+    [
+      0.5,
+      1,
+      [
+        [0, 0],
+        [0, 2000],
+        [1999, 1],
+        [2000, 0],
+      ],
+    ],
+    [
+      1000,
+      1,
+      [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+      ],
+    ],
   ] as const)('rate %f/s, capacity %i', (rate, capacity, steps) => {
     const b = new TokenBucket({ ratePerSec: rate, capacity, now: T0 });
     for (const [at, want] of steps) expect(b.take(T0 + at)).toBe(want);

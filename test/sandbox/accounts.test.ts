@@ -5,9 +5,31 @@ const { sb, api } = useSandbox();
 beforeEach(() => sb().reset());
 
 const RESPONSE_FIELDS = [
-  'id', 'external_id', 'platform_account_id', 'title', 'price', 'status', 'created_at', 'updated_at', 'sold_at', 'description',
-  'current_rank', 'current_division', 'current_lp', 'flex_rank', 'flex_division', 'flex_lp', 'level', 'blue_essence',
-  'game_points', 'winrate_percent', 'champion_count', 'skin_count', 'image_ids', 'image_urls', 'game_data',
+  'id',
+  'external_id',
+  'platform_account_id',
+  'title',
+  'price',
+  'status',
+  'created_at',
+  'updated_at',
+  'sold_at',
+  'description',
+  'current_rank',
+  'current_division',
+  'current_lp',
+  'flex_rank',
+  'flex_division',
+  'flex_lp',
+  'level',
+  'blue_essence',
+  'game_points',
+  'winrate_percent',
+  'champion_count',
+  'skin_count',
+  'image_ids',
+  'image_urls',
+  'game_data',
 ];
 
 describe('accounts', () => {
@@ -23,10 +45,22 @@ describe('accounts', () => {
   });
 
   it('creates with 200 and echoes exactly the response fields of 2.3, never credentials', async () => {
-    const r = await api('POST', '/api/v1/accounts', account(1, { credentials: { login: 'l', password: 'p' }, login: 'top', ign: 'Faker', description: 'd' }));
+    const r = await api(
+      'POST',
+      '/api/v1/accounts',
+      account(1, { credentials: { login: 'l', password: 'p' }, login: 'top', ign: 'Faker', description: 'd' }),
+    );
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual([...RESPONSE_FIELDS].sort());
-    expect(r.body).toMatchObject({ id: 1, external_id: 'acc-1', title: 'Account 1', price: 1000, status: 'listed', sold_at: null, description: 'd' });
+    expect(r.body).toMatchObject({
+      id: 1,
+      external_id: 'acc-1',
+      title: 'Account 1',
+      price: 1000,
+      status: 'listed',
+      sold_at: null,
+      description: 'd',
+    });
     expect(r.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(r.text).not.toMatch(/password|"l"|credentials/);
     const stored = sb().dump().accounts[0]!;
@@ -138,17 +172,42 @@ describe('accounts', () => {
   });
 
   it('maps flex and previous ranks; previous_* are stored, not echoed', async () => {
-    const r = await api('POST', '/api/v1/accounts', account(1, { flex_rank: 'master_1', previous_rank: 2, previous_division: 2 }));
+    const r = await api(
+      'POST',
+      '/api/v1/accounts',
+      account(1, { flex_rank: 'master_1', previous_rank: 2, previous_division: 2 }),
+    );
     expect([r.body.flex_rank, r.body.flex_division]).toEqual(['master', 'I']);
     expect(r.body).not.toHaveProperty('previous_rank');
     expect(sb().dump().accounts[0]).toMatchObject({ previous_rank: 'bronze', previous_division: 'II' });
   });
 
   it('maps parameters (and game_data) into the public fields; top-level fields win; echoes them as game_data', async () => {
-    const parameters = { rank: 'gold_2', flex_rank: 'Silver III', level: 30, blue_essence: 100, game_points: 5, winrate_percent: 55, champion_count: 40, skin_count: 9, other: 'kept' };
+    const parameters = {
+      rank: 'gold_2',
+      flex_rank: 'Silver III',
+      level: 30,
+      blue_essence: 100,
+      game_points: 5,
+      winrate_percent: 55,
+      champion_count: 40,
+      skin_count: 9,
+      other: 'kept',
+    };
     const r = await api('POST', '/api/v1/accounts', account(1, { parameters, level: 31 }));
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ current_rank: 'gold', current_division: 'II', flex_rank: 'silver', flex_division: 'III', level: 31, blue_essence: 100, game_points: 5, winrate_percent: 55, champion_count: 40, skin_count: 9 });
+    expect(r.body).toMatchObject({
+      current_rank: 'gold',
+      current_division: 'II',
+      flex_rank: 'silver',
+      flex_division: 'III',
+      level: 31,
+      blue_essence: 100,
+      game_points: 5,
+      winrate_percent: 55,
+      champion_count: 40,
+      skin_count: 9,
+    });
     expect(r.body.game_data).toEqual(parameters);
     const g = await api('POST', '/api/v1/accounts', account(2, { game_data: { level: 7, rank: 3 } }));
     expect(g.body).toMatchObject({ level: 7, current_rank: 'silver', game_data: { level: 7, rank: 3 } });
@@ -158,9 +217,17 @@ describe('accounts', () => {
   });
 
   it('stores champions, skins and roles from arrays or comma-separated strings, without echoing them', async () => {
-    const r = await api('POST', '/api/v1/accounts', account(1, { champions: 'Ahri, Lux,,Zed', skins: ['A', 'B'], roles: 'mid' }));
+    const r = await api(
+      'POST',
+      '/api/v1/accounts',
+      account(1, { champions: 'Ahri, Lux,,Zed', skins: ['A', 'B'], roles: 'mid' }),
+    );
     expect(r.body).not.toHaveProperty('champions');
-    expect(sb().dump().accounts[0]).toMatchObject({ champions: ['Ahri', 'Lux', 'Zed'], skins: ['A', 'B'], roles: ['mid'] });
+    expect(sb().dump().accounts[0]).toMatchObject({
+      champions: ['Ahri', 'Lux', 'Zed'],
+      skins: ['A', 'B'],
+      roles: ['mid'],
+    });
   });
 
   it('accepts image_ids in all four forms, only for uploaded images', async () => {
@@ -179,7 +246,11 @@ describe('accounts', () => {
 
   it('updates with PATCH by the same rules, moves updated_at, keeps unnamed credentials', async () => {
     const c = await api('POST', '/api/v1/accounts', account(1, { credentials: { login: 'l', password: 'p' } }));
-    const u = await api('PATCH', '/api/v1/accounts/acc-1', { price: '12.50', rank: 'Diamond-3', credentials: { password: 'q' } });
+    const u = await api('PATCH', '/api/v1/accounts/acc-1', {
+      price: '12.50',
+      rank: 'Diamond-3',
+      credentials: { password: 'q' },
+    });
     expect(u.status).toBe(200);
     expect(u.body).toMatchObject({ price: 1250, current_rank: 'diamond', current_division: 'III', title: 'Account 1' });
     expect(u.body.updated_at > c.body.updated_at).toBe(true);
@@ -221,12 +292,21 @@ describe('accounts', () => {
   it('bulk-remove archives by external_ids and ids and counts processed, removed, not_found', async () => {
     for (let i = 1; i <= 4; i++) await api('POST', '/api/v1/accounts', account(i));
     await api('DELETE', '/api/v1/accounts/acc-4');
-    const r = await api('POST', '/api/v1/accounts/bulk-remove', { external_ids: ['acc-1', 'acc-4', 'ghost'], ids: [2, 99] });
+    const r = await api('POST', '/api/v1/accounts/bulk-remove', {
+      external_ids: ['acc-1', 'acc-4', 'ghost'],
+      ids: [2, 99],
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ success: true, processed: 5, removed: 3, not_found: 2 });
-    const statuses = sb().dump().accounts.map((a) => a.status);
+    const statuses = sb()
+      .dump()
+      .accounts.map((a) => a.status);
     expect(statuses).toEqual(['archived', 'archived', 'listed', 'archived']);
-    expect((await api('POST', '/api/v1/accounts/bulk-remove', { ids: [3] })).body).toMatchObject({ processed: 1, removed: 1, not_found: 0 });
+    expect((await api('POST', '/api/v1/accounts/bulk-remove', { ids: [3] })).body).toMatchObject({
+      processed: 1,
+      removed: 1,
+      not_found: 0,
+    });
   });
 
   it('bulk-remove refuses an empty or ill-typed body with 422', async () => {

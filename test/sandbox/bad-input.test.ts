@@ -6,7 +6,10 @@ const { sb, api } = useSandbox({ maxJsonBytes: 2048 });
 describe('bad input', () => {
   it('answers malformed JSON with 400 and the error object', async () => {
     for (const raw of ['{"external_id": ', 'not json', '{"a":1}}']) {
-      const r = await api('POST', '/api/v1/accounts', undefined, { raw, headers: { 'content-type': 'application/json' } });
+      const r = await api('POST', '/api/v1/accounts', undefined, {
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(r.status).toBe(400);
       expect(typeof r.body.message).toBe('string');
     }
@@ -30,7 +33,10 @@ describe('bad input', () => {
   });
 
   it('answers a non-JSON content type with 415', async () => {
-    const r = await api('POST', '/api/v1/accounts', undefined, { raw: 'external_id=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const r = await api('POST', '/api/v1/accounts', undefined, {
+      raw: 'external_id=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(r.status).toBe(415);
     expect(typeof r.body.message).toBe('string');
   });

@@ -9,7 +9,10 @@ const { sb, api } = useSandbox();
 beforeEach(() => sb().reset());
 
 const control = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${sb().url}/__sandbox/${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${sb().url}/__sandbox/${path}`, {
+    method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: res.status, body: (await res.json()) as any };
 };
 
@@ -76,7 +79,10 @@ describe('control routes', () => {
     await api('POST', '/api/v1/top-ups', { external_id: 't' });
     await upload(sb(), PNG);
     const d = (await control('GET', 'dump')).body;
-    expect(d.accounts.map((a: any) => [a.id, a.status])).toEqual([[1, 'archived'], [2, 'listed']]);
+    expect(d.accounts.map((a: any) => [a.id, a.status])).toEqual([
+      [1, 'archived'],
+      [2, 'listed'],
+    ]);
     expect(d.accounts[0].credentials).toEqual({ login: 'u', email_login: 'e' });
     expect(d.topUps).toHaveLength(1);
     expect(d.images[0]).toMatchObject({ id: 1, mime_type: 'image/png', size_bytes: PNG.length });
@@ -92,8 +98,16 @@ describe('persistence', () => {
     const h = { authorization: 'Bearer k', 'content-type': 'application/json' };
     const first = await startSandbox({ apiKeys: ['k'], persistFile: file });
     try {
-      await fetch(`${first.url}/api/v1/accounts`, { method: 'POST', headers: h, body: JSON.stringify(account(1, { credentials: { password: 'p' } })) });
-      await fetch(`${first.url}/api/v1/items`, { method: 'POST', headers: h, body: JSON.stringify({ external_id: 'i', title: 'I', price: 3 }) });
+      await fetch(`${first.url}/api/v1/accounts`, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify(account(1, { credentials: { password: 'p' } })),
+      });
+      await fetch(`${first.url}/api/v1/items`, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ external_id: 'i', title: 'I', price: 3 }),
+      });
       first.setStatus('items', 'i', 'sold');
     } finally {
       await first.close();
@@ -103,9 +117,17 @@ describe('persistence', () => {
     try {
       const before = first.dump();
       expect(second.dump()).toEqual(before);
-      const dup = await fetch(`${second.url}/api/v1/accounts`, { method: 'POST', headers: h, body: JSON.stringify(account(1)) });
+      const dup = await fetch(`${second.url}/api/v1/accounts`, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify(account(1)),
+      });
       expect(dup.status).toBe(409);
-      const next = await fetch(`${second.url}/api/v1/accounts`, { method: 'POST', headers: h, body: JSON.stringify(account(2)) });
+      const next = await fetch(`${second.url}/api/v1/accounts`, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify(account(2)),
+      });
       const created = (await next.json()) as any;
       expect(created.id).toBe(2);
       expect(created.updated_at > (before.accounts[0]!.updated_at as string)).toBe(true);

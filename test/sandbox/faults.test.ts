@@ -52,7 +52,11 @@ describe('fault injection', () => {
   it('dropRate closes the connection without an answer and does nothing', async () => {
     sb().setFaults({ dropRate: 1, seed: 3 });
     expect(await statuses(3)).toEqual(['network', 'network', 'network']);
-    const res = await fetch(`${sb().url}/api/v1/accounts`, { method: 'POST', headers: { authorization: 'Bearer test-key', 'content-type': 'application/json' }, body: JSON.stringify(account(1)) }).catch(() => 'network');
+    const res = await fetch(`${sb().url}/api/v1/accounts`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer test-key', 'content-type': 'application/json' },
+      body: JSON.stringify(account(1)),
+    }).catch(() => 'network');
     expect(res).toBe('network');
     sb().setFaults({});
     expect(sb().dump().accounts).toHaveLength(0);
@@ -63,14 +67,21 @@ describe('fault injection', () => {
     sb().setFaults({ lostResponseRate: 1, seed: 9 });
     const outcomes: (number | string)[] = [];
     for (let i = 1; i <= 6; i++) {
-      const r = await api('POST', '/api/v1/accounts', account(i)).then((a) => a.status, () => 'network');
+      const r = await api('POST', '/api/v1/accounts', account(i)).then(
+        (a) => a.status,
+        () => 'network',
+      );
       outcomes.push(r);
     }
     expect(outcomes.every((o) => o === 502 || o === 'network')).toBe(true);
     expect(new Set(outcomes).size).toBe(2); // both ways happen with this seed
     expect((await statuses(2)).every((s) => s === 200)).toBe(true); // reads are never "lost"
     sb().setFaults({});
-    expect(sb().dump().accounts.map((a) => a.external_id)).toEqual(['acc-1', 'acc-2', 'acc-3', 'acc-4', 'acc-5', 'acc-6']);
+    expect(
+      sb()
+        .dump()
+        .accounts.map((a) => a.external_id),
+    ).toEqual(['acc-1', 'acc-2', 'acc-3', 'acc-4', 'acc-5', 'acc-6']);
     expect((await api('POST', '/api/v1/accounts', account(1))).status).toBe(409); // the retry finds it there
     expect(sb().counters().writes).toBe(6);
   });

@@ -23,7 +23,11 @@ describe('images', () => {
   it('knows gif and webp; refuses other bytes, an empty file and a wrong part name with 422', async () => {
     expect((await upload(sb(), GIF)).body.data.mime_type).toBe('image/gif');
     expect((await upload(sb(), WEBP)).body.data.mime_type).toBe('image/webp');
-    for (const [bytes, part] of [[Buffer.from('%PDF-1.4 hello'), 'file'], [Buffer.alloc(0), 'file'], [PNG, 'photo']] as const) {
+    for (const [bytes, part] of [
+      [Buffer.from('%PDF-1.4 hello'), 'file'],
+      [Buffer.alloc(0), 'file'],
+      [PNG, 'photo'],
+    ] as const) {
       const r = await upload(sb(), bytes, { part });
       expect(r.status).toBe(422);
       expect(typeof r.body.message).toBe('string');

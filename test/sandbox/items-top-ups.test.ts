@@ -4,14 +4,50 @@ import { useSandbox } from './support.ts';
 const { sb, api } = useSandbox();
 beforeEach(() => sb().reset());
 
-const item = (n: number, extra: Record<string, unknown> = {}) => ({ external_id: `item-${n}`, title: `Item ${n}`, price: 500, type: 'currency', game: 'league-of-legends', server: 'euw', stock: 3, status: 'listed', description: 'secret-ish', ...extra });
-const topUp = (n: number, extra: Record<string, unknown> = {}) => ({ external_id: `tu-${n}`, game: 'valorant', offer_amount: 1000, offer_unit: 'VP', price: 999, currency: 'EUR', active: true, waiting_time_value: 10, waiting_time_unit: 'minutes', status: 'listed', ...extra });
+const item = (n: number, extra: Record<string, unknown> = {}) => ({
+  external_id: `item-${n}`,
+  title: `Item ${n}`,
+  price: 500,
+  type: 'currency',
+  game: 'league-of-legends',
+  server: 'euw',
+  stock: 3,
+  status: 'listed',
+  description: 'secret-ish',
+  ...extra,
+});
+const topUp = (n: number, extra: Record<string, unknown> = {}) => ({
+  external_id: `tu-${n}`,
+  game: 'valorant',
+  offer_amount: 1000,
+  offer_unit: 'VP',
+  price: 999,
+  currency: 'EUR',
+  active: true,
+  waiting_time_value: 10,
+  waiting_time_unit: 'minutes',
+  status: 'listed',
+  ...extra,
+});
 
 describe('items', () => {
   it('creates, gets by id and external_id, lists; description is stored but not echoed', async () => {
     const c = await api('POST', '/api/v1/items', item(1));
     expect(c.status).toBe(200);
-    expect(Object.keys(c.body).sort()).toEqual(['created_at', 'external_id', 'game', 'id', 'platform_item_id', 'price', 'server', 'status', 'stock', 'title', 'type', 'updated_at']);
+    expect(Object.keys(c.body).sort()).toEqual([
+      'created_at',
+      'external_id',
+      'game',
+      'id',
+      'platform_item_id',
+      'price',
+      'server',
+      'status',
+      'stock',
+      'title',
+      'type',
+      'updated_at',
+    ]);
     expect(c.body).toMatchObject({ id: 1, price: 500, stock: 3, game: 'league-of-legends' });
     expect(sb().dump().items[0]!.description).toBe('secret-ish');
     expect((await api('GET', '/api/v1/items/item-1')).body.id).toBe(1);
@@ -24,7 +60,12 @@ describe('items', () => {
 
   it('422 for missing fields, wrong types and unknown statuses', async () => {
     expect((await api('POST', '/api/v1/items', { title: 'x' })).body.errors).toHaveProperty('external_id');
-    for (const [k, v] of [['price', 5.5], ['stock', '3'], ['status', 'processing'], ['type', 3]] as const) {
+    for (const [k, v] of [
+      ['price', 5.5],
+      ['stock', '3'],
+      ['status', 'processing'],
+      ['type', 3],
+    ] as const) {
       const r = await api('POST', '/api/v1/items', item(1, { [k]: v }));
       expect(r.status).toBe(422);
       expect(r.body.message).toContain(k);
@@ -33,7 +74,13 @@ describe('items', () => {
 
   it('PATCH takes only title, price, stock, status, description; any other key is a 422 naming it', async () => {
     await api('POST', '/api/v1/items', item(1));
-    const u = await api('PATCH', '/api/v1/items/item-1', { title: 'New', price: 700, stock: 0, status: 'archived', description: 'd2' });
+    const u = await api('PATCH', '/api/v1/items/item-1', {
+      title: 'New',
+      price: 700,
+      stock: 0,
+      status: 'archived',
+      description: 'd2',
+    });
     expect(u.status).toBe(200);
     expect(u.body).toMatchObject({ title: 'New', price: 700, stock: 0, status: 'archived' });
     for (const key of ['game', 'external_id', 'server', 'type', 'bogus']) {
@@ -60,11 +107,22 @@ describe('top-ups', () => {
     expect(r.body).toHaveProperty('waiting_time_unit', null);
     expect((await api('POST', '/api/v1/top-ups', {})).status).toBe(422);
     const full = await api('POST', '/api/v1/top-ups', topUp(1));
-    expect(full.body).toMatchObject({ external_id: 'tu-1', offer_amount: 1000, active: true, waiting_time_unit: 'minutes', status: 'listed' });
+    expect(full.body).toMatchObject({
+      external_id: 'tu-1',
+      offer_amount: 1000,
+      active: true,
+      waiting_time_unit: 'minutes',
+      status: 'listed',
+    });
   });
 
   it('422 for a bad waiting_time_unit, status or active', async () => {
-    for (const [k, v] of [['waiting_time_unit', 'weeks'], ['status', 'sold'], ['active', 'yes'], ['price', '9.99']] as const) {
+    for (const [k, v] of [
+      ['waiting_time_unit', 'weeks'],
+      ['status', 'sold'],
+      ['active', 'yes'],
+      ['price', '9.99'],
+    ] as const) {
       const r = await api('POST', '/api/v1/top-ups', topUp(1, { [k]: v }));
       expect(r.status).toBe(422);
       expect(r.body.message).toContain(k);
@@ -86,20 +144,37 @@ describe('top-ups', () => {
     await api('POST', '/api/v1/top-ups', topUp(3));
     sb().setStatus('top-ups', 'tu-3', 'sold');
     const r = await api('POST', '/api/v1/top-ups/bulk-update', {
-      offers: [{ external_id: 'tu-1', price: 111 }, { id: 2, status: 'archived' }, { external_id: 'ghost', price: 1 }, { external_id: 'tu-1', waiting_time_unit: 'weeks' }, { external_id: 'tu-3', price: 5 }, { price: 1 }],
+      offers: [
+        { external_id: 'tu-1', price: 111 },
+        { id: 2, status: 'archived' },
+        { external_id: 'ghost', price: 1 },
+        { external_id: 'tu-1', waiting_time_unit: 'weeks' },
+        { external_id: 'tu-3', price: 5 },
+        { price: 1 },
+      ],
     });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, updated: 2, not_found: 1 });
     expect(r.body.results.map((x: any) => [x.external_id, x.status])).toEqual([
-      ['tu-1', 'updated'], ['tu-2', 'updated'], ['ghost', 'not_found'], ['tu-1', 'invalid'], ['tu-3', 'invalid'], [null, 'invalid'],
+      ['tu-1', 'updated'],
+      ['tu-2', 'updated'],
+      ['ghost', 'not_found'],
+      ['tu-1', 'invalid'],
+      ['tu-3', 'invalid'],
+      [null, 'invalid'],
     ]);
     expect(r.body.results[3].message).toContain('waiting_time_unit');
     expect(r.body.results[1].id).toBe(2);
     const stored = sb().dump().topUps;
-    expect(stored.map((t) => [t.price, t.status])).toEqual([[111, 'listed'], [999, 'archived'], [999, 'sold']]);
+    expect(stored.map((t) => [t.price, t.status])).toEqual([
+      [111, 'listed'],
+      [999, 'archived'],
+      [999, 'sold'],
+    ]);
   });
 
   it('bulk-update refuses a body without an offers array', async () => {
-    for (const body of [{}, { offers: [] }, { offers: 'x' }]) expect((await api('POST', '/api/v1/top-ups/bulk-update', body)).status).toBe(422);
+    for (const body of [{}, { offers: [] }, { offers: 'x' }])
+      expect((await api('POST', '/api/v1/top-ups/bulk-update', body)).status).toBe(422);
   });
 });

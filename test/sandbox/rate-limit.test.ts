@@ -39,7 +39,8 @@ describe('rate limit over HTTP', () => {
     sb().setRateLimit(null);
     for (let i = 0; i < 10; i++) expect((await api('GET', '/api/v1/accounts')).status).toBe(200);
     sb().setRateLimit({ ratePerSec: 1, burst: 1 });
-    for (let i = 0; i < 3; i++) expect((await api('GET', '/api/v1/accounts', undefined, { key: 'bad' })).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await api('GET', '/api/v1/accounts', undefined, { key: 'bad' })).status).toBe(401);
     expect((await api('GET', '/api/v1/accounts')).status).toBe(200);
     expect((await api('GET', '/api/v1/accounts')).status).toBe(429);
   });

@@ -68,11 +68,17 @@ describe('representation switches', () => {
   });
 
   it('the switches can be set over HTTP and are refused when not booleans', async () => {
-    const res = await fetch(`${sb().url}/__sandbox/representation`, { method: 'POST', body: JSON.stringify({ wrapSingle: true }) });
+    const res = await fetch(`${sb().url}/__sandbox/representation`, {
+      method: 'POST',
+      body: JSON.stringify({ wrapSingle: true }),
+    });
     expect(res.status).toBe(200);
     await api('POST', '/api/v1/accounts', account(1));
     expect((await api('GET', '/api/v1/accounts/1')).body.data.id).toBe(1);
-    const bad = await fetch(`${sb().url}/__sandbox/representation`, { method: 'POST', body: JSON.stringify({ wrapSingle: 'yes' }) });
+    const bad = await fetch(`${sb().url}/__sandbox/representation`, {
+      method: 'POST',
+      body: JSON.stringify({ wrapSingle: 'yes' }),
+    });
     expect(bad.status).toBe(422);
   });
 });

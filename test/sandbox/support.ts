@@ -13,7 +13,12 @@ export interface Answer {
 }
 
 export interface Api {
-  (method: string, path: string, body?: unknown, init?: { key?: string | null; headers?: Record<string, string>; raw?: BodyInit }): Promise<Answer>;
+  (
+    method: string,
+    path: string,
+    body?: unknown,
+    init?: { key?: string | null; headers?: Record<string, string>; raw?: BodyInit },
+  ): Promise<Answer>;
 }
 
 export function useSandbox(opts: SandboxOptions = {}): { sb: () => RunningSandbox; api: Api } {
@@ -50,15 +55,32 @@ export function useSandbox(opts: SandboxOptions = {}): { sb: () => RunningSandbo
   return { sb, api };
 }
 
-export const account = (n: number | string, extra: Record<string, unknown> = {}) => ({ external_id: `acc-${n}`, title: `Account ${n}`, price: 1000, status: 'listed', ...extra });
+export const account = (n: number | string, extra: Record<string, unknown> = {}) => ({
+  external_id: `acc-${n}`,
+  title: `Account ${n}`,
+  price: 1000,
+  status: 'listed',
+  ...extra,
+});
 
 /** A 1x1 PNG. */
-export const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f0005000201e2b4a0ae0000000049454e44ae426082', 'hex');
+export const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f0005000201e2b4a0ae0000000049454e44ae426082',
+  'hex',
+);
 
-export async function upload(sb: RunningSandbox, bytes: Uint8Array, opts: { part?: string; name?: string; key?: string } = {}): Promise<Answer> {
+export async function upload(
+  sb: RunningSandbox,
+  bytes: Uint8Array,
+  opts: { part?: string; name?: string; key?: string } = {},
+): Promise<Answer> {
   const form = new FormData();
   form.append(opts.part ?? 'file', new Blob([new Uint8Array(bytes)]), opts.name ?? 'pic.png');
-  const res = await fetch(`${sb.url}/api/v1/images`, { method: 'POST', headers: { authorization: `Bearer ${opts.key ?? KEY}` }, body: form });
+  const res = await fetch(`${sb.url}/api/v1/images`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${opts.key ?? KEY}` },
+    body: form,
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
 }

@@ -18,7 +18,10 @@ describe('writer lease', () => {
     let now = 1_000_000;
     const store = openStateStore(':memory:', { now: () => now });
     expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true });
-    expect(store.acquireLease(lease('two', 22), TTL)).toEqual({ ok: false, heldBy: { holder: 'one', pid: 11, hostname: 'host-a', expiresAt: 1_000_000 + TTL } });
+    expect(store.acquireLease(lease('two', 22), TTL)).toEqual({
+      ok: false,
+      heldBy: { holder: 'one', pid: 11, hostname: 'host-a', expiresAt: 1_000_000 + TTL },
+    });
     now += 30_000;
     expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true });
     expect(store.currentLease()?.expiresAt).toBe(now + TTL);

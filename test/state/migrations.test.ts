@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { latestSchemaVersion, migrate, MIGRATIONS, StateSchemaTooNewError, type Migration } from '../../src/state/migrations.ts';
+import {
+  latestSchemaVersion,
+  migrate,
+  MIGRATIONS,
+  StateSchemaTooNewError,
+  type Migration,
+} from '../../src/state/migrations.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 
 let dir: string;
@@ -15,7 +21,11 @@ afterEach(() => {
 });
 
 const tables = (db: BetterSqlite3.Database) =>
-  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  (
+    db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all() as { name: string }[]
+  ).map((r) => r.name);
 
 describe('migrations', () => {
   it('creates every table in an empty file, and reopening changes nothing', () => {
@@ -33,7 +43,9 @@ describe('migrations', () => {
 
     const db = new BetterSqlite3(path, { readonly: true });
     expect(tables(db)).toEqual(['capabilities', 'images', 'journal', 'lease', 'meta', 'offers', 'runs']);
-    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string }[]).map((r) => r.name);
+    const indexes = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string }[]
+    ).map((r) => r.name);
     expect(indexes).toEqual(expect.arrayContaining(['offers_remote_id', 'journal_state']));
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();

@@ -47,25 +47,64 @@ describe('offers', () => {
       lossyFields: ['rank'],
     };
     store.upsertOffer('account', 'acc-1', full);
-    expect(store.getOffer('account', 'acc-1')).toEqual({ kind: 'account', externalId: 'acc-1', ...full, updatedAt: now });
+    expect(store.getOffer('account', 'acc-1')).toEqual({
+      kind: 'account',
+      externalId: 'acc-1',
+      ...full,
+      updatedAt: now,
+    });
     expect(store.listOffers()).toEqual([store.getOffer('account', 'acc-1')]);
   });
 
   it('patches: unspecified fields keep their value, null clears, updatedAt moves', () => {
-    store.upsertOffer('topup', 't1', { remoteId: 1, managed: true, lastApplied: { price: 100 }, imageHashes: ['h'], lossyFields: ['x'], sourceFile: 'a.json' });
+    store.upsertOffer('topup', 't1', {
+      remoteId: 1,
+      managed: true,
+      lastApplied: { price: 100 },
+      imageHashes: ['h'],
+      lossyFields: ['x'],
+      sourceFile: 'a.json',
+    });
     now += 1000;
     const after = store.upsertOffer('topup', 't1', { remoteStatus: 'sold', sourceFile: null, remoteId: undefined });
-    expect(after).toMatchObject({ remoteId: 1, managed: true, lastApplied: { price: 100 }, imageHashes: ['h'], lossyFields: ['x'], remoteStatus: 'sold', sourceFile: null, updatedAt: now });
+    expect(after).toMatchObject({
+      remoteId: 1,
+      managed: true,
+      lastApplied: { price: 100 },
+      imageHashes: ['h'],
+      lossyFields: ['x'],
+      remoteStatus: 'sold',
+      sourceFile: null,
+      updatedAt: now,
+    });
     now += 1000;
-    expect(store.upsertOffer('topup', 't1', { managed: false, lastApplied: null, imageHashes: [] })).toMatchObject({ managed: false, lastApplied: null, imageHashes: [], remoteStatus: 'sold' });
+    expect(store.upsertOffer('topup', 't1', { managed: false, lastApplied: null, imageHashes: [] })).toMatchObject({
+      managed: false,
+      lastApplied: null,
+      imageHashes: [],
+      remoteStatus: 'sold',
+    });
     // An empty patch only touches updatedAt.
     now += 1000;
     expect(store.upsertOffer('topup', 't1', {})).toMatchObject({ remoteId: 1, remoteStatus: 'sold', updatedAt: now });
   });
 
   it('lists all offers, or those of one kind, ordered by kind then external_id', () => {
-    for (const [kind, id] of [['topup', 'b'], ['account', 'z'], ['item', 'a'], ['account', 'a'], ['topup', 'a']] as const) store.upsertOffer(kind, id, {});
-    expect(store.listOffers().map((o) => `${o.kind}/${o.externalId}`)).toEqual(['account/a', 'account/z', 'item/a', 'topup/a', 'topup/b']);
+    for (const [kind, id] of [
+      ['topup', 'b'],
+      ['account', 'z'],
+      ['item', 'a'],
+      ['account', 'a'],
+      ['topup', 'a'],
+    ] as const)
+      store.upsertOffer(kind, id, {});
+    expect(store.listOffers().map((o) => `${o.kind}/${o.externalId}`)).toEqual([
+      'account/a',
+      'account/z',
+      'item/a',
+      'topup/a',
+      'topup/b',
+    ]);
     expect(store.listOffers('topup').map((o) => o.externalId)).toEqual(['a', 'b']);
     expect(store.listOffers('item')).toHaveLength(1);
   });
@@ -112,12 +151,23 @@ describe('offers', () => {
     const rows = Array.from({ length: 100_000 }, (_, i) => ({
       kind: (['account', 'item', 'topup'] as const)[i % 3] as 'account' | 'item' | 'topup',
       externalId: `ext-${String(i).padStart(6, '0')}`,
-      patch: { remoteId: i + 1, managed: true, lastApplied: { title: `Offer ${i}`, price: i }, imageHashes: i % 20 === 0 ? ['f'.repeat(64)] : [] },
+      patch: {
+        remoteId: i + 1,
+        managed: true,
+        lastApplied: { title: `Offer ${i}`, price: i },
+        imageHashes: i % 20 === 0 ? ['f'.repeat(64)] : [],
+      },
     }));
     store.upsertOffers(rows);
     const all = store.listOffers();
     expect(all).toHaveLength(100_000);
-    expect(all[0]).toMatchObject({ kind: 'account', externalId: 'ext-000000', remoteId: 1, lastApplied: { title: 'Offer 0', price: 0 }, imageHashes: ['f'.repeat(64)] });
+    expect(all[0]).toMatchObject({
+      kind: 'account',
+      externalId: 'ext-000000',
+      remoteId: 1,
+      lastApplied: { title: 'Offer 0', price: 0 },
+      imageHashes: ['f'.repeat(64)],
+    });
     expect(new Set(all.map((o) => o.remoteId)).size).toBe(100_000);
     expect(store.listOffers('item')).toHaveLength(33_333);
   });
@@ -127,7 +177,12 @@ describe('images', () => {
   it('puts, replaces and lists', () => {
     store.putImage({ sha256: 'b'.repeat(64), remoteId: 2, url: null, uploadedAt: 20 });
     store.putImage({ sha256: 'a'.repeat(64), remoteId: 1, url: 'https://cdn/x.png', uploadedAt: 10 });
-    expect(store.getImage('a'.repeat(64))).toEqual({ sha256: 'a'.repeat(64), remoteId: 1, url: 'https://cdn/x.png', uploadedAt: 10 });
+    expect(store.getImage('a'.repeat(64))).toEqual({
+      sha256: 'a'.repeat(64),
+      remoteId: 1,
+      url: 'https://cdn/x.png',
+      uploadedAt: 10,
+    });
     store.putImage({ sha256: 'a'.repeat(64), remoteId: 9, url: null, uploadedAt: 30 });
     expect(store.listImages().map((i) => [i.remoteId, i.uploadedAt])).toEqual([
       [2, 20],
@@ -140,7 +195,17 @@ describe('images', () => {
 describe('journal', () => {
   it('walks pending -> sent -> done or failed; unfinished lists pending and sent in order', () => {
     const a = store.journalBegin({ runId: 'r1', op: 'create', kind: 'item', keys: ['sku-1'] });
-    expect(a).toEqual({ id: a.id, runId: 'r1', op: 'create', kind: 'item', keys: ['sku-1'], state: 'pending', error: null, createdAt: now, updatedAt: now });
+    expect(a).toEqual({
+      id: a.id,
+      runId: 'r1',
+      op: 'create',
+      kind: 'item',
+      keys: ['sku-1'],
+      state: 'pending',
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+    });
     const b = store.journalBegin({ runId: 'r1', op: 'bulk-remove', kind: 'account', keys: ['a1', 'a2'] });
     const c = store.journalBegin({ runId: 'r1', op: 'upload', kind: 'image', keys: ['f'.repeat(64)] });
     expect(b.id).toBeGreaterThan(a.id);
@@ -184,7 +249,12 @@ describe('capabilities', () => {
       { name: 'POST /top-ups/bulk-update {offers}', usable: true, detail: null, learntAt: now },
     ]);
     store.setCapability('PATCH /accounts/{id}', true, null);
-    expect(store.getCapability('PATCH /accounts/{id}')).toEqual({ name: 'PATCH /accounts/{id}', usable: true, detail: null, learntAt: now });
+    expect(store.getCapability('PATCH /accounts/{id}')).toEqual({
+      name: 'PATCH /accounts/{id}',
+      usable: true,
+      detail: null,
+      learntAt: now,
+    });
   });
 });
 
@@ -197,7 +267,14 @@ describe('runs', () => {
     store.runEnd('r1', 'converged', { 'item.created': 3, 'account.failed': 0 });
     expect(store.listRuns(10)).toEqual([
       { id: 'r2', command: 'daemon', startedAt: now - 500, endedAt: null, outcome: 'running', counts: {} },
-      { id: 'r1', command: 'reconcile', startedAt: now - 1500, endedAt: now, outcome: 'converged', counts: { 'item.created': 3, 'account.failed': 0 } },
+      {
+        id: 'r1',
+        command: 'reconcile',
+        startedAt: now - 1500,
+        endedAt: now,
+        outcome: 'converged',
+        counts: { 'item.created': 3, 'account.failed': 0 },
+      },
     ]);
     expect(store.listRuns(1).map((r) => r.id)).toEqual(['r2']);
     expect(store.listRuns(0)).toEqual([]);

@@ -19,5 +19,12 @@ export function overrideMethod(
       return prop === method ? (...args: unknown[]) => impl(bound, ...args) : bound;
     },
   });
-  return { accounts: client.accounts, items: client.items, topUps: client.topUps, images: client.images, [resource]: proxied, close: () => client.close() };
+  return {
+    accounts: client.accounts,
+    items: client.items,
+    topUps: client.topUps,
+    images: client.images,
+    [resource]: proxied,
+    close: () => client.close(),
+  };
 }

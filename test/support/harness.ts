@@ -23,13 +23,19 @@ export interface Harness {
   write(rel: string, content: string | Uint8Array): void;
   remove(rel: string): void;
   /** `wrap` swaps in a client that misbehaves in a way the sandbox cannot (a fault on one call). */
-  reconcile(opts?: Partial<ReconcileOptions>, logger?: Logger, wrap?: (client: MarketplaceClient) => MarketplaceClient): Promise<ReconcileResult>;
+  reconcile(
+    opts?: Partial<ReconcileOptions>,
+    logger?: Logger,
+    wrap?: (client: MarketplaceClient) => MarketplaceClient,
+  ): Promise<ReconcileResult>;
   /** Writes done by the sandbox since the last resetCounters(). */
   writes(): number;
   close(): Promise<void>;
 }
 
-export async function createHarness(opts: { sandbox?: SandboxOptions; config?: Record<string, unknown> } = {}): Promise<Harness> {
+export async function createHarness(
+  opts: { sandbox?: SandboxOptions; config?: Record<string, unknown> } = {},
+): Promise<Harness> {
   const sandbox = await startSandbox({ apiKeys: [TEST_KEY], ...opts.sandbox });
   const dir = mkdtempSync(join(tmpdir(), 'offersync-test-'));
   const catalogueDir = join(dir, 'catalogue');

@@ -23,7 +23,12 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** An RGB PNG of one colour with a diagonal stripe of another, so images differ by content. */
-export function makePng(width: number, height: number, rgb: [number, number, number], stripe: [number, number, number] = [255, 255, 255]): Buffer {
+export function makePng(
+  width: number,
+  height: number,
+  rgb: [number, number, number],
+  stripe: [number, number, number] = [255, 255, 255],
+): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);

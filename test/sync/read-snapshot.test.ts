@@ -16,7 +16,21 @@ let sandbox: RunningSandbox;
 let client: MarketplaceClient;
 
 function record(externalId: string, remoteId: number): OfferRecord {
-  return { kind: 'account', externalId, remoteId, lastApplied: {}, credentialsHmac: null, imageHashes: [], contentHash: null, remoteStatus: 'listed', remoteUpdatedAt: null, managed: true, sourceFile: 'accounts/a.json', lossyFields: [], updatedAt: 0 };
+  return {
+    kind: 'account',
+    externalId,
+    remoteId,
+    lastApplied: {},
+    credentialsHmac: null,
+    imageHashes: [],
+    contentHash: null,
+    remoteStatus: 'listed',
+    remoteUpdatedAt: null,
+    managed: true,
+    sourceFile: 'accounts/a.json',
+    lossyFields: [],
+    updatedAt: 0,
+  };
 }
 
 /** The real client, except that GET by id of the accounts fails with `err`: what a flaky marketplace does. */
@@ -26,7 +40,10 @@ function withFailingGet(err: Error): MarketplaceClient {
 
 async function seedAccounts(n: number): Promise<number[]> {
   const ids: number[] = [];
-  for (let i = 0; i < n; i++) ids.push((await client.accounts.create({ external_id: `s-${i}`, title: `S ${i}`, price: 100 + i, status: 'listed' })).id);
+  for (let i = 0; i < n; i++)
+    ids.push(
+      (await client.accounts.create({ external_id: `s-${i}`, title: `S ${i}`, price: 100 + i, status: 'listed' })).id,
+    );
   return ids;
 }
 
@@ -43,7 +60,13 @@ beforeEach(() => sandbox.reset());
 describe('readSnapshot', () => {
   it('a full sweep reads every page in id order, each offer once', async () => {
     await seedAccounts(23);
-    const { snapshot, pages } = await readSnapshot({ client, state: [], mode: 'full', perPage: 5, logger: silentLogger });
+    const { snapshot, pages } = await readSnapshot({
+      client,
+      state: [],
+      mode: 'full',
+      perPage: 5,
+      logger: silentLogger,
+    });
     expect(snapshot.kinds.account.offers.size).toBe(23);
     expect(snapshot.kinds.account.complete).toBe(true);
     expect(pages).toBe(5 + 1 + 1); // 5 account pages, one empty page each for items and top-ups
@@ -55,7 +78,14 @@ describe('readSnapshot', () => {
     const first = await readSnapshot({ client, state: [], mode: 'full', perPage: 5, logger: silentLogger });
     await client.accounts.update({ id: first.snapshot.kinds.account.offers.get('s-3')!.id }, { price: 999 });
     sandbox.resetCounters();
-    const inc = await readSnapshot({ client, state: [], mode: 'incremental', watermarks: first.watermarks, perPage: 5, logger: silentLogger });
+    const inc = await readSnapshot({
+      client,
+      state: [],
+      mode: 'incremental',
+      watermarks: first.watermarks,
+      perPage: 5,
+      logger: silentLogger,
+    });
     expect(inc.snapshot.kinds.account.full).toBe(false);
     expect(inc.snapshot.kinds.account.offers.has('s-3')).toBe(true);
     expect(inc.snapshot.kinds.account.offers.size).toBeLessThan(6);
@@ -73,10 +103,19 @@ describe('readSnapshot', () => {
   it.each([
     ['a 5xx', new ServerError({ method: 'GET', path: '/api/v1/accounts/424242', status: 503 })],
     ['a 401', new UnauthenticatedError({ method: 'GET', path: '/api/v1/accounts/424242', status: 401 })],
-    ['an HTML 404 page', new BadResponseError({ method: 'GET', path: '/api/v1/accounts/424242', status: 404, bodySnippet: '<html>' })],
+    [
+      'an HTML 404 page',
+      new BadResponseError({ method: 'GET', path: '/api/v1/accounts/424242', status: 404, bodySnippet: '<html>' }),
+    ],
   ])('never takes %s on that GET for gone', async (_name, err) => {
     await seedAccounts(1);
-    const { snapshot } = await readSnapshot({ client: withFailingGet(err), state: [record('vanished', 424242)], mode: 'full', perPage: 100, logger: silentLogger });
+    const { snapshot } = await readSnapshot({
+      client: withFailingGet(err),
+      state: [record('vanished', 424242)],
+      mode: 'full',
+      perPage: 100,
+      logger: silentLogger,
+    });
     expect([...snapshot.gone]).toEqual([]);
     expect([...snapshot.unconfirmed]).toEqual(['account:vanished']);
   });

@@ -28,14 +28,30 @@ function seed(h: Harness, accounts = 3): void {
       })),
     ),
   );
-  h.write('items/items.json', JSON.stringify([
-    { external_id: 'item-1', title: 'Rare skin', price: 500, stock: 2, type: 'skin', description: 'first words' },
-    { external_id: 'item-2', title: 'Gold pack', price: 250, stock: 10, type: 'gold' },
-  ]));
-  h.write('top-ups/topups.ndjson', [
-    { external_id: 'tu-1', offer_title: '100 gems', price: 199, offer_amount: 100, offer_unit: 'gems', waiting_time_value: 5, waiting_time_unit: 'minutes' },
-    { external_id: 'tu-2', offer_title: '500 gems', price: 899, offer_amount: 500, offer_unit: 'gems' },
-  ].map((o) => JSON.stringify(o)).join('\n') + '\n');
+  h.write(
+    'items/items.json',
+    JSON.stringify([
+      { external_id: 'item-1', title: 'Rare skin', price: 500, stock: 2, type: 'skin', description: 'first words' },
+      { external_id: 'item-2', title: 'Gold pack', price: 250, stock: 10, type: 'gold' },
+    ]),
+  );
+  h.write(
+    'top-ups/topups.ndjson',
+    [
+      {
+        external_id: 'tu-1',
+        offer_title: '100 gems',
+        price: 199,
+        offer_amount: 100,
+        offer_unit: 'gems',
+        waiting_time_value: 5,
+        waiting_time_unit: 'minutes',
+      },
+      { external_id: 'tu-2', offer_title: '500 gems', price: 899, offer_amount: 500, offer_unit: 'gems' },
+    ]
+      .map((o) => JSON.stringify(o))
+      .join('\n') + '\n',
+  );
 }
 
 function byExternalId(rows: Record<string, unknown>[]): Map<string, Record<string, unknown>> {
@@ -61,11 +77,28 @@ describe('reconcile against the sandbox', () => {
     const accounts = byExternalId(dump.accounts);
     expect([...accounts.keys()].sort()).toEqual(['acc-0', 'acc-1', 'acc-2']);
     const a0 = accounts.get('acc-0')!;
-    expect(a0).toMatchObject({ title: 'Gold account 0', price: 1000, status: 'listed', current_rank: 'gold', current_division: 'II', level: 30 });
+    expect(a0).toMatchObject({
+      title: 'Gold account 0',
+      price: 1000,
+      status: 'listed',
+      current_rank: 'gold',
+      current_division: 'II',
+      level: 30,
+    });
     expect((a0.image_ids as unknown[]).length).toBe(1);
     expect(JSON.stringify(a0)).toContain(PASSWORD); // the sandbox stored the credentials sent
-    expect(byExternalId(dump.items).get('item-1')).toMatchObject({ title: 'Rare skin', price: 500, stock: 2, status: 'listed' });
-    expect(byExternalId(dump.topUps).get('tu-1')).toMatchObject({ price: 199, offer_amount: 100, waiting_time_unit: 'minutes', status: 'listed' });
+    expect(byExternalId(dump.items).get('item-1')).toMatchObject({
+      title: 'Rare skin',
+      price: 500,
+      stock: 2,
+      status: 'listed',
+    });
+    expect(byExternalId(dump.topUps).get('tu-1')).toMatchObject({
+      price: 199,
+      offer_amount: 100,
+      waiting_time_unit: 'minutes',
+      status: 'listed',
+    });
     expect(dump.images).toHaveLength(1);
 
     // The minimum: one list page per kind, one create per offer, one upload.
@@ -75,7 +108,11 @@ describe('reconcile against the sandbox', () => {
     const second = await h.reconcile();
     expect(second.report.outcome).toBe('converged');
     expect(h.writes()).toBe(0);
-    expect(Object.keys(requestsByRoute(h.sandbox)).sort()).toEqual(['GET /api/v1/accounts', 'GET /api/v1/items', 'GET /api/v1/top-ups']);
+    expect(Object.keys(requestsByRoute(h.sandbox)).sort()).toEqual([
+      'GET /api/v1/accounts',
+      'GET /api/v1/items',
+      'GET /api/v1/top-ups',
+    ]);
   });
 
   it('sends the minimum for a change set: one PATCH per changed offer, top-ups in bulk, archives last', async () => {
@@ -83,18 +120,53 @@ describe('reconcile against the sandbox', () => {
     seed(h);
     await h.reconcile();
     h.sandbox.resetCounters();
-    h.write('accounts/main.json', JSON.stringify([
-      { external_id: 'acc-0', title: 'Gold account 0', price: 1500, rank: 'Gold II', level: 30, champions: ['Ahri', 'Lux'], images: ['images/a.png'], credentials: { login: 'user0', password: PASSWORD } },
-      { external_id: 'acc-1', title: 'Gold account 1', price: 1001, rank: 'Gold II', level: 31, champions: ['Ahri', 'Lux'] },
-    ]));
-    h.write('items/items.json', JSON.stringify([
-      { external_id: 'item-1', title: 'Rare skin', price: 500, stock: 2, type: 'skin', description: 'new words' },
-      { external_id: 'item-2', title: 'Gold pack', price: 250, stock: 10, type: 'gold' },
-    ]));
-    h.write('top-ups/topups.ndjson', [
-      { external_id: 'tu-1', offer_title: '100 gems', price: 249, offer_amount: 100, offer_unit: 'gems', waiting_time_value: 5, waiting_time_unit: 'minutes' },
-      { external_id: 'tu-2', offer_title: '500 gems', price: 999, offer_amount: 500, offer_unit: 'gems' },
-    ].map((o) => JSON.stringify(o)).join('\n'));
+    h.write(
+      'accounts/main.json',
+      JSON.stringify([
+        {
+          external_id: 'acc-0',
+          title: 'Gold account 0',
+          price: 1500,
+          rank: 'Gold II',
+          level: 30,
+          champions: ['Ahri', 'Lux'],
+          images: ['images/a.png'],
+          credentials: { login: 'user0', password: PASSWORD },
+        },
+        {
+          external_id: 'acc-1',
+          title: 'Gold account 1',
+          price: 1001,
+          rank: 'Gold II',
+          level: 31,
+          champions: ['Ahri', 'Lux'],
+        },
+      ]),
+    );
+    h.write(
+      'items/items.json',
+      JSON.stringify([
+        { external_id: 'item-1', title: 'Rare skin', price: 500, stock: 2, type: 'skin', description: 'new words' },
+        { external_id: 'item-2', title: 'Gold pack', price: 250, stock: 10, type: 'gold' },
+      ]),
+    );
+    h.write(
+      'top-ups/topups.ndjson',
+      [
+        {
+          external_id: 'tu-1',
+          offer_title: '100 gems',
+          price: 249,
+          offer_amount: 100,
+          offer_unit: 'gems',
+          waiting_time_value: 5,
+          waiting_time_unit: 'minutes',
+        },
+        { external_id: 'tu-2', offer_title: '500 gems', price: 999, offer_amount: 500, offer_unit: 'gems' },
+      ]
+        .map((o) => JSON.stringify(o))
+        .join('\n'),
+    );
     const run = await h.reconcile();
     expect(run.report.outcome).toBe('converged');
     expect(writeRoutes(h)).toEqual({
@@ -120,14 +192,36 @@ describe('reconcile against the sandbox', () => {
     h.sandbox.setStatus('accounts', 'acc-2', 'sold');
     h.sandbox.resetCounters();
     // acc-1 changed in the catalogue, acc-2 removed from it.
-    h.write('accounts/main.json', JSON.stringify([
-      { external_id: 'acc-0', title: 'Gold account 0', price: 1000, rank: 'Gold II', level: 30, champions: ['Ahri', 'Lux'], images: ['images/a.png'], credentials: { login: 'user0', password: PASSWORD } },
-      { external_id: 'acc-1', title: 'Gold account 1', price: 7777, rank: 'Gold II', level: 31, champions: ['Ahri', 'Lux'] },
-    ]));
+    h.write(
+      'accounts/main.json',
+      JSON.stringify([
+        {
+          external_id: 'acc-0',
+          title: 'Gold account 0',
+          price: 1000,
+          rank: 'Gold II',
+          level: 30,
+          champions: ['Ahri', 'Lux'],
+          images: ['images/a.png'],
+          credentials: { login: 'user0', password: PASSWORD },
+        },
+        {
+          external_id: 'acc-1',
+          title: 'Gold account 1',
+          price: 7777,
+          rank: 'Gold II',
+          level: 31,
+          champions: ['Ahri', 'Lux'],
+        },
+      ]),
+    );
     const run = await h.reconcile();
     expect(h.writes()).toBe(0);
     expect(run.report.counts.account?.sold).toBe(2);
-    const sold = readFileSync(`${h.dir}/state/sold.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { external_id: string });
+    const sold = readFileSync(`${h.dir}/state/sold.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { external_id: string });
     expect(sold.map((s) => s.external_id).sort()).toEqual(['acc-1', 'acc-2']);
     await h.reconcile();
     expect(readFileSync(`${h.dir}/state/sold.jsonl`, 'utf8').trim().split('\n')).toHaveLength(2); // once per sale
@@ -141,7 +235,9 @@ describe('reconcile against the sandbox', () => {
     h.sandbox.resetCounters();
     const run = await h.reconcile();
     expect(run.report.outcome).toBe('converged');
-    const posts = Object.entries(requestsByRoute(h.sandbox)).filter(([r]) => r.startsWith('POST') && !r.includes('bulk'));
+    const posts = Object.entries(requestsByRoute(h.sandbox)).filter(
+      ([r]) => r.startsWith('POST') && !r.includes('bulk'),
+    );
     expect(posts.filter(([r]) => r !== 'POST /api/v1/images')).toEqual([]);
     const adopted = Object.values(run.report.counts).reduce((n, row) => n + row.adopted, 0);
     expect(adopted).toBe(7);
@@ -151,22 +247,28 @@ describe('reconcile against the sandbox', () => {
     expect(dump.topUps).toHaveLength(2);
   });
 
-  it('never mistakes an all-digit external_id for another offer\'s id, even after the state db is lost', async () => {
+  it("never mistakes an all-digit external_id for another offer's id, even after the state db is lost", async () => {
     h = await createHarness();
     // Sandbox ids start at 1: external_id "2" names a different offer than id 2 does.
-    h.write('items/digits.json', JSON.stringify([
-      { external_id: 'named', title: 'Named', price: 100 },
-      { external_id: '2', title: 'Digits two', price: 200 },
-      { external_id: '1', title: 'Digits one', price: 300 },
-    ]));
+    h.write(
+      'items/digits.json',
+      JSON.stringify([
+        { external_id: 'named', title: 'Named', price: 100 },
+        { external_id: '2', title: 'Digits two', price: 200 },
+        { external_id: '1', title: 'Digits one', price: 300 },
+      ]),
+    );
     expect((await h.reconcile()).report.outcome).toBe('converged');
     const byExt = () => byExternalId(h.sandbox.dump().items);
     expect(byExt().get('2')).toMatchObject({ title: 'Digits two', price: 200 });
-    h.write('items/digits.json', JSON.stringify([
-      { external_id: 'named', title: 'Named', price: 100 },
-      { external_id: '2', title: 'Digits two', price: 250 },
-      { external_id: '1', title: 'Digits one', price: 300 },
-    ]));
+    h.write(
+      'items/digits.json',
+      JSON.stringify([
+        { external_id: 'named', title: 'Named', price: 100 },
+        { external_id: '2', title: 'Digits two', price: 250 },
+        { external_id: '1', title: 'Digits one', price: 300 },
+      ]),
+    );
     for (const f of ['state.db', 'state.db-wal', 'state.db-shm']) rmSync(`${h.dir}/state/${f}`, { force: true });
     h.sandbox.resetCounters();
     expect((await h.reconcile()).report.outcome).toBe('converged');
@@ -217,16 +319,53 @@ describe('reconcile against the sandbox', () => {
     expect(res.ok).toBe(true);
     h.sandbox.resetCounters();
     const run = await h.reconcile();
-    expect(run.plan.actions.find((a) => a.type === 'update' && a.externalId === 'item-2')).toMatchObject({ reason: 'drift' });
+    expect(run.plan.actions.find((a) => a.type === 'update' && a.externalId === 'item-2')).toMatchObject({
+      reason: 'drift',
+    });
     expect(byExternalId(h.sandbox.dump().items).get('item-2')!.title).toBe('Gold pack');
   });
 
   it('falls back to single calls when the bulk routes and account PATCH are refused, and says so', async () => {
-    h = await createHarness({ sandbox: { faults: { disabled: ['accounts.bulkRemove', 'topUps.bulkUpdate', 'accounts.update'] } } });
+    h = await createHarness({
+      sandbox: { faults: { disabled: ['accounts.bulkRemove', 'topUps.bulkUpdate', 'accounts.update'] } },
+    });
     seed(h, 4);
     await h.reconcile();
-    h.write('accounts/main.json', JSON.stringify([{ external_id: 'acc-0', title: 'Gold account 0', price: 9999, rank: 'Gold II', level: 30, champions: ['Ahri', 'Lux'], images: ['images/a.png'], credentials: { login: 'user0', password: PASSWORD } }]));
-    h.write('top-ups/topups.ndjson', JSON.stringify({ external_id: 'tu-1', offer_title: '100 gems', price: 1, offer_amount: 100, offer_unit: 'gems', waiting_time_value: 5, waiting_time_unit: 'minutes' }) + '\n' + JSON.stringify({ external_id: 'tu-2', offer_title: '500 gems', price: 2, offer_amount: 500, offer_unit: 'gems' }));
+    h.write(
+      'accounts/main.json',
+      JSON.stringify([
+        {
+          external_id: 'acc-0',
+          title: 'Gold account 0',
+          price: 9999,
+          rank: 'Gold II',
+          level: 30,
+          champions: ['Ahri', 'Lux'],
+          images: ['images/a.png'],
+          credentials: { login: 'user0', password: PASSWORD },
+        },
+      ]),
+    );
+    h.write(
+      'top-ups/topups.ndjson',
+      JSON.stringify({
+        external_id: 'tu-1',
+        offer_title: '100 gems',
+        price: 1,
+        offer_amount: 100,
+        offer_unit: 'gems',
+        waiting_time_value: 5,
+        waiting_time_unit: 'minutes',
+      }) +
+        '\n' +
+        JSON.stringify({
+          external_id: 'tu-2',
+          offer_title: '500 gems',
+          price: 2,
+          offer_amount: 500,
+          offer_unit: 'gems',
+        }),
+    );
     const run = await h.reconcile();
     const dump = h.sandbox.dump();
     expect(byExternalId(dump.accounts).get('acc-3')!.status).toBe('archived');
@@ -250,7 +389,9 @@ describe('reconcile against the sandbox', () => {
     let failures = 1;
     const flaky = (client: MarketplaceClient): MarketplaceClient =>
       overrideMethod(client, 'accounts', 'update', (original, ...args) =>
-        failures-- > 0 ? Promise.reject(new ServerError({ method: 'PATCH', path: '/api/v1/accounts/1', status: 503 })) : original(...args),
+        failures-- > 0
+          ? Promise.reject(new ServerError({ method: 'PATCH', path: '/api/v1/accounts/1', status: 503 }))
+          : original(...args),
       );
     const run = await h.reconcile({}, undefined, flaky);
     const accounts = run.report.outcomes.filter((o) => o.kind === 'account');
@@ -261,7 +402,10 @@ describe('reconcile against the sandbox', () => {
   });
 
   it('recreate fallback: a server that keeps archived external_ids costs one offer, not all of them', async () => {
-    h = await createHarness({ sandbox: { faults: { disabled: ['accounts.update'] } }, config: { accounts: { updateFallback: 'recreate' } } });
+    h = await createHarness({
+      sandbox: { faults: { disabled: ['accounts.update'] } },
+      config: { accounts: { updateFallback: 'recreate' } },
+    });
     seed(h, 3);
     await h.reconcile();
     const raised = JSON.parse(readFileSync(`${h.catalogueDir}/accounts/main.json`, 'utf8')) as { price: number }[];
@@ -276,7 +420,10 @@ describe('reconcile against the sandbox', () => {
 
   it('converges with zero duplicates through 5xx, dropped connections, lost responses and 429 bursts', async () => {
     h = await createHarness({
-      sandbox: { faults: { errorRate: 0.1, dropRate: 0.05, lostResponseRate: 0.1, seed: 7 }, rateLimit: { ratePerSec: 200, burst: 5 } },
+      sandbox: {
+        faults: { errorRate: 0.1, dropRate: 0.05, lostResponseRate: 0.1, seed: 7 },
+        rateLimit: { ratePerSec: 200, burst: 5 },
+      },
       config: { rateLimit: { ratePerSec: 400, burst: 50, maxAttempts: 10 }, http: { timeoutMs: 2000, connections: 8 } },
     });
     seed(h, 25);
@@ -301,7 +448,12 @@ describe('reconcile against the sandbox', () => {
     seed(h);
     await h.reconcile();
     const other = openStateStore(h.statePath);
-    expect(other.acquireLease({ holder: 'elsewhere', pid: 4242, hostname: 'other-host', expiresAt: Date.now() + 60_000 }, 60_000).ok).toBe(true);
+    expect(
+      other.acquireLease(
+        { holder: 'elsewhere', pid: 4242, hostname: 'other-host', expiresAt: Date.now() + 60_000 },
+        60_000,
+      ).ok,
+    ).toBe(true);
     await expect(h.reconcile()).rejects.toThrow(LeaseHeldError);
     await expect(h.reconcile()).rejects.toThrow(/pid 4242 on other-host/);
     other.releaseLease('elsewhere');
@@ -316,7 +468,10 @@ describe('reconcile against the sandbox', () => {
     const logger = createLogger({ level: 'trace', destination: { write: (l: string) => lines.push(l) } });
     await h.reconcile({}, logger);
     // A change of password goes out again (as an HMAC difference), still never logged or stored.
-    h.write('accounts/main.json', readFileSync(`${h.catalogueDir}/accounts/main.json`, 'utf8').replace(PASSWORD, `${PASSWORD}-2`));
+    h.write(
+      'accounts/main.json',
+      readFileSync(`${h.catalogueDir}/accounts/main.json`, 'utf8').replace(PASSWORD, `${PASSWORD}-2`),
+    );
     await h.reconcile({}, logger);
     expect(lines.length).toBeGreaterThan(5);
     const log = lines.join('');
@@ -339,17 +494,33 @@ describe.each([
   ['creates answered 201', { createStatus201: true }],
   ['paths route only numeric ids', { numericIdPathsOnly: true }],
   ['game as an object', { gameAsObject: true }],
-  ['all of them', { wrapSingle: true, epochTimestamps: true, integersAsStrings: true, createStatus201: true, numericIdPathsOnly: true, gameAsObject: true }],
+  [
+    'all of them',
+    {
+      wrapSingle: true,
+      epochTimestamps: true,
+      integersAsStrings: true,
+      createStatus201: true,
+      numericIdPathsOnly: true,
+      gameAsObject: true,
+    },
+  ],
 ])('reconcile when the server represents things differently: %s', (_name, representation) => {
   it('converges, and the next run (with a change) patches once, then sends nothing', async () => {
     h = await createHarness({ sandbox: { representation } });
     seed(h);
-    h.write('items/extra.json', JSON.stringify([{ external_id: 'item-g', title: 'With game', price: 300, game: 'league-of-legends' }]));
+    h.write(
+      'items/extra.json',
+      JSON.stringify([{ external_id: 'item-g', title: 'With game', price: 300, game: 'league-of-legends' }]),
+    );
     expect((await h.reconcile()).report.outcome).toBe('converged');
     h.sandbox.resetCounters();
     expect((await h.reconcile()).report.outcome).toBe('converged');
     expect(h.writes()).toBe(0);
-    h.write('items/extra.json', JSON.stringify([{ external_id: 'item-g', title: 'With game', price: 350, game: 'league-of-legends' }]));
+    h.write(
+      'items/extra.json',
+      JSON.stringify([{ external_id: 'item-g', title: 'With game', price: 350, game: 'league-of-legends' }]),
+    );
     await h.reconcile();
     expect(writeRoutes(h)).toEqual({ 'PATCH /api/v1/items/{identifier}': 1 });
     h.sandbox.resetCounters();

@@ -3,7 +3,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Catalogue, type CatalogueOptions, type CatalogueProblem, type CatalogueSnapshot } from '../../../src/catalogue/catalogue.ts';
+import {
+  Catalogue,
+  type CatalogueOptions,
+  type CatalogueProblem,
+  type CatalogueSnapshot,
+} from '../../../src/catalogue/catalogue.ts';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/catalogue/', import.meta.url));
 export const fixture = (name: string): Buffer => readFileSync(join(FIXTURES, name));
@@ -37,7 +42,8 @@ export function where(p: CatalogueProblem): Record<string, unknown> {
 }
 
 export const errors = (s: CatalogueSnapshot): CatalogueProblem[] => s.problems.filter((p) => p.severity === 'error');
-export const warnings = (s: CatalogueSnapshot): CatalogueProblem[] => s.problems.filter((p) => p.severity === 'warning');
+export const warnings = (s: CatalogueSnapshot): CatalogueProblem[] =>
+  s.problems.filter((p) => p.severity === 'warning');
 export const ids = (s: CatalogueSnapshot): string[] => s.offers.map((o) => o.externalId).sort();
 
 /** The good file every bad-input case sits beside: its two offers must always load. */

@@ -1,7 +1,10 @@
 // Shared setup of the contract tests: a real sandbox on 127.0.0.1 and the real client against it.
 import { startSandbox } from '../../../src/sandbox/sandbox-server.ts';
 import type { MarketplaceClient } from '../../../src/marketplace/marketplace-client.ts';
-import { createMarketplaceClient, type MarketplaceClientOptions } from '../../../src/marketplace/undici-marketplace-client.ts';
+import {
+  createMarketplaceClient,
+  type MarketplaceClientOptions,
+} from '../../../src/marketplace/undici-marketplace-client.ts';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 export type SandboxOptions = NonNullable<Parameters<typeof startSandbox>[0]>;
@@ -31,11 +34,29 @@ export function ext(prefix: string): string {
 }
 
 export function accountBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { external_id: externalId, title: `Account ${externalId}`, price: 1999, game: 'lol', status: 'listed', level: 30, ...extra };
+  return {
+    external_id: externalId,
+    title: `Account ${externalId}`,
+    price: 1999,
+    game: 'lol',
+    status: 'listed',
+    level: 30,
+    ...extra,
+  };
 }
 
 export function itemBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { external_id: externalId, title: `Item ${externalId}`, price: 250, type: 'skin', game: 'lol', server: 'euw', stock: 5, status: 'listed', ...extra };
+  return {
+    external_id: externalId,
+    title: `Item ${externalId}`,
+    price: 250,
+    type: 'skin',
+    game: 'lol',
+    server: 'euw',
+    stock: 5,
+    status: 'listed',
+    ...extra,
+  };
 }
 
 export function topUpBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -70,5 +91,8 @@ export function routesMatching(sandbox: Sandbox, re: RegExp): string[] {
 
 /** A 1x1 PNG. */
 export const PNG = Uint8Array.from(
-  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'),
+  Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  ),
 );
