@@ -19,9 +19,14 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** Every exit code, as the README's table lists them. */
 export const EXIT = {
   ok: 0,
+  /** Some offers failed or were blocked; the guard tripped; the marketplace was unreadable; stopped by a signal. */
   failed: 1,
   usage: 2,
+  /** plan: the marketplace differs from the catalogue. */
   changesPending: 3,
+  /** Another offersync holds the state db's writer lease (after --lock-timeout, if given). */
+  lockHeld: 4,
 } as const;

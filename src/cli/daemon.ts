@@ -5,15 +5,16 @@ import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../log/logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
-import { LeaseHeldError } from '../sync/reconciler.ts';
 import { openServices } from './services.ts';
 
 const HELP = `Usage: offersync daemon [flags]
 
 Reconciles at start (a full sweep), then on every change in the catalogue directory (debounced:
 daemon.debounceMs), on an incremental schedule (schedule.tick) and a full sweep (schedule.fullSweep).
-Serves /healthz, /readyz and /metrics on daemon.healthHost:daemon.healthPort. SIGINT or SIGTERM lets the
-current run finish, then exits 0.
+Serves /healthz, /readyz and /metrics on daemon.healthHost:daemon.healthPort. While another offersync holds
+the state db's writer lease, it waits (not ready; /readyz says why) and takes over when that lease is released
+or expires (state.leaseTtlMs). SIGINT or SIGTERM: no further write is started, those in flight finish, the
+lease is let go, exit 0.
 
 ${CONFIG_HELP}
 `;
@@ -46,10 +47,15 @@ export const command: Command = {
       tick: config.schedule.tick,
       health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
       queueSize: () => services.queue.stats().size,
+      clearQueue: () => services.queue.clear(),
+      leaseTtlMs: config.state.leaseTtlMs,
     });
+    // A second signal finds no handler left and ends the process at once.
+    let stopping: Promise<void> | undefined;
     const stopped = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
-        logger.info({ signal }, 'stopping: the current run finishes first');
+        logger.info({ signal }, 'stopping: no further write is started');
+        stopping ??= daemon.stop();
         resolve();
       };
       process.once('SIGINT', () => stop('SIGINT'));
@@ -58,18 +64,18 @@ export const command: Command = {
     try {
       await daemon.start();
     } catch (err) {
-      await services.close();
-      if (err instanceof LeaseHeldError) {
-        io.stderr.write(`offersync daemon: ${err.message}\n`);
-        return EXIT.failed;
+      if (!stopping) {
+        await services.close();
+        throw err;
       }
-      throw err;
     }
-    io.stderr.write(
-      `offersync daemon: watching ${config.catalogue.dir}${daemon.healthPort ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz` : ''}\n`,
-    );
+    if (!stopping) {
+      io.stderr.write(
+        `offersync daemon: watching ${config.catalogue.dir}${daemon.healthPort ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz` : ''}\n`,
+      );
+    }
     await stopped;
-    await daemon.stop();
+    await stopping;
     await services.close();
     return EXIT.ok;
   },

@@ -57,6 +57,7 @@ export function formatReport(report: RunReport): string {
     partial: 'Some offers could not be synced (listed above); the rest is done. Run again after fixing them.',
     failed: 'The run failed.',
     aborted: 'Stopped before the first write.',
+    stopped: 'Stopped: no further write was started; those in flight finished. Run again to finish the rest.',
     planned: 'Planned only: nothing was sent.',
   };
   out.push(

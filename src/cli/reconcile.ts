@@ -1,5 +1,6 @@
 import type { Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { parseDuration } from './duration.ts';
 import { runReconcile } from './run-reconcile.ts';
 
 const HELP = `Usage: offersync reconcile [flags]
@@ -7,9 +8,10 @@ const HELP = `Usage: offersync reconcile [flags]
 Makes the marketplace equal to the catalogue: creates what is new, patches what changed, archives what
 offersync owns and the catalogue no longer has, uploads new gallery images. Prints a summary per kind and
 every offer that failed, with its file and the marketplace's message.
-Exit 0: converged. 1: some offers failed, or the run was stopped (guard, lease, marketplace unreadable).
-2: usage or config error.
+Exit 0: converged. 1: some offers failed, or the run was stopped (guard, signal, marketplace unreadable).
+2: usage or config error. 4: another offersync holds the state db (see --lock-timeout).
 
+  --lock-timeout <dur>   wait this long for another run's writer lease (0, 30s, 5m; default 0: fail at once)
   --dry-run              plan only (same as offersync plan)
   --json                 the run report as JSON
   --allow-mass-archive   let a run archive more than guard.maxArchive offers
@@ -26,6 +28,7 @@ export const command: Command = {
       json: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'allow-mass-archive': { type: 'boolean' },
+      'lock-timeout': { type: 'string' },
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -39,6 +42,7 @@ export const command: Command = {
         dryRun: values['dry-run'] === true,
         json: values.json === true,
         allowMassArchive: values['allow-mass-archive'] === true,
+        lockTimeoutMs: parseDuration(values['lock-timeout'] ?? '0', '--lock-timeout'),
       },
     );
   },

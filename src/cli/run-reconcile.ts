@@ -2,7 +2,8 @@
 import { EXIT, type CliIO } from './command.ts';
 import { loadConfig, type ConfigSources } from '../config/load-config.ts';
 import type { Config } from '../config/config.ts';
-import { LeaseHeldError, MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
+import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
+import { LeaseHeldError } from '../state/writer-lease.ts';
 import { openServices, type Services } from './services.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
@@ -16,6 +17,8 @@ export interface RunOptions {
   readonly json: boolean;
   readonly allowMassArchive: boolean;
   readonly quiet?: boolean;
+  /** How long to wait for another instance's writer lease. Default 0. */
+  readonly lockTimeoutMs?: number;
 }
 
 export async function runReconcile(io: CliIO, sources: ConfigSources | Config, opts: RunOptions): Promise<number> {
@@ -37,11 +40,16 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
       command: opts.command,
       dryRun: opts.dryRun,
       allowMassArchive: opts.allowMassArchive,
+      lockTimeoutMs: opts.lockTimeoutMs,
       onProgress: (d, t) => progress.update(d, t),
     });
   } catch (err) {
     progress.end();
-    if (err instanceof LeaseHeldError || err instanceof MarketplaceUnreadableError) {
+    if (err instanceof LeaseHeldError) {
+      io.stderr.write(`offersync ${opts.command}: ${err.message}\n`);
+      return EXIT.lockHeld;
+    }
+    if (err instanceof MarketplaceUnreadableError) {
       io.stderr.write(`offersync ${opts.command}: ${err.message}\n`);
       return EXIT.failed;
     }

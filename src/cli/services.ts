@@ -43,6 +43,7 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
     },
     perPage: config.lists.perPage,
     statePath: config.state.path,
+    leaseTtlMs: config.state.leaseTtlMs,
   };
 }
 

@@ -17,7 +17,7 @@ export const ConfigSchema = z
     baseUrl: z.url({ protocol: /^https?$/ }),
     insecure: z.boolean(),
     catalogue: z.object({ dir: z.string().min(1), maxFileBytes: positiveInt, maxImageBytes: positiveInt }).strict(),
-    state: z.object({ path: z.string().min(1) }).strict(),
+    state: z.object({ path: z.string().min(1), leaseTtlMs: z.number().int().min(1000) }).strict(),
     http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
     rateLimit: z
       .object({

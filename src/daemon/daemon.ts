@@ -1,11 +1,11 @@
 // The daemon decides only WHEN to reconcile: at start (full sweep), on catalogue changes, on a schedule.
 // Runs never overlap: a trigger during a run is folded into one more run after it (a full sweep wins).
-import { hostname } from 'node:os';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log/logger.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
-import { reconcile, takeLease, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
+import { reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
 import type { RunReport } from '../sync/run-report.ts';
 import { startHealthServer, type HealthServer } from './health-server.ts';
 import { DaemonMetrics } from './metrics.ts';
@@ -38,6 +38,9 @@ export interface DaemonOptions {
   readonly tick: string;
   readonly health: { readonly host: string; readonly port: number } | null;
   readonly queueSize?: () => number;
+  /** Drops the requests still waiting in the queue (stopping): they were never sent. */
+  readonly clearQueue?: () => void;
+  /** The writer lease's TTL (state.leaseTtlMs). Default 30 s. */
   readonly leaseTtlMs?: number;
 }
 
@@ -56,8 +59,10 @@ export class Daemon {
   private tasks: ScheduledTask[] = [];
   private watcher: FileWatcher | null = null;
   private healthServer: HealthServer | null = null;
-  private renew: NodeJS.Timeout | undefined;
-  private readonly holder = `${hostname()}/${process.pid}/daemon`;
+  private lease: HeldLease | null = null;
+  /** Why the daemon is not ready while it waits for the writer lease. */
+  private leaseWait: string | null = null;
+  private readonly stopController = new AbortController();
 
   constructor(private readonly opts: DaemonOptions) {}
 
@@ -65,20 +70,15 @@ export class Daemon {
     return this.healthServer?.port;
   }
 
+  /**
+   * Serves health at once, waits for the writer lease (not ready meanwhile, with the reason on /readyz), then
+   * watches and runs the first full sweep. Rejects with the stop reason when stop() comes first.
+   */
   async start(): Promise<void> {
-    const ttl = this.opts.leaseTtlMs ?? 60_000;
-    takeLease(this.opts.store, this.holder, ttl);
-    this.renew = setInterval(() => {
-      try {
-        takeLease(this.opts.store, this.holder, ttl);
-      } catch (err) {
-        this.opts.logger.error({ err: errorMessage(err) }, 'lost the writer lease');
-      }
-    }, ttl / 3);
-    this.renew.unref();
     if (this.opts.health && this.opts.health.port > 0) {
       this.healthServer = await startHealthServer(this.opts.health.host, this.opts.health.port, this, this.metrics);
     }
+    await this.takeLease();
     this.watcher = this.opts.watch();
     this.watcher.on('batch', (c) => this.onFiles(c));
     this.watcher.on('error', (e) => this.opts.logger.warn({ err: e.message }, 'catalogue watcher error'));
@@ -87,6 +87,29 @@ export class Daemon {
     this.tasks.push(cron.schedule(this.opts.tick, () => this.trigger('incremental', 'tick'), { name: 'tick' }));
     this.trigger('full', 'start');
     await this.idle();
+  }
+
+  /** Waits for the writer lease as long as it takes (until stop()): another instance's expires on its own. */
+  private async takeLease(): Promise<HeldLease> {
+    if (this.lease && !this.lease.lost.aborted) return this.lease;
+    const log = this.opts.logger;
+    this.lease = await acquireWriterLease(this.opts.store, {
+      ttlMs: this.opts.leaseTtlMs ?? 30_000,
+      waitMs: Number.POSITIVE_INFINITY,
+      signal: this.stopController.signal,
+      onWait: (h) => {
+        this.leaseWait = `waiting for the writer lease: ${describeHolder(h)} holds it until ${new Date(h.expiresAt).toISOString()}`;
+        log.warn({ holder: h.holder, pid: h.pid, host: h.hostname, expiresAt: h.expiresAt }, this.leaseWait);
+      },
+      onLost: (h) => {
+        this.ready = false;
+        log.error({ holder: h.holder }, 'lost the writer lease: the current run stops starting writes');
+      },
+      onRenewError: (err) => log.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying'),
+    });
+    if (this.leaseWait) log.info('took over the writer lease');
+    this.leaseWait = null;
+    return this.lease;
   }
 
   /** Resolves when no run is going and none is queued. */
@@ -141,13 +164,19 @@ export class Daemon {
   private async runOnce(mode: 'full' | 'incremental', trigger: Trigger): Promise<void> {
     const log = this.opts.logger;
     try {
+      const lease = await this.takeLease();
       const { report } = await reconcile(
         { ...this.opts.deps, leaseHeldByCaller: true, loadCatalogue: () => this.loadCatalogue() },
-        { command: `daemon:${trigger}`, dryRun: false, mode },
+        {
+          command: `daemon:${trigger}`,
+          dryRun: false,
+          mode,
+          signal: AbortSignal.any([this.stopController.signal, lease.lost]),
+        },
       );
       this.lastReport = report;
       this.lastError = null;
-      this.ready = true;
+      this.ready = !lease.lost.aborted;
       this.metrics.recordRun(report, trigger);
       const failed = report.outcomes.filter((o) => o.outcome === 'failed').length;
       log.info(
@@ -155,6 +184,7 @@ export class Daemon {
         'reconcile done',
       );
     } catch (err) {
+      if (this.stopping) return;
       this.lastError = errorMessage(err);
       this.metrics.runs.inc({ outcome: 'error', trigger });
       log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');
@@ -167,6 +197,7 @@ export class Daemon {
       ok: !this.stopping,
       ready: this.ready,
       detail: {
+        ...(this.leaseWait ? { reason: this.leaseWait } : {}),
         running: this.running !== null,
         last_outcome: this.lastReport?.outcome ?? null,
         last_run_id: this.lastReport?.runId ?? null,
@@ -175,15 +206,19 @@ export class Daemon {
     };
   }
 
-  /** Stops triggers, lets the current run finish (its writes are journaled either way), lets go of the lease. */
+  /**
+   * Stops triggers and any wait for the lease; the current run starts no further write, the requests still
+   * queued are dropped (never sent), those on the wire finish and are journaled. Then lets go of the lease.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopController.abort(new Error('the daemon is stopping'));
+    this.opts.clearQueue?.();
     for (const t of this.tasks) await t.stop();
     this.tasks = [];
     await this.watcher?.close();
     await this.idle();
-    if (this.renew) clearInterval(this.renew);
-    this.opts.store.releaseLease(this.holder);
+    this.lease?.release();
     await this.healthServer?.close();
   }
 }

@@ -78,6 +78,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'lease-scope',
+    // Which pid namespace on which boot the holder's pid belongs to: only there does "that pid is gone"
+    // prove the holder dead, so only there is its lease taken over before it expires.
+    sql: `ALTER TABLE lease ADD COLUMN scope TEXT NOT NULL DEFAULT '';`,
+  },
 ];
 
 export const SCHEMA_VERSION_KEY = 'schema_version';

@@ -67,14 +67,27 @@ export interface RunRecord {
   readonly command: string;
   readonly startedAt: number;
   readonly endedAt: number | null;
-  readonly outcome: 'running' | 'converged' | 'partial' | 'failed' | 'aborted' | null;
+  readonly outcome: 'running' | 'converged' | 'partial' | 'failed' | 'aborted' | 'stopped' | null;
   /** Counts per kind and action, as the run summary shows them. */
   readonly counts: Readonly<Record<string, number>>;
 }
 
-export interface WriterLease {
+/** Who asks for the writer lease. */
+export interface LeaseClaim {
+  /** A random instance id, new for every process: in containers every process is pid 1 and hosts change. */
   readonly holder: string;
+  /** For people reading who holds it, and for the same-scope liveness check. */
   readonly pid: number;
   readonly hostname: string;
+  /**
+   * The boot and pid namespace the pid belongs to ('' where unknown). Only a holder in our own scope can be
+   * proven dead by its pid; every other holder is waited for until its lease expires.
+   */
+  readonly scope: string;
+}
+
+/** The writer lease as stored. */
+export interface WriterLease extends LeaseClaim {
+  /** Epoch ms by the store's clock. */
   readonly expiresAt: number;
 }

@@ -191,5 +191,5 @@ export function toRunRecord(r: Row<RunsTable>): RunRecord {
 }
 
 export function toWriterLease(r: Row<LeaseTable>): WriterLease {
-  return { holder: r.holder, pid: r.pid, hostname: r.hostname, expiresAt: r.expires_at };
+  return { holder: r.holder, pid: r.pid, hostname: r.hostname, scope: r.scope, expiresAt: r.expires_at };
 }

@@ -70,6 +70,8 @@ export interface LeaseTable {
   holder: string;
   pid: number;
   hostname: string;
+  /** Boot and pid namespace of the holder's process ('' where unknown): see WriterLease.scope. */
+  scope: string;
   expires_at: number;
 }
 

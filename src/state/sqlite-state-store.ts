@@ -15,6 +15,7 @@ import type {
   OfferRecord,
   RunRecord,
   StateKind,
+  LeaseClaim,
   WriterLease,
 } from './records.ts';
 import {
@@ -32,7 +33,7 @@ import {
   type OfferPatchField,
 } from './rows.ts';
 import type { Database, OffersTable } from './schema.ts';
-import type { OfferRecordPatch, StateStore } from './state-store.ts';
+import type { LeaseAttempt, OfferRecordPatch, StateStore } from './state-store.ts';
 
 export interface OpenStateStoreOptions {
   /** Default: silent. */
@@ -138,13 +139,11 @@ export class SqliteStateStore implements StateStore {
             uploaded_at: param<number>('uploadedAt'),
           })
           .onConflict((oc) =>
-            oc
-              .column('sha256')
-              .doUpdateSet((eb) => ({
-                remote_id: eb.ref('excluded.remote_id'),
-                url: eb.ref('excluded.url'),
-                uploaded_at: eb.ref('excluded.uploaded_at'),
-              })),
+            oc.column('sha256').doUpdateSet((eb) => ({
+              remote_id: eb.ref('excluded.remote_id'),
+              url: eb.ref('excluded.url'),
+              uploaded_at: eb.ref('excluded.uploaded_at'),
+            })),
           ),
       ),
       listImages: compile(db, qb.selectFrom('images').selectAll().orderBy('uploaded_at').orderBy('sha256')),
@@ -207,29 +206,25 @@ export class SqliteStateStore implements StateStore {
             learnt_at: param<number>('now'),
           })
           .onConflict((oc) =>
-            oc
-              .column('name')
-              .doUpdateSet((eb) => ({
-                usable: eb.ref('excluded.usable'),
-                detail: eb.ref('excluded.detail'),
-                learnt_at: eb.ref('excluded.learnt_at'),
-              })),
+            oc.column('name').doUpdateSet((eb) => ({
+              usable: eb.ref('excluded.usable'),
+              detail: eb.ref('excluded.detail'),
+              learnt_at: eb.ref('excluded.learnt_at'),
+            })),
           ),
       ),
       listCapabilities: compile(db, qb.selectFrom('capabilities').selectAll().orderBy('name')),
 
       runStart: compile(
         db,
-        qb
-          .insertInto('runs')
-          .values({
-            id: param<string>('id'),
-            command: param<string>('command'),
-            started_at: param<number>('now'),
-            ended_at: null,
-            outcome: 'running',
-            counts: '{}',
-          }),
+        qb.insertInto('runs').values({
+          id: param<string>('id'),
+          command: param<string>('command'),
+          started_at: param<number>('now'),
+          ended_at: null,
+          outcome: 'running',
+          counts: '{}',
+        }),
       ),
       runEnd: compile(
         db,
@@ -267,6 +262,7 @@ export class SqliteStateStore implements StateStore {
             holder: param<string>('holder'),
             pid: param<number>('pid'),
             hostname: param<string>('hostname'),
+            scope: param<string>('scope'),
             expires_at: param<number>('expiresAt'),
           })
           .onConflict((oc) =>
@@ -274,6 +270,7 @@ export class SqliteStateStore implements StateStore {
               holder: eb.ref('excluded.holder'),
               pid: eb.ref('excluded.pid'),
               hostname: eb.ref('excluded.hostname'),
+              scope: eb.ref('excluded.scope'),
               expires_at: eb.ref('excluded.expires_at'),
             })),
           ),
@@ -445,29 +442,26 @@ export class SqliteStateStore implements StateStore {
   // lease
 
   /**
-   * Takes the lease when it is free, expired, or already ours (a renewal), in one IMMEDIATE transaction so
-   * two processes cannot both win. It runs until now + ttlMs by this store's clock (holder.expiresAt is
-   * not trusted: the same clock must set and judge expiry).
+   * Takes the lease when it is free, expired, already ours (a renewal) or held by `takeOverFrom`, in one
+   * IMMEDIATE transaction so two processes cannot both win. It runs until now + ttlMs by this store's clock:
+   * the same clock sets and judges expiry.
    */
-  acquireLease(
-    holder: WriterLease,
-    ttlMs: number,
-  ): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease } {
-    const attempt = this.#db.transaction(
-      (): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease } => {
-        const now = this.#now();
-        const row = this.#s.getLease.get();
-        if (row && row.holder !== holder.holder && row.expires_at > now)
-          return { ok: false, heldBy: toWriterLease(row) };
-        this.#s.putLease.run({
-          holder: holder.holder,
-          pid: holder.pid,
-          hostname: holder.hostname,
-          expiresAt: now + ttlMs,
-        });
-        return { ok: true };
-      },
-    );
+  acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): LeaseAttempt {
+    const attempt = this.#db.transaction((): LeaseAttempt => {
+      const now = this.#now();
+      const row = this.#s.getLease.get();
+      if (row && row.holder !== claim.holder && row.holder !== takeOverFrom && row.expires_at > now)
+        return { ok: false, heldBy: toWriterLease(row) };
+      const expiresAt = now + ttlMs;
+      this.#s.putLease.run({
+        holder: claim.holder,
+        pid: claim.pid,
+        hostname: claim.hostname,
+        scope: claim.scope,
+        expiresAt,
+      });
+      return { ok: true, expiresAt };
+    });
     return attempt.immediate();
   }
 

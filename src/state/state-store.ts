@@ -6,9 +6,15 @@ import type {
   JournalState,
   OfferRecord,
   RunRecord,
+  LeaseClaim,
   StateKind,
   WriterLease,
 } from './records.ts';
+
+/** The answer to a lease request: held until expiresAt (the store's clock), or who holds it instead. */
+export type LeaseAttempt =
+  | { readonly ok: true; readonly expiresAt: number }
+  | { readonly ok: false; readonly heldBy: WriterLease };
 
 /** A change to one offer row; unspecified fields keep their value (or their default on insert). */
 export type OfferRecordPatch = Partial<Omit<OfferRecord, 'kind' | 'externalId' | 'updatedAt'>>;
@@ -56,12 +62,13 @@ export interface StateStore {
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
 
-  // the writer lease (DESIGN.md decision 17)
-  /** Takes or renews the lease; returns the current holder when someone else holds an unexpired one. */
-  acquireLease(
-    holder: WriterLease,
-    ttlMs: number,
-  ): { readonly ok: true } | { readonly ok: false; readonly heldBy: WriterLease };
+  // the writer lease (DESIGN.md decision 17); writer-lease.ts builds waiting and the heartbeat on these two
+  /**
+   * Takes or renews the lease for ttlMs; refused while another holder's lease is unexpired, unless that
+   * holder is `takeOverFrom` (a holder proven dead). Judged by the store's own clock.
+   */
+  acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): LeaseAttempt;
+  /** Lets go of the lease if `holder` still holds it. */
   releaseLease(holder: string): void;
 
   /** Runs fn in one transaction. */

@@ -40,6 +40,8 @@ export interface ExecutorDeps {
   readonly options: ExecutorOptions;
   readonly onProgress?: (done: number, total: number) => void;
   readonly readImage?: (absPath: string) => Promise<Uint8Array>;
+  /** Aborted (a signal, a lost lease): no further write is started; those in flight finish. */
+  readonly signal?: AbortSignal;
 }
 
 /** One executor run; its methods share the run's journal, outcomes and progress. */
@@ -93,10 +95,10 @@ export class Execution {
       else if (update) singles.push(() => this.update(update, failedUploads));
     }
     if (bulkTopUps.length > 0) singles.push(() => updateTopUpsInBulk(this, bulkTopUps));
-    await forEachLimit(singles, EXECUTOR_WINDOW, (task) => task());
+    await forEachLimit(singles, EXECUTOR_WINDOW, (task) => task(), this.deps.signal);
     // Archives go last. They are not skipped when another offer failed: a removed offer left listed can be
     // sold twice, and the listing's completeness is already checked by the planner.
-    await archiveAll(this, archives);
+    if (!this.deps.signal?.aborted) await archiveAll(this, archives);
     appendSold(this.deps.statePath, this.sold);
     return this.outcomes;
   }
@@ -133,6 +135,7 @@ export class Execution {
     keys: readonly string[],
     send: () => Promise<T>,
   ): Promise<T> {
+    this.deps.signal?.throwIfAborted();
     const entry = this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
     this.store.journalSet(entry.id, 'sent');
     try {
@@ -272,32 +275,42 @@ export class Execution {
   private async uploadAll(uploads: readonly UploadAction[]): Promise<Set<string>> {
     const failed = new Set<string>();
     const read = this.deps.readImage ?? ((p: string) => readFile(p));
-    await forEachLimit(uploads, EXECUTOR_WINDOW, async (u) => {
-      const key = u.image.path;
-      try {
-        if (this.store.getImage(u.image.sha256))
-          return this.report({ kind: 'image', externalId: key, outcome: 'unchanged' });
-        const data = await read(u.image.absPath);
-        const name = u.image.path.split('/').pop() ?? 'image';
-        const img = await this.journaled('upload', 'image', [u.image.sha256], () =>
-          this.client.images.upload(
-            { data, filename: name, mimeType: u.image.mimeType },
-            { priority: PRIORITY.upload },
-          ),
-        );
-        this.store.putImage({ sha256: u.image.sha256, remoteId: img.id, url: img.url ?? null, uploadedAt: Date.now() });
-        this.report({ kind: 'image', externalId: key, outcome: 'uploaded' });
-      } catch (err) {
-        failed.add(u.image.sha256);
-        this.report({
-          kind: 'image',
-          externalId: key,
-          outcome: 'failed',
-          file: key,
-          message: `upload failed: ${errorMessage(err)}; needed by ${u.neededBy.join(', ')}`,
-        });
-      }
-    });
+    await forEachLimit(
+      uploads,
+      EXECUTOR_WINDOW,
+      async (u) => {
+        const key = u.image.path;
+        try {
+          if (this.store.getImage(u.image.sha256))
+            return this.report({ kind: 'image', externalId: key, outcome: 'unchanged' });
+          const data = await read(u.image.absPath);
+          const name = u.image.path.split('/').pop() ?? 'image';
+          const img = await this.journaled('upload', 'image', [u.image.sha256], () =>
+            this.client.images.upload(
+              { data, filename: name, mimeType: u.image.mimeType },
+              { priority: PRIORITY.upload },
+            ),
+          );
+          this.store.putImage({
+            sha256: u.image.sha256,
+            remoteId: img.id,
+            url: img.url ?? null,
+            uploadedAt: Date.now(),
+          });
+          this.report({ kind: 'image', externalId: key, outcome: 'uploaded' });
+        } catch (err) {
+          failed.add(u.image.sha256);
+          this.report({
+            kind: 'image',
+            externalId: key,
+            outcome: 'failed',
+            file: key,
+            message: `upload failed: ${errorMessage(err)}; needed by ${u.neededBy.join(', ')}`,
+          });
+        }
+      },
+      this.deps.signal,
+    );
     return failed;
   }
 

@@ -4,10 +4,12 @@ export async function forEachLimit<T>(
   items: readonly T[],
   limit: number,
   fn: (item: T) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    // Once stopped, the items not started are left alone: the next run plans them again.
+    while (next < items.length && !signal?.aborted) {
       const item = items[next++]!;
       await fn(item);
     }

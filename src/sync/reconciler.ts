@@ -1,11 +1,11 @@
 // One reconcile run, level-based like a controller: read both sides, plan, execute, report.
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { acquireWriterLease } from '../state/writer-lease.ts';
 import { CAPABILITIES } from './capabilities.ts';
 import { errorMessage } from './errors.ts';
 import { Execution, type ExecutorOptions } from './executor.ts';
@@ -38,6 +38,7 @@ export interface ReconcilerSettings {
   readonly executor: ExecutorOptions;
   readonly perPage: number;
   readonly statePath: string;
+  /** The writer lease's TTL (state.leaseTtlMs). Default 30 s. */
   readonly leaseTtlMs?: number;
 }
 
@@ -61,17 +62,16 @@ export interface ReconcileOptions {
   readonly mode?: 'full' | 'incremental';
   readonly onProgress?: (done: number, total: number) => void;
   readonly onPlan?: (plan: Plan) => void;
+  /** How long to wait for a writer lease another instance holds (--lock-timeout). Default 0: fail at once. */
+  readonly lockTimeoutMs?: number;
+  /** Aborted: no further write is started, those in flight finish, and the run ends 'stopped'. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ReconcileResult {
   readonly plan: Plan;
   readonly report: RunReport;
   readonly catalogue: CatalogueView;
-}
-
-/** The writer lease is held by another process (DESIGN.md decision 17). */
-export class LeaseHeldError extends Error {
-  override readonly name = 'LeaseHeldError';
 }
 
 function interruptedCreateKeys(store: StateStore): Set<string> {
@@ -88,34 +88,6 @@ export class MarketplaceUnreadableError extends Error {
   override readonly name = 'MarketplaceUnreadableError';
 }
 
-/** Takes (or renews) the writer lease, or throws LeaseHeldError naming who holds it and until when. */
-export function takeLease(store: StateStore, holder: string, ttlMs: number): void {
-  const me = { holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttlMs };
-  let lease = store.acquireLease(me, ttlMs);
-  if (lease.ok) return;
-  // A holder on this machine whose process is gone (kill -9) cannot renew: its lease is stale, take it over
-  // now rather than making the seller wait for the expiry.
-  if (lease.heldBy.hostname === hostname() && !processAlive(lease.heldBy.pid)) {
-    store.releaseLease(lease.heldBy.holder);
-    lease = store.acquireLease(me, ttlMs);
-    if (lease.ok) return;
-  }
-  const h = lease.heldBy;
-  throw new LeaseHeldError(
-    `another offersync (pid ${h.pid} on ${h.hostname}) holds the state db until ${new Date(h.expiresAt).toISOString()}; ` +
-      'nothing was sent. Wait for it to finish, or stop it; a killed process lets go when its lease expires.',
-  );
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const WATERMARK_KEY = (kind: OfferKind) => `watermark.${kind}`;
 
 export function newRunId(): string {
@@ -128,19 +100,20 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
   const runId = newRunId();
   const logger = deps.logger.child({ runId });
   const requestsAtStart = deps.requestCount?.() ?? 0;
-  const holder = `${hostname()}/${process.pid}/${runId}`;
-  const ttl = settings.leaseTtlMs ?? 60_000;
-  let renew: NodeJS.Timeout | undefined;
-
-  const ownLease = !opts.dryRun && !deps.leaseHeldByCaller;
-  if (ownLease) {
-    takeLease(store, holder, ttl);
-    renew = setInterval(
-      () => store.acquireLease({ holder, pid: process.pid, hostname: hostname(), expiresAt: Date.now() + ttl }, ttl),
-      ttl / 3,
-    );
-    renew.unref();
-  }
+  const lease =
+    opts.dryRun || deps.leaseHeldByCaller
+      ? null
+      : await acquireWriterLease(store, {
+          ttlMs: settings.leaseTtlMs ?? 30_000,
+          waitMs: opts.lockTimeoutMs ?? 0,
+          signal: opts.signal,
+          onWait: (h) =>
+            logger.warn({ holder: h.holder, pid: h.pid, host: h.hostname }, 'writer lease held: waiting for it'),
+          onLost: (h) => logger.error({ holder: h.holder }, 'lost the writer lease: no further write is started'),
+          onRenewError: (err) => logger.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying'),
+        });
+  const stop = [opts.signal, lease?.lost].filter((s): s is AbortSignal => s !== undefined);
+  const signal = stop.length > 0 ? AbortSignal.any(stop) : undefined;
 
   try {
     const settle = opts.dryRun ? { unsettled: [] as string[] } : await settleJournal(store, client, logger);
@@ -208,14 +181,17 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         statePath: settings.statePath,
         options: settings.executor,
         onProgress: opts.onProgress,
+        signal,
       }).run(plan);
       const all = [...outcomes, ...catalogueFailures];
       outcome = plan.guard.tripped
         ? 'aborted'
-        : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked')
-          ? 'partial'
-          : 'converged';
-      if (outcome !== 'aborted') {
+        : signal?.aborted
+          ? 'stopped'
+          : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked')
+            ? 'partial'
+            : 'converged';
+      if (outcome !== 'aborted' && outcome !== 'stopped') {
         for (const kind of OFFER_KINDS) {
           const w = snap.watermarks[kind];
           if (w !== undefined) store.setMeta(WATERMARK_KEY(kind), String(w));
@@ -238,8 +214,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     store.runEnd(runId, outcome, flatCounts(report.counts));
     return { plan, catalogue, report };
   } finally {
-    if (renew) clearInterval(renew);
-    if (ownLease) store.releaseLease(holder);
+    lease?.release();
   }
 }
 

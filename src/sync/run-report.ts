@@ -29,7 +29,7 @@ export interface OfferOutcome {
 
 export interface RunReport {
   readonly runId: string;
-  readonly outcome: 'converged' | 'partial' | 'failed' | 'aborted' | 'planned';
+  readonly outcome: 'converged' | 'partial' | 'failed' | 'aborted' | 'stopped' | 'planned';
   readonly outcomes: readonly OfferOutcome[];
   /** Counts per kind and outcome, e.g. counts.account.created. */
   readonly counts: Readonly<Record<string, Readonly<Record<Outcome, number>>>>;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
@@ -159,6 +160,27 @@ describe('offersync CLI against the sandbox process', () => {
     expect(rec.code).toBe(1);
     expect(rec.stderr).toMatch(/Unauthenticated/);
     expect(rec.stderr).not.toContain('wrong-key-1234');
+  });
+
+  it('a held writer lease exits 4 at once, or after --lock-timeout; a bad duration exits 2', async () => {
+    const store = openStateStore(join(dir, 'state', 'state.db'));
+    const claim = { holder: 'busy-instance', pid: 77, hostname: 'cron-host', scope: 'another-boot' };
+    expect(store.acquireLease(claim, 60_000).ok).toBe(true);
+    try {
+      const now = await run(['reconcile']);
+      expect(now.code).toBe(4);
+      expect(now.stderr).toMatch(/instance busy-instance, pid 77 on cron-host\) holds the state db until/);
+      const waited = await run(['reconcile', '--lock-timeout', '300ms']);
+      expect(waited.code).toBe(4);
+      expect(waited.stderr).toMatch(/waited 300 ms/);
+      const bad = await run(['reconcile', '--lock-timeout', 'soon']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--lock-timeout expects a duration/);
+    } finally {
+      store.releaseLease('busy-instance');
+      store.close();
+    }
+    expect((await run(['reconcile', '--lock-timeout', '5s'])).code).toBe(0);
   });
 
   it('demo runs the example catalogue end to end on its own sandbox', async () => {

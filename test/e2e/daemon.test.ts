@@ -1,5 +1,6 @@
 // The daemon as a child process: initial reconcile, a saved file reaches the sandbox, /healthz and /metrics
-// answer, SIGTERM ends it with exit 0, and a second daemon on the same state db is refused.
+// answer, SIGTERM ends it with exit 0, and a second daemon on the same state db waits (not ready, saying why)
+// until the first is gone, then takes over without exiting.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,6 +16,7 @@ const KEY = 'daemon-key-777';
 let sandbox: RunningSandbox;
 let dir: string;
 let healthPort: number;
+let secondPort: number;
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -26,8 +28,12 @@ function freePort(): Promise<number> {
   });
 }
 
-function startDaemon(): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [BIN, 'daemon', '--config', join(dir, 'offersync.yaml')], {
+function startDaemon(config = 'offersync.yaml'): {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(process.execPath, [BIN, 'daemon', '--config', join(dir, config)], {
     env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -59,17 +65,23 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'offersync-daemon-'));
   for (const sub of ['accounts', 'items', 'top-ups']) mkdirSync(join(dir, 'catalogue', sub), { recursive: true });
   healthPort = await freePort();
-  writeFileSync(
-    join(dir, 'offersync.yaml'),
-    [
-      `baseUrl: ${sandbox.url}`,
-      'catalogue:\n  dir: ./catalogue',
-      'state:\n  path: ./state/state.db',
-      'rateLimit:\n  ratePerSec: 100\n  burst: 10',
-      'daemon:\n  debounceMs: 100\n  healthHost: 127.0.0.1',
-      `  healthPort: ${healthPort}`,
-    ].join('\n') + '\n',
-  );
+  secondPort = await freePort();
+  for (const [file, port] of [
+    ['offersync.yaml', healthPort],
+    ['second.yaml', secondPort],
+  ] as const) {
+    writeFileSync(
+      join(dir, file),
+      [
+        `baseUrl: ${sandbox.url}`,
+        'catalogue:\n  dir: ./catalogue',
+        'state:\n  path: ./state/state.db',
+        'rateLimit:\n  ratePerSec: 100\n  burst: 10',
+        'daemon:\n  debounceMs: 100\n  healthHost: 127.0.0.1',
+        `  healthPort: ${port}`,
+      ].join('\n') + '\n',
+    );
+  }
   items([{ external_id: 'd-1', price: 100 }]);
 });
 
@@ -81,6 +93,7 @@ afterAll(async () => {
 describe('offersync daemon', () => {
   it('reconciles at start and on every saved file, serves health and metrics, and stops cleanly on SIGTERM', async () => {
     const d = startDaemon();
+    let second: ReturnType<typeof startDaemon> | undefined;
     try {
       await until('the initial reconcile', () => (sandbox.dump().items.length === 1 ? true : undefined));
       const ready = await until('readyz', async () => {
@@ -89,10 +102,14 @@ describe('offersync daemon', () => {
       });
       expect(((await ready.json()) as { ready: boolean }).ready).toBe(true);
 
-      // A second daemon on the same state db refuses to write and says who holds it.
-      const second = startDaemon();
-      expect(await second.exited).toBe(1);
-      expect(second.stderr()).toMatch(/holds the state db/);
+      // A second daemon on the same state db waits for the writer lease: alive, not ready, and says why.
+      second = startDaemon('second.yaml');
+      const waiting = await until('the second daemon to wait', async () => {
+        const r = await fetch(`http://127.0.0.1:${secondPort}/readyz`).catch(() => null);
+        return r?.status === 503 ? ((await r.json()) as { ok: boolean; reason?: string }) : undefined;
+      });
+      expect(waiting.ok).toBe(true);
+      expect(waiting.reason).toMatch(/waiting for the writer lease: another offersync \(instance [0-9a-f-]+, pid \d+/);
 
       items([
         { external_id: 'd-1', price: 150 },
@@ -110,10 +127,26 @@ describe('offersync daemon', () => {
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
       expect(metrics).toMatch(/offersync_runs_total\{outcome="converged",trigger="start"\} 1/);
       expect(metrics).toMatch(/trigger="files"/);
+
+      // kill -9 of the holder: on the same machine its pid proves it gone, so the waiting daemon takes over
+      // at once (across containers it waits for the lease to expire instead).
+      d.child.kill('SIGKILL');
+      await d.exited;
+      await until('the second daemon to become ready', async () => {
+        const r = await fetch(`http://127.0.0.1:${secondPort}/readyz`).catch(() => null);
+        return r?.status === 200 ? true : undefined;
+      });
+      items([{ external_id: 'd-2', price: 250 }]);
+      await until('a change to reach the marketplace through the second daemon', () =>
+        sandbox.dump().items.find((i) => i.external_id === 'd-2')?.price === 250 ? true : undefined,
+      );
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+      expect(second.stderr()).toMatch(/took over the writer lease/);
     } finally {
-      d.child.kill('SIGTERM');
+      d.child.kill('SIGKILL');
+      second?.child.kill('SIGKILL');
     }
-    expect(await d.exited).toBe(0);
     expect(d.stderr()).not.toContain(KEY);
   }, 60_000);
 });

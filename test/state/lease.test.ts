@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WriterLease } from '../../src/state/records.ts';
+import type { LeaseClaim } from '../../src/state/records.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 
-const lease = (holder: string, pid = 100): WriterLease => ({ holder, pid, hostname: 'host-a', expiresAt: 0 });
+const lease = (holder: string, pid = 100): LeaseClaim => ({ holder, pid, hostname: 'host-a', scope: '' });
 const TTL = 60_000;
 
 const dirs: string[] = [];
@@ -17,13 +17,13 @@ describe('writer lease', () => {
   it('is taken when free, refused to a second holder with who holds it and until when, and renewed by its holder', () => {
     let now = 1_000_000;
     const store = openStateStore(':memory:', { now: () => now });
-    expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true });
+    expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true, expiresAt: 1_000_000 + TTL });
     expect(store.acquireLease(lease('two', 22), TTL)).toEqual({
       ok: false,
-      heldBy: { holder: 'one', pid: 11, hostname: 'host-a', expiresAt: 1_000_000 + TTL },
+      heldBy: { holder: 'one', pid: 11, hostname: 'host-a', scope: '', expiresAt: 1_000_000 + TTL },
     });
     now += 30_000;
-    expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true });
+    expect(store.acquireLease(lease('one', 11), TTL)).toMatchObject({ ok: true });
     expect(store.currentLease()?.expiresAt).toBe(now + TTL);
     now += 45_000; // past the first expiry, within the renewed one
     expect(store.acquireLease(lease('two', 22), TTL).ok).toBe(false);
@@ -37,7 +37,7 @@ describe('writer lease', () => {
     now += TTL - 1;
     expect(store.acquireLease(lease('next'), TTL).ok).toBe(false);
     now += 1;
-    expect(store.acquireLease(lease('next'), TTL)).toEqual({ ok: true });
+    expect(store.acquireLease(lease('next'), TTL)).toMatchObject({ ok: true });
     expect(store.currentLease()?.holder).toBe('next');
     // The one that lost it cannot just renew it back.
     expect(store.acquireLease(lease('killed'), TTL).ok).toBe(false);

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
-import { LeaseHeldError } from '../../src/sync/reconciler.ts';
+import { LeaseHeldError } from '../../src/state/writer-lease.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
@@ -449,10 +449,7 @@ describe('reconcile against the sandbox', () => {
     await h.reconcile();
     const other = openStateStore(h.statePath);
     expect(
-      other.acquireLease(
-        { holder: 'elsewhere', pid: 4242, hostname: 'other-host', expiresAt: Date.now() + 60_000 },
-        60_000,
-      ).ok,
+      other.acquireLease({ holder: 'elsewhere', pid: 4242, hostname: 'other-host', scope: 'another-boot' }, 60_000).ok,
     ).toBe(true);
     await expect(h.reconcile()).rejects.toThrow(LeaseHeldError);
     await expect(h.reconcile()).rejects.toThrow(/pid 4242 on other-host/);
