@@ -5,8 +5,10 @@ export interface CatalogueProblem {
   readonly severity: 'error' | 'warning';
   /** Catalogue-relative path, forward slashes. */
   readonly file: string;
-  /** 1-based line (CSV, NDJSON; YAML gives the line of the offer). */
+  /** 1-based line of the value the problem is about (or of its offer when the value is missing). */
   readonly line?: number;
+  /** 1-based column on that line, with line: `file:line:column` is where an editor jumps. */
+  readonly column?: number;
   /** RFC 6901 JSON pointer (JSON, YAML). */
   readonly pointer?: string;
   readonly kind?: OfferKind;

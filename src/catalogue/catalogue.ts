@@ -7,7 +7,7 @@ import { isAbsolute } from 'node:path';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import type { DesiredOffer, ImageRef, OfferKind, SourceLocation } from './desired-offer.ts';
-import { decodeText, parseFile } from './formats.ts';
+import { decodeText, parseFile, type CsvDialect, type ParseOptions } from './formats.ts';
 import { Hmac256, credentialsHmac, offerHash, sortKeys } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { classify } from './layout.ts';
@@ -31,6 +31,8 @@ export interface CatalogueOptions {
   readonly logger?: Logger;
   /** File system used to read offer files; tests pass one that misbehaves. Default: node:fs/promises. */
   readonly fs?: CatalogueFs;
+  /** CSV delimiter and decimal mark for every CSV file (config catalogue.csv). Default: detected per file. */
+  readonly csv?: ParseOptions;
 }
 
 export interface CatalogueSnapshot {
@@ -49,6 +51,8 @@ export interface CatalogueSnapshot {
   readonly complete: boolean;
   /** Catalogue-relative paths of the offer files read. */
   readonly files: readonly string[];
+  /** How each CSV file was read (delimiter, decimal mark), by catalogue-relative path. */
+  readonly csvDialects: readonly ({ readonly file: string } & CsvDialect)[];
 }
 
 export interface FileChanges {
@@ -82,6 +86,7 @@ interface FileResult {
   readonly quarantined: boolean;
   /** Catalogue-relative image paths its offers name, to re-read them when an image changes. */
   readonly images: ReadonlySet<string>;
+  readonly csv?: CsvDialect;
 }
 
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -115,6 +120,7 @@ export class Catalogue {
   private readonly maxImageBytes: number;
   private readonly logger: Logger;
   private readonly fs: CatalogueFs | undefined;
+  private readonly parseOptions: ParseOptions;
 
   private readonly results = new Map<string, FileResult>();
   private readonly groups = new Map<string, Entry[]>();
@@ -138,6 +144,7 @@ export class Catalogue {
     this.maxImageBytes = positiveInt('maxImageBytes', opts.maxImageBytes, DEFAULT_MAX_IMAGE_BYTES);
     this.logger = opts.logger ?? silentLogger;
     this.fs = opts.fs;
+    this.parseOptions = opts.csv ?? {};
   }
 
   /** Reads the whole directory afresh. */
@@ -320,14 +327,14 @@ export class Catalogue {
     if ('error' in read) return quarantinedResult(file, 'error', read.error);
     const decoded = decodeText(read.buf);
     if ('error' in decoded) return quarantinedResult(file, 'error', decoded.error);
-    const parsed = parseFile(c.format, decoded.text);
+    const parsed = parseFile(c.format, decoded.text, this.parseOptions);
     const kind = parsed.kind ?? c.kind;
     const problems: CatalogueProblem[] = parsed.problems.map((p) => ({ ...p, file, kind }));
     const entries: Entry[] = [];
     const images = new Set<string>();
     let unknownIdentity = false;
     for (const record of parsed.records) {
-      const n = normaliseRecord(kind, record, file);
+      const n = normaliseRecord(kind, record, file, parsed.locate);
       for (const p of n.problems) problems.push(p);
       if (n.externalId === undefined) {
         unknownIdentity = true;
@@ -359,10 +366,15 @@ export class Catalogue {
           images.add(catalogueRelative(img.path) ?? img.path);
           if ('error' in check) {
             imagesOk = false;
+            const at = parsed.locate?.(record, img.at);
             problems.push({
               severity: 'error',
               file,
-              ...(n.source.line !== undefined ? { line: n.source.line } : {}),
+              ...(at
+                ? { line: at.line, column: at.column }
+                : n.source.line !== undefined
+                  ? { line: n.source.line }
+                  : {}),
               ...(img.pointer !== undefined ? { pointer: img.pointer } : {}),
               kind,
               externalId: n.externalId!,
@@ -395,7 +407,14 @@ export class Catalogue {
           'a record of this file has no usable external_id: nothing from this file is archived until that is fixed',
       });
     }
-    return { file, entries, problems, quarantined: parsed.unreadable || unknownIdentity, images };
+    return {
+      file,
+      entries,
+      problems,
+      quarantined: parsed.unreadable || unknownIdentity,
+      images,
+      ...(parsed.csv ? { csv: parsed.csv } : {}),
+    };
   }
 
   private image(written: string): Promise<ImageCheck> {
@@ -451,9 +470,11 @@ export class Catalogue {
     const problems: CatalogueProblem[] = [...this.walkProblems];
     const quarantinedFiles: string[] = [];
     const invalidOffers: { kind: OfferKind; externalId: string; file: string }[] = [];
+    const csvDialects: ({ file: string } & CsvDialect)[] = [];
     const anyConflict = this.conflicted.size > 0;
     for (const file of this.sortedFiles) {
       const r = this.results.get(file)!;
+      if (r.csv) csvDialects.push({ file, ...r.csv });
       for (const p of r.problems) problems.push(p);
       if (r.quarantined) quarantinedFiles.push(file);
       for (const e of r.entries) {
@@ -470,6 +491,7 @@ export class Catalogue {
       invalidOffers,
       complete: this.complete,
       files: this.sortedFiles,
+      csvDialects,
     };
   }
 }

@@ -3,12 +3,15 @@
 // column names for nested fields, '|' between list items; YAML: one offer, a list, {kind?, offers}, or
 // several documents.
 import { LineCounter, parseAllDocuments, isMap, isSeq, type Document, type Node as YamlNode } from 'yaml';
-import { CsvError, parseCsv } from './csv.ts';
+import { CsvError, DELIMITER_CHAR, cellOffset, parseCsv, type CsvDelimiter, type CsvTable } from './csv.ts';
 import type { OfferKind } from './desired-offer.ts';
 import { locateJsonError } from './json-error.ts';
+import { jsonValueOffsets, nearestOffset } from './json-positions.ts';
 import { parseKindName, type Format } from './layout.ts';
 import { pointerToken } from './catalogue-problem.ts';
+import { hasDecimalComma, type DecimalMark } from './price.ts';
 import { unknownFieldMessage } from './suggest.ts';
+import { LineIndex, type TextPosition } from './text-position.ts';
 
 export interface RawRecord {
   readonly value: unknown;
@@ -17,14 +20,43 @@ export interface RawRecord {
   readonly pointer?: string;
   /** Makes the record invalid although its identity may be known (a CSV row with too many cells). */
   readonly error?: string;
+  /** A CSV file whose prices are written with a decimal comma. */
+  readonly decimalMark?: DecimalMark;
+  /** CSV: offset of the row in the text. */
+  readonly offset?: number;
+  /** YAML: index of the document holding the record. */
+  readonly doc?: number;
 }
+
+export type PathInRecord = readonly (string | number)[];
+
+/**
+ * Line and column of a value of a record (its field path inside the record), or of the nearest thing that
+ * exists when the value does not (a missing field: the record). Costs nothing until first asked.
+ */
+export type Locator = (record: RawRecord, path: PathInRecord) => TextPosition | undefined;
 
 export interface ParseProblem {
   readonly severity: 'error' | 'warning';
   readonly message: string;
   readonly line?: number;
+  readonly column?: number;
   readonly pointer?: string;
   readonly field?: string;
+}
+
+/** How a CSV file was read, for `validate` to say. */
+export interface CsvDialect {
+  readonly delimiter: CsvDelimiter;
+  readonly delimiterFrom: CsvTable['delimiterFrom'];
+  readonly decimalMark: DecimalMark;
+  readonly decimalFrom: 'prices' | 'setting' | 'comma-separated';
+}
+
+/** Settings of the catalogue.csv config keys; 'auto' (or absent) detects per file. */
+export interface ParseOptions {
+  readonly csvDelimiter?: CsvDelimiter | 'auto';
+  readonly decimalMark?: DecimalMark | 'auto';
 }
 
 export interface ParsedFile {
@@ -34,6 +66,8 @@ export interface ParsedFile {
   readonly problems: ParseProblem[];
   /** Some part could not be read at all (the whole file, a line, a document): the offers it held are unknown. */
   readonly unreadable: boolean;
+  readonly locate?: Locator;
+  readonly csv?: CsvDialect;
 }
 
 /** Fields that a CSV cell may hold as a list, items separated by '|'. */
@@ -60,19 +94,39 @@ export function decodeText(buf: Uint8Array): { text: string } | { error: string 
   }
 }
 
-export function parseFile(format: Format, text: string): ParsedFile {
+export function parseFile(format: Format, text: string, options: ParseOptions = {}): ParsedFile {
   switch (format) {
     case 'json':
       return parseJson(text);
     case 'ndjson':
       return parseNdjson(text);
     case 'csv':
-      return parseCsvFile(text);
+      return parseCsvFile(text, options);
     case 'yaml':
       return parseYaml(text);
     default:
       return format satisfies never;
   }
+}
+
+function pointerOf(base: string, path: PathInRecord): string {
+  let p = base;
+  for (const k of path) p += '/' + pointerToken(k);
+  return p;
+}
+
+/** Locates values of a JSON text by pointer; the offsets are mapped on the first question. */
+function jsonLocator(text: string, lineOffset = 0): (pointer: string) => TextPosition | undefined {
+  let offsets: Map<string, number> | undefined;
+  let lines: LineIndex | undefined;
+  return (pointer) => {
+    offsets ??= jsonValueOffsets(text);
+    lines ??= new LineIndex(text);
+    const at = nearestOffset(offsets, pointer);
+    if (at === undefined) return undefined;
+    const p = lines.position(at);
+    return { line: p.line + lineOffset, column: p.column };
+  };
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -83,15 +137,25 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 function recordsOf(
   value: unknown,
   out: { records: RawRecord[]; problems: ParseProblem[] },
-  lineOf?: (path: (string | number)[]) => number | undefined,
+  positionOf?: (path: PathInRecord) => TextPosition | undefined,
+  doc?: number,
 ): { kind?: OfferKind; unreadable: boolean } {
-  const at = (path: (string | number)[]): { pointer: string; line?: number } => {
-    const line = lineOf?.(path);
-    return { pointer: path.map((p) => '/' + pointerToken(p)).join(''), ...(line !== undefined ? { line } : {}) };
+  const at = (path: PathInRecord): { pointer: string; line?: number; column?: number } => {
+    const p = positionOf?.(path);
+    return { pointer: pointerOf('', path), ...(p ? { line: p.line, column: p.column } : {}) };
+  };
+  const record = (value: unknown, path: PathInRecord): RawRecord => {
+    const p = positionOf?.(path);
+    return {
+      value,
+      pointer: pointerOf('', path),
+      ...(p ? { line: p.line } : {}),
+      ...(doc !== undefined ? { doc } : {}),
+    };
   };
   if (value === null || value === undefined) return { unreadable: false };
   if (Array.isArray(value)) {
-    value.forEach((v, i) => out.records.push({ value: v, ...at([i]) }));
+    value.forEach((v, i) => out.records.push(record(v, [i])));
     return { unreadable: false };
   }
   if (!isPlainObject(value)) {
@@ -103,7 +167,7 @@ function recordsOf(
     return { unreadable: true };
   }
   if (!('offers' in value)) {
-    out.records.push({ value, ...at([]) });
+    out.records.push(record(value, []));
     return { unreadable: false };
   }
   let kind: OfferKind | undefined;
@@ -131,7 +195,7 @@ function recordsOf(
     }
   }
   const offers = value.offers;
-  if (Array.isArray(offers)) offers.forEach((v, i) => out.records.push({ value: v, ...at(['offers', i]) }));
+  if (Array.isArray(offers)) offers.forEach((v, i) => out.records.push(record(v, ['offers', i])));
   else if (offers !== null) {
     out.problems.push({
       severity: 'error',
@@ -160,11 +224,19 @@ function parseJson(text: string): ParsedFile {
       severity: 'error',
       message: `not valid JSON: ${at.message} (line ${at.line}, column ${at.column})`,
       line: at.line,
+      column: at.column,
     });
     return { ...out, unreadable: true };
   }
+  const find = jsonLocator(body);
   const r = recordsOf(value, out);
-  return { ...out, ...r };
+  for (let k = 0; k < out.problems.length; k++) {
+    const p = out.problems[k]!;
+    const at = p.pointer !== undefined ? find(p.pointer) : undefined;
+    if (at) out.problems[k] = { ...p, line: at.line, column: at.column };
+  }
+  const locate: Locator = (record, path) => find(pointerOf(record.pointer ?? '', path));
+  return { ...out, ...r, locate };
 }
 
 function parseNdjson(text: string): ParsedFile {
@@ -188,23 +260,46 @@ function parseNdjson(text: string): ParsedFile {
         severity: 'error',
         message: `not valid JSON: ${at.message} (column ${at.column}); each line must be one complete JSON object`,
         line: i + 1,
+        column: at.column,
       });
       unreadable = true;
     }
   }
-  return { ...out, unreadable };
+  // One line's map at a time: problems come record by record.
+  let cached: { line: number; find: (pointer: string) => TextPosition | undefined } | undefined;
+  const locate: Locator = (record, path) => {
+    const line = record.line;
+    if (line === undefined) return undefined;
+    if (cached?.line !== line) {
+      const text = lines[line - 1]!.replace(/^\uFEFF/, '').replace(/\r$/, '');
+      cached = { line, find: jsonLocator(text, line - 1) };
+    }
+    return cached.find(pointerOf('', path));
+  };
+  return { ...out, unreadable, locate };
 }
 
-function parseCsvFile(text: string): ParsedFile {
+const DELIMITER_NAME: Readonly<Record<CsvDelimiter, string>> = { comma: 'comma', semicolon: 'semicolon', tab: 'tab' };
+
+function parseCsvFile(text: string, options: ParseOptions): ParsedFile {
   const problems: ParseProblem[] = [];
-  let rows;
+  const lines = new LineIndex(text);
+  // A BOM is not a column an editor counts.
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const position = (offset: number): TextPosition => {
+    const p = lines.position(offset);
+    return p.line === 1 && bom ? { line: 1, column: Math.max(1, p.column - bom) } : p;
+  };
+  let table: CsvTable;
   try {
-    rows = parseCsv(text);
+    table = parseCsv(text, options.csvDelimiter === 'auto' ? undefined : options.csvDelimiter);
   } catch (err) {
     if (!(err instanceof CsvError)) throw err;
-    problems.push({ severity: 'error', message: `not valid CSV: ${err.message}`, line: err.line });
+    const at = position(err.offset);
+    problems.push({ severity: 'error', message: `not valid CSV: ${err.message}`, line: at.line, column: at.column });
     return { records: [], problems, unreadable: true };
   }
+  const { rows, delimiter } = table;
   const header = rows[0];
   if (!header) {
     problems.push({
@@ -215,13 +310,16 @@ function parseCsvFile(text: string): ParsedFile {
     return { records: [], problems, unreadable: false };
   }
   const names = header.cells.map((c) => c.trim());
+  const cellAt = (row: { offset: number }, index: number): TextPosition =>
+    position(cellOffset(text, row.offset, index, delimiter));
   const seen = new Set<string>();
-  for (const name of names) {
+  for (let c = 0; c < names.length; c++) {
+    const name = names[c]!;
     if (name !== '' && seen.has(name)) {
       problems.push({
         severity: 'error',
         message: `column '${name}' appears twice in the header: give each field one column`,
-        line: header.line,
+        ...cellAt(header, c),
         field: name,
       });
       return { records: [], problems, unreadable: true };
@@ -232,6 +330,7 @@ function parseCsvFile(text: string): ParsedFile {
     const dot = n.indexOf('.');
     return dot > 0 ? ([n.slice(0, dot), n.slice(dot + 1)] as const) : ([n] as const);
   });
+  const decimal = decimalMarkOf(rows, names, delimiter, options.decimalMark);
   const records: RawRecord[] = [];
   for (let r = 1; r < rows.length; r++) {
     const row = rows[r]!;
@@ -246,7 +345,7 @@ function parseCsvFile(text: string): ParsedFile {
         problems.push({
           severity: 'warning',
           message: `cell ${c + 1} has no column name in the header (ignored)`,
-          line: row.line,
+          ...cellAt(row, c),
         });
         continue;
       }
@@ -261,17 +360,66 @@ function parseCsvFile(text: string): ParsedFile {
     }
     let error: string | undefined;
     if (row.cells.length > names.length) {
-      error = `this row has ${row.cells.length} cells but the header has ${names.length} columns: put double quotes around a value that contains a comma`;
+      const d = DELIMITER_NAME[delimiter];
+      error = `this row has ${row.cells.length} cells but the header has ${names.length} columns (${d}-separated): put double quotes around a value that contains a ${d}`;
     } else if (row.cells.length < names.length) {
       problems.push({
         severity: 'warning',
         message: `this row has ${row.cells.length} cells but the header has ${names.length} columns: the missing ones are taken as empty`,
         line: row.line,
+        column: 1,
       });
     }
-    records.push({ value: obj, line: row.line, ...(error ? { error } : {}) });
+    records.push({
+      value: obj,
+      line: row.line,
+      offset: row.offset,
+      ...(error ? { error } : {}),
+      ...(decimal.decimalMark === 'comma' ? { decimalMark: 'comma' as const } : {}),
+    });
   }
-  return { records, problems, unreadable: false };
+  const columns = new Map(names.map((n, c) => [n, c]));
+  const locate: Locator = (record, path) => {
+    if (record.offset === undefined) return undefined;
+    // The column of the field, or of the field it is part of (images.0 is in the images column).
+    for (let k = path.length; k > 0; k--) {
+      const c = columns.get(path.slice(0, k).join('.'));
+      if (c !== undefined) return cellAt({ offset: record.offset }, c);
+    }
+    return position(record.offset);
+  };
+  return {
+    records,
+    problems,
+    unreadable: false,
+    locate,
+    csv: { delimiter, delimiterFrom: table.delimiterFrom, ...decimal },
+  };
+}
+
+/**
+ * The decimal mark of a CSV file's prices: the setting when there is one; never a comma in a comma-separated
+ * file (it could only be guessed); else a comma when some price is written with one ('24,99', '1.299,00').
+ */
+function decimalMarkOf(
+  rows: readonly { cells: readonly string[] }[],
+  names: readonly string[],
+  delimiter: CsvDelimiter,
+  setting: ParseOptions['decimalMark'],
+): Pick<CsvDialect, 'decimalMark' | 'decimalFrom'> {
+  if (setting && setting !== 'auto') return { decimalMark: setting, decimalFrom: 'setting' };
+  if (DELIMITER_CHAR[delimiter] === ',') return { decimalMark: 'point', decimalFrom: 'comma-separated' };
+  const priceColumns: number[] = [];
+  names.forEach((n, c) => {
+    if (n === 'price' || n.endsWith('.price')) priceColumns.push(c);
+  });
+  for (let r = 1; r < rows.length; r++) {
+    for (const c of priceColumns) {
+      const cell = rows[r]!.cells[c];
+      if (cell !== undefined && hasDecimalComma(cell)) return { decimalMark: 'comma', decimalFrom: 'prices' };
+    }
+  }
+  return { decimalMark: 'point', decimalFrom: 'prices' };
 }
 
 function parseYaml(text: string): ParsedFile {
@@ -287,11 +435,17 @@ function parseYaml(text: string): ParsedFile {
   if (!Array.isArray(docs)) docs = [docs];
   let unreadable = false;
   let kind: OfferKind | undefined;
-  for (const doc of docs) {
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
     if (doc.errors.length > 0) {
       const e = doc.errors[0]!;
-      const line = e.linePos?.[0]?.line ?? lineCounter.linePos(e.pos[0]).line;
-      out.problems.push({ severity: 'error', message: `not valid YAML: ${e.message.split('\n')[0]}`, line });
+      const at = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
+      out.problems.push({
+        severity: 'error',
+        message: `not valid YAML: ${e.message.split('\n')[0]}`,
+        line: at.line,
+        column: at.col,
+      });
       unreadable = true;
       continue;
     }
@@ -307,16 +461,8 @@ function parseYaml(text: string): ParsedFile {
       unreadable = true;
       continue;
     }
-    const lineOf = (path: (string | number)[]): number | undefined => {
-      let node: unknown = doc.contents;
-      for (const p of path) {
-        if (isSeq(node) || isMap(node)) node = node.get(p, true);
-        else return undefined;
-      }
-      const range = (node as YamlNode | undefined)?.range;
-      return range ? lineCounter.linePos(range[0]).line : undefined;
-    };
-    const r = recordsOf(value, out, lineOf);
+    const positionOf = (path: PathInRecord): TextPosition | undefined => yamlPosition(doc, lineCounter, path);
+    const r = recordsOf(value, out, positionOf, d);
     if (r.unreadable) unreadable = true;
     if (r.kind) {
       if (kind && kind !== r.kind) {
@@ -334,5 +480,33 @@ function parseYaml(text: string): ParsedFile {
   if (docs.length === 0 || (out.records.length === 0 && out.problems.length === 0 && text.trim() === '')) {
     out.problems.push({ severity: 'warning', message: 'the file is empty: it holds no offers', line: 1 });
   }
-  return { ...out, ...(kind ? { kind } : {}), unreadable };
+  const locate: Locator = (record, path) => {
+    const doc = docs[record.doc ?? 0];
+    if (!doc || record.pointer === undefined) return undefined;
+    return yamlPosition(doc, lineCounter, [...pointerPath(record.pointer), ...path]);
+  };
+  return { ...out, ...(kind ? { kind } : {}), unreadable, locate };
+}
+
+function pointerPath(pointer: string): string[] {
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** Position of the YAML node at `path`, else of its nearest enclosing node (a missing field: the record). */
+function yamlPosition(doc: Document.Parsed, lc: LineCounter, path: PathInRecord): TextPosition | undefined {
+  let node: unknown = doc.contents;
+  for (const p of path) {
+    const next: unknown = isSeq(node) ? node.get(Number(p), true) : isMap(node) ? node.get(p, true) : undefined;
+    if (next === undefined || next === null) break;
+    node = next;
+  }
+  const range = (node as YamlNode | null | undefined)?.range;
+  if (!range) return undefined;
+  const at = lc.linePos(range[0]);
+  return { line: at.line, column: at.col };
 }

@@ -4,7 +4,7 @@ import { ACCOUNT_FIELDS, CREDENTIAL_FIELDS, PARAMETER_FIELDS } from './account-s
 import { pointerToken, type CatalogueProblem } from './catalogue-problem.ts';
 import type { OfferKind } from './desired-offer.ts';
 import type { FieldSpec, FieldTable } from './field-spec.ts';
-import type { RawRecord } from './formats.ts';
+import type { Locator, RawRecord } from './formats.ts';
 import { canonicalJson } from './hash.ts';
 import { ITEM_FIELDS } from './item-schema.ts';
 import { typeName } from './price.ts';
@@ -34,6 +34,8 @@ export interface ImagePathRef {
   readonly path: string;
   readonly pointer?: string;
   readonly field: string;
+  /** Where the image's name is inside the record, to locate a problem with it. */
+  readonly at: readonly (string | number)[];
 }
 
 export interface NormalisedRecord {
@@ -59,8 +61,8 @@ const RANK_DIVISION: Readonly<Record<string, string>> = {
   previous_rank: 'previous_division',
 };
 
-export function normaliseRecord(kind: OfferKind, record: RawRecord, file: string): NormalisedRecord {
-  return new RecordNormaliser(kind, record, file).run();
+export function normaliseRecord(kind: OfferKind, record: RawRecord, file: string, locate?: Locator): NormalisedRecord {
+  return new RecordNormaliser(kind, record, file, locate).run();
 }
 
 // A class rather than closures: one record at a time, 100k times a load, so nothing is allocated per
@@ -81,6 +83,7 @@ class RecordNormaliser implements Reporter {
     private readonly kind: OfferKind,
     private readonly record: RawRecord,
     private readonly file: string,
+    private readonly locate: Locator | undefined,
   ) {
     this.table = FIELD_TABLES[kind];
     this.source = {
@@ -107,10 +110,11 @@ class RecordNormaliser implements Reporter {
   private add(severity: 'error' | 'warning', path: Path, message: string): void {
     if (severity === 'error') this.errors++;
     const pointer = this.pointerOf(path);
+    const at = this.locate?.(this.record, path);
     this.problems.push({
       severity,
       file: this.file,
-      ...(this.record.line !== undefined ? { line: this.record.line } : {}),
+      ...(at ? { line: at.line, column: at.column } : this.record.line !== undefined ? { line: this.record.line } : {}),
       ...(pointer !== undefined ? { pointer } : {}),
       ...(path.length > 0 ? { field: path.join('.') } : {}),
       kind: this.kind,
@@ -238,7 +242,7 @@ class RecordNormaliser implements Reporter {
         value = normInt(v, spec, this);
         break;
       case 'price':
-        value = normPrice(v, this);
+        value = normPrice(v, this, this.record.decimalMark);
         break;
       case 'bool':
         value = normBool(v, this);
@@ -270,7 +274,12 @@ class RecordNormaliser implements Reporter {
         const base = this.pointerOf(path);
         const field = path.join('.');
         for (let i = 0; i < l.length; i++)
-          this.images.push({ path: l[i]!, field, ...(base !== undefined ? { pointer: `${base}/${i}` } : {}) });
+          this.images.push({
+            path: l[i]!,
+            field,
+            at: Array.isArray(v) ? [...path, i] : path,
+            ...(base !== undefined ? { pointer: `${base}/${i}` } : {}),
+          });
         break;
       }
       case 'image_ids':

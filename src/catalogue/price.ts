@@ -1,11 +1,23 @@
 // Prices to integer cents (DESIGN.md decision 7): an integer is cents; a number with a fraction, or a string
 // with a decimal point, is in major units and becomes round(x * 100). A plain integer string is cents.
+// In a CSV file whose decimal mark is a comma (semicolon and tab files as European spreadsheets write them),
+// a string with a decimal comma is in major units too: '24,99', '1.299,00' (points group thousands there).
+
+export const DECIMAL_MARKS = ['point', 'comma'] as const;
+export type DecimalMark = (typeof DECIMAL_MARKS)[number];
 
 export type PriceResult = { readonly cents: number; readonly warning?: string } | { readonly error: string };
 
 const EXPECTED = 'expected integer cents (1999) or a decimal amount in major units (19.99)';
 
-export function parsePrice(value: unknown): PriceResult {
+const DECIMAL_COMMA = /^[-+]?(\d+|\d{1,3}(\.\d{3})+),\d*$/;
+
+/** Whether a CSV cell is a price written with a decimal comma ('24,99', '1.299,00'). */
+export function hasDecimalComma(cell: string): boolean {
+  return DECIMAL_COMMA.test(cell.trim());
+}
+
+export function parsePrice(value: unknown, mark: DecimalMark = 'point'): PriceResult {
   let cents: number;
   let major: number | undefined;
   if (typeof value === 'number') {
@@ -18,9 +30,21 @@ export function parsePrice(value: unknown): PriceResult {
   } else if (typeof value === 'string') {
     const s = value.trim();
     if (/^[-+]?\d+$/.test(s)) cents = Number(s);
-    else if (/^[-+]?(\d+\.\d*|\.\d+)$/.test(s)) {
+    else if (mark === 'comma') {
+      if (!DECIMAL_COMMA.test(s)) {
+        return {
+          error: `this file writes prices with a decimal comma: expected integer cents (1999) or 19,99 or 1.299,00, got '${value}'`,
+        };
+      }
+      major = Number(s.replace(/\./g, '').replace(',', '.'));
+      cents = Math.round(major * 100);
+    } else if (/^[-+]?(\d+\.\d*|\.\d+)$/.test(s)) {
       major = Number(s);
       cents = Math.round(major * 100);
+    } else if (s.includes(',')) {
+      return {
+        error: `${EXPECTED}, got '${value}': a decimal comma is read only in semicolon or tab separated CSV files`,
+      };
     } else return { error: `${EXPECTED}, got '${value}'` };
   } else {
     return { error: `${EXPECTED}, got ${typeName(value)}` };

@@ -103,6 +103,7 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     credentialsKey: loadCredentialsKey(config.state.path),
     maxFileBytes: config.catalogue.maxFileBytes,
     maxImageBytes: config.catalogue.maxImageBytes,
+    csv: { csvDelimiter: config.catalogue.csv.delimiter, decimalMark: config.catalogue.csv.decimalMark },
     logger,
   });
   const reconcileDeps: ReconcileDeps = {

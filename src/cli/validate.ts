@@ -1,7 +1,8 @@
 // offersync validate [dir]: reads the catalogue only (no network, no state), prints every problem grouped
 // by file with summary counts, or --json. Exit 0 valid (warnings allowed), 1 any error, 2 usage.
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { Catalogue, type CatalogueProblem, type CatalogueSnapshot } from '../catalogue/catalogue.ts';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
@@ -10,17 +11,23 @@ import { parseFlags } from './common-flags.ts';
 
 const HELP = `Usage: offersync validate [dir] [flags]
 
-Checks a catalogue directory without touching the network or the state: every problem with its file, line
-(CSV, NDJSON) or JSON pointer (JSON, YAML), external_id, field and what is expected.
+Checks a catalogue directory without touching the network or the state: every problem with its
+file:line:column, JSON pointer (JSON, YAML), external_id, field and what is expected; for each CSV file, the
+delimiter and decimal mark it was read with.
 The directory is [dir], else --catalogue, else OFFERSYNC_CATALOGUE_DIR, else catalogue.dir of the config file
 (--config or OFFERSYNC_CONFIG), else ./catalogue.
 Exit 0: valid (warnings allowed). 1: errors. 2: usage error.
 
   --catalogue <dir>  the catalogue directory
-  --config <file>    read catalogue.dir from this config file
-  --json             the report as JSON
+  --config <file>    read catalogue.dir and catalogue.csv from this config file
+  --format <f>       text (default), json, github (workflow annotations: ::error file=...,line=...),
+                     gcc (file:line:column: error: message, as editors and compilers read it)
+  --json             the same as --format json
   -h, --help         this text
 `;
+
+export const VALIDATE_FORMATS = ['text', 'json', 'github', 'gcc'] as const;
+export type ValidateFormat = (typeof VALIDATE_FORMATS)[number];
 
 // validate stores nothing, so any fixed key will do for the credentials HMAC.
 const VALIDATE_KEY = 'offersync-validate';
@@ -58,11 +65,72 @@ const KIND_PLURAL: Readonly<Record<OfferKind, [string, string]>> = {
 };
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
+/** file:line:column, or as much of it as is known. */
+export function fileLineColumn(file: string, p: Pick<CatalogueProblem, 'line' | 'column'>): string {
+  if (p.line === undefined) return file;
+  return p.column !== undefined ? `${file}:${p.line}:${p.column}` : `${file}:${p.line}`;
+}
+
 function location(p: CatalogueProblem): string {
-  if (p.line !== undefined && p.pointer !== undefined) return `line ${p.line} ${p.pointer || '/'}`;
-  if (p.line !== undefined) return `line ${p.line}`;
-  if (p.pointer !== undefined) return p.pointer || '/';
-  return '';
+  const at = p.line !== undefined ? fileLineColumn(p.file, p) : '';
+  const pointer = p.pointer !== undefined ? p.pointer || '/' : '';
+  return [at, pointer].filter((x) => x !== '').join(' ');
+}
+
+const DELIMITER_WORD = { comma: 'comma', semicolon: 'semicolon', tab: 'tab' } as const;
+
+function dialectLine(d: CatalogueSnapshot['csvDialects'][number]): string {
+  const delimiterFrom = { 'sep line': "from its 'sep=' line", header: 'from its header', setting: 'as configured' }[
+    d.delimiterFrom
+  ];
+  const decimalFrom = {
+    prices: 'from its prices',
+    setting: 'as configured',
+    'comma-separated': 'never a comma in a comma-separated file',
+  }[d.decimalFrom];
+  return `  ${d.file}: ${DELIMITER_WORD[d.delimiter]}-separated (${delimiterFrom}), decimal ${d.decimalMark} (${decimalFrom})`;
+}
+
+const MAX_DIALECT_LINES = 20;
+
+/** The path of a catalogue file as tools run in `cwd` open it, forward slashes. */
+function toolPath(dir: string, file: string, cwd: string): string {
+  const abs = file === '.' ? dir : join(dir, file);
+  const rel = relative(cwd, abs);
+  const p = rel === '' ? '.' : rel.startsWith('..') && rel.split(sep).length > 4 ? abs : rel;
+  return p.split(sep).join('/');
+}
+
+function problemText(p: CatalogueProblem): string {
+  const who = p.externalId !== undefined ? `[${p.externalId}] ` : '';
+  const field = p.field ? `${p.field}: ` : '';
+  const pointer = p.pointer ? ` (${p.pointer})` : '';
+  return `${who}${field}${p.message}${pointer}`;
+}
+
+/** `file:line:column: error: message`, one line each, as gcc writes and editors' problem matchers read. */
+export function formatGcc(s: CatalogueSnapshot, cwd: string): string {
+  return s.problems
+    .map((p) => `${fileLineColumn(toolPath(s.dir, p.file, cwd), p)}: ${p.severity}: ${problemText(p)}\n`)
+    .join('');
+}
+
+// Workflow-command escaping: data loses %, CR and LF; properties also : and ,.
+const ghData = (v: string): string => v.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const ghProperty = (v: string): string => ghData(v).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/** GitHub Actions annotations: `::error file=F,line=L,col=C,title=T::message`. */
+export function formatGithub(s: CatalogueSnapshot, cwd: string): string {
+  return s.problems
+    .map((p) => {
+      const props = [`file=${ghProperty(toolPath(s.dir, p.file, cwd))}`];
+      if (p.line !== undefined) props.push(`line=${p.line}`);
+      if (p.column !== undefined) props.push(`col=${p.column}`);
+      const title = `offersync ${p.kind ?? 'catalogue'}${p.externalId !== undefined ? ` ${p.externalId}` : ''}`;
+      props.push(`title=${ghProperty(title)}`);
+      return `::${p.severity} ${props.join(',')}::${ghData(problemText(p))}\n`;
+    })
+    .join('');
 }
 
 export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
@@ -93,6 +161,13 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
     lines.push('');
   }
   for (const file of s.quarantinedFiles) if (!byFile.has(file)) lines.push(`${file}  (quarantined)`, '');
+  if (s.csvDialects.length > 0) {
+    lines.push('CSV files read as:');
+    for (const d of s.csvDialects.slice(0, MAX_DIALECT_LINES)) lines.push(dialectLine(d));
+    if (s.csvDialects.length > MAX_DIALECT_LINES)
+      lines.push(`  ... and ${s.csvDialects.length - MAX_DIALECT_LINES} more (--format json lists them all)`);
+    lines.push('');
+  }
   const sum = summarise(s);
   const kinds = OFFER_KINDS.map((k) => plural(sum.offers[k], KIND_PLURAL[k][0], KIND_PLURAL[k][1])).join(', ');
   lines.push(`${plural(s.files.length, 'file')} read; valid offers: ${kinds}`);
@@ -104,20 +179,23 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
   return lines.join('\n') + '\n';
 }
 
-export function catalogueDir(
+/** The catalogue settings validate reads: the directory and how CSV files are read. */
+export function catalogueSettings(
   positional: string | undefined,
   flag: string | undefined,
   io: Pick<CliIO, 'env' | 'cwd'>,
   configFile?: string,
-): string {
-  if (positional !== undefined) return resolve(io.cwd, positional);
+): { dir: string; csv: Config['catalogue']['csv'] } {
   // The same precedence as every other command: --catalogue, OFFERSYNC_CATALOGUE_DIR, the config file, ./catalogue.
+  let config: Config;
   try {
-    return loadConfig({ flags: { config: configFile, catalogue: flag }, env: io.env, cwd: io.cwd }).catalogue.dir;
+    config = loadConfig({ flags: { config: configFile, catalogue: flag }, env: io.env, cwd: io.cwd });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
+  const dir = positional !== undefined ? resolve(io.cwd, positional) : config.catalogue.dir;
+  return { dir, csv: config.catalogue.csv };
 }
 
 export const command: Command = {
@@ -130,6 +208,7 @@ export const command: Command = {
         catalogue: { type: 'string' },
         config: { type: 'string' },
         json: { type: 'boolean' },
+        format: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       true,
@@ -140,13 +219,23 @@ export const command: Command = {
     }
     if (positionals.length > 1)
       throw new UsageError(`expected at most one directory, got ${positionals.length}: ${positionals.join(' ')}`);
-    const dir = catalogueDir(positionals[0], values.catalogue, io, values.config);
+    const format = values.format ?? (values.json ? 'json' : 'text');
+    if (!(VALIDATE_FORMATS as readonly string[]).includes(format))
+      throw new UsageError(`--format must be one of ${VALIDATE_FORMATS.join(', ')}, got '${format}'`);
+    if (values.json && format !== 'json') throw new UsageError(`--json and --format ${format} contradict each other`);
+    const { dir, csv } = catalogueSettings(positionals[0], values.catalogue, io, values.config);
     const st = await stat(dir).catch(() => null);
     if (!st) throw new UsageError(`no such catalogue directory: ${dir}`);
     if (!st.isDirectory()) throw new UsageError(`not a directory: ${dir}`);
-    const snapshot = await new Catalogue({ dir, credentialsKey: VALIDATE_KEY }).load();
+    const snapshot = await new Catalogue({
+      dir,
+      credentialsKey: VALIDATE_KEY,
+      csv: { csvDelimiter: csv.delimiter, decimalMark: csv.decimalMark },
+    }).load();
     const summary = summarise(snapshot);
-    if (values.json) {
+    if (format === 'github') io.stdout.write(formatGithub(snapshot, io.cwd));
+    else if (format === 'gcc') io.stdout.write(formatGcc(snapshot, io.cwd));
+    else if (format === 'json') {
       const out = {
         dir,
         valid: summary.errors === 0,
@@ -156,6 +245,7 @@ export const command: Command = {
         quarantinedFiles: snapshot.quarantinedFiles,
         invalidOffers: snapshot.invalidOffers,
         files: snapshot.files,
+        csvFiles: snapshot.csvDialects,
       };
       io.stdout.write(JSON.stringify(out, null, 2) + '\n');
     } else {

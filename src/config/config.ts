@@ -5,6 +5,9 @@ import { z } from 'zod';
 export const PRUNE_MODES = ['managed', 'all', 'none'] as const;
 export const DRIFT_POLICIES = ['local-wins', 'report'] as const;
 export const UPDATE_FALLBACKS = ['report', 'recreate'] as const;
+// The catalogue's own names (catalogue/csv.ts, catalogue/price.ts), repeated: config imports no layer.
+export const CSV_DELIMITER_SETTINGS = ['auto', 'comma', 'semicolon', 'tab'] as const;
+export const DECIMAL_MARK_SETTINGS = ['auto', 'point', 'comma'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const positiveInt = z.number().int().positive();
@@ -16,7 +19,19 @@ export const ConfigSchema = z
   .object({
     baseUrl: z.url({ protocol: /^https?$/ }),
     insecure: z.boolean(),
-    catalogue: z.object({ dir: z.string().min(1), maxFileBytes: positiveInt, maxImageBytes: positiveInt }).strict(),
+    catalogue: z
+      .object({
+        dir: z.string().min(1),
+        maxFileBytes: positiveInt,
+        maxImageBytes: positiveInt,
+        csv: z
+          .object({
+            delimiter: z.enum(CSV_DELIMITER_SETTINGS),
+            decimalMark: z.enum(DECIMAL_MARK_SETTINGS),
+          })
+          .strict(),
+      })
+      .strict(),
     state: z.object({ path: z.string().min(1), leaseTtlMs: z.number().int().min(1000) }).strict(),
     http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
     rateLimit: z

@@ -24,7 +24,9 @@ describe('bad input', () => {
   it('malformed JSON: error at its line, file quarantined, others load', async () => {
     const dir = tmpCatalogue({ ...GOOD, 'accounts/bad.json': fixture('malformed.json') });
     const s = await load(dir);
-    expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'accounts/bad.json', line: 3, kind: 'account' }]);
+    expect(s.problems.map(where)).toEqual([
+      { severity: 'error', file: 'accounts/bad.json', line: 3, column: 41, kind: 'account' },
+    ]);
     expect(s.problems[0]!.message).toMatch(
       /not valid JSON: expected ',' or '}' after a property value, found '"' \(line 3, column 41\)/,
     );
@@ -37,7 +39,7 @@ describe('bad input', () => {
     const dir = tmpCatalogue({ ...GOOD, 'items/cut.yaml': fixture('truncated.yaml') });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
-      { severity: 'error', file: 'items/cut.yaml', line: expect.any(Number), kind: 'item' },
+      { severity: 'error', file: 'items/cut.yaml', line: expect.any(Number), column: 1, kind: 'item' },
     ]);
     expect(errors(s)[0]!.line).toBeGreaterThanOrEqual(5);
     expect(errors(s)[0]!.message).toMatch(/^not valid YAML/);
@@ -73,6 +75,9 @@ describe('bad input', () => {
       ['p-neg', 'p-zero', 'p-zero-str'].map((id, i) => ({
         severity: 'error',
         file: 'items/prices.json',
+        // The value's line and column: an editor jumps straight to it.
+        line: i + 2,
+        column: [58, 55, 66][i],
         pointer: `/${i}/price`,
         field: 'price',
         kind: 'item',
@@ -90,6 +95,9 @@ describe('bad input', () => {
       {
         severity: 'error',
         file: 'accounts/missing.json',
+        // A missing field is located at its offer.
+        line: 2,
+        column: 3,
         pointer: '/0/external_id',
         field: 'external_id',
         kind: 'account',
@@ -97,6 +105,8 @@ describe('bad input', () => {
       {
         severity: 'error',
         file: 'accounts/missing.json',
+        line: 3,
+        column: 3,
         pointer: '/1/title',
         field: 'title',
         kind: 'account',
@@ -105,6 +115,8 @@ describe('bad input', () => {
       {
         severity: 'error',
         file: 'accounts/missing.json',
+        line: 4,
+        column: 3,
         pointer: '/2/price',
         field: 'price',
         kind: 'account',
@@ -211,7 +223,15 @@ describe('bad input', () => {
     });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
-      { severity: 'error', file: 'items/crlf.ndjson', line: 3, field: 'price', kind: 'item', externalId: 'n-2' },
+      {
+        severity: 'error',
+        file: 'items/crlf.ndjson',
+        line: 3,
+        column: 44,
+        field: 'price',
+        kind: 'item',
+        externalId: 'n-2',
+      },
     ]);
     const c1 = s.offers.find((o) => o.externalId === 'bomcsv-1')!;
     expect(c1.fields).toEqual({ title: 'BOM and CRLF', price: 100 });
@@ -236,10 +256,10 @@ describe('bad input', () => {
     const dir = tmpCatalogue({ ...GOOD, 'items/cols.csv': fixture('too-many-columns.csv') });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
-      { severity: 'error', file: 'items/cols.csv', line: 3, kind: 'item', externalId: 'c-2' },
+      { severity: 'error', file: 'items/cols.csv', line: 3, column: 1, kind: 'item', externalId: 'c-2' },
     ]);
     expect(errors(s)[0]!.message).toMatch(
-      /4 cells but the header has 3 columns: put double quotes around a value that contains a comma/,
+      /4 cells but the header has 3 columns \(comma-separated\): put double quotes around a value that contains a comma/,
     );
     expect(s.invalidOffers).toEqual([{ kind: 'item', externalId: 'c-2', file: 'items/cols.csv' }]);
     expect(ids(s)).toEqual(['c-1', 'c-3', ...GOOD_IDS]);
@@ -251,7 +271,9 @@ describe('bad input', () => {
       'items/open.csv': 'external_id,title,price\nx-1,"never closed,100\nx-2,B,100\n',
     });
     const s = await load(dir);
-    expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'items/open.csv', line: 2, kind: 'item' }]);
+    expect(s.problems.map(where)).toEqual([
+      { severity: 'error', file: 'items/open.csv', line: 2, column: 5, kind: 'item' },
+    ]);
     expect(s.quarantinedFiles).toEqual(['items/open.csv']);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
@@ -273,7 +295,7 @@ describe('bad input', () => {
     writeFileSync(join(dir, 'accounts/huge.json'), 'x', { flag: 'a' });
     const s = await load(dir);
     expect(s.problems.map(where)).toEqual([
-      { severity: 'error', file: 'accounts/huge.json', line: 1, kind: 'account' },
+      { severity: 'error', file: 'accounts/huge.json', line: 1, column: 50 * 1024 * 1024 + 1, kind: 'account' },
     ]);
     expect(s.quarantinedFiles).toEqual(['accounts/huge.json']);
     expect(ids(s)).toEqual(GOOD_IDS);
@@ -356,6 +378,8 @@ describe('bad input', () => {
       {
         severity: 'error',
         file: 'accounts/a.json',
+        line: 1,
+        column: 58,
         pointer: '/0/images/0',
         kind: 'account',
         externalId: 'evil',
@@ -373,7 +397,15 @@ describe('bad input', () => {
     symlinkSync('/etc/hosts', join(dir, 'images/hosts.png'));
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
-      { severity: 'error', file: 'accounts/a.csv', line: 2, kind: 'account', externalId: 'evil', field: 'images' },
+      {
+        severity: 'error',
+        file: 'accounts/a.csv',
+        line: 2,
+        column: 12,
+        kind: 'account',
+        externalId: 'evil',
+        field: 'images',
+      },
     ]);
     expect(errors(s)[0]!.message).toMatch(/symlink that leads outside the catalogue/);
   });
@@ -388,7 +420,8 @@ describe('bad input', () => {
       {
         severity: 'error',
         file: 'accounts/a.yaml',
-        line: 1,
+        line: 4,
+        column: 10,
         pointer: '/images/0',
         kind: 'account',
         externalId: 'a',
@@ -411,6 +444,8 @@ describe('bad input', () => {
       {
         severity: 'error',
         file: 'accounts/a.json',
+        line: 1,
+        column: 52,
         pointer: '/images/0',
         kind: 'account',
         externalId: 'a',

@@ -57,9 +57,11 @@ describe('offersync validate', () => {
     const c = io();
     expect(await validate.run([dir], c)).toBe(1);
     const out = c.out();
-    expect(out).toContain('accounts/a.json\n  error   /0/price  [p-neg] price: must be greater than zero, got -5\n');
     expect(out).toContain(
-      'items/bad.json  (quarantined: its offers are neither updated nor archived)\n  error   line 3  not valid JSON',
+      'accounts/a.json\n  error   accounts/a.json:2:58 /0/price  [p-neg] price: must be greater than zero, got -5\n',
+    );
+    expect(out).toContain(
+      'items/bad.json  (quarantined: its offers are neither updated nor archived)\n  error   items/bad.json:3:41  not valid JSON',
     );
     expect(out).toMatch(/valid offers: 1 account, 2 items, 0 top-ups/);
     expect(out).toMatch(/4 errors, 0 warnings, 1 quarantined file, 3 invalid offers/);
@@ -70,7 +72,9 @@ describe('offersync validate', () => {
     const dir = tmpCatalogue({ 'items/a.json': '{"external_id":"a","title":"T","price":1,"prcie":2}' });
     const c = io();
     expect(await validate.run([dir], c)).toBe(0);
-    expect(c.out()).toMatch(/warning \/prcie  \[a\] prcie: unknown field 'prcie': did you mean 'price'\?/);
+    expect(c.out()).toMatch(
+      /warning items\/a.json:1:50 \/prcie  \[a\] prcie: unknown field 'prcie': did you mean 'price'\?/,
+    );
   });
 
   it('--json: machine-readable report with summary, problems and quarantined files; no credentials', async () => {
@@ -89,6 +93,46 @@ describe('offersync validate', () => {
     });
     expect(r.problems[0]).toMatchObject({ severity: 'error', file: 'items/b.json', line: 1 });
     expect(c.out()).not.toMatch(/hunter2/);
+  });
+
+  it('--format gcc: file:line:column of the value in JSON, NDJSON, YAML and CSV, paths as seen from cwd', async () => {
+    const dir = tmpCatalogue({
+      'accounts/eu.json': '[\n  {"external_id": "j-1", "title": "T",\n   "price": -1}\n]\n',
+      'items/a.ndjson': '{"external_id":"n-1","title":"T","price":1}\n{"external_id":"n-2","title":"T","price":"x"}\n',
+      'items/b.yaml': 'offers:\n  - external_id: y-1\n    title: T\n    price: nope\n',
+      'top-ups/c.csv': 'external_id;offer_title;price\nc-1;Gems;abc\n',
+    });
+    const c = io({}, dir);
+    expect(await validate.run([dir, '--format', 'gcc'], c)).toBe(1);
+    expect(c.out()).toBe(
+      [
+        'accounts/eu.json:3:13: error: [j-1] price: must be greater than zero, got -1 (/0/price)',
+        "items/a.ndjson:2:42: error: [n-2] price: expected integer cents (1999) or a decimal amount in major units (19.99), got 'x'",
+        "items/b.yaml:4:12: error: [y-1] price: expected integer cents (1999) or a decimal amount in major units (19.99), got 'nope' (/offers/0/price)",
+        "top-ups/c.csv:2:10: error: [c-1] price: expected integer cents (1999) or a decimal amount in major units (19.99), got 'abc'",
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('--format github: workflow annotations with file, line, col and title, data escaped', async () => {
+    const dir = tmpCatalogue({ 'items/a.csv': 'external_id,title,price\n"a,1",T,0\n' });
+    const c = io({}, join(dir, '..'));
+    expect(await validate.run([dir, '--format', 'github'], c)).toBe(1);
+    const base = dir.split('/').pop();
+    expect(c.out()).toBe(
+      `::error file=${base}/items/a.csv,line=2,col=9,title=offersync item a%2C1::[a,1] price: must be greater than zero, got 0\n`,
+    );
+    await expect(validate.run([dir, '--format', 'xml'], io())).rejects.toThrow(/--format must be one of/);
+  });
+
+  it('the text report says how each CSV file was read', async () => {
+    const dir = tmpCatalogue({ 'items/a.csv': 'external_id;title;price\na-1;T;2,50\n' });
+    const c = io();
+    expect(await validate.run([dir], c)).toBe(0);
+    expect(c.out()).toContain(
+      'CSV files read as:\n  items/a.csv: semicolon-separated (from its header), decimal comma (from its prices)\n',
+    );
   });
 
   it('directory from --catalogue, then OFFERSYNC_CATALOGUE_DIR, then ./catalogue', async () => {

@@ -33,6 +33,25 @@ describe('price (DESIGN.md decision 7)', () => {
       error: expect.stringMatching(/expected integer cents \(1999\) or a decimal amount/),
     });
   });
+  it.each([
+    ['24,99', 2499],
+    ['1.299,00', 129900],
+    ['12.345.678,9', 1234567890],
+    ['0,5', 50],
+    ['1999', 1999],
+  ])('decimal comma (semicolon and tab CSV files): %j -> %i cents', (input, cents) => {
+    expect(parsePrice(input, 'comma')).toEqual({ cents });
+  });
+  it.each([['24.99'], ['1.299'], ['1,299.00'], ['12.34,5']])('decimal comma: %j is refused, not guessed', (input) => {
+    expect(parsePrice(input, 'comma')).toEqual({
+      error: expect.stringMatching(/decimal comma: expected .* 1\.299,00/),
+    });
+  });
+  it('a decimal comma where the mark is a point says where it is read', () => {
+    expect(parsePrice('24,99')).toEqual({
+      error: expect.stringMatching(/a decimal comma is read only in semicolon or tab separated CSV files/),
+    });
+  });
   it('more than two decimals: rounded, with a warning', () => {
     expect(parsePrice('1.999')).toEqual({ cents: 200, warning: expect.stringMatching(/rounded to 200 cents/) });
     expect(parsePrice(1.005)).toEqual({ cents: 100, warning: expect.stringMatching(/rounded to 100 cents/) });
