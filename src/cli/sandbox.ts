@@ -1,5 +1,6 @@
 // offersync sandbox: the marketplace emulator as a process, until SIGINT or SIGTERM.
 import { parseArgs } from 'node:util';
+import { RATE_LIMIT_HEADERS, type RateLimitHeaders } from '../sandbox/sandbox-options.ts';
 import { startSandbox, type SandboxOptions } from '../sandbox/sandbox-server.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
 
@@ -14,6 +15,7 @@ going live. Memory only unless --persist. Control routes for tests under /__sand
   --host <addr>              address to bind (default 127.0.0.1)
   --api-key <key>            accepted bearer key, repeatable (default OFFERSYNC_API_KEY, else '${DEFAULT_KEY}')
   --rate <n> --burst <n>     token bucket per key: n requests/s, burst n (default unlimited)
+  --rate-headers <style>     how the limit is told: x-ratelimit (default), ietf (RateLimit-Policy), none
   --persist <file>           keep the store in this JSON file across restarts
   --error-rate <0..1>        answer 500/502/503 to this share of requests
   --lost-response-rate <0..1> do the write, then lose the answer
@@ -26,6 +28,9 @@ going live. Memory only unless --persist. Control routes for tests under /__sand
   --created-201              creates answered 201 instead of 200
   --numeric-id-paths         {identifier} in a path is only a numeric id
   --game-as-object           item and top-up game echoed as {slug, name}
+  --bulk-counts-only         top-up bulk-update answers counts, no per-offer results
+  --external-id-path-html    GET /{kind}/{external_id} answers an HTML page
+  --idempotency-keys         creates honour an Idempotency-Key header
   -h, --help                 this help
 `;
 
@@ -35,6 +40,7 @@ const OPTIONS = {
   'api-key': { type: 'string', multiple: true },
   rate: { type: 'string' },
   burst: { type: 'string' },
+  'rate-headers': { type: 'string' },
   persist: { type: 'string' },
   'error-rate': { type: 'string' },
   'lost-response-rate': { type: 'string' },
@@ -47,6 +53,9 @@ const OPTIONS = {
   'created-201': { type: 'boolean' },
   'numeric-id-paths': { type: 'boolean' },
   'game-as-object': { type: 'boolean' },
+  'bulk-counts-only': { type: 'boolean' },
+  'external-id-path-html': { type: 'boolean' },
+  'idempotency-keys': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -82,11 +91,22 @@ export function sandboxOptions(
   const rate = num('rate', values.rate, (n) => n > 0, 'a number > 0');
   const burst = num('burst', values.burst, (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1');
   if (burst !== undefined && rate === undefined) throw new UsageError('--burst needs --rate');
+  const headers = values['rate-headers'];
+  if (headers !== undefined && rate === undefined) throw new UsageError('--rate-headers needs --rate');
+  if (headers !== undefined && !(RATE_LIMIT_HEADERS as readonly string[]).includes(headers))
+    throw new UsageError(`--rate-headers: expected one of ${RATE_LIMIT_HEADERS.join(', ')}, got '${headers}'`);
   const options: SandboxOptions = {
     host: values.host ?? '127.0.0.1',
     port: num('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'a port 0..65535') ?? 8080,
     apiKeys: keys,
-    rateLimit: rate === undefined ? null : { ratePerSec: rate, burst: burst ?? Math.max(1, Math.ceil(rate)) },
+    rateLimit:
+      rate === undefined
+        ? null
+        : {
+            ratePerSec: rate,
+            burst: burst ?? Math.max(1, Math.ceil(rate)),
+            ...(headers !== undefined ? { headers: headers as RateLimitHeaders } : {}),
+          },
     faults: {
       errorRate: rate01('error-rate', values['error-rate']),
       lostResponseRate: rate01('lost-response-rate', values['lost-response-rate']),
@@ -101,6 +121,9 @@ export function sandboxOptions(
       createStatus201: values['created-201'] === true,
       numericIdPathsOnly: values['numeric-id-paths'] === true,
       gameAsObject: values['game-as-object'] === true,
+      bulkCountsOnly: values['bulk-counts-only'] === true,
+      externalIdPathHtml: values['external-id-path-html'] === true,
+      idempotencyKeys: values['idempotency-keys'] === true,
     },
   };
   if (values.persist !== undefined) options.persistFile = values.persist;

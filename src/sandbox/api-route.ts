@@ -29,6 +29,8 @@ export interface ApiResult {
   readonly body: unknown;
   /** True when the request changed the store (counted as a write, persisted, can be a lost response). */
   readonly wrote: boolean;
+  /** Sent as text/html instead of the JSON body (a web page where the API was expected). */
+  readonly html?: string;
 }
 
 export interface RouteDef {

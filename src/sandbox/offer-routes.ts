@@ -47,6 +47,9 @@ export function listOffers(ctx: ApiContext, kind: OfferKind, req: ApiRequest): A
   });
 }
 
+/** What a marketplace whose web shop owns the non-numeric paths answers there. */
+const SHOP_PAGE = '<!doctype html><html><head><title>Shop</title></head><body><h1>Offer</h1></body></html>';
+
 export function readRoutes(kind: OfferKind): RouteDef[] {
   const base = `/api/v1/${kind}`;
   return [
@@ -55,7 +58,10 @@ export function readRoutes(kind: OfferKind): RouteDef[] {
       method: 'GET',
       path: `${base}/{identifier}`,
       body: 'none',
-      handle: (ctx, req) => ok(answerOne(ctx, kind, findOffer(ctx, kind, req.params.identifier))),
+      handle: (ctx, req) =>
+        ctx.representation.externalIdPathHtml && !/^\d+$/.test(req.params.identifier ?? '')
+          ? { status: 200, body: null, wrote: false, html: SHOP_PAGE }
+          : ok(answerOne(ctx, kind, findOffer(ctx, kind, req.params.identifier))),
     },
   ];
 }

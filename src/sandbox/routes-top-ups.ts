@@ -146,7 +146,12 @@ export const topUpRoutes: readonly RouteDef[] = [
       const notFound = results.filter((r) => r.status === 'not_found').length;
       return {
         status: 200,
-        body: action({ success: true, updated, not_found: notFound, results }, ctx.representation),
+        body: action(
+          ctx.representation.bulkCountsOnly
+            ? { success: true, updated, not_found: notFound, invalid: results.length - updated - notFound }
+            : { success: true, updated, not_found: notFound, results },
+          ctx.representation,
+        ),
         wrote: updated > 0,
       };
     },

@@ -9,9 +9,19 @@ export const DISABLEABLE_ROUTES = [
 ] as const;
 export type DisableableRoute = (typeof DISABLEABLE_ROUTES)[number];
 
+/**
+ * How a limited sandbox tells clients its limit: `x-ratelimit` (X-RateLimit-Limit per second and
+ * X-RateLimit-Remaining), `ietf` (RateLimit-Policy and RateLimit of the IETF httpapi draft) or `none`
+ * (only Retry-After on a 429, as a marketplace that keeps its limit to itself).
+ */
+export const RATE_LIMIT_HEADERS = ['x-ratelimit', 'ietf', 'none'] as const;
+export type RateLimitHeaders = (typeof RATE_LIMIT_HEADERS)[number];
+
 export interface RateLimit {
   readonly ratePerSec: number;
   readonly burst: number;
+  /** Default 'x-ratelimit'. */
+  readonly headers?: RateLimitHeaders;
 }
 
 export interface SandboxFaults {
@@ -42,6 +52,15 @@ export interface SandboxRepresentation {
   numericIdPathsOnly?: boolean;
   /** Item/top-up `game` echoed as {slug, name}. */
   gameAsObject?: boolean;
+  /** POST /top-ups/bulk-update answers counts only, without per-offer results. */
+  bulkCountsOnly?: boolean;
+  /** GET /{kind}/{identifier} with an identifier that is not all digits answers an HTML page (200). */
+  externalIdPathHtml?: boolean;
+  /**
+   * Creates honour an Idempotency-Key header (IETF httpapi draft, as Stripe): a repeat with the same key and
+   * body gets the first answer again without a second offer; the same key with another body is a 422.
+   */
+  idempotencyKeys?: boolean;
 }
 
 export interface SandboxOptions {
@@ -132,7 +151,9 @@ export function checkRateLimit(r: RateLimit | null | undefined): RateLimit | nul
   if (typeof r !== 'object' || !(r.ratePerSec > 0) || !Number.isFinite(r.ratePerSec))
     fail('rateLimit.ratePerSec', 'a number > 0', r?.ratePerSec);
   if (!Number.isInteger(r.burst) || r.burst < 1) fail('rateLimit.burst', 'an integer >= 1', r.burst);
-  return { ratePerSec: r.ratePerSec, burst: r.burst };
+  if (r.headers !== undefined && !RATE_LIMIT_HEADERS.includes(r.headers))
+    fail('rateLimit.headers', `one of ${RATE_LIMIT_HEADERS.join(', ')}`, r.headers);
+  return { ratePerSec: r.ratePerSec, burst: r.burst, headers: r.headers ?? 'x-ratelimit' };
 }
 
 export function checkFaults(f: SandboxFaults | undefined): SandboxFaults {

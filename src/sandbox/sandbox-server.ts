@@ -9,6 +9,7 @@ import { handleControl, type Controls } from './control.ts';
 import { Counters } from './counters.ts';
 import { FaultInjector } from './faults.ts';
 import { HttpError } from './http-error.ts';
+import { IdempotencyKeys } from './idempotency.ts';
 import { loadStore, saveStore } from './persist.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { ALL_STATUSES, OFFER_KINDS } from './records.ts';
@@ -31,6 +32,9 @@ export type {
   SandboxOptions,
   SandboxRepresentation,
 } from './sandbox-options.ts';
+
+/** The create routes, where an Idempotency-Key is honoured when the switch is on. */
+const CREATE_PATHS = new Set(['/api/v1/accounts', '/api/v1/items', '/api/v1/top-ups']);
 
 /** Room for the multipart framing around a file of maxUploadBytes. */
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -55,6 +59,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   let representation: SandboxRepresentation = options.representation;
   let limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
   const counters = new Counters();
+  const idempotency = new IdempotencyKeys();
   const keys = new Set(options.apiKeys);
   let baseUrl = '';
 
@@ -107,7 +112,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       if (key === undefined) return answer(401, { message: 'Unauthenticated.' }, { 'www-authenticate': 'Bearer' });
       if (limiter) {
         const r = limiter.take(key, Date.now());
-        extra = { 'x-ratelimit-limit': String(limiter.limit.burst), 'x-ratelimit-remaining': String(r.remaining) };
+        extra = limiter.headers(r);
         if (!r.allowed)
           return answer(429, { message: 'Too Many Attempts.' }, { 'retry-after': String(r.retryAfterSec) });
       }
@@ -147,12 +152,35 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         raw,
         contentType,
       };
+      const idemKey = req.headers['idempotency-key'];
+      const idem =
+        representation.idempotencyKeys === true &&
+        route.method === 'POST' &&
+        CREATE_PATHS.has(route.path) &&
+        typeof idemKey === 'string' &&
+        idemKey !== ''
+          ? { scope: `${key} ${route.path}`, key: idemKey, fingerprint: IdempotencyKeys.fingerprint(raw) }
+          : undefined;
+      if (idem) {
+        const seen = idempotency.lookup(idem.scope, idem.key, idem.fingerprint);
+        if (seen.kind === 'replay')
+          return answer(seen.answer.status, seen.answer.body, { 'idempotent-replayed': 'true' });
+        if (seen.kind === 'mismatch')
+          return answer(422, { message: 'The Idempotency-Key was already used with a different request body.' });
+      }
       const result = await route.handle(ctx, apiReq);
+      if (idem && result.status >= 200 && result.status < 300)
+        idempotency.keep(idem.scope, idem.key, idem.fingerprint, { status: result.status, body: result.body });
       if (result.wrote) {
         counters.wrote();
         saveStore(options.persistFile, store);
         if (decision.lost === 'socket') return destroy('lost');
         if (decision.lost === 'status') return answer(502, { message: 'Bad Gateway' });
+      }
+      if (result.html !== undefined) {
+        counters.record(match.key, result.status);
+        res.writeHead(result.status, { 'content-type': 'text/html; charset=utf-8', ...extra });
+        return void res.end(result.html);
       }
       return answer(result.status, result.body);
     } catch (err) {
@@ -212,6 +240,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       store = loadStore(undefined);
       saveStore(options.persistFile, store);
       counters.reset();
+      idempotency.clear();
       faults = new FaultInjector(options.faults);
       representation = options.representation;
       limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
