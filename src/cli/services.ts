@@ -11,6 +11,7 @@ import { RequestQueue } from '../queue/request-queue.ts';
 import { openStateStore } from '../state/sqlite-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { loadCredentialsKey } from '../sync/credentials-key.ts';
+import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 
 export interface Services {
@@ -59,9 +60,9 @@ const LAST_REQUEST_KEY = 'queue.lastRequestAt';
  * state db sent its last request (it may have ended with the server's bucket empty). Costs at most
  * burst / rate seconds at start; saves a 429 and its Retry-After pause when runs follow each other.
  */
-export function startTokens(store: StateStore, config: Config, now: number): number {
+export function startTokens(store: StateStore, config: Config, now: number, learnt?: LearntRate): number {
   const last = Number(store.getMeta(LAST_REQUEST_KEY) ?? 0);
-  const refilled = ((now - last) / 1000) * config.rateLimit.ratePerSec;
+  const refilled = ((now - last) / 1000) * startRate(config, learnt);
   return Math.max(0, Math.min(config.rateLimit.burst, refilled));
 }
 
@@ -72,10 +73,15 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
   registerSecret(config.apiKey);
   const logger = opts.logger ?? createLogger({ level: config.log.level });
   const store = openStore(config, logger);
+  const auto = config.rateLimit.ratePerSec === 'auto';
+  const learnt = auto ? loadLearntRate(store, Date.now()) : undefined;
   const queue = new RequestQueue({
     ratePerSec: config.rateLimit.ratePerSec,
+    startRatePerSec: startRate(config, learnt),
+    ...(learnt?.hold ? { startHoldPerSec: learnt.hold.ratePerSec } : {}),
+    increasePerSec: auto ? config.rateLimit.startPerSec : config.rateLimit.ratePerSec * 0.1,
     burst: config.rateLimit.burst,
-    startTokens: startTokens(store, config, Date.now()),
+    startTokens: startTokens(store, config, Date.now(), learnt),
     concurrency: config.rateLimit.concurrency,
     maxAttempts: config.rateLimit.maxAttempts,
     logger,
@@ -89,6 +95,7 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     // its token, and several such requests leaving together undo the pacing (a 429 from a server at its limit).
     connections: Math.max(config.http.connections, config.rateLimit.concurrency),
     schedule: queue.schedule,
+    limitWindowSec: config.rateLimit.limitWindowSec,
     list: {
       sortParam: config.lists.sortParam,
       perPageParam: config.lists.perPageParam,
@@ -124,7 +131,10 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     reconcileDeps,
     async close() {
       await client.close();
-      if (queue.stats().requests > 0) store.setMeta(LAST_REQUEST_KEY, String(Date.now()));
+      if (queue.stats().requests > 0) {
+        store.setMeta(LAST_REQUEST_KEY, String(Date.now()));
+        if (auto) saveLearntRate(store, learnt, queue.stats(), Date.now());
+      }
       store.close();
     },
   };

@@ -36,7 +36,11 @@ export const ConfigSchema = z
     http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
     rateLimit: z
       .object({
-        ratePerSec: z.number().positive(),
+        ratePerSec: z.union([z.literal('auto'), z.number().positive()], {
+          message: "expected 'auto' or a number of requests per second > 0",
+        }),
+        startPerSec: z.number().positive(),
+        limitWindowSec: z.number().positive(),
         burst: positiveInt,
         concurrency: positiveInt,
         maxAttempts: positiveInt,

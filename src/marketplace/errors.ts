@@ -2,6 +2,7 @@
 // (retryable, rateLimited, retryAfterMs, outcomeUnknown), the executor reads status and outcomeUnknown.
 // Messages name the method, the path and the server's message, and pass through scrubSecrets: never the key.
 import { scrubSecrets } from '../log/logger.ts';
+import type { RateLimitAdvert } from './rate-limit-advert.ts';
 
 export interface ErrorContext {
   readonly method: string;
@@ -14,6 +15,8 @@ export interface ErrorContext {
   /** First bytes of a body that could not be read as what was expected. */
   readonly bodySnippet?: string;
   readonly retryAfterMs?: number;
+  /** What the answer said about the rate limit (the queue paces on it). */
+  readonly rateLimit?: RateLimitAdvert;
   readonly cause?: unknown;
 }
 
@@ -46,6 +49,7 @@ export class MarketplaceError extends Error {
   readonly serverMessage?: string;
   readonly bodySnippet?: string;
   readonly retryAfterMs?: number;
+  readonly rateLimit?: RateLimitAdvert;
   readonly retryable: boolean;
   readonly rateLimited: boolean;
   /** True when a write may have happened although it failed: look before sending it again. */
@@ -70,6 +74,7 @@ export class MarketplaceError extends Error {
     if (ctx.serverMessage !== undefined) this.serverMessage = scrubSecrets(ctx.serverMessage);
     if (ctx.bodySnippet !== undefined) this.bodySnippet = scrubSecrets(ctx.bodySnippet);
     if (ctx.retryAfterMs !== undefined) this.retryAfterMs = ctx.retryAfterMs;
+    if (ctx.rateLimit !== undefined) this.rateLimit = ctx.rateLimit;
     this.retryable = flags.retryable;
     this.rateLimited = flags.rateLimited ?? false;
     this.outcomeUnknown = flags.outcomeUnknown;

@@ -19,6 +19,7 @@ import {
   UnauthenticatedError,
   ValidationError,
 } from './errors.ts';
+import type { RateLimitAdvert } from './rate-limit-advert.ts';
 import { retryAfterMs } from './retry-after.ts';
 
 export interface Where {
@@ -65,6 +66,7 @@ export function errorFromResponse(
   headers: Readonly<Record<string, string | undefined>>,
   text: string,
   now: number,
+  rateLimit?: RateLimitAdvert,
 ): MarketplaceError {
   const body = parseJson(text);
   const serverMessage = serverMessageOf(body);
@@ -72,7 +74,12 @@ export function errorFromResponse(
     ...where,
     status,
     ...(serverMessage !== undefined ? { serverMessage } : text.trim() !== '' ? { bodySnippet: snippetOf(text) } : {}),
-    ...optional('retryAfterMs', retryAfterMs(headers, now)),
+    // Without Retry-After, a quota that is spent says when it comes back.
+    ...optional(
+      'retryAfterMs',
+      retryAfterMs(headers, now) ?? (rateLimit?.remaining === 0 ? rateLimit.resetMs : undefined),
+    ),
+    ...optional('rateLimit', rateLimit),
   };
   switch (status) {
     case 401:

@@ -4,6 +4,7 @@ import { type FormData, Pool } from 'undici';
 import type { Logger } from '../log/logger.ts';
 import { BadResponseError, snippetOf } from './errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
+import { type RateLimitAdvert, readRateLimitAdvert } from './rate-limit-advert.ts';
 import type { CallOptions } from './marketplace-client.ts';
 import type { ResolvedOptions } from './marketplace-client-options.ts';
 
@@ -29,6 +30,8 @@ export interface HttpResponse {
   /** For errors about the body's shape. */
   readonly where: Where;
   readonly snippet: string;
+  /** What the answer said about the rate limit; the request queue reads it (duck-typed) to pace itself. */
+  readonly rateLimit?: RateLimitAdvert;
 }
 
 function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
@@ -117,12 +120,18 @@ export class HttpTransport {
       { method: where.method, path: where.path, status, ms: Math.round(performance.now() - started) },
       'marketplace request',
     );
-    if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, Date.now());
-    if (text.trim() === '') return { status, body: undefined, where, snippet: '' };
+    const now = Date.now();
+    const advert = readRateLimitAdvert(resHeaders, now, this.opts.limitWindowSec);
+    const rateLimit = advert ? { rateLimit: advert } : {};
+    if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, now, advert);
+    if (text.trim() === '') return { status, body: undefined, where, snippet: '', ...rateLimit };
     try {
-      return { status, body: JSON.parse(text) as unknown, where, snippet: snippetOf(text) };
+      return { status, body: JSON.parse(text) as unknown, where, snippet: snippetOf(text), ...rateLimit };
     } catch (err) {
-      throw new BadResponseError({ ...where, status, bodySnippet: snippetOf(text), cause: err }, 'answer is not JSON');
+      throw new BadResponseError(
+        { ...where, status, bodySnippet: snippetOf(text), cause: err, ...rateLimit },
+        'answer is not JSON',
+      );
     }
   }
 

@@ -39,6 +39,11 @@ export interface MarketplaceClientOptions {
   readonly list?: ListParamOptions;
   /** Path prefix of every endpoint. Default `/api/v1`. */
   readonly apiPrefix?: string;
+  /**
+   * Seconds a bare rate limit counts over (`X-RateLimit-Limit: 50` states no window; an IETF
+   * `RateLimit-Policy` does and wins). Default 1.
+   */
+  readonly limitWindowSec?: number;
   /** Default: silent. */
   readonly logger?: Logger;
 }
@@ -54,6 +59,7 @@ export interface ResolvedOptions {
   readonly userAgent: string;
   readonly schedule: RequestScheduler;
   readonly list: Required<ListParamOptions>;
+  readonly limitWindowSec: number;
   readonly logger: Logger;
 }
 
@@ -90,6 +96,13 @@ function positiveInt(option: string, value: number | undefined, fallback: number
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1)
     throw new MarketplaceClientOptionsError(option, 'a positive integer', String(value));
+  return value;
+}
+
+function positiveNumber(option: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new MarketplaceClientOptionsError(option, 'a number > 0', String(value));
   return value;
 }
 
@@ -153,6 +166,7 @@ export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions 
       perPage: positiveInt('list.perPage', list.perPage, 100),
       maxPages: positiveInt('list.maxPages', list.maxPages, 10_000),
     }),
+    limitWindowSec: positiveNumber('limitWindowSec', opts.limitWindowSec, 1),
     logger: opts.logger ?? silentLogger,
   });
 }

@@ -5,9 +5,19 @@ import { systemClock, type Clock } from './clock.ts';
 import type { QueueEvent } from './queue-event.ts';
 
 export interface RequestQueueOptions {
-  /** Requests per second the token bucket refills at, and the ceiling the AIMD climb returns to. Required, > 0. */
-  readonly ratePerSec: number;
-  /** Bucket capacity: requests that may start at once after a quiet spell. Default max(1, ceil(ratePerSec)). */
+  /**
+   * A number (> 0): the rate to start at and a hard ceiling. 'auto': find the rate. Start at startRatePerSec,
+   * take a limit the marketplace advertises at once, else climb by increasePerSec each second until the first
+   * 429 and hold just below it. Either way an advertised limit or a 429 lowers the rate. Required.
+   */
+  readonly ratePerSec: number | 'auto';
+  /** Where 'auto' starts: a safe rate, or the rate a run before learnt. Default 5. Ignored for a number. */
+  readonly startRatePerSec?: number;
+  /** For 'auto': a hold a run before found (just below its 429); the climb stops there. Default none. */
+  readonly startHoldPerSec?: number;
+  /** Rate regained per second without a 429. Default: a tenth of ratePerSec; 5 for 'auto'. */
+  readonly increasePerSec?: number;
+  /** Bucket capacity: requests that may start at once after a quiet spell. Default max(1, ceil(start rate)). */
   readonly burst?: number;
   /**
    * Tokens in the bucket at start. Default burst. Fewer when the marketplace's own bucket may still be drained
@@ -22,7 +32,7 @@ export interface RequestQueueOptions {
   readonly backoff?: { readonly baseMs?: number; readonly maxMs?: number };
   /** Queue-wide pause after a 429 without Retry-After: doubles with each consecutive 429, capped at backoff.maxMs. Default 1000. */
   readonly rateLimitFallbackMs?: number;
-  /** Floor of the AIMD decrease. Default ratePerSec / 64 (at most ratePerSec). */
+  /** Floor of the AIMD decrease. Default ratePerSec / 64 (at least 0.1, at most ratePerSec); 0.1 for 'auto'. */
   readonly minRatePerSec?: number;
   /** Default: the system clock. Tests pass a FakeClock. */
   readonly clock?: Clock;
@@ -35,7 +45,11 @@ export interface RequestQueueOptions {
 }
 
 export interface ResolvedRequestQueueOptions {
-  readonly ratePerSec: number;
+  readonly ratePerSec: number | 'auto';
+  /** The rate the queue starts at: ratePerSec, or startRatePerSec for 'auto'. */
+  readonly startRatePerSec: number;
+  readonly startHoldPerSec: number | undefined;
+  readonly increasePerSec: number;
   readonly burst: number;
   readonly startTokens: number;
   readonly concurrency: number;
@@ -50,19 +64,39 @@ export interface ResolvedRequestQueueOptions {
 }
 
 export function resolveRequestQueueOptions(opts: RequestQueueOptions): ResolvedRequestQueueOptions {
-  const ratePerSec = check('ratePerSec', opts.ratePerSec, 'a finite number > 0', (v) => v > 0);
+  const auto = opts.ratePerSec === 'auto';
+  const ratePerSec = auto
+    ? 'auto'
+    : check('ratePerSec', opts.ratePerSec, "a finite number > 0 or 'auto'", (v) => v > 0);
+  const ceiling = ratePerSec === 'auto' ? Number.POSITIVE_INFINITY : ratePerSec;
+  const startRatePerSec =
+    ratePerSec === 'auto'
+      ? check('startRatePerSec', opts.startRatePerSec ?? 5, 'a finite number > 0', (v) => v > 0)
+      : ratePerSec;
+  const increasePerSec = check(
+    'increasePerSec',
+    opts.increasePerSec ?? (ratePerSec === 'auto' ? 5 : ratePerSec * 0.1),
+    'a finite number > 0',
+    (v) => v > 0,
+  );
   const backoff = {
     baseMs: check('backoff.baseMs', opts.backoff?.baseMs ?? 250, 'a finite number >= 0', (v) => v >= 0),
     maxMs: check('backoff.maxMs', opts.backoff?.maxMs ?? 30_000, 'a finite number >= 0', (v) => v >= 0),
   };
   const burst = check(
     'burst',
-    opts.burst ?? Math.max(1, Math.ceil(ratePerSec)),
+    opts.burst ?? Math.max(1, Math.ceil(startRatePerSec)),
     'an integer >= 1',
     (v) => Number.isInteger(v) && v >= 1,
   );
   const resolved: ResolvedRequestQueueOptions = {
     ratePerSec,
+    startRatePerSec,
+    startHoldPerSec:
+      ratePerSec === 'auto' && opts.startHoldPerSec !== undefined
+        ? check('startHoldPerSec', opts.startHoldPerSec, 'a finite number > 0', (v) => v > 0)
+        : undefined,
+    increasePerSec,
     burst,
     startTokens: check(
       'startTokens',
@@ -81,9 +115,10 @@ export function resolveRequestQueueOptions(opts: RequestQueueOptions): ResolvedR
     ),
     minRatePerSec: check(
       'minRatePerSec',
-      opts.minRatePerSec ?? Math.min(ratePerSec, ratePerSec / 64),
+      opts.minRatePerSec ??
+        (ratePerSec === 'auto' ? Math.min(0.1, startRatePerSec) : Math.min(ratePerSec, Math.max(0.1, ratePerSec / 64))),
       `a finite number > 0 and <= ratePerSec (${ratePerSec})`,
-      (v) => v > 0 && v <= ratePerSec,
+      (v) => v > 0 && v <= ceiling,
     ),
     clock: opts.clock ?? systemClock,
     random: checkFn('random', opts.random ?? Math.random),

@@ -9,7 +9,17 @@
 // still waiting. A request backing off between attempts holds neither a slot nor the dispatcher.
 import PQueue from 'p-queue';
 import type { Logger } from '../log/logger.ts';
-import { aimdConfig, aimdDecrease, aimdInitial, aimdRate, type AimdConfig, type AimdState } from './aimd.ts';
+import {
+  aimdAdvertised,
+  aimdBusy,
+  aimdConfig,
+  aimdDecrease,
+  aimdIdle,
+  aimdInitial,
+  aimdRate,
+  type AimdConfig,
+  type AimdState,
+} from './aimd.ts';
 import { backoffCeiling, backoffDelay } from './backoff.ts';
 import { QueueClearedError } from './queue-cleared-error.ts';
 import type { QueueEvent } from './queue-event.ts';
@@ -19,7 +29,7 @@ import {
   type ResolvedRequestQueueOptions,
 } from './request-queue-options.ts';
 import type { RequestMeta, RequestScheduler } from './request-scheduler.ts';
-import { classify, type RetryDecision } from './retry-policy.ts';
+import { advertOf, classify, type RetryDecision } from './retry-policy.ts';
 import { TokenBucket } from './token-bucket.ts';
 
 export type { RequestQueueOptions } from './request-queue-options.ts';
@@ -32,8 +42,12 @@ export interface RequestQueueStats {
   readonly isPaused: boolean;
   /** Epoch ms the current pause ends, or null. */
   readonly pausedUntil: number | null;
-  /** Requests per second allowed right now (the configured rate unless a 429 lowered it). */
+  /** Requests per second allowed right now (climbing, advertised, or lowered by a 429). */
   readonly currentRate: number;
+  /** The limit the marketplace advertises, or null when it says nothing. */
+  readonly advertisedRate: number | null;
+  /** Just below the rate of the last 429 (the climb stops there), or null before one. */
+  readonly holdRate: number | null;
   /** Requests sent, every attempt counted. */
   readonly requests: number;
   readonly retries: number;
@@ -70,11 +84,21 @@ export class RequestQueue {
 
   constructor(opts: RequestQueueOptions) {
     this.options = resolveRequestQueueOptions(opts);
-    const { clock, ratePerSec, burst, startTokens, minRatePerSec, logger } = this.options;
+    const { clock, ratePerSec, startRatePerSec, startHoldPerSec, increasePerSec, burst, startTokens } = this.options;
+    const { minRatePerSec, logger } = this.options;
     this.#log = logger.child({ component: 'request-queue' });
-    this.#bucket = new TokenBucket({ ratePerSec, capacity: burst, now: clock.now(), tokens: startTokens });
-    this.#aimdConfig = aimdConfig(ratePerSec, minRatePerSec);
-    this.#aimd = aimdInitial(this.#aimdConfig, clock.now());
+    this.#bucket = new TokenBucket({
+      ratePerSec: startRatePerSec,
+      capacity: burst,
+      now: clock.now(),
+      tokens: startTokens,
+    });
+    this.#aimdConfig = aimdConfig({
+      ceiling: ratePerSec === 'auto' ? Number.POSITIVE_INFINITY : ratePerSec,
+      minRate: minRatePerSec,
+      increasePerSec,
+    });
+    this.#aimd = aimdInitial(this.#aimdConfig, clock.now(), startRatePerSec, startHoldPerSec);
   }
 
   /** The hook handed to the marketplace client; an arrow property, so it can be passed around unbound. */
@@ -90,6 +114,8 @@ export class RequestQueue {
       isPaused,
       pausedUntil: isPaused ? this.#pausedUntil : null,
       currentRate: aimdRate(this.#aimdConfig, this.#aimd, now),
+      advertisedRate: Number.isFinite(this.#aimd.advertised) ? this.#aimd.advertised : null,
+      holdRate: Number.isFinite(this.#aimd.hold) ? this.#aimd.hold : null,
       requests: this.#requests,
       retries: this.#retries,
       rateLimited: this.#rateLimited,
@@ -132,6 +158,7 @@ export class RequestQueue {
         try {
           result = await send();
         } catch (err) {
+          this.#observe(err);
           this.#leaveWire();
           const decision = classify(err, meta);
           if (decision.rateLimited) this.#onRateLimited(meta, decision, epoch);
@@ -169,6 +196,7 @@ export class RequestQueue {
           if (delayMs > 0) await clock.sleep(delayMs, ctl.signal);
           continue;
         }
+        this.#observe(result);
         this.#leaveWire();
         this.#consecutive429 = 0;
         return result;
@@ -228,6 +256,11 @@ export class RequestQueue {
       const rate = aimdRate(this.#aimdConfig, this.#aimd, now);
       if (rate !== this.#bucket.rate) this.#bucket.setRate(rate, now);
       const wait = this.#bucket.take(now);
+      if (this.#aimdConfig.probing) {
+        // Climb only while the rate is what holds requests back: one waits for a token, or others queue behind.
+        this.#aimd =
+          wait > 0 || this.#waiting > 1 ? aimdBusy(this.#aimd, now) : aimdIdle(this.#aimdConfig, this.#aimd, now);
+      }
       if (wait === 0) {
         if (this.#resumeUnannounced) {
           this.#resumeUnannounced = false;
@@ -289,6 +322,28 @@ export class RequestQueue {
       },
       'rate limited: request queue paused',
     );
+  }
+
+  /**
+   * What an answer said about the limit: an advertised rate is taken (under the ceiling and any hold), and the
+   * requests it says are left cap the bucket, less those still on the wire (they will spend them first).
+   */
+  #observe(answer: unknown): void {
+    const advert = advertOf(answer);
+    if (!advert) return;
+    const now = this.options.clock.now();
+    if (advert.ratePerSec !== undefined) {
+      const before = this.#aimd.advertised;
+      this.#aimd = aimdAdvertised(this.#aimdConfig, this.#aimd, advert.ratePerSec, now);
+      if (this.#aimd.advertised !== before) {
+        this.#bucket.setRate(aimdRate(this.#aimdConfig, this.#aimd, now), now);
+        this.#log.info(
+          { advertised: advert.ratePerSec, rate: aimdRate(this.#aimdConfig, this.#aimd, now) },
+          'the marketplace advertises its rate limit',
+        );
+      }
+    }
+    if (advert.remaining !== undefined) this.#bucket.cap(Math.max(0, advert.remaining - (this.#onWire - 1)), now);
   }
 
   #leaveWire(): void {

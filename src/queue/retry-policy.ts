@@ -45,3 +45,24 @@ export function classify(error: unknown, meta: Pick<RequestMeta, 'idempotent'>):
     ...withHint,
   };
 }
+
+/** What an answer said about the rate limit, duck-typed like the error flags above (the client's advert). */
+export interface LimitAdvert {
+  /** Requests per second the marketplace allows. */
+  readonly ratePerSec?: number;
+  /** Requests it will still take. */
+  readonly remaining?: number;
+}
+
+/** The `rateLimit` a client answer or error carries, checked field by field. */
+export function advertOf(answer: unknown): LimitAdvert | undefined {
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const advert = (answer as { rateLimit?: unknown }).rateLimit;
+  if (typeof advert !== 'object' || advert === null) return undefined;
+  const { ratePerSec, remaining } = advert as { ratePerSec?: unknown; remaining?: unknown };
+  const ok = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isFinite(v) && v >= min;
+  return {
+    ...(ok(ratePerSec, Number.MIN_VALUE) ? { ratePerSec } : {}),
+    ...(ok(remaining, 0) ? { remaining } : {}),
+  };
+}

@@ -61,6 +61,12 @@ export class TokenBucket {
     this.#last = at;
   }
 
+  /** At most `tokens` from `now` on (the server said how many requests it has left). */
+  cap(tokens: number, now: number): void {
+    this.#refill(now);
+    this.#tokens = Math.min(this.#tokens, Math.max(0, tokens));
+  }
+
   #refill(now: number): void {
     // Time never runs backwards here: a `now` before the last refill (or a future reset) adds nothing.
     if (now <= this.#last) return;

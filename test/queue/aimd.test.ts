@@ -1,23 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { aimdConfig, aimdDecrease, aimdInitial, aimdRate } from '../../src/queue/aimd.ts';
+import {
+  aimdAdvertised,
+  aimdBusy,
+  aimdConfig,
+  aimdDecrease,
+  aimdIdle,
+  aimdInitial,
+  aimdRate,
+} from '../../src/queue/aimd.ts';
 
 const T0 = 1_000_000;
 
-describe('AIMD', () => {
-  const cfg = aimdConfig(50, 1);
+describe('AIMD with a configured rate (a hard ceiling)', () => {
+  const cfg = aimdConfig({ ceiling: 50, minRate: 1 });
 
   it('starts at the configured rate', () => {
     expect(aimdRate(cfg, aimdInitial(cfg, T0), T0 + 10_000)).toBe(50);
   });
 
   it.each([
-    // ms after the 429 (which paused until +1000), expected rate
+    // ms after the 429 (which paused until +1000), expected rate: halved, then climbs to the hold (45)
     [0, 25],
     [1000, 25],
     [2000, 30],
     [3500, 37.5],
-    [6000, 50],
-    [60_000, 50],
+    [6000, 45],
+    [60_000, 45],
   ])('after a 429 at the full rate: %i ms later -> %f/s', (dt, want) => {
     const s = aimdDecrease(cfg, aimdInitial(cfg, T0), T0, T0 + 1000);
     expect(aimdRate(cfg, s, T0 + dt)).toBeCloseTo(want);
@@ -31,13 +39,60 @@ describe('AIMD', () => {
     expect(aimdRate(cfg, s, T0 + 1000)).toBe(1);
   });
 
+  it('takes an advertised limit below the ceiling at once, never one above it', () => {
+    const s = aimdInitial(cfg, T0);
+    expect(aimdRate(cfg, aimdAdvertised(cfg, s, 20, T0), T0 + 60_000)).toBe(20);
+    expect(aimdRate(cfg, aimdAdvertised(cfg, s, 500, T0), T0 + 60_000)).toBe(50);
+  });
+
   it.each([
-    // target, default floor
+    // ceiling, default floor
     [64, 1],
     [640, 10],
     [1, 0.1],
     [0.05, 0.05],
-  ])('default floor for %f/s is %f/s', (target, floor) => {
-    expect(aimdConfig(target).minRate).toBeCloseTo(floor);
+  ])('default floor for %f/s is %f/s', (ceiling, floor) => {
+    expect(aimdConfig({ ceiling }).minRate).toBeCloseTo(floor);
+  });
+});
+
+describe('AIMD finding the limit (ratePerSec: auto)', () => {
+  const cfg = aimdConfig({ ceiling: Number.POSITIVE_INFINITY });
+  /** Started at 5/s with requests waiting for the rate from T0 on. */
+  const busy = () => aimdBusy(aimdInitial(cfg, T0, 5), T0);
+
+  it.each([
+    // seconds after the start at 5/s, expected rate: +5/s each second, no ceiling
+    [0, 5],
+    [1, 10],
+    [9, 50],
+    [100, 505],
+  ])('climbs additively from a safe start: %i s -> %f/s', (sec, want) => {
+    expect(aimdRate(cfg, busy(), T0 + sec * 1000)).toBeCloseTo(want);
+  });
+
+  it('holds just below the rate of the first 429, without halving; a later 429 halves and lowers the hold', () => {
+    let s = aimdDecrease(cfg, busy(), T0 + 11_000, T0 + 12_000); // reached 60
+    expect(aimdRate(cfg, s, T0 + 12_000)).toBeCloseTo(54);
+    expect(aimdRate(cfg, s, T0 + 600_000)).toBeCloseTo(54);
+    s = aimdDecrease(cfg, s, T0 + 600_000);
+    expect(aimdRate(cfg, s, T0 + 600_000)).toBeCloseTo(27);
+    expect(aimdRate(cfg, s, T0 + 700_000)).toBeCloseTo(48.6);
+  });
+
+  it('does not climb while idle (nothing waits for a token), and goes on when busy again', () => {
+    expect(aimdRate(cfg, aimdInitial(cfg, T0, 5), T0 + 600_000)).toBe(5);
+    const idle = aimdIdle(cfg, busy(), T0 + 2000); // 15/s when it went idle
+    expect(aimdRate(cfg, idle, T0 + 600_000)).toBeCloseTo(15);
+    expect(aimdRate(cfg, aimdBusy(idle, T0 + 600_000), T0 + 601_000)).toBeCloseTo(20);
+  });
+
+  it('goes to an advertised limit at once, and a 429 under it still sets the hold', () => {
+    let s = aimdAdvertised(cfg, aimdInitial(cfg, T0, 5), 50, T0);
+    expect(aimdRate(cfg, s, T0)).toBe(50);
+    expect(aimdRate(cfg, s, T0 + 60_000)).toBe(50);
+    s = aimdDecrease(cfg, s, T0 + 1000);
+    expect(aimdRate(cfg, s, T0 + 60_000)).toBeCloseTo(45);
+    expect(aimdAdvertised(cfg, s, 50, T0 + 61_000)).toBe(s); // the same advert again changes nothing
   });
 });

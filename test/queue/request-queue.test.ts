@@ -57,7 +57,7 @@ async function drive<T>(clock: FakeClock, p: Promise<T>): Promise<T> {
 
 describe('RequestQueue options', () => {
   it.each([
-    [{ ratePerSec: 0 }, /"ratePerSec": expected a finite number > 0, received 0/],
+    [{ ratePerSec: 0 }, /"ratePerSec": expected a finite number > 0 or 'auto', received 0/],
     [{ ratePerSec: Number.NaN }, /"ratePerSec": .*received NaN/],
     [{ ratePerSec: '5' as unknown as number }, /"ratePerSec": .*received "5"/],
     [{ ratePerSec: 5, burst: 0 }, /"burst": expected an integer >= 1, received 0/],
@@ -267,9 +267,9 @@ describe('RequestQueue', () => {
     expect(sent).toEqual([2000, 2020, 2040, 2060]);
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['rate-limited', 'paused', 'resumed']));
     expect(events.findIndex((e) => e.type === 'paused')).toBeLessThan(events.findIndex((e) => e.type === 'resumed'));
-    // The rate climbs back by a tenth of the configured rate per second: 5 s after the pause, full again.
+    // The rate climbs back by a tenth of the configured rate per second, to just below where the 429 came.
     await clock.advance(10_000);
-    expect(q.stats()).toMatchObject({ isPaused: false, pausedUntil: null, currentRate: 100 });
+    expect(q.stats()).toMatchObject({ isPaused: false, pausedUntil: null, currentRate: 90, holdRate: 90 });
   });
 
   it('lowers the rate once for the 429s of requests already on the wire', async () => {
@@ -356,5 +356,49 @@ describe('RequestQueue', () => {
     await drive(clock, p);
     await flush();
     expect(idle).toBe(true);
+  });
+
+  it('auto: climbs from the safe start only while requests wait for the rate (issue 10)', async () => {
+    const { q, clock } = setup({ ratePerSec: 'auto', startRatePerSec: 5, increasePerSec: 5, burst: 1 });
+    await clock.advance(60_000);
+    expect(q.stats()).toMatchObject({ currentRate: 5, holdRate: null, advertisedRate: null });
+    const all = Promise.all(Array.from({ length: 300 }, () => q.schedule(get(), async () => 'ok')));
+    await clock.advance(9000);
+    expect(q.stats().currentRate).toBeCloseTo(50, 0);
+    await drive(clock, all);
+    const reached = q.stats().currentRate;
+    await clock.advance(600_000); // idle: no climb
+    expect(q.stats().currentRate).toBe(reached);
+    // A 429 holds just below the rate it came at.
+    await drive(clock, q.schedule(get(), scripted(clock, [tooMany(1000)], 'ok').send));
+    expect(q.stats().holdRate).toBeCloseTo(reached * 0.9);
+  });
+
+  it('takes the limit an answer advertises at once, under a configured ceiling', async () => {
+    const advertised = { rateLimit: { ratePerSec: 50 } };
+    const auto = setup({ ratePerSec: 'auto', startRatePerSec: 5 });
+    await auto.q.schedule(get(), async () => advertised);
+    expect(auto.q.stats()).toMatchObject({ currentRate: 50, advertisedRate: 50 });
+    const capped = setup({ ratePerSec: 20 });
+    await capped.q.schedule(get(), async () => advertised);
+    expect(capped.q.stats()).toMatchObject({ currentRate: 20, advertisedRate: 50 });
+    // A refusal carries the advert too.
+    const refusedWithAdvert = Object.assign(refused(), { rateLimit: { ratePerSec: 2 } });
+    await expect(capped.q.schedule(get(), async () => Promise.reject(refusedWithAdvert))).rejects.toBe(
+      refusedWithAdvert,
+    );
+    expect(capped.q.stats().currentRate).toBe(2);
+  });
+
+  it('spends no more than the requests the marketplace says it has left', async () => {
+    const { q, clock, t0 } = setup({ ratePerSec: 10, burst: 5 });
+    const at: number[] = [];
+    await q.schedule(get(), async () => ({ rateLimit: { remaining: 0 } }));
+    const all = Promise.all(
+      Array.from({ length: 3 }, () => q.schedule(get(), async () => void at.push(clock.now() - t0))),
+    );
+    await drive(clock, all);
+    // Without the advert, four tokens were left for these three at once.
+    expect(at).toEqual([100, 200, 300]);
   });
 });

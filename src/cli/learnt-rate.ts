@@ -1,0 +1,56 @@
+// The request rate `rateLimit.ratePerSec: auto` learnt, kept in the state db (meta) so that the next run
+// starts where this one ended instead of at the safe start. A hold (just below a 429) is kept for a day,
+// then dropped, so that a marketplace that raised its limit is found again.
+import type { Config } from '../config/config.ts';
+import type { StateStore } from '../state/state-store.ts';
+
+const KEY = 'queue.learntRate';
+const HOLD_KEPT_MS = 24 * 60 * 60 * 1000;
+
+export interface LearntRate {
+  /** The rate the last run ended at. */
+  readonly ratePerSec: number;
+  /** Just below its last 429, and when that hold was found (epoch ms). */
+  readonly hold?: { readonly ratePerSec: number; readonly at: number };
+}
+
+function positive(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0;
+}
+
+export function loadLearntRate(store: StateStore, now: number): LearntRate | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(store.getMeta(KEY) ?? 'null');
+  } catch {
+    return undefined; // unreadable: start safe
+  }
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { ratePerSec, hold } = raw as { ratePerSec?: unknown; hold?: { ratePerSec?: unknown; at?: unknown } };
+  if (!positive(ratePerSec)) return undefined;
+  const keptHold =
+    hold && positive(hold.ratePerSec) && positive(hold.at) && now - hold.at < HOLD_KEPT_MS
+      ? { ratePerSec: hold.ratePerSec, at: hold.at }
+      : undefined;
+  return keptHold ? { ratePerSec: Math.min(ratePerSec, keptHold.ratePerSec), hold: keptHold } : { ratePerSec };
+}
+
+/** What the queue starts with: the configured rate, else the learnt one, else the safe start. */
+export function startRate(config: Config, learnt: LearntRate | undefined): number {
+  const { ratePerSec, startPerSec } = config.rateLimit;
+  return ratePerSec === 'auto' ? (learnt?.ratePerSec ?? startPerSec) : ratePerSec;
+}
+
+/** After a run: the rate reached, and the hold (its time kept when it is the one the run started with). */
+export function saveLearntRate(
+  store: StateStore,
+  before: LearntRate | undefined,
+  stats: { readonly currentRate: number; readonly holdRate: number | null },
+  now: number,
+): void {
+  const hold =
+    stats.holdRate === null
+      ? undefined
+      : { ratePerSec: stats.holdRate, at: before?.hold?.ratePerSec === stats.holdRate ? before.hold.at : now };
+  store.setMeta(KEY, JSON.stringify({ ratePerSec: stats.currentRate, ...(hold ? { hold } : {}) }));
+}

@@ -1,0 +1,43 @@
+// The rate `ratePerSec: auto` learnt, kept for the next run (issue 10).
+import { describe, expect, it } from 'vitest';
+import { loadLearntRate, saveLearntRate, startRate } from '../../src/cli/learnt-rate.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+
+const NOW = 1_800_000_000_000;
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('learnt rate', () => {
+  const auto = loadConfig({ env: {} });
+  const fixed = loadConfig({ env: {}, overrides: { rateLimit: { ratePerSec: 7 } } });
+
+  it('a new state db starts auto at the safe start; a configured rate always starts there', () => {
+    const store = openStateStore(':memory:');
+    expect(auto.rateLimit.ratePerSec).toBe('auto');
+    expect(startRate(auto, loadLearntRate(store, NOW))).toBe(5);
+    saveLearntRate(store, undefined, { currentRate: 48, holdRate: null }, NOW);
+    expect(startRate(auto, loadLearntRate(store, NOW))).toBe(48);
+    expect(startRate(fixed, loadLearntRate(store, NOW))).toBe(7);
+    store.close();
+  });
+
+  it('keeps a hold for a day from when it was found, then lets the climb look again', () => {
+    const store = openStateStore(':memory:');
+    saveLearntRate(store, undefined, { currentRate: 45, holdRate: 45 }, NOW);
+    const next = loadLearntRate(store, NOW + DAY / 2);
+    expect(next).toEqual({ ratePerSec: 45, hold: { ratePerSec: 45, at: NOW } });
+    // A run that started with that hold and kept it does not renew its age.
+    saveLearntRate(store, next, { currentRate: 45, holdRate: 45 }, NOW + DAY / 2);
+    expect(loadLearntRate(store, NOW + DAY + 1)).toEqual({ ratePerSec: 45 });
+    store.close();
+  });
+
+  it('ignores a value it cannot read', () => {
+    const store = openStateStore(':memory:');
+    store.setMeta('queue.learntRate', '{"ratePerSec": -1}');
+    expect(loadLearntRate(store, NOW)).toBeUndefined();
+    store.setMeta('queue.learntRate', 'not json');
+    expect(loadLearntRate(store, NOW)).toBeUndefined();
+    store.close();
+  });
+});
