@@ -84,6 +84,8 @@ export class HttpTransport {
       'user-agent': this.opts.userAgent,
       accept: 'application/json',
     };
+    const idempotencyKey = req.call?.idempotencyKey;
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     let body: string | FormData | undefined;
     if (req.json !== undefined) {
       headers['content-type'] = 'application/json';

@@ -77,6 +77,11 @@ export interface ImageUpload {
 export interface CallOptions {
   readonly priority?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Sent as the Idempotency-Key header (IETF httpapi draft, as Stripe uses it) on a create: the same key
+   * makes a retried create the same request, which a marketplace that honours it never carries out twice.
+   */
+  readonly idempotencyKey?: string;
 }
 
 export interface OfferResource {

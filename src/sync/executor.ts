@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-client.ts';
-import type { JournalOp } from '../state/records.ts';
+import type { JournalEntry, JournalOp } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { AccountUpdates } from './account-update.ts';
 import { archiveAll } from './archive-batch.ts';
@@ -133,13 +133,13 @@ export class Execution {
     op: JournalOp,
     kind: OfferKind | 'image',
     keys: readonly string[],
-    send: () => Promise<T>,
+    send: (entry: JournalEntry) => Promise<T>,
   ): Promise<T> {
     this.deps.signal?.throwIfAborted();
     const entry = this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
     this.store.journalSet(entry.id, 'sent');
     try {
-      const out = await send();
+      const out = await send(entry);
       this.store.journalSet(entry.id, 'done');
       return out;
     } catch (err) {
@@ -356,11 +356,14 @@ export class Execution {
         const existing = await resource.findByExternalId(d.externalId, { priority: PRIORITY.create });
         if (existing) return await this.adoptAndAlign(d, existing, fields);
       }
+      // Derived from the first attempt's journal entry and kept for the retries: each is the same request.
+      let idempotencyKey: string | undefined;
       for (let attempt = 1; ; attempt++) {
         try {
-          const created = await this.journaled('create', d.kind, [d.externalId], () =>
-            resource.create(body, { priority: PRIORITY.create }),
-          );
+          const created = await this.journaled('create', d.kind, [d.externalId], (entry) => {
+            idempotencyKey ??= `offersync-${entry.runId}-${entry.id}`;
+            return resource.create(body, { priority: PRIORITY.create, idempotencyKey });
+          });
           this.applied(d, created, fields, fields);
           return this.report({ kind: d.kind, externalId: d.externalId, outcome: 'created', file });
         } catch (err) {
