@@ -10,6 +10,7 @@ import { createMarketplaceClient } from '../marketplace/undici-marketplace-clien
 import { RequestQueue } from '../queue/request-queue.ts';
 import { openStateStore } from '../state/sqlite-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { capabilityVerdict } from '../sync/capabilities.ts';
 import { loadCredentialsKey } from '../sync/credentials-key.ts';
 import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
@@ -96,6 +97,11 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     connections: Math.max(config.http.connections, config.rateLimit.concurrency),
     schedule: queue.schedule,
     limitWindowSec: config.rateLimit.limitWindowSec,
+    capabilities: {
+      usable: (name) =>
+        capabilityVerdict(store.getCapability(name), Date.now(), config.capabilities.reprobeAfterHours * 3_600_000),
+      remember: (name, usable, detail) => store.setCapability(name, usable, detail),
+    },
     list: {
       sortParam: config.lists.sortParam,
       perPageParam: config.lists.perPageParam,

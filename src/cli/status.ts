@@ -1,5 +1,6 @@
 // offersync status: what the state db knows, without touching the network.
 import { existsSync, readFileSync } from 'node:fs';
+import { loadLearntRate } from './learnt-rate.ts';
 import { EXIT, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
@@ -51,7 +52,11 @@ export const command: Command = {
       }
       const runs = store.listRuns(5);
       const journal = store.journalUnfinished();
-      const caps = store.listCapabilities();
+      const now = Date.now();
+      const reprobeMs = config.capabilities.reprobeAfterHours * 3_600_000;
+      // A refused capability is asked again once its verdict is reprobeAfterHours old.
+      const caps = store.listCapabilities().map((c) => ({ ...c, reprobeAt: c.usable ? null : c.learntAt + reprobeMs }));
+      const learntRate = loadLearntRate(store, now);
       const soldPath = soldLogPath(config.state.path);
       const sold =
         soldPath && existsSync(soldPath)
@@ -72,6 +77,7 @@ export const command: Command = {
               runs,
               journal_unfinished: journal,
               capabilities: caps,
+              learnt_rate: learntRate ?? null,
               sold,
             },
             null,
@@ -105,7 +111,20 @@ export const command: Command = {
         out.push(`  ${j.op} ${j.kind} ${j.keys.join(', ')} (${j.state} since ${new Date(j.updatedAt).toISOString()})`);
       if (caps.length > 0) {
         out.push('', 'Marketplace capabilities learnt:');
-        for (const c of caps) out.push(`  ${c.name}: ${c.usable ? 'usable' : `not served (${c.detail ?? ''})`}`);
+        for (const c of caps) {
+          const verdict = c.usable ? 'usable' : `not served (${c.detail ?? ''})`;
+          const next =
+            c.reprobeAt === null
+              ? ''
+              : c.reprobeAt <= now
+                ? ', asked again at the next use'
+                : `, asked again in ${age(c.reprobeAt - now)}`;
+          out.push(`  ${c.name}: ${verdict}; learnt ${age(now - c.learntAt)} ago${next}`);
+        }
+      }
+      if (learntRate) {
+        const hold = learntRate.hold ? `, held below a 429 found ${age(now - learntRate.hold.at)} ago` : '';
+        out.push('', `Request rate learnt (rateLimit.ratePerSec: auto): ${round(learntRate.ratePerSec)}/s${hold}`);
       }
       if (sold.length > 0) {
         out.push('', `Latest sold/refunded (${soldPath}):`);
@@ -121,3 +140,16 @@ export const command: Command = {
     }
   },
 };
+
+/** 45s, 12m, 5h, 3d: enough to tell a verdict's age at a glance. */
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  if (s < 172_800) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86_400)}d`;
+}
+
+function round(n: number): string {
+  return String(Math.round(n * 10) / 10);
+}

@@ -75,6 +75,7 @@ export const ConfigSchema = z
       })
       .strict(),
     accounts: z.object({ updateFallback: z.enum(UPDATE_FALLBACKS) }).strict(),
+    capabilities: z.object({ reprobeAfterHours: z.number().positive() }).strict(),
     guard: z
       .object({
         maxArchive: positiveInt.nullable(),

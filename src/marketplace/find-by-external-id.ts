@@ -1,7 +1,14 @@
 // DESIGN.md decision 1: find an offer by the seller's external_id without ever taking a wrong answer for
 // the right one, and without ever taking an unknown for "not there".
 import { DecodeError, decodeOffer, unwrapSingle } from './decode.ts';
-import { AbortedError, MarketplaceError, UnauthenticatedError, ForbiddenError } from './errors.ts';
+import {
+  AbortedError,
+  BadResponseError,
+  ForbiddenError,
+  MarketplaceError,
+  MethodNotAllowedError,
+  UnauthenticatedError,
+} from './errors.ts';
 import { collectionPath, isPathSafeExternalId, offerPathByExternalId } from './identifiers.ts';
 import type { CallOptions, RemoteOffer, ResourceKind } from './marketplace-client.ts';
 import { walkPages } from './pagination.ts';
@@ -17,12 +24,28 @@ function listMayAnswer(err: unknown): boolean {
   return !err.retryable;
 }
 
+/** Capability names, as `offersync status` shows them. */
+export function lookupByPathCapability(kind: ResourceKind): string {
+  return `GET /${kind}/{external_id}`;
+}
+export function listFilterCapability(kind: ResourceKind, filterParam: string): string {
+  return `GET /${kind}?${filterParam}=`;
+}
+
+type ByPath =
+  | { readonly kind: 'found'; readonly offer: RemoteOffer }
+  /** The answer shows the path is not this API's lookup: an HTML page, a 405, JSON that is no offer, another offer. */
+  | { readonly kind: 'not-served'; readonly detail: string }
+  /** A JSON 404 or another refusal: not there, or not served; the list tells which. */
+  | { readonly kind: 'no-answer' };
+
 async function byPath(
   ctx: ResourceContext,
   kind: ResourceKind,
   externalId: string,
   opts?: CallOptions,
-): Promise<RemoteOffer | undefined> {
+): Promise<ByPath> {
+  let offer: RemoteOffer;
   try {
     const res = await ctx.transport.send({
       method: 'GET',
@@ -30,24 +53,33 @@ async function byPath(
       idempotent: true,
       ...callOf(opts),
     });
-    const offer = decodeOffer(kind, unwrapSingle(res.body));
-    if (offer.externalId === externalId) return offer;
-    // A server that read the path as something else (an id, a trimmed or case-folded key): not a match.
-    ctx.logger.debug(
-      { kind, externalId, answered: offer.externalId },
-      'GET by external_id answered another offer; asking the list',
-    );
+    offer = decodeOffer(kind, unwrapSingle(res.body));
   } catch (err) {
     if (!(err instanceof DecodeError) && !listMayAnswer(err)) throw err;
     ctx.logger.debug(
       { kind, externalId, err: (err as Error).message },
       'GET by external_id did not answer; asking the list',
     );
+    if (err instanceof DecodeError) return { kind: 'not-served', detail: `answered JSON that is not an offer` };
+    if (err instanceof MethodNotAllowedError) return { kind: 'not-served', detail: `405: ${err.message}` };
+    if (err instanceof BadResponseError)
+      return { kind: 'not-served', detail: `answered a page that is not the API's (${err.status ?? 'no status'})` };
+    return { kind: 'no-answer' };
   }
-  return undefined;
+  if (offer.externalId === externalId) return { kind: 'found', offer };
+  // A server that read the path as something else (an id, a trimmed or case-folded key): not a match.
+  ctx.logger.debug(
+    { kind, externalId, answered: offer.externalId },
+    'GET by external_id answered another offer; asking the list',
+  );
+  return { kind: 'not-served', detail: 'answered another offer' };
 }
 
-type Scan = { readonly found: RemoteOffer } | { readonly found: null; readonly trusted: boolean };
+interface Scan {
+  readonly found: RemoteOffer | null;
+  /** With a filter: the answer held other offers, so the filter is not honoured (and a null proves nothing). */
+  readonly filterIgnored: boolean;
+}
 
 /** Pages in id order until the offer is found; with a filter, stops at the first sign it is not honoured. */
 async function scan(
@@ -74,11 +106,17 @@ async function scan(
     ...callOf(opts),
   });
   for await (const page of pages) {
-    const match = page.items.find((o) => o.externalId === externalId);
-    if (match) return { found: match };
-    if (filter && page.items.length > 0) return { found: null, trusted: false };
+    const match = page.items.find((o) => o.externalId === externalId) ?? null;
+    const filterIgnored = filter && page.items.some((o) => o.externalId !== externalId);
+    if (match || filterIgnored) return { found: match, filterIgnored };
   }
-  return { found: null, trusted: true };
+  return { found: null, filterIgnored: false };
+}
+
+function remember(ctx: ResourceContext, name: string, usable: boolean, detail: string | null): void {
+  if (ctx.capabilities.usable(name) === usable) return;
+  ctx.capabilities.remember(name, usable, detail);
+  if (!usable) ctx.logger.info({ capability: name, detail }, 'lookups by external_id no longer use this route');
 }
 
 export async function findByExternalId(
@@ -87,13 +125,36 @@ export async function findByExternalId(
   externalId: string,
   opts?: CallOptions,
 ): Promise<RemoteOffer | null> {
-  if (isPathSafeExternalId(externalId)) {
-    const offer = await byPath(ctx, kind, externalId, opts);
-    if (offer) return offer;
+  // Once the path shows it does not serve lookups (issue 10), they go straight to the list.
+  const pathCap = lookupByPathCapability(kind);
+  let pathMissedIt = false;
+  if (isPathSafeExternalId(externalId) && ctx.capabilities.usable(pathCap) !== false) {
+    const answer = await byPath(ctx, kind, externalId, opts);
+    if (answer.kind === 'found') {
+      remember(ctx, pathCap, true, null);
+      return answer.offer;
+    }
+    if (answer.kind === 'not-served') remember(ctx, pathCap, false, answer.detail);
+    else pathMissedIt = true;
   }
-  if (ctx.list.filterParam !== '') {
+  const found = await fromList(ctx, kind, externalId, opts);
+  // The path said "no" about an offer the list holds: it does not look offers up by external_id.
+  if (found && pathMissedIt) remember(ctx, pathCap, false, 'did not find an offer the list holds');
+  return found;
+}
+
+async function fromList(
+  ctx: ResourceContext,
+  kind: ResourceKind,
+  externalId: string,
+  opts?: CallOptions,
+): Promise<RemoteOffer | null> {
+  const filterCap = listFilterCapability(kind, ctx.list.filterParam);
+  if (ctx.list.filterParam !== '' && ctx.capabilities.usable(filterCap) !== false) {
     const filtered = await scan(ctx, kind, externalId, true, opts);
-    if (filtered.found || filtered.trusted) return filtered.found;
+    if (filtered.filterIgnored) remember(ctx, filterCap, false, 'the filtered list answered other offers');
+    else if (filtered.found) remember(ctx, filterCap, true, null);
+    if (filtered.found || !filtered.filterIgnored) return filtered.found;
     ctx.logger.debug({ kind, externalId }, 'the list filter is not honoured; scanning the list');
   }
   return (await scan(ctx, kind, externalId, false, opts)).found;

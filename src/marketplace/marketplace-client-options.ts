@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
+import { type CapabilityMemory, inMemoryCapabilities } from './capability-memory.ts';
 import type { RequestScheduler } from './marketplace-client.ts';
 
 export interface ListParamOptions {
@@ -44,6 +45,8 @@ export interface MarketplaceClientOptions {
    * `RateLimit-Policy` does and wins). Default 1.
    */
   readonly limitWindowSec?: number;
+  /** Verdicts on lookup routes (GET /{kind}/{external_id}, the list filter). Default: kept in memory. */
+  readonly capabilities?: CapabilityMemory;
   /** Default: silent. */
   readonly logger?: Logger;
 }
@@ -60,6 +63,7 @@ export interface ResolvedOptions {
   readonly schedule: RequestScheduler;
   readonly list: Required<ListParamOptions>;
   readonly limitWindowSec: number;
+  readonly capabilities: CapabilityMemory;
   readonly logger: Logger;
 }
 
@@ -167,6 +171,7 @@ export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions 
       maxPages: positiveInt('list.maxPages', list.maxPages, 10_000),
     }),
     limitWindowSec: positiveNumber('limitWindowSec', opts.limitWindowSec, 1),
+    capabilities: opts.capabilities ?? inMemoryCapabilities(),
     logger: opts.logger ?? silentLogger,
   });
 }

@@ -1,5 +1,6 @@
 // What every resource module needs: the transport, the list parameters, a logger.
 import type { Logger } from '../log/logger.ts';
+import type { CapabilityMemory } from './capability-memory.ts';
 import type { HttpTransport } from './http.ts';
 import type { CallOptions } from './marketplace-client.ts';
 import type { ListParamOptions } from './marketplace-client-options.ts';
@@ -7,6 +8,7 @@ import type { ListParamOptions } from './marketplace-client-options.ts';
 export interface ResourceContext {
   readonly transport: HttpTransport;
   readonly list: Required<ListParamOptions>;
+  readonly capabilities: CapabilityMemory;
   readonly logger: Logger;
 }
 
