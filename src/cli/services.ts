@@ -10,7 +10,7 @@ import { createMarketplaceClient } from '../marketplace/undici-marketplace-clien
 import { RequestQueue } from '../queue/request-queue.ts';
 import { openStateStore } from '../state/sqlite-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
-import { capabilityVerdict } from '../sync/capabilities.ts';
+import { capabilityUsable } from '../state/capability-reprobe.ts';
 import { loadCredentialsKey } from '../sync/credentials-key.ts';
 import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
@@ -99,7 +99,7 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     limitWindowSec: config.rateLimit.limitWindowSec,
     capabilities: {
       usable: (name) =>
-        capabilityVerdict(store.getCapability(name), Date.now(), config.capabilities.reprobeAfterHours * 3_600_000),
+        capabilityUsable(store.getCapability(name), Date.now(), config.capabilities.reprobeAfterHours * 3_600_000),
       remember: (name, usable, detail) => store.setCapability(name, usable, detail),
     },
     list: {

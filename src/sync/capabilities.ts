@@ -13,17 +13,3 @@ export function isCapabilityRefusal(err: unknown): boolean {
   const status = (err as { status?: number }).status;
   return status === 404 || status === 405 || status === 422 || status === 501;
 }
-
-/**
- * What a remembered verdict means now: true served, false refused, undefined never tried or refused long
- * enough ago (reprobeAfterMs) to be worth one request to ask again: a marketplace may add the route later.
- */
-export function capabilityVerdict(
-  rec: { readonly usable: boolean; readonly learntAt: number } | undefined,
-  now: number,
-  reprobeAfterMs: number,
-): boolean | undefined {
-  if (!rec) return undefined;
-  if (rec.usable) return true;
-  return now - rec.learntAt >= reprobeAfterMs ? undefined : false;
-}

@@ -1,11 +1,11 @@
 // A refused capability is asked again after the re-probe interval (issue 10).
 import { describe, expect, it } from 'vitest';
-import { capabilityVerdict } from '../../src/sync/capabilities.ts';
+import { capabilityUsable } from '../../src/state/capability-reprobe.ts';
 
 const H = 3_600_000;
 const NOW = 1_800_000_000_000;
 
-describe('capabilityVerdict', () => {
+describe('capabilityUsable', () => {
   it.each([
     ['never tried', undefined, undefined],
     ['served', { usable: true, learntAt: NOW - 1000 * H }, true],
@@ -13,6 +13,6 @@ describe('capabilityVerdict', () => {
     ['refused just under a day ago', { usable: false, learntAt: NOW - 24 * H + 1 }, false],
     ['refused a day ago: ask again', { usable: false, learntAt: NOW - 24 * H }, undefined],
   ] as const)('%s', (_name, rec, want) => {
-    expect(capabilityVerdict(rec, NOW, 24 * H)).toBe(want);
+    expect(capabilityUsable(rec, NOW, 24 * H)).toBe(want);
   });
 });
