@@ -55,6 +55,19 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Unknown account details are passed on as written, and hashing walks them recursively: a value nested
+ * thousands of levels deep (fuzzing found it) overflowed the stack and failed the whole catalogue load.
+ */
+const MAX_DETAIL_NESTING = 32;
+
+function nestedDeeperThan(v: unknown, limit: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (limit === 0) return true;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) if (nestedDeeperThan(x, limit - 1)) return true;
+  return false;
+}
+
 const RANK_DIVISION: Readonly<Record<string, string>> = {
   current_rank: 'current_division',
   flex_rank: 'flex_division',
@@ -296,7 +309,13 @@ class RecordNormaliser implements Reporter {
           if (pv === null || pv === undefined) continue;
           const known = PARAMETER_FIELDS[k];
           if (known) this.normValue(known, pv, [...path, k], `parameters.${k}`);
-          else this.assign(`parameters.${k}`, typeof pv === 'string' ? pv.trim() : pv, [...path, k]);
+          else if (nestedDeeperThan(pv, MAX_DETAIL_NESTING)) {
+            this.path = [...path, k];
+            this.error(
+              `nested more than ${MAX_DETAIL_NESTING} levels deep: an account detail is a value, a list or a small object`,
+            );
+            this.path = path;
+          } else this.assign(`parameters.${k}`, typeof pv === 'string' ? pv.trim() : pv, [...path, k]);
         }
         break;
       }
