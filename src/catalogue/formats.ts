@@ -2,7 +2,7 @@
 // JSON: one offer, an array, or {kind?, offers: [...]}; NDJSON: one offer a line; CSV: a header row, dotted
 // column names for nested fields, '|' between list items; YAML: one offer, a list, {kind?, offers}, or
 // several documents.
-import { LineCounter, parseAllDocuments, isMap, isSeq, type Document, type Node as YamlNode } from 'yaml';
+import { Composer, LineCounter, Parser, isMap, isSeq, type CST, type Document, type Node as YamlNode } from 'yaml';
 import { CsvError, DELIMITER_CHAR, cellOffset, parseCsv, type CsvDelimiter, type CsvTable } from './csv.ts';
 import type { OfferKind } from './desired-offer.ts';
 import { locateJsonError } from './json-error.ts';
@@ -427,12 +427,24 @@ function parseYaml(text: string): ParsedFile {
   const lineCounter = new LineCounter();
   let docs: Document.Parsed[];
   try {
-    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false }) as Document.Parsed[];
+    // yaml's parser keeps its own stack, its composer recurses: check the depth between the two.
+    const tokens = [...new Parser(lineCounter.addNewLine).parse(text)];
+    const deep = tooDeep(tokens, MAX_YAML_NESTING);
+    if (deep !== undefined) {
+      const at = lineCounter.linePos(deep);
+      out.problems.push({
+        severity: 'error',
+        message: `not valid YAML for a catalogue: lists or maps nested more than ${MAX_YAML_NESTING} levels deep`,
+        line: at.line,
+        column: at.col,
+      });
+      return { ...out, unreadable: true };
+    }
+    docs = [...new Composer({ prettyErrors: false }).compose(tokens)] as Document.Parsed[];
   } catch (err) {
     out.problems.push({ severity: 'error', message: `not valid YAML: ${(err as Error).message}`, line: 1 });
     return { ...out, unreadable: true };
   }
-  if (!Array.isArray(docs)) docs = [docs];
   let unreadable = false;
   let kind: OfferKind | undefined;
   for (let d = 0; d < docs.length; d++) {
@@ -509,4 +521,29 @@ function yamlPosition(doc: Document.Parsed, lc: LineCounter, path: PathInRecord)
   if (!range) return undefined;
   const at = lc.linePos(range[0]);
   return { line: at.line, column: at.col };
+}
+
+/**
+ * A catalogue needs a few levels. Hundreds of nested lists or maps overflow the stack in yaml's composer,
+ * and near that point V8 can abort the whole process while compiling a regular expression (fuzzing found
+ * it with 100,000 '[': "RegExpCompiler Allocation failed"), so such a file is refused before composing.
+ */
+const MAX_YAML_NESTING = 64;
+
+/** Offset of the first collection nested deeper than the limit, walking the CST with a stack of its own. */
+function tooDeep(tokens: readonly CST.Token[], limit: number): number | undefined {
+  const stack: { token: CST.Token | undefined; depth: number }[] = tokens.map((token) => ({ token, depth: 0 }));
+  while (stack.length > 0) {
+    const { token, depth } = stack.pop()!;
+    if (!token) continue;
+    if (token.type === 'document') stack.push({ token: token.value, depth });
+    else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      if (depth >= limit) return token.offset;
+      for (const item of token.items) {
+        if ('key' in item) stack.push({ token: item.key ?? undefined, depth: depth + 1 });
+        stack.push({ token: item.value, depth: depth + 1 });
+      }
+    }
+  }
+  return undefined;
 }
