@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so a clone needs no build step.
-import { register } from 'tsx/esm/api';
+// The installed command: runs the compiled CLI in dist/ (`npm run build`; `npm pack` builds it first).
+// In a clone, `npm run dev -- <command>` runs the TypeScript sources through tsx instead, with no build.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli/main.ts');
+const entry = new URL('../dist/cli/entry.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write(
+    'offersync: dist/ is missing: run `npm run build` first, or `npm run dev -- <command>` to run the sources.\n',
+  );
+  process.exit(2);
+}
+await import(entry.href);

@@ -54,21 +54,3 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     throw err;
   }
 }
-
-const isEntry = process.argv[1] !== undefined && /(?:main\.ts|offersync(?:\.js)?)$/.test(process.argv[1]);
-if (isEntry) {
-  main(process.argv.slice(2), {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-    cwd: process.cwd(),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`offersync: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}

@@ -10,19 +10,18 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { openServices } from '../../src/cli/services.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { reconcile } from '../../src/sync/reconciler.ts';
 import { makePng } from '../support/png.ts';
+import { CLI } from '../support/cli.ts';
 
 const N = Number(process.env.BENCH_OFFERS ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 50);
 const BURST = RATE > 0 ? Math.max(1, Math.round(RATE / 5)) : 1000;
 const KEY = 'bench-key-42';
 const PER_PAGE = 100;
-const BIN = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
 
 /** A distinct 1x1 PNG per seed (up to 65536). */
 function png(seed: number): Buffer {
@@ -63,7 +62,7 @@ function writeCatalogue(dir: string): { accounts: number; items: number; topups:
 }
 
 async function startSandboxProcess(): Promise<{ url: string; stop: () => void }> {
-  const args = [BIN, 'sandbox', '--port', '0', '--api-key', KEY];
+  const args = [...CLI, 'sandbox', '--port', '0', '--api-key', KEY];
   if (RATE > 0) args.push('--rate', String(RATE), '--burst', String(BURST));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { CLI } from '../support/cli.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
 const KEY = 'cli-e2e-key-5555';
 
@@ -24,7 +24,7 @@ interface Run {
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...CLI, ...args], {
       cwd: dir,
       env: {
         PATH: process.env.PATH,
@@ -56,7 +56,7 @@ async function counters(): Promise<{ total: number; writes: number }> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'offersync-cli-'));
   cpSync(EXAMPLE, join(dir, 'catalogue'), { recursive: true });
-  sandbox = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--api-key', KEY], {
+  sandbox = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', KEY], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   baseUrl = await new Promise<string>((resolve, reject) => {

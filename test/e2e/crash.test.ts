@@ -6,12 +6,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { CLI } from '../support/cli.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
 const KEY = 'crash-test-key-987';
 const ROUNDS = 20;
 
@@ -41,7 +40,7 @@ function runCli(
   killAfterMs: number | null,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'reconcile', '--config', join(dir, 'offersync.yaml')], {
+    const child = spawn(process.execPath, [...CLI, 'reconcile', '--config', join(dir, 'offersync.yaml')], {
       env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'error' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

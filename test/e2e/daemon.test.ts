@@ -6,11 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
+import { CLI } from '../support/cli.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
 const KEY = 'daemon-key-777';
 
 let sandbox: RunningSandbox;
@@ -33,7 +32,7 @@ function startDaemon(config = 'offersync.yaml'): {
   stderr: () => string;
   exited: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, [BIN, 'daemon', '--config', join(dir, config)], {
+  const child = spawn(process.execPath, [...CLI, 'daemon', '--config', join(dir, config)], {
     env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

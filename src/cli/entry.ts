@@ -1,0 +1,18 @@
+// The process entry point: runs main() with this process's argv and stdio, whatever name it was started by
+// (bin/offersync.js, a symlink, npx, `node dist/cli/entry.js`). main.ts only exports, so tests import it freely.
+import { main } from './main.ts';
+
+main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`offersync: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);
