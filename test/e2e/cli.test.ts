@@ -78,7 +78,8 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('offersync CLI against the sandbox process', () => {
+// Each test starts several CLI processes through tsx: on a loaded 2-core machine that alone can take 30 s.
+describe('offersync CLI against the sandbox process', { timeout: 120_000 }, () => {
   it('prints its commands and version', async () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { sandboxOptions } from '../../src/cli/sandbox.ts';
+import { CLI } from '../support/cli.ts';
 
 describe('offersync sandbox flags', () => {
   it('maps flags onto the options, with the env key as default', () => {
@@ -48,14 +49,10 @@ describe('offersync sandbox flags', () => {
 
 describe('offersync sandbox process', () => {
   it('listens, answers with the given key, does not print that key, stops on SIGTERM', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'sandbox', '--port', '0', '--api-key', 'my-secret-key'],
-      {
-        cwd: new URL('../..', import.meta.url).pathname,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', 'my-secret-key'], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let out = '';
       const line = await new Promise<string>((resolve, reject) => {
