@@ -1,4 +1,9 @@
-// Routes and body shapes the API document does not promise (DESIGN.md decision 11): learnt by trying, remembered.
+// Routes and body shapes the API document does not promise: learnt by trying, remembered in the state db
+// (docs/architecture.md, "Capabilities"). The planner routes by what is known; the executor's CapabilityGate
+// learns what is not.
+import type { CapabilityRecord } from '../state/records.ts';
+import { statusOf } from './errors.ts';
+
 export const CAPABILITIES = {
   accountUpdate: 'PATCH /accounts/{id}',
   accountBulkRemove: 'POST /accounts/bulk-remove {ids}',
@@ -6,10 +11,45 @@ export const CAPABILITIES = {
   /** Whether a create after archiving frees the external_id (the accounts.updateFallback: recreate path). */
   accountRecreate: 'POST /accounts after DELETE, same external_id',
 } as const;
-export type CapabilityName = (typeof CAPABILITIES)[keyof typeof CAPABILITIES];
+export type CapabilityId = keyof typeof CAPABILITIES;
+export type CapabilityName = (typeof CAPABILITIES)[CapabilityId];
+
+/** What the seller reads when an account update cannot be sent because a route is not served. */
+export const NOT_SERVED = {
+  accountUpdate:
+    'the marketplace does not serve PATCH /accounts/{id}; set accounts.updateFallback: recreate to archive ' +
+    'and create it anew',
+  accountRecreate:
+    'the marketplace does not serve PATCH /accounts/{id}, and it keeps archived external_ids, so it cannot ' +
+    'be re-created either',
+} as const;
+
+/** unknown: never tried on this state db; the first use probes it. */
+export type CapabilityVerdict = 'usable' | 'unusable' | 'unknown';
+export type Capabilities = Readonly<Record<CapabilityId, CapabilityVerdict>>;
+
+export const UNKNOWN_CAPABILITIES: Capabilities = {
+  accountUpdate: 'unknown',
+  accountBulkRemove: 'unknown',
+  topUpBulkUpdate: 'unknown',
+  accountRecreate: 'unknown',
+};
+
+export function readCapabilities(get: (name: CapabilityName) => CapabilityRecord | undefined): Capabilities {
+  const verdict = (id: CapabilityId): CapabilityVerdict => {
+    const rec = get(CAPABILITIES[id]);
+    return rec === undefined ? 'unknown' : rec.usable ? 'usable' : 'unusable';
+  };
+  return {
+    accountUpdate: verdict('accountUpdate'),
+    accountBulkRemove: verdict('accountBulkRemove'),
+    topUpBulkUpdate: verdict('topUpBulkUpdate'),
+    accountRecreate: verdict('accountRecreate'),
+  };
+}
 
 /** A refusal that says "this route or body shape is not served", as opposed to "this offer failed". */
 export function isCapabilityRefusal(err: unknown): boolean {
-  const status = (err as { status?: number }).status;
+  const status = statusOf(err);
   return status === 404 || status === 405 || status === 422 || status === 501;
 }

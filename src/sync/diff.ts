@@ -1,23 +1,22 @@
-// The three-way field diff (DESIGN.md decision 2), as kubectl apply does it:
-// desired (catalogue) vs last applied (state) vs live (marketplace).
+// The three-way field diff, as kubectl apply does it: desired (catalogue) vs last applied (state) vs live
+// (marketplace). See docs/architecture.md, "Three-way diff".
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
-import type { FieldChange } from './plan.ts';
 import { sameValue } from './canonical-json.ts';
+import { fieldNames, type OfferFields } from './offer-fields.ts';
+import type { FieldChange } from './plan.ts';
 
 /** What the marketplace shows of an offer, as fields comparable with what is sent (status included). */
-export function liveFieldsOf(remote: RemoteOffer): Record<string, unknown> {
-  const live: Record<string, unknown> = { ...remote.fields };
-  if (remote.status !== undefined) live.status = remote.status;
-  return live;
+export function liveFieldsOf(remote: RemoteOffer): Readonly<Record<string, unknown>> {
+  return remote.status === undefined ? remote.fields : { ...remote.fields, status: remote.status };
 }
 
 export interface DiffInput {
-  readonly desired: Readonly<Record<string, unknown>>;
+  readonly desired: OfferFields;
   /** What offersync last sent; null when it never sent this offer (adopted, or state lost). */
   readonly lastApplied: Readonly<Record<string, unknown>> | null;
   /** What the marketplace echoes; a field it does not carry is compared with last applied only. */
   readonly live: Readonly<Record<string, unknown>>;
-  /** Fields the server stores differently from what was sent (decision 18): last applied only. */
+  /** Fields the server stores differently from what was sent: compared with last applied only. */
   readonly lossy: ReadonlySet<string>;
 }
 
@@ -28,11 +27,11 @@ export interface DiffInput {
 export function diffFields(input: DiffInput): FieldChange[] {
   const { desired, lastApplied, live, lossy } = input;
   const changes: FieldChange[] = [];
-  for (const field of Object.keys(desired).sort()) {
+  for (const field of fieldNames(desired)) {
     const want = desired[field];
     if (want === undefined) continue;
     const applied = lastApplied ? lastApplied[field] : undefined;
-    const echoed = Object.prototype.hasOwnProperty.call(live, field) && live[field] !== undefined && !lossy.has(field);
+    const echoed = Object.hasOwn(live, field) && live[field] !== undefined && !lossy.has(field);
     if (!echoed) {
       if (lastApplied === null || applied === undefined)
         changes.push({ field, from: applied, to: want, why: 'unsent' });

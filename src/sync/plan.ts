@@ -1,28 +1,62 @@
-// What the planner decides: a list of actions, each with its reason and the fields it changes.
+// What the planner decides: a list of actions, each with its reason, and for each write its route, its body
+// and what to do when the marketplace refuses the route. The executor carries these out and decides nothing.
+// A Plan is plain data (no Map, no function, no class), so it can be written to a file and read back; the
+// desired offers it holds carry account credentials, so whoever writes one out drops or seals them.
 import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { FieldName, FieldValue, OfferFields } from './offer-fields.ts';
 
 /** One field an action changes. `from` is the live value where the server echoes it, else the last applied. */
 export interface FieldChange {
-  readonly field: string;
+  readonly field: FieldName;
   readonly from: unknown;
-  readonly to: unknown;
+  readonly to: FieldValue;
   /** changed: the catalogue changed; drift: the website changed it; unsent: never sent (e.g. after adoption). */
   readonly why: 'changed' | 'drift' | 'unsent';
 }
+
+/**
+ * How an update reaches the marketplace.
+ * - patch: one PATCH. `ifRefused` is what follows when the marketplace does not serve the route (only account
+ *   PATCH is probed: the document does not list it); 'fail' means the route is not in question.
+ * - bulk-update: one element of batch `batch` of POST /top-ups/bulk-update; the first batch sent probes the
+ *   route, a refusal sends every element of the kind by its own PATCH.
+ * - recreate: account PATCH is not served: archive, then create anew under the same external_id. A refusal of
+ *   the create (the server keeps archived external_ids) reports the rest blocked.
+ */
+export type UpdateRoute =
+  | { readonly via: 'patch'; readonly ifRefused: 'fail' | 'report' | 'recreate' }
+  | { readonly via: 'bulk-update'; readonly batch: number; readonly ifRefused: 'patch' }
+  | { readonly via: 'recreate'; readonly ifRefused: 'report' };
+
+/** A route that sends one offer. */
+export type SingleUpdateRoute = Exclude<UpdateRoute, { readonly via: 'bulk-update' }>;
+
+/**
+ * How an archive reaches the marketplace: its own route (DELETE for accounts, PATCH status=archived for
+ * items and top-ups), or one element of a batch of bulk-remove (accounts) or bulk-update (top-ups), which
+ * falls back to the offer's own route when the bulk route is refused.
+ */
+export type ArchiveRoute =
+  | { readonly via: 'single' }
+  | { readonly via: 'bulk-remove' | 'bulk-update'; readonly batch: number; readonly ifRefused: 'single' };
 
 export interface CreateAction {
   readonly type: 'create';
   readonly kind: OfferKind;
   readonly externalId: string;
   readonly desired: DesiredOffer;
-  /** The body fields to send (without credentials and image_ids: the executor adds them). */
-  readonly fields: Readonly<Record<string, unknown>>;
+  /** Every field to send but credentials; image_ids too unless `imagesPending`. */
+  readonly fields: OfferFields;
+  /** A gallery image is uploaded in this run: the executor adds image_ids once the uploads are done. */
+  readonly imagesPending: boolean;
   /**
    * The remote list of this kind was incomplete or incremental, so "not in the snapshot" does not prove
    * "not on the marketplace": the executor looks it up by external_id before creating.
    */
   readonly verifyFirst: boolean;
+  /** The route of the patch that aligns the offer when the create finds it already listed. */
+  readonly alignRoute: SingleUpdateRoute;
   readonly reason: string;
 }
 
@@ -33,10 +67,14 @@ export interface UpdateAction {
   readonly remoteId: number;
   readonly desired: DesiredOffer;
   readonly changes: readonly FieldChange[];
-  /** Credentials changed (compared by HMAC): the executor sends the desired credentials. */
+  /** The desired fields in full, as last applied will record them (image_ids added at send if pending). */
+  readonly fields: OfferFields;
+  readonly imagesPending: boolean;
+  /** Credentials changed (compared by HMAC): the desired credentials are sent. */
   readonly sendCredentials: boolean;
-  /** The gallery changed: the executor sends image_ids resolved after uploads. */
+  /** The gallery changed: image_ids are sent, resolved after the run's uploads. */
   readonly sendImages: boolean;
+  readonly route: UpdateRoute;
   /** relist: the offer was archived on the marketplace but is still in the catalogue. */
   readonly reason: 'changed' | 'drift' | 'relist' | 'adopted';
 }
@@ -46,6 +84,7 @@ export interface ArchiveAction {
   readonly kind: OfferKind;
   readonly externalId: string;
   readonly remoteId: number;
+  readonly route: ArchiveRoute;
   readonly reason: string;
 }
 
@@ -55,7 +94,9 @@ export interface AdoptAction {
   readonly kind: OfferKind;
   readonly externalId: string;
   readonly remote: RemoteOffer;
-  readonly desired: DesiredOffer | null;
+  readonly desired: DesiredOffer;
+  /** The desired fields as sent, recorded as last applied when nothing differs from the live offer. */
+  readonly fields: OfferFields;
   readonly reason: string;
 }
 
@@ -119,8 +160,4 @@ export function isWrite(a: PlanAction): a is WriteAction {
 /** An adopt that carries no later update still writes state, not the marketplace. */
 export function hasChanges(plan: Plan): boolean {
   return plan.actions.some((a) => isWrite(a) || a.type === 'adopt');
-}
-
-export function offerKey(kind: OfferKind, externalId: string): string {
-  return `${kind}:${externalId}`;
 }

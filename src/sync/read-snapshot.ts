@@ -6,21 +6,9 @@ import type { MarketplaceClient, OfferResource, RemoteOffer } from '../marketpla
 import type { OfferRecord } from '../state/records.ts';
 import { isDefinitelyNotFound } from './errors.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
-import { offerKey } from './plan.ts';
+import { offerKey } from './offer-key.ts';
 import type { KindSnapshot, RemoteSnapshot } from './remote-snapshot.ts';
-
-export function resourceOf(client: MarketplaceClient, kind: OfferKind): OfferResource {
-  switch (kind) {
-    case 'account':
-      return client.accounts;
-    case 'item':
-      return client.items;
-    case 'topup':
-      return client.topUps;
-    default:
-      return kind satisfies never;
-  }
-}
+import { resourceOf } from './resource-of.ts';
 
 export interface ReadSnapshotOptions {
   readonly client: MarketplaceClient;

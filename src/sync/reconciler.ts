@@ -6,9 +6,10 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { acquireWriterLease } from '../state/writer-lease.ts';
-import { CAPABILITIES } from './capabilities.ts';
+import { readCapabilities } from './capabilities.ts';
 import { errorMessage } from './errors.ts';
-import { Execution, type ExecutorOptions } from './executor.ts';
+import { type ExecutorOptions, execute } from './executor.ts';
+import { offerKey } from './offer-key.ts';
 import type { Plan } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { readSnapshot } from './read-snapshot.ts';
@@ -34,7 +35,7 @@ export interface CatalogueView {
 }
 
 export interface ReconcilerSettings {
-  readonly planner: Omit<PlannerOptions, 'accountUpdates' | 'allowMassArchive'>;
+  readonly planner: Omit<PlannerOptions, 'capabilities' | 'allowMassArchive'>;
   readonly executor: ExecutorOptions;
   readonly perPage: number;
   readonly statePath: string;
@@ -78,7 +79,7 @@ function interruptedCreateKeys(store: StateStore): Set<string> {
   const keys = new Set<string>();
   for (const e of store.journalUnfinished()) {
     if ((e.op === 'create' || e.op === 'recreate') && e.kind !== 'image')
-      for (const k of e.keys) keys.add(`${e.kind}:${k}`);
+      for (const k of e.keys) keys.add(offerKey(e.kind, k));
   }
   return keys;
 }
@@ -133,7 +134,6 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       );
     }
     const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...settle.unsettled]);
-    const accountCap = store.getCapability(CAPABILITIES.accountUpdate);
     const plan = makePlan({
       catalogue,
       state,
@@ -143,7 +143,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       interruptedCreates: opts.dryRun ? interruptedCreateKeys(store) : undefined,
       options: {
         ...settings.planner,
-        accountUpdates: accountCap === undefined ? 'unknown' : accountCap.usable ? 'usable' : 'unusable',
+        capabilities: readCapabilities((name) => store.getCapability(name)),
         allowMassArchive: opts.allowMassArchive ?? false,
       },
     });
@@ -173,7 +173,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     let outcomes: OfferOutcome[] = [];
     let outcome: RunReport['outcome'];
     try {
-      outcomes = await new Execution({
+      outcomes = await execute(plan, {
         client,
         store,
         logger,
@@ -182,7 +182,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         options: settings.executor,
         onProgress: opts.onProgress,
         signal,
-      }).run(plan);
+      });
       const all = [...outcomes, ...catalogueFailures];
       outcome = plan.guard.tripped
         ? 'aborted'

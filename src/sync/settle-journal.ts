@@ -6,7 +6,7 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { errorMessage } from './errors.ts';
-import { resourceOf } from './read-snapshot.ts';
+import { resourceOf } from './resource-of.ts';
 
 export interface SettleResult {
   readonly settled: number;

@@ -2,6 +2,7 @@
 import type { DesiredAccount, DesiredItem, DesiredOffer, DesiredTopUp } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
+import { UNKNOWN_CAPABILITIES } from '../../src/sync/capabilities.ts';
 import { plan } from '../../src/sync/planner.ts';
 import type { KindSnapshot } from '../../src/sync/remote-snapshot.ts';
 
@@ -106,7 +107,8 @@ const p = plan({
     prune: 'managed',
     ownedPattern: null,
     drift: 'local-wins',
-    accountUpdates: 'usable',
+    capabilities: { ...UNKNOWN_CAPABILITIES, accountUpdate: 'usable' },
+    bulk: { removeSize: 100, topUpUpdateSize: 100 },
     updateFallback: 'report',
     guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
     allowMassArchive: false,

@@ -9,6 +9,7 @@ import type {
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import type { Plan, PlanAction } from '../../src/sync/plan.ts';
+import { UNKNOWN_CAPABILITIES } from '../../src/sync/capabilities.ts';
 import { plan, type PlannerInput, type PlannerOptions } from '../../src/sync/planner.ts';
 import { emptyKindSnapshot, type KindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
 
@@ -17,7 +18,8 @@ const options: PlannerOptions = {
   prune: 'managed',
   ownedPattern: null,
   drift: 'local-wins',
-  accountUpdates: 'usable',
+  capabilities: { ...UNKNOWN_CAPABILITIES, accountUpdate: 'usable' },
+  bulk: { removeSize: 100, topUpUpdateSize: 100 },
   updateFallback: 'report',
   guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
   allowMassArchive: false,
@@ -383,7 +385,7 @@ describe('planner', () => {
         desired: [d],
         state: [recordOf(old, 1)],
         remote: snapshot([remoteOf(old, 1)]),
-        options: { ...options, accountUpdates: 'unusable' },
+        options: { ...options, capabilities: { ...options.capabilities, accountUpdate: 'unusable' } },
       }),
     );
     expect(types(p)).toEqual(['noop:blocked:a1']);

@@ -1,0 +1,39 @@
+// What the executor's routes reach of the run: the client, the state db, the journal, the capability gate
+// and the report. Each route is a function of this context and its action; none knows the executor.
+import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import type { Logger } from '../log/logger.ts';
+import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { JournalEntry, JournalOp } from '../state/records.ts';
+import type { StateStore } from '../state/state-store.ts';
+import type { CapabilityGate } from './capability-gate.ts';
+import type { OfferFields } from './offer-fields.ts';
+import type { OfferOutcome } from './run-report.ts';
+
+/** Higher runs first in the request queue: uploads before the creates that need them, archives last. */
+export const PRIORITY = { upload: 30, create: 20, update: 10, archive: 0 } as const;
+
+export interface ExecutionContext {
+  readonly client: MarketplaceClient;
+  readonly store: StateStore;
+  readonly logger: Logger;
+  readonly capabilities: CapabilityGate;
+  /** Creates re-tried after a lookup proved the previous attempt did not land. */
+  readonly createAttempts: number;
+  /** sha256 of gallery images whose upload failed in this run. */
+  readonly failedUploads: ReadonlySet<string>;
+  /** The marketplace id of an uploaded image, by sha256. */
+  imageId(sha256: string): number | undefined;
+  /** One outcome per offer; `counts` false for outcomes that were not work (noops), kept out of progress. */
+  report(o: OfferOutcome, counts?: boolean): void;
+  /** Journals a write, runs it, and settles the journal entry whatever happens. */
+  journaled<T>(
+    op: JournalOp,
+    kind: OfferKind | 'image',
+    keys: readonly string[],
+    send: (entry: JournalEntry) => Promise<T>,
+  ): Promise<T>;
+  /** Records a successful write: the mapping, what was sent, and fields the server stores differently. */
+  applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): void;
+  /** Records an offer the marketplace marks sold, refunded or processing, and notes a new sale for sold.jsonl. */
+  markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): void;
+}

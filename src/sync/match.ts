@@ -1,0 +1,94 @@
+// Planning, stage 1 (like rclone's march): merge the catalogue, the state db and the remote snapshot into one
+// record per offer key, each saying on which side the offer is and what the remote picture says of it.
+// Nothing is decided here; decide-desired.ts and decide-removed.ts read these records.
+import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
+import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { OfferRecord } from '../state/records.ts';
+import { type OfferKey, offerKey } from './offer-key.ts';
+import type { RemoteSnapshot } from './remote-snapshot.ts';
+
+/**
+ * What the remote picture says of an offer.
+ * - listed: the list returned it (`live` is what it said).
+ * - remembered: an incremental list did not return it; `live` is what the state db remembers.
+ * - gone: a full list missed it and a GET confirmed it is not there.
+ * - unconfirmed: a full list missed it and the GET failed, or a crash left a write on it unsettled.
+ * - absent: nowhere on the marketplace as far as this run can tell.
+ */
+export type Presence = 'listed' | 'remembered' | 'gone' | 'unconfirmed' | 'absent';
+
+export interface MatchedOffer {
+  readonly key: OfferKey;
+  readonly kind: OfferKind;
+  readonly externalId: string;
+  /** catalogue: only in the catalogue; remote: only on the marketplace or in state; both. */
+  readonly side: 'catalogue' | 'remote' | 'both';
+  readonly desired: DesiredOffer | undefined;
+  readonly state: OfferRecord | undefined;
+  readonly live: RemoteOffer | undefined;
+  readonly presence: Presence;
+}
+
+export interface MatchInput {
+  readonly offers: readonly DesiredOffer[];
+  readonly state: readonly OfferRecord[];
+  readonly remote: RemoteSnapshot;
+}
+
+/** What the state remembers, standing in for an offer an incremental list did not return. */
+function remembered(rec: OfferRecord | undefined): RemoteOffer | undefined {
+  if (rec === undefined || rec.remoteId === null) return undefined;
+  return {
+    id: rec.remoteId,
+    externalId: rec.externalId,
+    ...(rec.remoteStatus !== null ? { status: rec.remoteStatus } : {}),
+    fields: {},
+  };
+}
+
+/** Catalogue offers first (in catalogue order), then remote-only offers as listed per kind, then state-only. */
+export function match(input: MatchInput): MatchedOffer[] {
+  const { remote } = input;
+  const stateByKey = new Map<OfferKey, OfferRecord>();
+  for (const rec of input.state) stateByKey.set(offerKey(rec.kind, rec.externalId), rec);
+  const out: MatchedOffer[] = [];
+  const seen = new Set<OfferKey>();
+
+  for (const d of input.offers) {
+    const key = offerKey(d.kind, d.externalId);
+    seen.add(key);
+    const rec = stateByKey.get(key);
+    const snap = remote.kinds[d.kind];
+    const listed = snap.offers.get(d.externalId);
+    const base = { key, kind: d.kind, externalId: d.externalId, desired: d, state: rec };
+    if (remote.unconfirmed.has(key)) out.push({ ...base, side: 'catalogue', live: undefined, presence: 'unconfirmed' });
+    else if (listed) out.push({ ...base, side: 'both', live: listed, presence: 'listed' });
+    else if (remote.gone.has(key)) out.push({ ...base, side: 'catalogue', live: undefined, presence: 'gone' });
+    else {
+      const memory = snap.full ? undefined : remembered(rec);
+      if (memory) out.push({ ...base, side: 'both', live: memory, presence: 'remembered' });
+      else out.push({ ...base, side: 'catalogue', live: undefined, presence: 'absent' });
+    }
+  }
+
+  const removed = (kind: OfferKind, externalId: string, live: RemoteOffer | undefined, presence: Presence) => {
+    const key = offerKey(kind, externalId);
+    if (seen.has(key)) return;
+    seen.add(key);
+    const state = stateByKey.get(key);
+    out.push({ key, kind, externalId, side: 'remote', desired: undefined, state, live, presence });
+  };
+  const presenceOf = (key: OfferKey, otherwise: Presence): Presence =>
+    remote.gone.has(key) ? 'gone' : remote.unconfirmed.has(key) ? 'unconfirmed' : otherwise;
+  for (const kind of OFFER_KINDS)
+    for (const [externalId, live] of remote.kinds[kind].offers)
+      removed(kind, externalId, live, presenceOf(offerKey(kind, externalId), 'listed'));
+  for (const rec of input.state) {
+    const presence = presenceOf(offerKey(rec.kind, rec.externalId), 'remembered');
+    // In a full sweep an offer absent from the list is either confirmed gone or unconfirmed.
+    if (remote.kinds[rec.kind].full && presence === 'remembered') continue;
+    removed(rec.kind, rec.externalId, remembered(rec), presence);
+  }
+  return out;
+}

@@ -1,0 +1,19 @@
+// What the planner is told besides the three pictures: the seller's policies and what the marketplace is
+// known to serve.
+import type { Capabilities } from './capabilities.ts';
+import type { GuardOptions } from './guards.ts';
+
+export interface PlannerOptions {
+  /** Status stated on create (and expected after) when the catalogue gives none. */
+  readonly defaultStatus: string;
+  readonly prune: 'managed' | 'all' | 'none';
+  readonly ownedPattern: RegExp | null;
+  readonly drift: 'local-wins' | 'report';
+  readonly updateFallback: 'report' | 'recreate';
+  readonly guard: GuardOptions;
+  readonly allowMassArchive: boolean;
+  /** Largest batch of one bulk call, per route. */
+  readonly bulk: { readonly removeSize: number; readonly topUpUpdateSize: number };
+  /** What the state db learnt of the routes the document does not promise. */
+  readonly capabilities: Capabilities;
+}

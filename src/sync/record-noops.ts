@@ -1,0 +1,51 @@
+// Actions that send nothing: their outcomes go to the report, and what they tell of the remote to the state
+// db (a sale, an offer gone, an adoption).
+import { type ExecutionContext } from './execution-context.ts';
+import type { AdoptAction, NoopAction } from './plan.ts';
+
+export function recordNoop(ctx: ExecutionContext, n: NoopAction): void {
+  const { kind, externalId } = n;
+  const fields = n.changes?.map((c) => c.field);
+  switch (n.reason) {
+    case 'sold':
+    case 'refunded':
+    case 'processing':
+      if (n.remoteId !== undefined)
+        ctx.markLocked(kind, externalId, { id: n.remoteId, externalId, status: n.reason, fields: {} });
+      return ctx.report({ kind, externalId, outcome: 'sold', message: n.detail }, false);
+    case 'gone':
+      ctx.store.deleteOffer(kind, externalId);
+      return ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail }, false);
+    case 'unchanged':
+      return ctx.report({ kind, externalId, outcome: 'unchanged' }, false);
+    case 'blocked':
+      return ctx.report({ kind, externalId, outcome: 'blocked', message: n.detail, fields }, false);
+    case 'drift-reported':
+      // The seller chose to be told, not to have it patched back: reported, not a failure.
+      return ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail, fields }, false);
+    case 'unmanaged':
+    case 'archived':
+      return;
+    default:
+      return ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail ?? n.reason }, false);
+  }
+}
+
+/**
+ * Remembers the mapping of an offer found under its external_id. `alone`: no update follows, so what is live
+ * is what offersync would have sent, and it is recorded as applied.
+ */
+export function recordAdopt(ctx: ExecutionContext, a: AdoptAction, alone: boolean): void {
+  const prev = ctx.store.getOffer(a.kind, a.externalId);
+  ctx.store.upsertOffer(a.kind, a.externalId, {
+    remoteId: a.remote.id,
+    lastApplied: prev?.remoteId === a.remote.id ? prev.lastApplied : null,
+    remoteStatus: a.remote.status ?? null,
+    remoteUpdatedAt: a.remote.updatedAt ?? null,
+    managed: true,
+    sourceFile: a.desired.source.file,
+  });
+  if (!alone) return;
+  ctx.applied(a.desired, a.remote, {}, a.fields);
+  ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'adopted', file: a.desired.source.file });
+}

@@ -1,0 +1,25 @@
+// Request bodies, built one way for every route: a create sends the external_id and every field, an update
+// sends the planned changes; credentials are added last and only for the request (never stored or logged).
+import type { AccountCredentials, DesiredOffer } from '../catalogue/desired-offer.ts';
+import type { OfferFields } from './offer-fields.ts';
+import type { FieldChange } from './plan.ts';
+
+export type RequestBody = OfferFields & {
+  readonly external_id?: string;
+  readonly credentials?: AccountCredentials;
+};
+
+/** The fields an update sends: each change's desired value. */
+export function changesToBody(changes: readonly FieldChange[]): OfferFields {
+  // A change's `to` is the desired value of its own field, so the entries rebuild an OfferFields.
+  return Object.fromEntries(changes.map((c) => [c.field, c.to])) as OfferFields;
+}
+
+export function createBody(d: DesiredOffer, fields: OfferFields): RequestBody {
+  return withCredentials({ external_id: d.externalId, ...fields }, d, true);
+}
+
+/** Adds the desired credentials to an account's body when they are to be sent. */
+export function withCredentials(body: RequestBody, d: DesiredOffer, send: boolean): RequestBody {
+  return send && d.kind === 'account' && d.credentials ? { ...body, credentials: d.credentials } : body;
+}

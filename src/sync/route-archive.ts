@@ -1,0 +1,36 @@
+// The single-offer archive route: DELETE for accounts, PATCH status=archived for items and top-ups (the
+// document gives items no archive route).
+import { errorMessage, isDefinitelyNotFound } from './errors.ts';
+import { type ExecutionContext, PRIORITY } from './execution-context.ts';
+import type { ArchiveAction } from './plan.ts';
+
+/** Records an archive the marketplace confirmed. */
+export function archived(ctx: ExecutionContext, a: ArchiveAction): void {
+  ctx.store.upsertOffer(a.kind, a.externalId, { remoteStatus: 'archived' });
+  ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'archived', message: a.reason });
+}
+
+/** An offer a definite 404 says is not there any more: forgotten, not failed. */
+export function alreadyGone(ctx: ExecutionContext, a: ArchiveAction): void {
+  ctx.store.deleteOffer(a.kind, a.externalId);
+}
+
+export async function archiveOne(ctx: ExecutionContext, a: ArchiveAction): Promise<void> {
+  try {
+    await ctx.journaled('archive', a.kind, [a.externalId], async () => {
+      const opts = { priority: PRIORITY.archive };
+      if (a.kind === 'account') return ctx.client.accounts.archive({ id: a.remoteId }, opts);
+      const resource = a.kind === 'item' ? ctx.client.items : ctx.client.topUps;
+      return resource.update({ id: a.remoteId }, { status: 'archived' }, opts);
+    });
+    archived(ctx, a);
+  } catch (err) {
+    if (isDefinitelyNotFound(err)) {
+      alreadyGone(ctx, a);
+      const message = 'already gone from the marketplace';
+      return ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'skipped', message });
+    }
+    const message = `archive failed: ${errorMessage(err)}`;
+    ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'failed', message });
+  }
+}

@@ -1,0 +1,88 @@
+// The create route: look first when the plan says so, journal the create, and after a 409 or an unknown
+// outcome look the offer up by external_id before any retry, so an offer is never listed twice
+// (docs/architecture.md, "Journal"). An offer found already there is adopted and patched to match.
+import type { DesiredOffer } from '../catalogue/desired-offer.ts';
+import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
+import { diffFields, liveFieldsOf } from './diff.ts';
+import { errorMessage, isOutcomeUnknown, statusOf } from './errors.ts';
+import { type ExecutionContext, PRIORITY } from './execution-context.ts';
+import { isLocked } from './locked-status.ts';
+import type { OfferFields } from './offer-fields.ts';
+import type { CreateAction } from './plan.ts';
+import { changesToBody, createBody, withCredentials } from './request-body.ts';
+import { resourceOf } from './resource-of.ts';
+import { imageProblem, resolvedFields, sendUpdate } from './route-update.ts';
+import { splitUpdatable } from './updatable-fields.ts';
+
+export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise<void> {
+  const d = a.desired;
+  const file = d.source.file;
+  const problem = imageProblem(ctx, d);
+  if (problem) return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
+  const resource = resourceOf(ctx.client, d.kind);
+  const fields = resolvedFields(ctx, d, a.fields, a.imagesPending);
+  const body = createBody(d, fields);
+  const lookUp = () => resource.findByExternalId(d.externalId, { priority: PRIORITY.create });
+  try {
+    if (a.verifyFirst) {
+      const existing = await lookUp();
+      if (existing) return await adoptAndAlign(ctx, a, existing, fields);
+    }
+    // Derived from the first attempt's journal entry and kept for the retries: each is the same request.
+    let idempotencyKey: string | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const created = await ctx.journaled('create', d.kind, [d.externalId], (entry) => {
+          idempotencyKey ??= `offersync-${entry.runId}-${entry.id}`;
+          return resource.create(body, { priority: PRIORITY.create, idempotencyKey });
+        });
+        ctx.applied(d, created, fields, fields);
+        return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'created', file });
+      } catch (err) {
+        if (statusOf(err) === 409 || isOutcomeUnknown(err)) {
+          // Look before creating again: only a definite "not there" allows a retry.
+          const existing = await lookUp();
+          if (existing) return await adoptAndAlign(ctx, a, existing, fields);
+          if (statusOf(err) !== 409 && attempt < ctx.createAttempts) continue;
+        }
+        throw err;
+      }
+    }
+  } catch (err) {
+    ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) });
+  }
+}
+
+/** The offer exists already (an earlier create did land): adopt it and patch what differs. */
+async function adoptAndAlign(
+  ctx: ExecutionContext,
+  a: CreateAction,
+  existing: RemoteOffer,
+  fields: OfferFields,
+): Promise<void> {
+  const d: DesiredOffer = a.desired;
+  const file = d.source.file;
+  if (isLocked(existing.status)) {
+    ctx.markLocked(d.kind, d.externalId, existing);
+    const message = `the marketplace marks it ${existing.status}`;
+    return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message });
+  }
+  ctx.store.upsertOffer(d.kind, d.externalId, {
+    remoteId: existing.id,
+    managed: true,
+    sourceFile: file,
+    remoteStatus: existing.status ?? null,
+  });
+  // The earlier attempt's body is not known for sure: diff as for an adoption (nothing known to be sent).
+  const changes = diffFields({ desired: fields, lastApplied: null, live: liveFieldsOf(existing), lossy: new Set() });
+  const sent = changesToBody(splitUpdatable(d.kind, changes).sendable);
+  const body = withCredentials(sent, d, true);
+  if (Object.keys(body).length === 0) {
+    ctx.applied(d, existing, {}, fields);
+    return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'adopted', file });
+  }
+  const updated = await sendUpdate(ctx, d, existing.id, body, fields, a.alignRoute);
+  if (updated === 'blocked') return;
+  ctx.applied(d, updated, sent, fields);
+  ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'adopted', file });
+}

@@ -1,0 +1,119 @@
+// The ExecutionContext of one executor run: its journal, its outcomes and progress, and the sales it saw.
+import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import type { Logger } from '../log/logger.ts';
+import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { JournalEntry, JournalOp } from '../state/records.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { CapabilityGate } from './capability-gate.ts';
+import { errorMessage, isOutcomeUnknown } from './errors.ts';
+import type { ExecutionContext } from './execution-context.ts';
+import { lossyFields } from './lossy.ts';
+import type { OfferFields } from './offer-fields.ts';
+import type { OfferOutcome } from './run-report.ts';
+import type { SoldEntry } from './sold-log.ts';
+
+export interface RunContextDeps {
+  readonly client: MarketplaceClient;
+  readonly store: StateStore;
+  readonly logger: Logger;
+  readonly runId: string;
+  readonly createAttempts: number;
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Once aborted, journaled() refuses to begin a write. */
+  readonly signal?: AbortSignal;
+}
+
+export class RunContext implements ExecutionContext {
+  readonly client: MarketplaceClient;
+  readonly store: StateStore;
+  readonly logger: Logger;
+  readonly capabilities: CapabilityGate;
+  readonly createAttempts: number;
+  readonly failedUploads = new Set<string>();
+  readonly outcomes: OfferOutcome[] = [];
+  readonly sold: SoldEntry[] = [];
+  /** Offers and images the run will report on, for progress. */
+  total = 0;
+  private done = 0;
+
+  constructor(private readonly deps: RunContextDeps) {
+    this.client = deps.client;
+    this.store = deps.store;
+    this.logger = deps.logger;
+    this.createAttempts = deps.createAttempts;
+    this.capabilities = new CapabilityGate(deps.store);
+  }
+
+  imageId(sha256: string): number | undefined {
+    return this.store.getImage(sha256)?.remoteId;
+  }
+
+  report(o: OfferOutcome, counts = true): void {
+    this.outcomes.push(o);
+    if (counts) {
+      this.done++;
+      this.deps.onProgress?.(this.done, this.total);
+    }
+    if (o.outcome === 'failed')
+      this.logger.warn({ kind: o.kind, externalId: o.externalId, file: o.file, err: o.message }, 'offer failed');
+  }
+
+  async journaled<T>(
+    op: JournalOp,
+    kind: OfferKind | 'image',
+    keys: readonly string[],
+    send: (entry: JournalEntry) => Promise<T>,
+  ): Promise<T> {
+    this.deps.signal?.throwIfAborted();
+    const entry = this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
+    this.store.journalSet(entry.id, 'sent');
+    try {
+      const out = await send(entry);
+      this.store.journalSet(entry.id, 'done');
+      return out;
+    } catch (err) {
+      // An unknown outcome stays "sent": the next start settles it by reading the remote.
+      if (!isOutcomeUnknown(err)) this.store.journalSet(entry.id, 'failed', errorMessage(err));
+      throw err;
+    }
+  }
+
+  applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): void {
+    const prev = this.store.getOffer(d.kind, d.externalId);
+    const same = prev !== undefined && prev.remoteId === remote.id;
+    const base = same ? prev.lastApplied : null;
+    const lastApplied: Record<string, unknown> = {};
+    for (const [f, v] of Object.entries(full)) {
+      if (f in sent) lastApplied[f] = sent[f as keyof OfferFields];
+      else if (base && f in base) lastApplied[f] = base[f];
+      else lastApplied[f] = v; // not sent and never applied: it matched the live value
+    }
+    this.store.upsertOffer(d.kind, d.externalId, {
+      remoteId: remote.id,
+      lastApplied,
+      credentialsHmac: d.kind === 'account' ? (d.credentialsHmac ?? null) : null,
+      imageHashes: d.kind === 'account' ? d.images.map((i) => i.sha256) : [],
+      contentHash: d.hash,
+      remoteStatus: remote.status ?? sent.status ?? null,
+      remoteUpdatedAt: remote.updatedAt ?? null,
+      managed: true,
+      sourceFile: d.source.file,
+      lossyFields: lossyFields(sent, remote, same ? prev.lossyFields : []),
+    });
+  }
+
+  markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): void {
+    const prev = this.store.getOffer(kind, externalId);
+    if (prev?.remoteStatus !== remote.status && remote.status) {
+      this.sold.push({
+        kind,
+        external_id: externalId,
+        id: remote.id,
+        status: remote.status,
+        sold_at: remote.soldAt ? new Date(remote.soldAt).toISOString() : null,
+        seen_at: new Date().toISOString(),
+      });
+    }
+    this.store.upsertOffer(kind, externalId, { remoteId: remote.id, remoteStatus: remote.status ?? null });
+  }
+}
