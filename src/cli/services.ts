@@ -46,7 +46,7 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
 
 export function openStore(config: Config, logger: Logger): StateStore {
   if (config.state.path !== ':memory:') mkdirSync(dirname(config.state.path), { recursive: true, mode: 0o700 });
-  return openStateStore(config.state.path, { logger });
+  return openStateStore(config.state.path, { logger, keepRuns: config.state.keepRuns });
 }
 
 const LAST_REQUEST_KEY = 'queue.lastRequestAt';

@@ -32,7 +32,9 @@ export const ConfigSchema = z
           .strict(),
       })
       .strict(),
-    state: z.object({ path: z.string().min(1), leaseTtlMs: z.number().int().min(1000) }).strict(),
+    state: z
+      .object({ path: z.string().min(1), leaseTtlMs: z.number().int().min(1000), keepRuns: positiveInt })
+      .strict(),
     http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
     rateLimit: z
       .object({

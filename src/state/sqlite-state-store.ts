@@ -42,7 +42,11 @@ export interface OpenStateStoreOptions {
   readonly now?: () => number;
   /** How long a write waits for another process's lock before failing. Default 5000 ms. */
   readonly busyTimeoutMs?: number;
+  /** Run history kept by pruneHistory: the newest runs, with their settled journal entries. Default 200. */
+  readonly keepRuns?: number;
 }
+
+export const DEFAULT_KEEP_RUNS = 200;
 
 /** Owner read/write only: the db holds HMACs, ids and the seller's catalogue data (decision 16). */
 const FILE_MODE = 0o600;
@@ -59,6 +63,7 @@ export class SqliteStateStore implements StateStore {
   readonly migrations: readonly MigrationResult[];
   readonly #db: BetterSqlite3.Database;
   readonly #now: () => number;
+  readonly #keepRuns: number;
   readonly #log: Logger;
   /** Upsert statements by the set of columns the patch sets (at most 2^10, in practice a handful). */
   readonly #upserts = new Map<string, { returning: CompiledStatement<unknown>; plain: CompiledStatement<unknown> }>();
@@ -68,6 +73,10 @@ export class SqliteStateStore implements StateStore {
   constructor(path: string, opts: OpenStateStoreOptions = {}) {
     this.path = path;
     this.#now = opts.now ?? Date.now;
+    const keepRuns = opts.keepRuns ?? DEFAULT_KEEP_RUNS;
+    if (!Number.isSafeInteger(keepRuns) || keepRuns < 1)
+      throw new TypeError(`state db: keepRuns must be a whole number of at least 1, got ${String(opts.keepRuns)}`);
+    this.#keepRuns = keepRuns;
     this.#log = (opts.logger ?? silentLogger).child({ component: 'state', path });
     const onDisk = path !== ':memory:' && path !== '';
     // Create the file 0600 before SQLite does (it would use 0644 under the usual umask), and tighten one
@@ -186,12 +195,25 @@ export class SqliteStateStore implements StateStore {
         db,
         qb.selectFrom('journal').selectAll().where('state', 'in', ['pending', 'sent']).orderBy('id'),
       ),
-      journalPrune: compile(
+      pruneRuns: compile(
+        db,
+        qb
+          .deleteFrom('runs')
+          .where('id', 'not in', (eb) =>
+            eb
+              .selectFrom('runs')
+              .select('id')
+              .orderBy('started_at', 'desc')
+              .orderBy('id', 'desc')
+              .limit(param<number>('keep')),
+          ),
+      ),
+      pruneJournal: compile(
         db,
         qb
           .deleteFrom('journal')
           .where('state', 'in', ['done', 'failed'])
-          .where('updated_at', '<', param<number>('before')),
+          .where('run_id', 'not in', (eb) => eb.selectFrom('runs').select('runs.id')),
       ),
 
       getCapability: compile(db, qb.selectFrom('capabilities').selectAll().where('name', '=', param<string>('name'))),
@@ -393,9 +415,12 @@ export class SqliteStateStore implements StateStore {
     return this.#s.journalUnfinished.all().map(toJournalEntry);
   }
 
-  /** Deletes finished (done or failed) entries last changed before `before` (epoch ms); returns how many. */
-  journalPrune(before: number): number {
-    return this.#s.journalPrune.run({ before }).changes;
+  pruneHistory(): { runs: number; journal: number } {
+    return this.transaction(() => {
+      const runs = this.#s.pruneRuns.run({ keep: this.#keepRuns }).changes;
+      const journal = this.#s.pruneJournal.run().changes;
+      return { runs, journal };
+    });
   }
 
   // capabilities

@@ -47,6 +47,11 @@ export interface StateStore {
   journalSet(id: number, state: JournalState, error?: string | null): void;
   /** Entries still pending or sent: settled at start by reading the remote. */
   journalUnfinished(): JournalEntry[];
+  /**
+   * Retention, run after each run: keeps the newest runs (state.keepRuns) and the settled (done, failed)
+   * journal entries of those runs. Unfinished entries are never pruned: they are settled at the next start.
+   */
+  pruneHistory(): { runs: number; journal: number };
 
   // capabilities
   getCapability(name: string): CapabilityRecord | undefined;

@@ -212,6 +212,8 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       requestsAtStart,
     );
     store.runEnd(runId, outcome, flatCounts(report.counts));
+    const pruned = store.pruneHistory();
+    if (pruned.runs + pruned.journal > 0) logger.debug(pruned, 'state db: old runs and journal entries pruned');
     return { plan, catalogue, report };
   } finally {
     lease?.release();

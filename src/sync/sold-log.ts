@@ -1,6 +1,7 @@
 // sold.jsonl beside the state db: one line per offer the marketplace sold or refunded, so the seller's
-// inventory scripts can learn about the sale (DESIGN.md decision 6).
-import { appendFileSync } from 'node:fs';
+// inventory scripts can learn about the sale (DESIGN.md decision 6). Rotated so that months of sales stay
+// bounded: past SOLD_LOG_MAX_BYTES the file becomes sold.jsonl.1 (replacing the one before) and a new one starts.
+import { appendFileSync, renameSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export interface SoldEntry {
@@ -12,12 +13,16 @@ export interface SoldEntry {
   readonly seen_at: string;
 }
 
+export const SOLD_LOG_MAX_BYTES = 8 * 1024 * 1024;
+
 export function soldLogPath(statePath: string): string | null {
   return statePath === ':memory:' ? null : join(dirname(statePath), 'sold.jsonl');
 }
 
-export function appendSold(statePath: string, entries: readonly SoldEntry[]): void {
+export function appendSold(statePath: string, entries: readonly SoldEntry[], maxBytes = SOLD_LOG_MAX_BYTES): void {
   const path = soldLogPath(statePath);
   if (!path || entries.length === 0) return;
+  const size = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+  if (size >= maxBytes) renameSync(path, `${path}.1`);
   appendFileSync(path, entries.map((e) => JSON.stringify(e)).join('\n') + '\n', { mode: 0o600 });
 }

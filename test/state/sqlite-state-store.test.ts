@@ -223,7 +223,8 @@ describe('journal', () => {
     expect(store.journalUnfinished()).toEqual([]);
     // An error stays unless a new one (or null) is given.
     store.journalSet(b.id, 'failed');
-    expect(store.journalPrune(now + 1)).toBe(3);
+    // Run r1 is not in the run history, so its settled entries go.
+    expect(store.pruneHistory()).toEqual({ runs: 0, journal: 3 });
   });
 
   it('refuses to set an entry that does not exist', () => {
@@ -233,8 +234,38 @@ describe('journal', () => {
   it('keeps the ids of a settled journal growing (AUTOINCREMENT)', () => {
     const a = store.journalBegin({ runId: 'r', op: 'update', kind: 'topup', keys: ['t'] });
     store.journalSet(a.id, 'done');
-    store.journalPrune(now + 1);
+    store.pruneHistory();
     expect(store.journalBegin({ runId: 'r', op: 'update', kind: 'topup', keys: ['t'] }).id).toBeGreaterThan(a.id);
+  });
+});
+
+describe('retention', () => {
+  it('keeps the newest keepRuns runs and their settled journal entries; unfinished writes stay', () => {
+    const small = openStateStore(':memory:', { now: () => now, keepRuns: 3 });
+    try {
+      const entries: Record<string, number[]> = {};
+      for (let r = 1; r <= 5; r++) {
+        now += 1000;
+        small.runStart(`run-${r}`, 'reconcile');
+        entries[`run-${r}`] = [0, 1].map((k) => {
+          const e = small.journalBegin({ runId: `run-${r}`, op: 'update', kind: 'item', keys: [`sku-${r}-${k}`] });
+          if (!(r === 1 && k === 0)) small.journalSet(e.id, k === 0 ? 'done' : 'failed', k === 0 ? null : '422');
+          return e.id;
+        });
+        small.runEnd(`run-${r}`, 'converged', {});
+      }
+      expect(small.pruneHistory()).toEqual({ runs: 2, journal: 3 });
+      expect(small.listRuns(10).map((r) => r.id)).toEqual(['run-5', 'run-4', 'run-3']);
+      // The write run-1 never finished is still there to be settled at the next start.
+      expect(small.journalUnfinished().map((e) => e.id)).toEqual([entries['run-1']![0]]);
+      expect(small.pruneHistory()).toEqual({ runs: 0, journal: 0 });
+    } finally {
+      small.close();
+    }
+  });
+
+  it('refuses a keepRuns below 1', () => {
+    expect(() => openStateStore(':memory:', { keepRuns: 0 })).toThrow(/keepRuns must be a whole number of at least 1/);
   });
 });
 

@@ -1,0 +1,52 @@
+// sold.jsonl retention (issue 11): rotated past its size cap, so a daemon running for months keeps at most
+// two files of sales.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendSold, soldLogPath, type SoldEntry } from '../../src/sync/sold-log.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const entry = (i: number): SoldEntry => ({
+  kind: 'account',
+  external_id: `acc-${i}`,
+  id: i,
+  status: 'sold',
+  sold_at: '2026-01-02T03:04:05Z',
+  seen_at: '2026-01-02T03:05:00Z',
+});
+
+describe('sold.jsonl', () => {
+  it('appends one line per sale, 0600, and rotates to sold.jsonl.1 once past the cap', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-sold-'));
+    dirs.push(dir);
+    const statePath = join(dir, 'state.db');
+    const path = soldLogPath(statePath)!;
+    const lines = (p: string) =>
+      readFileSync(p, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).external_id);
+    appendSold(statePath, [entry(1), entry(2)], 300);
+    expect(lines(path)).toEqual(['acc-1', 'acc-2']);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    appendSold(statePath, [entry(3)], 300); // still under the cap: appended
+    expect(lines(path)).toEqual(['acc-1', 'acc-2', 'acc-3']);
+    appendSold(statePath, [entry(4)], 300); // past it: the full file is kept as .1
+    expect(lines(`${path}.1`)).toEqual(['acc-1', 'acc-2', 'acc-3']);
+    expect(lines(path)).toEqual(['acc-4']);
+    appendSold(statePath, [entry(5), entry(6)], 300);
+    appendSold(statePath, [entry(7)], 300);
+    expect(lines(`${path}.1`)).toEqual(['acc-4', 'acc-5', 'acc-6']);
+    expect(lines(path)).toEqual(['acc-7']);
+  });
+
+  it('writes nothing for an in-memory state db or no sales', () => {
+    expect(soldLogPath(':memory:')).toBeNull();
+    expect(() => appendSold(':memory:', [entry(1)])).not.toThrow();
+  });
+});
