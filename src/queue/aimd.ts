@@ -3,9 +3,10 @@
 // only on a 429 or when the marketplace advertises its limit.
 //
 // - The rate climbs additively from where it starts, up to the hard ceiling (a configured rate).
-// - A 429 sets a hold just below the rate it came at: the climb stops there from then on. The rate halves,
-//   except on the first 429 of a probing climb (ratePerSec: auto): that climb was under the limit a moment
-//   ago, so the hold is already a safe rate and halving would only waste time.
+// - A 429 sets a hold just below the rate it came at: the climb stops there from then on. With a configured
+//   rate the rate also halves and climbs back. A probing climb (ratePerSec: auto) was under the limit a moment
+//   ago, so the hold is already close to a safe rate: it goes straight there, and halves only when the 429s
+//   keep coming (`severe`: the first request after the pause was refused too).
 // - An advertised limit (X-RateLimit-*, IETF RateLimit-Policy) is taken at once, under the ceiling and hold.
 
 export interface AimdConfig {
@@ -88,11 +89,16 @@ export function aimdRate(cfg: AimdConfig, state: AimdState, now: number): number
 }
 
 /** After a 429 seen at `now`: hold below the rate reached by then, decrease; the climb restarts at `resumeAt`. */
-export function aimdDecrease(cfg: AimdConfig, state: AimdState, now: number, resumeAt: number = now): AimdState {
+export function aimdDecrease(
+  cfg: AimdConfig,
+  state: AimdState,
+  now: number,
+  resumeAt: number = now,
+  severe = false,
+): AimdState {
   const reached = aimdRate(cfg, state, now);
   const hold = Math.max(cfg.minRate, reached * cfg.holdFactor);
-  const firstOfClimb = cfg.probing && !Number.isFinite(state.hold);
-  const rate = firstOfClimb ? hold : Math.max(cfg.minRate, reached * cfg.decreaseFactor);
+  const rate = cfg.probing && !severe ? hold : Math.max(cfg.minRate, reached * cfg.decreaseFactor);
   return { ...state, rate, hold, since: Math.max(now, resumeAt) };
 }
 

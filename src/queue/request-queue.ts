@@ -294,7 +294,7 @@ export class RequestQueue {
     }
     const until = Math.max(this.#pausedUntil, now + pauseMs);
     if (fresh) {
-      this.#aimd = aimdDecrease(this.#aimdConfig, this.#aimd, now, until);
+      this.#aimd = aimdDecrease(this.#aimdConfig, this.#aimd, now, until, this.#consecutive429 > 1);
       this.#bucket.setRate(this.#aimd.rate, now);
     }
     this.#emit({

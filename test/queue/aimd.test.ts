@@ -71,13 +71,15 @@ describe('AIMD finding the limit (ratePerSec: auto)', () => {
     expect(aimdRate(cfg, busy(), T0 + sec * 1000)).toBeCloseTo(want);
   });
 
-  it('holds just below the rate of the first 429, without halving; a later 429 halves and lowers the hold', () => {
+  it('holds just below the rate of each 429, without halving; 429s that keep coming halve it', () => {
     let s = aimdDecrease(cfg, busy(), T0 + 11_000, T0 + 12_000); // reached 60
     expect(aimdRate(cfg, s, T0 + 12_000)).toBeCloseTo(54);
     expect(aimdRate(cfg, s, T0 + 600_000)).toBeCloseTo(54);
     s = aimdDecrease(cfg, s, T0 + 600_000);
-    expect(aimdRate(cfg, s, T0 + 600_000)).toBeCloseTo(27);
-    expect(aimdRate(cfg, s, T0 + 700_000)).toBeCloseTo(48.6);
+    expect(aimdRate(cfg, s, T0 + 600_000)).toBeCloseTo(48.6);
+    s = aimdDecrease(cfg, s, T0 + 601_000, T0 + 601_000, true);
+    expect(aimdRate(cfg, s, T0 + 601_000)).toBeCloseTo(24.3);
+    expect(aimdRate(cfg, s, T0 + 700_000)).toBeCloseTo(43.74);
   });
 
   it('does not climb while idle (nothing waits for a token), and goes on when busy again', () => {
