@@ -78,6 +78,9 @@ export const ConfigSchema = z
       .strict(),
     accounts: z.object({ updateFallback: z.enum(UPDATE_FALLBACKS) }).strict(),
     capabilities: z.object({ reprobeAfterHours: z.number().positive() }).strict(),
+    offerBackoff: z
+      .object({ initialSeconds: z.number().positive(), maxHours: z.number().positive(), parkAfter: positiveInt })
+      .strict(),
     guard: z
       .object({
         maxArchive: positiveInt.nullable(),

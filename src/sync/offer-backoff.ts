@@ -1,0 +1,116 @@
+// Per-offer backoff (issue 10), as controller-runtime's per-item rate limiter (ItemExponentialFailureRateLimiter)
+// beside the queue's global token bucket: an offer the marketplace refused with a final error is not sent again
+// until its catalogue entry changes or its backoff elapses (exponential from `initialMs`, capped at `maxMs`);
+// after `parkAfter` refusals it is parked until its entry changes. A success forgets it.
+//
+// Kept in the state db's meta as one small JSON map, read once per run: refused offers are few, and this
+// needs nothing new from a state backend.
+import type { OfferKind } from '../catalogue/desired-offer.ts';
+
+export interface OfferBackoffOptions {
+  /** The first wait after a refusal. */
+  readonly initialMs: number;
+  /** The longest wait. */
+  readonly maxMs: number;
+  /** Refusals of the same entry after which it is parked (not sent again until it changes). */
+  readonly parkAfter: number;
+}
+
+export interface OfferBackoff {
+  readonly kind: OfferKind;
+  readonly externalId: string;
+  /** The catalogue entry's hash when it was refused: a different hash is a new entry, sent at once. */
+  readonly hash: string;
+  /** Refusals of this entry in a row. */
+  readonly refusals: number;
+  readonly status: number | null;
+  /** The marketplace's message, for status and the run summary. */
+  readonly message: string;
+  readonly lastRefusedAt: number;
+  /** Epoch ms of the next attempt; null when parked. */
+  readonly nextAttemptAt: number | null;
+}
+
+export type BackoffVerdict =
+  | { readonly send: true }
+  | { readonly send: false; readonly backoff: OfferBackoff; readonly parked: boolean };
+
+const META_KEY = 'offers.backoff';
+
+export const backoffKey = (kind: OfferKind, externalId: string): string => `${kind}:${externalId}`;
+
+/** The wait after the nth refusal (1-based): initial * 2^(n-1), capped. */
+export function backoffDelayMs(refusals: number, opts: OfferBackoffOptions): number {
+  return Math.min(opts.maxMs, opts.initialMs * 2 ** Math.max(0, refusals - 1));
+}
+
+/** What a refusal makes of the offer's backoff: one more refusal of the same entry, or the first of a new one. */
+export function afterRefusal(
+  prev: OfferBackoff | undefined,
+  refusal: {
+    readonly kind: OfferKind;
+    readonly externalId: string;
+    readonly hash: string;
+    readonly status: number | null;
+    readonly message: string;
+  },
+  now: number,
+  opts: OfferBackoffOptions,
+): OfferBackoff {
+  const refusals = prev && prev.hash === refusal.hash ? prev.refusals + 1 : 1;
+  return {
+    ...refusal,
+    refusals,
+    lastRefusedAt: now,
+    nextAttemptAt: refusals >= opts.parkAfter ? null : now + backoffDelayMs(refusals, opts),
+  };
+}
+
+/** Whether the entry with `hash` may be sent at `now`. */
+export function backoffVerdict(rec: OfferBackoff | undefined, hash: string, now: number): BackoffVerdict {
+  if (!rec || rec.hash !== hash) return { send: true };
+  if (rec.nextAttemptAt === null) return { send: false, backoff: rec, parked: true };
+  return now >= rec.nextAttemptAt ? { send: true } : { send: false, backoff: rec, parked: false };
+}
+
+/** A final refusal of an offer (not a 429, not a 5xx, not a network error): a 4xx other than 408 and 429. */
+export function isFinalRefusal(status: number | undefined): boolean {
+  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+interface MetaStore {
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+}
+
+function isBackoff(v: unknown): v is OfferBackoff {
+  if (typeof v !== 'object' || v === null) return false;
+  const b = v as Record<string, unknown>;
+  return (
+    typeof b.kind === 'string' &&
+    typeof b.externalId === 'string' &&
+    typeof b.hash === 'string' &&
+    typeof b.refusals === 'number' &&
+    typeof b.message === 'string' &&
+    typeof b.lastRefusedAt === 'number' &&
+    (b.nextAttemptAt === null || typeof b.nextAttemptAt === 'number') &&
+    (b.status === null || typeof b.status === 'number')
+  );
+}
+
+/** Every offer held back, by backoffKey. An unreadable value counts as none (every offer is sent again). */
+export function loadBackoffs(store: MetaStore): Map<string, OfferBackoff> {
+  const out = new Map<string, OfferBackoff>();
+  let raw: unknown;
+  try {
+    raw = JSON.parse(store.getMeta(META_KEY) ?? '[]');
+  } catch {
+    return out;
+  }
+  if (Array.isArray(raw)) for (const b of raw) if (isBackoff(b)) out.set(backoffKey(b.kind, b.externalId), b);
+  return out;
+}
+
+export function saveBackoffs(store: MetaStore, backoffs: ReadonlyMap<string, OfferBackoff>): void {
+  store.setMeta(META_KEY, JSON.stringify([...backoffs.values()]));
+}
