@@ -73,9 +73,12 @@ export function backoffVerdict(rec: OfferBackoff | undefined, hash: string, now:
   return now >= rec.nextAttemptAt ? { send: true } : { send: false, backoff: rec, parked: false };
 }
 
-/** A final refusal of an offer (not a 429, not a 5xx, not a network error): a 4xx other than 408 and 429. */
+/** Not about the offer: the key (401, 403), "not there" (404: the next run's list says gone), a timeout, the rate. */
+const NOT_THE_OFFERS = new Set([401, 403, 404, 408, 429]);
+
+/** A final refusal of this offer by the marketplace: a 4xx other than those above (not a 5xx or network error). */
 export function isFinalRefusal(status: number | undefined): boolean {
-  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
+  return status !== undefined && status >= 400 && status < 500 && !NOT_THE_OFFERS.has(status);
 }
 
 interface MetaStore {
