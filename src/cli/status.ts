@@ -5,6 +5,7 @@ import { EXIT, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { silentLogger } from '../log/logger.ts';
+import { loadBackoffs } from '../sync/offer-backoff.ts';
 import { soldLogPath } from '../sync/sold-log.ts';
 import { openStore } from './services.ts';
 
@@ -57,6 +58,7 @@ export const command: Command = {
       // A refused capability is asked again once its verdict is reprobeAfterHours old.
       const caps = store.listCapabilities().map((c) => ({ ...c, reprobeAt: c.usable ? null : c.learntAt + reprobeMs }));
       const learntRate = loadLearntRate(store, now);
+      const heldBack = [...loadBackoffs(store).values()].sort((a, b) => b.lastRefusedAt - a.lastRefusedAt);
       const soldPath = soldLogPath(config.state.path);
       const sold =
         soldPath && existsSync(soldPath)
@@ -78,6 +80,7 @@ export const command: Command = {
               journal_unfinished: journal,
               capabilities: caps,
               learnt_rate: learntRate ?? null,
+              held_back: heldBack,
               sold,
             },
             null,
@@ -121,6 +124,20 @@ export const command: Command = {
                 : `, asked again in ${age(c.reprobeAt - now)}`;
           out.push(`  ${c.name}: ${verdict}; learnt ${age(now - c.learntAt)} ago${next}`);
         }
+      }
+      if (heldBack.length > 0) {
+        out.push('', `Offers the marketplace refused, held back (offerBackoff): ${heldBack.length}`);
+        for (const b of heldBack.slice(0, 20)) {
+          const when =
+            b.nextAttemptAt === null
+              ? 'parked until its catalogue entry changes'
+              : b.nextAttemptAt <= now
+                ? 'sent again at the next run'
+                : `sent again in ${age(b.nextAttemptAt - now)} or when its entry changes`;
+          const status = b.status === null ? '' : `${b.status} `;
+          out.push(`  ${b.kind} ${b.externalId}: ${status}${b.message} (${b.refusals} refusals); ${when}`);
+        }
+        if (heldBack.length > 20) out.push(`  ... and ${heldBack.length - 20} more (--json lists them all)`);
       }
       if (learntRate) {
         const hold = learntRate.hold ? `, held below a 429 found ${age(now - learntRate.hold.at)} ago` : '';
