@@ -220,9 +220,9 @@ export class Catalogue {
     for (const raw of changes.removed) {
       const rel = norm(raw);
       if (this.results.has(rel)) toRemove.add(rel);
-      else for (const f of this.results.keys()) if (f.startsWith(rel + '/')) toRemove.add(f); // a removed folder
+      else for (const f of this.results.keys()) if (f.startsWith(`${rel}/`)) toRemove.add(f); // a removed folder
       if (classify(rel).type === 'image') images.add(rel);
-      else for (const img of this.imageCache.keys()) if (img.startsWith(rel + '/')) images.add(img);
+      else for (const img of this.imageCache.keys()) if (img.startsWith(`${rel}/`)) images.add(img);
     }
     for (const raw of [...changes.added, ...changes.changed]) {
       const rel = norm(raw);

@@ -111,7 +111,7 @@ export function parseFile(format: Format, text: string, options: ParseOptions = 
 
 function pointerOf(base: string, path: PathInRecord): string {
   let p = base;
-  for (const k of path) p += '/' + pointerToken(k);
+  for (const k of path) p += `/${pointerToken(k)}`;
   return p;
 }
 
@@ -155,7 +155,7 @@ function recordsOf(
   };
   if (value === null || value === undefined) return { unreadable: false };
   if (Array.isArray(value)) {
-    value.forEach((v, i) => out.records.push(record(v, [i])));
+    for (const [i, v] of value.entries()) out.records.push(record(v, [i]));
     return { unreadable: false };
   }
   if (!isPlainObject(value)) {
@@ -195,7 +195,7 @@ function recordsOf(
     }
   }
   const offers = value.offers;
-  if (Array.isArray(offers)) offers.forEach((v, i) => out.records.push(record(v, ['offers', i])));
+  if (Array.isArray(offers)) for (const [i, v] of offers.entries()) out.records.push(record(v, ['offers', i]));
   else if (offers !== null) {
     out.problems.push({
       severity: 'error',

@@ -7,7 +7,7 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i]);
-    return out + ']';
+    return `${out}]`;
   }
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj).sort();
@@ -16,10 +16,10 @@ export function canonicalJson(value: unknown): string {
   for (const k of keys) {
     const v = obj[k];
     if (v === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + canonicalJson(v);
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(v)}`;
     first = false;
   }
-  return out + '}';
+  return `${out}}`;
 }
 
 /** A copy whose objects have their keys in sorted order, so that JSON.stringify of it is canonical. */

@@ -32,7 +32,7 @@ export function sniffImageMime(buf: Uint8Array): string | undefined {
 /** Whether an absolute path is the root or lies beneath it. */
 export function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel));
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 /** Normalises a catalogue-relative path written by the seller; undefined when it leaves the catalogue. */

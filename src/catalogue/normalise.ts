@@ -116,7 +116,7 @@ class RecordNormaliser implements Reporter {
   private pointerOf(path: Path): string | undefined {
     if (this.record.pointer === undefined) return undefined;
     let p = this.record.pointer;
-    for (const k of path) p += '/' + pointerToken(k);
+    for (const k of path) p += `/${pointerToken(k)}`;
     return p;
   }
 
@@ -224,7 +224,9 @@ class RecordNormaliser implements Reporter {
     if (dot > 0) {
       const container = target.slice(0, dot);
       name = target.slice(dot + 1);
-      holder = (out[container] as Record<string, unknown> | undefined) ?? (out[container] = {});
+      const existing = out[container] as Record<string, unknown> | undefined;
+      holder = existing ?? {};
+      if (!existing) out[container] = holder;
     }
     const existing = holder[name];
     if (existing === undefined) {

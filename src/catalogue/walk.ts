@@ -129,7 +129,7 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
         problems.push({
           severity: 'warning',
           file: rel,
-          message: `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => '.' + x).join(', ')}): ignored`,
+          message: `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => `.${x}`).join(', ')}): ignored`,
         });
       } else logger.debug({ file: rel }, 'catalogue: ignored');
     }

@@ -5,7 +5,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../log/logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
-import { openServices } from './services.ts';
+import { openServices, type Services } from './services.ts';
 
 const HELP = `Usage: offersync daemon [flags]
 
@@ -28,7 +28,7 @@ export const command: Command = {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    let services;
+    let services: Services;
     try {
       const config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
       services = openServices(config, { logger: createLogger({ level: config.log.level, destination: io.stderr }) });

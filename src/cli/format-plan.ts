@@ -79,7 +79,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
   for (const a of plan.actions) {
     const kind = a.type === 'upload' ? 'image' : a.kind;
     const key = a.type === 'noop' ? a.reason : a.type;
-    const row = (counts[kind] ??= {});
+    counts[kind] ??= {};
+    const row = counts[kind];
     row[key] = (row[key] ?? 0) + 1;
   }
   return {
@@ -165,5 +166,5 @@ export function formatPlan(plan: Plan): string {
   for (const w of plan.warnings) out.push(`Warning: ${w}`);
   if (plan.guard.tripped && plan.guard.message) out.push(`STOP: ${plan.guard.message}`);
   if (!plan.actions.some((a) => a.type !== 'noop')) out.push('No changes: the marketplace matches the catalogue.');
-  return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
 }

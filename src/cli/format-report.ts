@@ -63,5 +63,5 @@ export function formatReport(report: RunReport): string {
   out.push(
     `${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ${report.runId}).`,
   );
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

@@ -61,7 +61,7 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
   const { plan, report } = result;
   if (opts.dryRun) {
     if (opts.json)
-      io.stdout.write(JSON.stringify({ ...planToJson(plan), catalogue_errors: report.outcomes }, null, 2) + '\n');
+      io.stdout.write(`${JSON.stringify({ ...planToJson(plan), catalogue_errors: report.outcomes }, null, 2)}\n`);
     else {
       io.stdout.write(formatPlan(plan));
       for (const o of report.outcomes) io.stdout.write(`  catalogue error ${o.file}: ${o.externalId}: ${o.message}\n`);
@@ -69,7 +69,7 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
     if (plan.guard.tripped) return EXIT.failed;
     return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
   }
-  if (opts.json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  if (opts.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (!opts.quiet) io.stdout.write(formatReport(report));
   return report.outcome === 'converged' ? EXIT.ok : EXIT.failed;
 }

@@ -1,7 +1,7 @@
 // offersync sandbox: the marketplace emulator as a process, until SIGINT or SIGTERM.
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_HEADERS, type RateLimitHeaders } from '../sandbox/sandbox-options.ts';
-import { startSandbox, type SandboxOptions } from '../sandbox/sandbox-server.ts';
+import { type RunningSandbox, startSandbox, type SandboxOptions } from '../sandbox/sandbox-server.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
 
 const DEFAULT_KEY = 'sandbox-key';
@@ -79,12 +79,14 @@ export function sandboxOptions(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
 ): { help: boolean; options: SandboxOptions } {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const parse = () => {
+    try {
+      return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
+  const { values } = parse();
   const keys = values['api-key'] ?? [env.OFFERSYNC_API_KEY || DEFAULT_KEY];
   if (keys.some((k) => k.trim() === '' || /\s/.test(k)))
     throw new UsageError('--api-key: a key may not be empty or contain spaces');
@@ -139,7 +141,7 @@ export const command: Command = {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    let sandbox;
+    let sandbox: RunningSandbox;
     try {
       sandbox = await startSandbox(options);
     } catch (err) {

@@ -57,7 +57,7 @@ export const command: Command = {
       await mkdir(dir, { recursive: true });
       for (const k of kinds as OfferKind[]) {
         const path = join(dir, `${k}.schema.json`);
-        await writeFile(path, JSON.stringify(jsonSchemaOf(k), null, 2) + '\n');
+        await writeFile(path, `${JSON.stringify(jsonSchemaOf(k), null, 2)}\n`);
         io.stdout.write(`wrote ${path}\n`);
       }
       return EXIT.ok;
@@ -66,7 +66,7 @@ export const command: Command = {
       kinds.length === 1
         ? jsonSchemaOf(kinds[0] as OfferKind)
         : Object.fromEntries(OFFER_KINDS.map((k) => [k, jsonSchemaOf(k)]));
-    io.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return EXIT.ok;
   },
 };

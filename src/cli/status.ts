@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadLearntRate } from './learnt-rate.ts';
 import { EXIT, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { silentLogger } from '../log/logger.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
@@ -26,7 +27,7 @@ export const command: Command = {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    let config;
+    let config: Config;
     try {
       config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
     } catch (err) {
@@ -46,7 +47,8 @@ export const command: Command = {
       const byKind: Record<string, Record<string, number>> = {};
       let lossy = 0;
       for (const o of offers) {
-        const row = (byKind[o.kind] ??= {});
+        const row = byKind[o.kind] ?? {};
+        byKind[o.kind] = row;
         const status = o.remoteStatus ?? 'unknown';
         row[status] = (row[status] ?? 0) + 1;
         if (o.lossyFields.length > 0) lossy++;
@@ -71,7 +73,7 @@ export const command: Command = {
           : [];
       if (values.json) {
         io.stdout.write(
-          JSON.stringify(
+          `${JSON.stringify(
             {
               state: config.state.path,
               offers: byKind,
@@ -85,7 +87,7 @@ export const command: Command = {
             },
             null,
             2,
-          ) + '\n',
+          )}\n`,
         );
         return EXIT.ok;
       }
@@ -150,7 +152,7 @@ export const command: Command = {
             `  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`,
           );
       }
-      io.stdout.write(out.join('\n') + '\n');
+      io.stdout.write(`${out.join('\n')}\n`);
       return EXIT.ok;
     } finally {
       store.close();

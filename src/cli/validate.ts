@@ -156,7 +156,7 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
       const where = location(p);
       const who = p.externalId !== undefined ? `[${p.externalId}] ` : '';
       const field = p.field ? `${p.field}: ` : '';
-      lines.push(`  ${sev} ${where ? where + '  ' : ''}${who}${field}${p.message}`);
+      lines.push(`  ${sev} ${where ? `${where}  ` : ''}${who}${field}${p.message}`);
     }
     lines.push('');
   }
@@ -176,7 +176,7 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
   );
   if (!s.complete) lines.push(paint('31', 'The catalogue could not be read completely: a run would archive nothing.'));
   lines.push(sum.errors === 0 ? paint('32', 'valid') : paint('31', 'INVALID: fix the errors above'));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** The catalogue settings validate reads: the directory and how CSV files are read. */
@@ -247,7 +247,7 @@ export const command: Command = {
         files: snapshot.files,
         csvFiles: snapshot.csvDialects,
       };
-      io.stdout.write(JSON.stringify(out, null, 2) + '\n');
+      io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     } else {
       const colour = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
       io.stdout.write(formatReport(snapshot, colour));

@@ -118,7 +118,8 @@ export class Daemon {
   }
 
   private onFiles(c: FileChanges): void {
-    const p = (this.pendingChanges ??= { added: new Set(), changed: new Set(), removed: new Set() });
+    this.pendingChanges ??= { added: new Set(), changed: new Set(), removed: new Set() };
+    const p = this.pendingChanges;
     for (const f of c.added) p.added.add(f);
     for (const f of c.changed) p.changed.add(f);
     for (const f of c.removed) p.removed.add(f);

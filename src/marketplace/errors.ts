@@ -38,7 +38,7 @@ export function snippetOf(text: string): string {
   const s =
     Buffer.byteLength(text) <= SNIPPET_BYTES
       ? text
-      : Buffer.from(text).subarray(0, SNIPPET_BYTES).toString('utf8') + '...';
+      : `${Buffer.from(text).subarray(0, SNIPPET_BYTES).toString('utf8')}...`;
   return scrubSecrets(s);
 }
 

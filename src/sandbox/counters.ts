@@ -8,7 +8,8 @@ export class Counters {
   record(key: string, outcome: number | 'dropped' | 'lost'): void {
     this.c.total++;
     if (outcome === 429) this.c.rateLimited++;
-    const route = (this.c.byRoute[key] ??= {});
+    this.c.byRoute[key] ??= {};
+    const route = this.c.byRoute[key];
     route[String(outcome)] = (route[String(outcome)] ?? 0) + 1;
   }
 

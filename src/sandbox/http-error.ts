@@ -25,7 +25,8 @@ export class Validation {
   readonly errors: FieldErrors = {};
 
   add(field: string, message: string): void {
-    (this.errors[field] ??= []).push(message);
+    this.errors[field] ??= [];
+    this.errors[field].push(message);
   }
 
   get ok(): boolean {

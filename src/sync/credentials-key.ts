@@ -17,7 +17,7 @@ export function loadCredentialsKey(statePath: string): Uint8Array {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   try {
-    writeFileSync(path, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
     return key;
   } catch (err) {
     // Another process wrote it first: use theirs.

@@ -1,6 +1,6 @@
 // Actions that send nothing: their outcomes go to the report, and what they tell of the remote to the state
 // db (a sale, an offer gone, an adoption).
-import { type ExecutionContext } from './execution-context.ts';
+import type { ExecutionContext } from './execution-context.ts';
 import type { AdoptAction, NoopAction } from './plan.ts';
 
 export function recordNoop(ctx: ExecutionContext, n: NoopAction): void {
@@ -12,22 +12,28 @@ export function recordNoop(ctx: ExecutionContext, n: NoopAction): void {
     case 'processing':
       if (n.remoteId !== undefined)
         ctx.markLocked(kind, externalId, { id: n.remoteId, externalId, status: n.reason, fields: {} });
-      return ctx.report({ kind, externalId, outcome: 'sold', message: n.detail }, false);
+      ctx.report({ kind, externalId, outcome: 'sold', message: n.detail }, false);
+      return;
     case 'gone':
       ctx.store.deleteOffer(kind, externalId);
-      return ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail }, false);
+      ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail }, false);
+      return;
     case 'unchanged':
-      return ctx.report({ kind, externalId, outcome: 'unchanged' }, false);
+      ctx.report({ kind, externalId, outcome: 'unchanged' }, false);
+      return;
     case 'blocked':
-      return ctx.report({ kind, externalId, outcome: 'blocked', message: n.detail, fields }, false);
+      ctx.report({ kind, externalId, outcome: 'blocked', message: n.detail, fields }, false);
+      return;
     case 'drift-reported':
       // The seller chose to be told, not to have it patched back: reported, not a failure.
-      return ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail, fields }, false);
+      ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail, fields }, false);
+      return;
     case 'unmanaged':
     case 'archived':
       return;
     default:
-      return ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail ?? n.reason }, false);
+      ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail ?? n.reason }, false);
+      return;
   }
 }
 

@@ -41,7 +41,8 @@ export interface RunReport {
 export function countOutcomes(outcomes: readonly OfferOutcome[]): Record<string, Record<Outcome, number>> {
   const counts: Record<string, Record<Outcome, number>> = {};
   for (const o of outcomes) {
-    const row = (counts[o.kind] ??= Object.fromEntries(OUTCOMES.map((k) => [k, 0])) as Record<Outcome, number>);
+    const row = counts[o.kind] ?? (Object.fromEntries(OUTCOMES.map((k) => [k, 0])) as Record<Outcome, number>);
+    counts[o.kind] = row;
     row[o.outcome]++;
   }
   return counts;

@@ -24,5 +24,5 @@ export function appendSold(statePath: string, entries: readonly SoldEntry[], max
   if (!path || entries.length === 0) return;
   const size = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
   if (size >= maxBytes) renameSync(path, `${path}.1`);
-  appendFileSync(path, entries.map((e) => JSON.stringify(e)).join('\n') + '\n', { mode: 0o600 });
+  appendFileSync(path, `${entries.map((e) => JSON.stringify(e)).join('\n')}\n`, { mode: 0o600 });
 }

@@ -69,7 +69,7 @@ function writeMixed(dir: string, n: number): void {
       rows.push(
         `acc-${k},"Account ${k}, NA",${(10 + (k % 90)).toFixed(2)},platinum,I,${k % 300},Ahri|Yasuo,login-${k},pw-${k}`,
       );
-    writeFileSync(join(dir, `accounts/c${f}.csv`), rows.join('\r\n') + '\r\n');
+    writeFileSync(join(dir, `accounts/c${f}.csv`), `${rows.join('\r\n')}\r\n`);
   });
   chunked(n * 0.1, (a, b, f) => {
     const docs = range(a, b).map(
@@ -81,23 +81,23 @@ function writeMixed(dir: string, n: number): void {
   chunked(n * 0.15, (a, b, f) =>
     writeFileSync(
       join(dir, `items/n${f}.ndjson`),
-      range(a, b)
+      `${range(a, b)
         .map((k) => JSON.stringify(item(k)))
-        .join('\n') + '\n',
+        .join('\n')}\n`,
     ),
   );
   chunked(n * 0.15, (a, b, f) =>
     writeFileSync(
       join(dir, `top-ups/n${f}.jsonl`),
-      range(a, b)
+      `${range(a, b)
         .map((k) => JSON.stringify(topup(k)))
-        .join('\n') + '\n',
+        .join('\n')}\n`,
     ),
   );
   chunked(n * 0.1, (a, b, f) => {
     const rows = ['external_id,offer_title,offer_amount,price,region,waiting_time_value,waiting_time_unit,active'];
     for (const k of range(a, b)) rows.push(`tu-${k},${k} coins,${100 + k},12.99,eu,2,hours,true`);
-    writeFileSync(join(dir, `top-ups/c${f}.csv`), rows.join('\n') + '\n');
+    writeFileSync(join(dir, `top-ups/c${f}.csv`), `${rows.join('\n')}\n`);
   });
 }
 
@@ -156,9 +156,9 @@ try {
   for (let f = 0; f < FILES; f++) {
     writeFileSync(
       join(many, `items/f${f}.ndjson`),
-      range(f * 10, f * 10 + 10)
+      `${range(f * 10, f * 10 + 10)
         .map((k) => JSON.stringify(item(k)))
-        .join('\n') + '\n',
+        .join('\n')}\n`,
     );
   }
   const cat2 = new Catalogue({ dir: many, credentialsKey: 'bench-key' });
@@ -173,7 +173,7 @@ try {
   for (let r = 0; r < 20; r++) {
     const f = (r * 37) % FILES;
     const lines = range(f * 10, f * 10 + 10).map((k) => JSON.stringify({ ...item(k), price: 700 + r }));
-    writeFileSync(join(many, `items/f${f}.ndjson`), lines.join('\n') + '\n');
+    writeFileSync(join(many, `items/f${f}.ndjson`), `${lines.join('\n')}\n`);
     const t = performance.now();
     const res = await cat2.reload({ added: [], changed: [`items/f${f}.ndjson`], removed: [] });
     times.push(performance.now() - t);

@@ -22,8 +22,13 @@ function io(
 ): CliIO & { out(): string; err(): string } {
   let out = '';
   let err = '';
-  const stdout = { write: (s: string) => ((out += s), true), isTTY: tty } as unknown as CliIO['stdout'];
-  const stderr = { write: (s: string) => ((err += s), true) } as unknown as CliIO['stderr'];
+  const write = (to: 'out' | 'err') => (s: string) => {
+    if (to === 'out') out += s;
+    else err += s;
+    return true;
+  };
+  const stdout = { write: write('out'), isTTY: tty } as unknown as CliIO['stdout'];
+  const stderr = { write: write('err') } as unknown as CliIO['stderr'];
   return { stdout, stderr, env, cwd, out: () => out, err: () => err };
 }
 
@@ -33,7 +38,7 @@ describe('offersync validate', () => {
     expect(await validate.run([EXAMPLE], c)).toBe(0);
     expect(c.out()).toMatch(/valid offers: 6 accounts, 5 items, 4 top-ups/);
     expect(c.out()).toMatch(/0 errors, 0 warnings, 0 quarantined files, 0 invalid offers/);
-    expect(c.out()).not.toMatch(/\x1b\[/);
+    expect(c.out()).not.toContain('\x1b[');
   });
 
   it('takes the directory from catalogue.dir of --config (relative to the config file) when none is given', async () => {
@@ -73,7 +78,7 @@ describe('offersync validate', () => {
     const c = io();
     expect(await validate.run([dir], c)).toBe(0);
     expect(c.out()).toMatch(
-      /warning items\/a.json:1:50 \/prcie  \[a\] prcie: unknown field 'prcie': did you mean 'price'\?/,
+      /warning items\/a.json:1:50 \/prcie {2}\[a\] prcie: unknown field 'prcie': did you mean 'price'\?/,
     );
   });
 
@@ -152,10 +157,10 @@ describe('offersync validate', () => {
     const dir = tmpCatalogue({ 'items/a.json': '{"external_id":"a","title":"T","price":0}' });
     const tty = io({}, process.cwd(), true);
     await validate.run([dir], tty);
-    expect(tty.out()).toMatch(/\x1b\[31m/);
+    expect(tty.out()).toContain('\x1b[31m');
     const noColour = io({ NO_COLOR: '1' }, process.cwd(), true);
     await validate.run([dir], noColour);
-    expect(noColour.out()).not.toMatch(/\x1b\[/);
+    expect(noColour.out()).not.toContain('\x1b[');
   });
 
   it('--help', async () => {

@@ -27,19 +27,18 @@ describe('offer hash', () => {
         images: ['images/a.png'],
         parameters: { level: 30, note: 'x' },
       }),
-      'accounts/two.ndjson':
-        JSON.stringify({
-          images: ['./images/a.png'],
-          parameters: { note: 'x', level: '30' },
-          credentials: { password: 'p', login: 'l' },
-          level: '30',
-          champions: 'Ahri, Lux',
-          current_rank: 'gold',
-          current_division: 'ii',
-          price: '19.99',
-          title: ' Gold ',
-          external_id: 'h-ndjson',
-        }) + '\n',
+      'accounts/two.ndjson': `${JSON.stringify({
+        images: ['./images/a.png'],
+        parameters: { note: 'x', level: '30' },
+        credentials: { password: 'p', login: 'l' },
+        level: '30',
+        champions: 'Ahri, Lux',
+        current_rank: 'gold',
+        current_division: 'ii',
+        price: '19.99',
+        title: ' Gold ',
+        external_id: 'h-ndjson',
+      })}\n`,
       'accounts/three.csv':
         'title,price,external_id,current_rank,current_division,champions,level,credentials.login,credentials.password,images,parameters.level,parameters.note\r\n' +
         'Gold,1999,h-csv,GOLD,II,Ahri|Lux,30,l,p,images/a.png,30,x\r\n',

@@ -73,7 +73,10 @@ afterAll(async () => {
 describe('crash safety', () => {
   it(`survives ${ROUNDS} SIGKILLs at random moments without a duplicate or a forgotten offer`, async () => {
     let seed = 12345;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     let killed = 0;
     for (let round = 0; round < ROUNDS; round++) {
       writeCatalogue(round % 2);

@@ -71,14 +71,14 @@ beforeAll(async () => {
   ] as const) {
     writeFileSync(
       join(dir, file),
-      [
+      `${[
         `baseUrl: ${sandbox.url}`,
         'catalogue:\n  dir: ./catalogue',
         'state:\n  path: ./state/state.db',
         'rateLimit:\n  ratePerSec: 100\n  burst: 10',
         'daemon:\n  debounceMs: 100\n  healthHost: 127.0.0.1',
         `  healthPort: ${port}`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
   }
   items([{ external_id: 'd-1', price: 100 }]);

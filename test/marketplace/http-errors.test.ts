@@ -93,7 +93,7 @@ describe('errorFromResponse', () => {
   });
 
   it('keeps the first bytes of a non-JSON error body', () => {
-    const err = errorFromResponse(GET, 502, {}, '<html>' + 'x'.repeat(1000), NOW);
+    const err = errorFromResponse(GET, 502, {}, `<html>${'x'.repeat(1000)}`, NOW);
     expect(err.bodySnippet!.length).toBeLessThan(210);
     expect(err.message).toContain('body starts: <html>');
   });

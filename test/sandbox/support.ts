@@ -12,14 +12,12 @@ export interface Answer {
   text: string;
 }
 
-export interface Api {
-  (
-    method: string,
-    path: string,
-    body?: unknown,
-    init?: { key?: string | null; headers?: Record<string, string>; raw?: BodyInit },
-  ): Promise<Answer>;
-}
+export type Api = (
+  method: string,
+  path: string,
+  body?: unknown,
+  init?: { key?: string | null; headers?: Record<string, string>; raw?: BodyInit },
+) => Promise<Answer>;
 
 export function useSandbox(opts: SandboxOptions = {}): { sb: () => RunningSandbox; api: Api } {
   let sandbox: RunningSandbox | undefined;

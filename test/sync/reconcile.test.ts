@@ -37,7 +37,7 @@ function seed(h: Harness, accounts = 3): void {
   );
   h.write(
     'top-ups/topups.ndjson',
-    [
+    `${[
       {
         external_id: 'tu-1',
         offer_title: '100 gems',
@@ -50,7 +50,7 @@ function seed(h: Harness, accounts = 3): void {
       { external_id: 'tu-2', offer_title: '500 gems', price: 899, offer_amount: 500, offer_unit: 'gems' },
     ]
       .map((o) => JSON.stringify(o))
-      .join('\n') + '\n',
+      .join('\n')}\n`,
   );
 }
 

@@ -67,7 +67,7 @@ export function writeOffers(format: Format, offers: readonly WrittenOffer[]): st
     case 'json':
       return JSON.stringify(offers, null, 2);
     case 'ndjson':
-      return offers.map((o) => JSON.stringify(o)).join('\n') + '\n';
+      return `${offers.map((o) => JSON.stringify(o)).join('\n')}\n`;
     case 'yaml':
       return yamlStringify(offers);
     case 'csv':
@@ -93,7 +93,7 @@ function writeCsv(offers: readonly WrittenOffer[]): string {
       nested !== undefined ? (isCredentials(v) ? (v[nested] ?? '') : '') : Array.isArray(v) ? v.join('|') : String(v);
     return `"${s.replaceAll('"', '""')}"`;
   };
-  return [columns.join(','), ...offers.map((o) => columns.map((c) => cell(o, c)).join(','))].join('\r\n') + '\r\n';
+  return `${[columns.join(','), ...offers.map((o) => columns.map((c) => cell(o, c)).join(','))].join('\r\n')}\r\n`;
 }
 
 function isCredentials(v: unknown): v is Credentials {
