@@ -138,7 +138,10 @@ function byRouteSince(before: Counters, after: Counters): Record<string, Record<
   for (const [route, byStatus] of Object.entries(after.byRoute))
     for (const [status, n] of Object.entries(byStatus)) {
       const d = n - (before.byRoute[route]?.[status] ?? 0);
-      if (d > 0) (diff[route] ??= {})[status] = d;
+      if (d > 0) {
+        diff[route] ??= {};
+        diff[route][status] = d;
+      }
     }
   return diff;
 }

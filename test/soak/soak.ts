@@ -271,7 +271,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
     sandbox = await startSandbox();
     writeFileSync(
       join(dir, 'offersync.yaml'),
-      [
+      `${[
         `baseUrl: ${sandbox.url}`,
         'catalogue:\n  dir: ./catalogue',
         'state:\n  path: ./state/state.db\n  leaseTtlMs: 1000\n  keepRuns: 50',
@@ -281,7 +281,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
         // A full sweep every 20 s notices sales; an incremental tick every 5 s retries what a fault failed.
         'schedule:\n  fullSweep: "*/20 * * * * *"\n  tick: "*/5 * * * * *"',
         'daemon:\n  debounceMs: 150\n  healthPort: 0',
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     daemon = startDaemon();
     // The clock starts once the daemon's first sync is done: a loaded machine can take many seconds to start it.
