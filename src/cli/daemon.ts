@@ -19,6 +19,9 @@ lease is let go, exit 0.
 ${CONFIG_HELP}
 `;
 
+/** How long a stopping daemon waits for webhook notifications still on their way. */
+const NOTIFY_FLUSH_MS = 5_000;
+
 export const command: Command = {
   name: 'daemon',
   summary: 'reconcile at start, on every catalogue change and on a schedule',
@@ -49,6 +52,7 @@ export const command: Command = {
       queueSize: () => services.queue.stats().size,
       clearQueue: () => services.queue.clear(),
       leaseTtlMs: config.state.leaseTtlMs,
+      notifier: services.notifier,
     });
     // A second signal finds no handler left and ends the process at once.
     let stopping: Promise<void> | undefined;
@@ -77,6 +81,7 @@ export const command: Command = {
     await stopped;
     await stopping;
     await services.close();
+    await services.notifier.flush(NOTIFY_FLUSH_MS);
     return EXIT.ok;
   },
 };

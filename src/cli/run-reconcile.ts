@@ -33,6 +33,18 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
     io.stderr.write(`offersync ${opts.command}: ${message}\n`);
     return EXIT.usage;
   }
+  try {
+    return await runWith(io, services, opts);
+  } finally {
+    // The summary is out; webhook notifications still on their way get a little time before the process ends.
+    await services.notifier.flush(NOTIFY_FLUSH_MS);
+  }
+}
+
+/** How long a command waits, after its summary, for webhook notifications still on their way. */
+const NOTIFY_FLUSH_MS = 15_000;
+
+async function runWith(io: CliIO, services: Services, opts: RunOptions): Promise<number> {
   const progress = opts.json || opts.dryRun ? noProgress : createProgress(io.stdout);
   let result: ReconcileResult;
   try {
@@ -43,6 +55,7 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
       lockTimeoutMs: opts.lockTimeoutMs,
       onProgress: (d, t) => progress.update(d, t),
     });
+    if (!opts.dryRun) services.notifier.afterRun(result);
   } catch (err) {
     progress.end();
     if (err instanceof LeaseHeldError) {
@@ -50,6 +63,7 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
       return EXIT.lockHeld;
     }
     if (err instanceof MarketplaceUnreadableError) {
+      if (!opts.dryRun) services.notifier.afterUnreadable(err.message);
       io.stderr.write(`offersync ${opts.command}: ${err.message}\n`);
       return EXIT.failed;
     }

@@ -14,6 +14,9 @@ import { capabilityUsable } from '../state/capability-reprobe.ts';
 import { loadCredentialsKey } from '../sync/credentials-key.ts';
 import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
+import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
+import { RunNotifier } from '../daemon/run-notifier.ts';
+import { WebhookNotifier, type WebhookTarget } from '../daemon/webhook-notifier.ts';
 
 export interface Services {
   readonly config: Config;
@@ -23,7 +26,22 @@ export interface Services {
   readonly client: MarketplaceClient;
   readonly catalogue: Catalogue;
   readonly reconcileDeps: ReconcileDeps;
+  /** Tells the seller's webhooks what a run did (config notify); close() leaves its deliveries to finish. */
+  readonly notifier: RunNotifier;
   close(): Promise<void>;
+}
+
+export function webhookTargets(config: Config): WebhookTarget[] {
+  const on = NOTIFY_EVENTS.filter((e) => config.notify.events[e]);
+  return config.notify.webhooks.map((w) => {
+    const url = typeof w === 'string' ? w : w.url;
+    const wanted: readonly NotifyEvent[] = typeof w === 'string' ? NOTIFY_EVENTS : w.events;
+    return { url, events: new Set(on.filter((e) => wanted.includes(e))) };
+  });
+}
+
+export function notifySeller(config: Config): string {
+  return config.notify.seller || new URL(config.baseUrl).hostname;
 }
 
 export function reconcilerSettings(config: Config): ReconcilerSettings {
@@ -114,6 +132,16 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     csv: { csvDelimiter: config.catalogue.csv.delimiter, decimalMark: config.catalogue.csv.decimalMark },
     logger,
   });
+  const notifier = new RunNotifier(
+    store,
+    new WebhookNotifier({
+      targets: webhookTargets(config),
+      maxAttempts: config.notify.maxAttempts,
+      timeoutMs: config.notify.timeoutMs,
+      logger,
+    }),
+    notifySeller(config),
+  );
   const reconcileDeps: ReconcileDeps = {
     client,
     store,
@@ -130,6 +158,7 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
     client,
     catalogue,
     reconcileDeps,
+    notifier,
     async close() {
       await client.close();
       if (queue.stats().requests > 0) {

@@ -8,6 +8,9 @@ export const UPDATE_FALLBACKS = ['report', 'recreate'] as const;
 // The catalogue's own names (catalogue/csv.ts, catalogue/price.ts), repeated: config imports no layer.
 export const CSV_DELIMITER_SETTINGS = ['auto', 'comma', 'semicolon', 'tab'] as const;
 export const DECIMAL_MARK_SETTINGS = ['auto', 'point', 'comma'] as const;
+// The daemon's notification events (daemon/notification.ts), repeated: config imports no layer.
+export const NOTIFY_EVENT_NAMES = ['sold', 'failed', 'backoff', 'guard', 'unreadable'] as const;
+type NotifyEventSwitches = Record<(typeof NOTIFY_EVENT_NAMES)[number], z.ZodBoolean>;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const positiveInt = z.number().int().positive();
@@ -97,6 +100,22 @@ export const ConfigSchema = z
       })
       .strict(),
     log: z.object({ level: z.enum(LOG_LEVELS) }).strict(),
+    notify: z
+      .object({
+        seller: z.string(),
+        webhooks: z.array(
+          z.union([
+            z.url({ protocol: /^https?$/ }),
+            z.object({ url: z.url({ protocol: /^https?$/ }), events: z.array(z.enum(NOTIFY_EVENT_NAMES)) }).strict(),
+          ]),
+        ),
+        events: z
+          .object(Object.fromEntries(NOTIFY_EVENT_NAMES.map((e) => [e, z.boolean()])) as NotifyEventSwitches)
+          .strict(),
+        maxAttempts: positiveInt,
+        timeoutMs: positiveInt,
+      })
+      .strict(),
   })
   .strict();
 

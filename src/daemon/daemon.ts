@@ -5,10 +5,11 @@ import type { Logger } from '../log/logger.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
-import { reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
+import { MarketplaceUnreadableError, reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
 import type { RunReport } from '../sync/run-report.ts';
 import { startHealthServer, type HealthServer } from './health-server.ts';
 import { DaemonMetrics } from './metrics.ts';
+import type { RunNotifier } from './run-notifier.ts';
 
 /** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
 export interface ReloadableCatalogue {
@@ -42,6 +43,8 @@ export interface DaemonOptions {
   readonly clearQueue?: () => void;
   /** The writer lease's TTL (state.leaseTtlMs). Default 30 s. */
   readonly leaseTtlMs?: number;
+  /** Tells the seller's webhooks what each run did. */
+  readonly notifier?: Pick<RunNotifier, 'afterRun' | 'afterUnreadable'>;
 }
 
 export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal';
@@ -166,7 +169,7 @@ export class Daemon {
     const log = this.opts.logger;
     try {
       const lease = await this.takeLease();
-      const { report } = await reconcile(
+      const result = await reconcile(
         { ...this.opts.deps, leaseHeldByCaller: true, loadCatalogue: () => this.loadCatalogue() },
         {
           command: `daemon:${trigger}`,
@@ -175,6 +178,8 @@ export class Daemon {
           signal: AbortSignal.any([this.stopController.signal, lease.lost]),
         },
       );
+      const { report } = result;
+      this.opts.notifier?.afterRun(result);
       this.lastReport = report;
       this.lastError = null;
       this.ready = !lease.lost.aborted;
@@ -187,6 +192,7 @@ export class Daemon {
     } catch (err) {
       if (this.stopping) return;
       this.lastError = errorMessage(err);
+      if (err instanceof MarketplaceUnreadableError) this.opts.notifier?.afterUnreadable(err.message);
       this.metrics.runs.inc({ outcome: 'error', trigger });
       log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');
     }
