@@ -45,7 +45,7 @@ function titleOf(catalogue: CatalogueView | undefined, kind: OfferKind, external
 /** Credentials of the offer, blanked out of a message: a marketplace may echo a refused value. */
 function scrub(catalogue: CatalogueView | undefined, kind: OfferKind, externalId: string, message: string): string {
   const offer = catalogue?.offers.find((o) => o.kind === kind && o.externalId === externalId);
-  if (!offer || offer.kind !== 'account' || !offer.credentials) return message;
+  if (offer?.kind !== 'account' || !offer.credentials) return message;
   let out = message;
   for (const v of Object.values(offer.credentials))
     if (typeof v === 'string' && v.length >= 3) out = out.split(v).join('[REDACTED]');

@@ -21,7 +21,7 @@ interface Received {
 }
 
 /** A webhook receiver on 127.0.0.1; `answer` chooses each response (default 200). */
-async function receiver(answer: (n: number, res: ServerResponse) => boolean | void = () => undefined): Promise<{
+async function receiver(answer: (n: number, res: ServerResponse) => boolean | undefined = () => undefined): Promise<{
   url: string;
   got: Received[];
   attempts: () => number;
@@ -54,7 +54,11 @@ async function receiver(answer: (n: number, res: ServerResponse) => boolean | vo
 
 function io(): CliIO & { out(): string } {
   let out = '';
-  const sink = { write: (s: string) => ((out += s), true), isTTY: false } as unknown as CliIO['stdout'];
+  const write = (s: string): boolean => {
+    out += s;
+    return true;
+  };
+  const sink = { write, isTTY: false } as unknown as CliIO['stdout'];
   return {
     stdout: sink,
     stderr: { write: () => true } as unknown as CliIO['stderr'],
