@@ -28,7 +28,8 @@ export const ACCOUNT_FIELDS: FieldTable = {
   parameters: {
     type: 'parameters',
     description:
-      'Account details (rank, flex_rank, level, blue_essence, game_points, winrate_percent, champion_count, skin_count, ...).',
+      'Account details (rank, flex_rank, level, blue_essence, game_points, winrate_percent, champion_count, ' +
+      'skin_count, ...).',
   },
   game_data: { type: 'parameters', target: 'parameters', description: 'Alias of parameters; merged into it.' },
   credentials: {

@@ -182,7 +182,9 @@ export class Catalogue {
         {
           severity: 'error',
           file: '.',
-          message: `cannot read the catalogue directory ${this.dir} (${code ?? (err as Error).message}): nothing is archived until it can be read`,
+          message:
+            `cannot read the catalogue directory ${this.dir} (${code ?? (err as Error).message}): nothing ` +
+            `is archived until it can be read`,
         },
       ];
       return this.build();
@@ -524,7 +526,9 @@ function duplicateProblems(entries: readonly Entry[]): CatalogueProblem[] {
       parts.push(`duplicate external_id '${e.externalId}': also at ${exact.map((o) => where(o.source)).join(', ')}`);
     if (near.length > 0) {
       parts.push(
-        `external_id '${e.externalId}' differs only in letter case from ${near.map((o) => `'${o.externalId}' at ${where(o.source)}`).join(', ')}, and the marketplace may take them as one`,
+        `external_id '${e.externalId}' differs only in letter case from ` +
+          `${near.map((o) => `'${o.externalId}' at ${where(o.source)}`).join(', ')}, and the marketplace may take ` +
+          `them as one`,
       );
     }
     return {

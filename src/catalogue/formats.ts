@@ -361,11 +361,15 @@ function parseCsvFile(text: string, options: ParseOptions): ParsedFile {
     let error: string | undefined;
     if (row.cells.length > names.length) {
       const d = DELIMITER_NAME[delimiter];
-      error = `this row has ${row.cells.length} cells but the header has ${names.length} columns (${d}-separated): put double quotes around a value that contains a ${d}`;
+      error =
+        `this row has ${row.cells.length} cells but the header has ${names.length} columns (${d}-separated): ` +
+        `put double quotes around a value that contains a ${d}`;
     } else if (row.cells.length < names.length) {
       problems.push({
         severity: 'warning',
-        message: `this row has ${row.cells.length} cells but the header has ${names.length} columns: the missing ones are taken as empty`,
+        message:
+          `this row has ${row.cells.length} cells but the header has ${names.length} columns: the missing ` +
+          `ones are taken as empty`,
         line: row.line,
         column: 1,
       });

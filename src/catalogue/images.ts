@@ -81,12 +81,16 @@ export async function checkImage(
     if (!st.isFile()) return { error: `image '${rel}' is not a file` };
     if (st.size > maxBytes)
       return {
-        error: `image '${rel}' is ${formatBytes(st.size)}, more than the ${formatBytes(maxBytes)} allowed: make it smaller`,
+        error:
+          `image '${rel}' is ${formatBytes(st.size)}, more than the ${formatBytes(maxBytes)} allowed: make it ` +
+          `smaller`,
       };
     const buf = await readFile(real);
     if (buf.length > maxBytes)
       return {
-        error: `image '${rel}' is ${formatBytes(buf.length)}, more than the ${formatBytes(maxBytes)} allowed: make it smaller`,
+        error:
+          `image '${rel}' is ${formatBytes(buf.length)}, more than the ${formatBytes(maxBytes)} allowed: make ` +
+          `it smaller`,
       };
     const mimeType = sniffImageMime(buf);
     if (!mimeType) return { error: `'${rel}' is not an image (PNG, JPEG, GIF or WEBP, judged by its content)` };

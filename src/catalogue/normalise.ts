@@ -238,7 +238,8 @@ class RecordNormaliser implements Reporter {
       this.add(
         'error',
         fromPath,
-        `'${from}' gives ${target} a second time and disagrees (${canonicalJson(existing)} before, ${canonicalJson(value)} here): keep one`,
+        `'${from}' gives ${target} a second time and disagrees (${canonicalJson(existing)} before, ` +
+          `${canonicalJson(value)} here): keep one`,
       );
       this.failed.add(target);
     }
@@ -314,7 +315,8 @@ class RecordNormaliser implements Reporter {
           else if (nestedDeeperThan(pv, MAX_DETAIL_NESTING)) {
             this.path = [...path, k];
             this.error(
-              `nested more than ${MAX_DETAIL_NESTING} levels deep: an account detail is a value, a list or a small object`,
+              `nested more than ${MAX_DETAIL_NESTING} levels deep: an account detail is a value, a list or a small ` +
+                `object`,
             );
             this.path = path;
           } else this.assign(`parameters.${k}`, typeof pv === 'string' ? pv.trim() : pv, [...path, k]);

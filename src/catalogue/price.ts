@@ -33,7 +33,9 @@ export function parsePrice(value: unknown, mark: DecimalMark = 'point'): PriceRe
     else if (mark === 'comma') {
       if (!DECIMAL_COMMA.test(s)) {
         return {
-          error: `this file writes prices with a decimal comma: expected integer cents (1999) or 19,99 or 1.299,00, got '${value}'`,
+          error:
+            `this file writes prices with a decimal comma: expected integer cents (1999) or 19,99 or ` +
+            `1.299,00, got '${value}'`,
         };
       }
       major = Number(s.replace(/\./g, '').replace(',', '.'));

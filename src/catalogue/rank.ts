@@ -22,7 +22,9 @@ const ROMAN: ReadonlySet<string> = new Set(DIVISIONS);
 // Rank name, then a separator (space, underscore, hyphen), then a division in roman or arabic.
 const COMBINED = /^(.+?)[\s_-]+(iv|iii|ii|i|[1-4])$/i;
 
-export const RANK_EXPECTED = `expected a rank name (${RANK_NAMES.join(', ')}), a numeric rank id, or a rank with its division such as 'Gold II'`;
+export const RANK_EXPECTED =
+  `expected a rank name (${RANK_NAMES.join(', ')}), a numeric rank id, or a rank with ` +
+  `its division such as 'Gold II'`;
 export const DIVISION_EXPECTED = 'expected a division I, II, III or IV, or a numeric division id';
 
 export type RankResult = { readonly rank: string | number; readonly division?: string } | { readonly error: string };

@@ -27,7 +27,9 @@ export function readCatalogueFile(
   const fs = opts.fs ?? nodeFs;
   const abs = join(dir, rel);
   const tooBig = (n: number): ReadResult => ({
-    error: `the file is ${formatBytes(n)}, more than the ${formatBytes(maxBytes)} allowed (catalogue.maxFileBytes): split it into smaller files`,
+    error:
+      `the file is ${formatBytes(n)}, more than the ${formatBytes(maxBytes)} allowed ` +
+      `(catalogue.maxFileBytes): split it into smaller files`,
   });
   try {
     if (opts.checkRealpath) {
@@ -35,7 +37,8 @@ export function readCatalogueFile(
       if (!isInside(rootReal, real))
         return {
           error:
-            'this file is a symlink that leads outside the catalogue directory: copy the file into the catalogue instead',
+            'this file is a symlink that leads outside the catalogue directory: copy the file into the catalogue ' +
+            'instead',
         };
     }
     const st = fs.statSync(abs);

@@ -32,7 +32,9 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
     problems.push({
       severity: 'error',
       file: '.',
-      message: `cannot read the catalogue directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      message:
+        `cannot read the catalogue directory ${dir}: ` +
+        `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     });
     return { files, badFiles, problems, complete: false };
   }
@@ -57,10 +59,11 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && !dirRel.includes('/')) continue;
       complete = false;
+      const why = code ?? (err as Error).message;
       problems.push({
         severity: 'error',
         file: dirRel,
-        message: `cannot read this folder (${code ?? (err as Error).message}): nothing is archived until it can be read`,
+        message: `cannot read this folder (${why}): nothing is archived until it can be read`,
       });
       continue;
     }
@@ -104,7 +107,9 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
         } catch (err) {
           badFiles.push({
             file: rel,
-            message: `cannot read this symlink's target: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+            message:
+              `cannot read this symlink's target: ` +
+              `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
           });
           continue;
         }

@@ -74,9 +74,10 @@ export const command: Command = {
       }
     }
     if (!stopping) {
-      io.stderr.write(
-        `offersync daemon: watching ${config.catalogue.dir}${daemon.healthPort ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz` : ''}\n`,
-      );
+      const health = daemon.healthPort
+        ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz`
+        : '';
+      io.stderr.write(`offersync daemon: watching ${config.catalogue.dir}${health}\n`);
     }
     await stopped;
     await stopping;

@@ -136,7 +136,8 @@ export function formatPlan(plan: Plan): string {
       switch (a.type) {
         case 'create':
           out.push(
-            `  + create  ${a.externalId}  (${a.desired.source.file}; ${a.reason}${a.verifyFirst ? '; looked up first' : ''})`,
+            `  + create  ${a.externalId}  (${a.desired.source.file}; ` +
+              `${a.reason}${a.verifyFirst ? '; looked up first' : ''})`,
           );
           break;
         case 'update':

@@ -42,7 +42,8 @@ export function formatReport(report: RunReport): string {
       const where = o.file ? ` (${o.file})` : '';
       const fields = o.fields && o.fields.length > 0 ? ` [${o.fields.join(', ')}]` : '';
       out.push(
-        `  ${o.outcome.toUpperCase()} ${KIND_TITLE[o.kind] ?? o.kind} ${o.externalId}${where}${fields}: ${o.message ?? ''}`,
+        `  ${o.outcome.toUpperCase()} ${KIND_TITLE[o.kind] ?? o.kind} ${o.externalId}${where}${fields}: ` +
+          `${o.message ?? ''}`,
       );
     }
     if (problems.length > 200) out.push(`  ... and ${problems.length - 200} more (--json lists them all)`);
@@ -61,7 +62,8 @@ export function formatReport(report: RunReport): string {
     planned: 'Planned only: nothing was sent.',
   };
   out.push(
-    `${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ${report.runId}).`,
+    `${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ` +
+      `${report.runId}).`,
   );
   return `${out.join('\n')}\n`;
 }

@@ -25,7 +25,11 @@ export function version(): string {
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `offersync ${version()}: keeps a seller's marketplace offers equal to the catalogue on disk.\n\nUsage: offersync <command> [flags]\n\nCommands:\n${lines.join('\n')}\n\nRun 'offersync <command> --help' for the flags of one command.\n`;
+  return (
+    `offersync ${version()}: keeps a seller's marketplace offers equal to the catalogue on disk.\n\nUsage: ` +
+    `offersync <command> [flags]\n\nCommands:\n${lines.join('\n')}\n\nRun 'offersync <command> --help' for the ` +
+    `flags of one command.\n`
+  );
 }
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {

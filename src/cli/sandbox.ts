@@ -152,7 +152,8 @@ export const command: Command = {
     // Print a key only when it is the built-in default: a key given by the user is not echoed.
     const key = keys.length === 1 && keys[0] === DEFAULT_KEY ? DEFAULT_KEY : '<the --api-key you gave>';
     io.stdout.write(
-      `Sandbox marketplace listening on ${sandbox.url}; try: curl -H 'Authorization: Bearer ${key}' ${sandbox.url}/api/v1/accounts\n`,
+      `Sandbox marketplace listening on ${sandbox.url}; try: curl -H 'Authorization: Bearer ${key}' ` +
+        `${sandbox.url}/api/v1/accounts\n`,
     );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

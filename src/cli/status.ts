@@ -108,7 +108,8 @@ export const command: Command = {
           .map(([k, n]) => `${k}=${n}`)
           .join(' ');
         out.push(
-          `  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ${String(r.outcome ?? 'running').padEnd(9)} ${counts}`,
+          `  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ` +
+            `${String(r.outcome ?? 'running').padEnd(9)} ${counts}`,
         );
       }
       out.push('', `Unfinished writes (settled at the next start): ${journal.length}`);

@@ -88,7 +88,10 @@ function dialectLine(d: CatalogueSnapshot['csvDialects'][number]): string {
     setting: 'as configured',
     'comma-separated': 'never a comma in a comma-separated file',
   }[d.decimalFrom];
-  return `  ${d.file}: ${DELIMITER_WORD[d.delimiter]}-separated (${delimiterFrom}), decimal ${d.decimalMark} (${decimalFrom})`;
+  return (
+    `  ${d.file}: ${DELIMITER_WORD[d.delimiter]}-separated (${delimiterFrom}), decimal ${d.decimalMark} ` +
+    `(${decimalFrom})`
+  );
 }
 
 const MAX_DIALECT_LINES = 20;
@@ -172,7 +175,8 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
   const kinds = OFFER_KINDS.map((k) => plural(sum.offers[k], KIND_PLURAL[k][0], KIND_PLURAL[k][1])).join(', ');
   lines.push(`${plural(s.files.length, 'file')} read; valid offers: ${kinds}`);
   lines.push(
-    `${plural(sum.errors, 'error')}, ${plural(sum.warnings, 'warning')}, ${plural(sum.quarantinedFiles, 'quarantined file')}, ${plural(sum.invalidOffers, 'invalid offer')}`,
+    `${plural(sum.errors, 'error')}, ${plural(sum.warnings, 'warning')}, ` +
+      `${plural(sum.quarantinedFiles, 'quarantined file')}, ${plural(sum.invalidOffers, 'invalid offer')}`,
   );
   if (!s.complete) lines.push(paint('31', 'The catalogue could not be read completely: a run would archive nothing.'));
   lines.push(sum.errors === 0 ? paint('32', 'valid') : paint('31', 'INVALID: fix the errors above'));

@@ -77,7 +77,8 @@ function readApiKey(env: NodeJS.ProcessEnv, cwd: string): string {
     return readFileSync(resolve(cwd, file), 'utf8').trim();
   } catch (err) {
     throw new ConfigError(
-      `OFFERSYNC_API_KEY_FILE names ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): point it at a file holding the API key`,
+      `OFFERSYNC_API_KEY_FILE names ${file}, which cannot be read ` +
+        `(${(err as NodeJS.ErrnoException).code ?? 'error'}): point it at a file holding the API key`,
     );
   }
 }
@@ -109,7 +110,8 @@ export function loadConfig(src: ConfigSources = {}): Config {
     for (const secretKey of ['apiKey', 'api_key', 'key', 'token']) {
       if (secretKey in user) {
         throw new ConfigError(
-          `config file ${path} has '${secretKey}': the API key is never read from a config file; set OFFERSYNC_API_KEY or OFFERSYNC_API_KEY_FILE instead`,
+          `config file ${path} has '${secretKey}': the API key is never read from a config file; set ` +
+            `OFFERSYNC_API_KEY or OFFERSYNC_API_KEY_FILE instead`,
         );
       }
     }

@@ -101,7 +101,9 @@ export class Daemon {
       waitMs: Number.POSITIVE_INFINITY,
       signal: this.stopController.signal,
       onWait: (h) => {
-        this.leaseWait = `waiting for the writer lease: ${describeHolder(h)} holds it until ${new Date(h.expiresAt).toISOString()}`;
+        this.leaseWait =
+          `waiting for the writer lease: ${describeHolder(h)} holds it until ` +
+          `${new Date(h.expiresAt).toISOString()}`;
         log.warn({ holder: h.holder, pid: h.pid, host: h.hostname, expiresAt: h.expiresAt }, this.leaseWait);
       },
       onLost: (h) => {

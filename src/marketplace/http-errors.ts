@@ -129,8 +129,16 @@ const NOT_SENT = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 /** Will not get better by trying again (a certificate the system does not trust). */
-const PERMANENT =
-  /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT)/;
+const PERMANENT = new RegExp(
+  `^(${[
+    'CERT_',
+    'ERR_TLS_',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+  ].join('|')})`,
+);
 
 export interface AbortState {
   /** Our own deadline fired. */

@@ -28,9 +28,14 @@ export interface RequestQueueOptions {
   readonly concurrency?: number;
   /** Tries per request, the first included; the last error is thrown as is. Default 6. */
   readonly maxAttempts?: number;
-  /** Delay before retry n (0-based): random in [0, min(maxMs, baseMs * 2^n)). Default { baseMs: 250, maxMs: 30_000 }. */
+  /**
+   * Delay before retry n (0-based): random in [0, min(maxMs, baseMs * 2^n)). Default { baseMs: 250, maxMs: 30_000 }.
+   */
   readonly backoff?: { readonly baseMs?: number; readonly maxMs?: number };
-  /** Queue-wide pause after a 429 without Retry-After: doubles with each consecutive 429, capped at backoff.maxMs. Default 1000. */
+  /**
+   * Queue-wide pause after a 429 without Retry-After: doubles with each consecutive 429, capped at backoff.maxMs.
+   * Default 1000.
+   */
   readonly rateLimitFallbackMs?: number;
   /** Floor of the AIMD decrease. Default ratePerSec / 64 (at least 0.1, at most ratePerSec); 0.1 for 'auto'. */
   readonly minRatePerSec?: number;

@@ -171,7 +171,8 @@ export class RequestQueue {
             this.#fail(meta, attempt, reason, err);
             throw err;
           }
-          // A 429 waits for the queue-wide pause, not for its own backoff; a 503 with Retry-After waits at least that long.
+          // A 429 waits for the queue-wide pause, not for its own backoff; a 503 with Retry-After waits at least
+          // that long.
           const delayMs = decision.rateLimited
             ? 0
             : Math.max(

@@ -132,7 +132,8 @@ function readRank(
       if (!parsed)
         v.add(
           field,
-          `The ${field} field must be a rank name (iron ... challenger), a rank id 1-10, or a rank with a division such as "gold II" or "gold_2", got ${JSON.stringify(value)}.`,
+          `The ${field} field must be a rank name (iron ... challenger), a rank id 1-10, or a rank with a division ` +
+            `such as "gold II" or "gold_2", got ${JSON.stringify(value)}.`,
         );
       else {
         out[`${prefix}_rank`] = parsed.rank;
@@ -199,7 +200,8 @@ export function readAccountInput(
     else if (cents === undefined)
       v.add(
         'price',
-        `The price field must be integer cents, a decimal number or a decimal string such as "19.99", got ${JSON.stringify(body.price)}.`,
+        `The price field must be integer cents, a decimal number or a decimal string such as "19.99", got ` +
+          `${JSON.stringify(body.price)}.`,
       );
     else if (cents <= 0) v.add('price', 'The price field must be greater than 0.');
     else fields.price = cents;
@@ -233,14 +235,16 @@ export function readAccountInput(
     if (ids === undefined)
       v.add(
         'image_ids',
-        'The image_ids field must be an array of integers, a comma-separated string of integers, or an array of objects with an integer id or image_id.',
+        'The image_ids field must be an array of integers, a comma-separated string of integers, or an array of ' +
+          'objects with an integer id or image_id.',
       );
     else {
       const unknown = ids.filter((id) => !imageExists(id));
       if (unknown.length > 0)
         v.add(
           'image_ids',
-          `Unknown image id${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: upload through POST /api/v1/images first.`,
+          `Unknown image id${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: upload through POST ` +
+            `/api/v1/images first.`,
         );
       else fields.image_ids = ids;
     }

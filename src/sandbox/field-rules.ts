@@ -33,7 +33,8 @@ export function checkValue(field: string, value: unknown, rule: Rule, v: Validat
       if (typeof value !== 'number' || !Number.isSafeInteger(value))
         v.add(
           field,
-          `The ${field} field must be an integer, got ${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`,
+          `The ${field} field must be an integer, got ` +
+            `${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`,
         );
       else if (rule.min !== undefined && value < rule.min)
         v.add(field, `The ${field} field must be at least ${rule.min}.`);
@@ -45,7 +46,8 @@ export function checkValue(field: string, value: unknown, rule: Rule, v: Validat
       if (typeof value !== 'number' || !Number.isSafeInteger(value))
         v.add(
           field,
-          `The ${field} field must be an integer (cents), got ${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`,
+          `The ${field} field must be an integer (cents), got ` +
+            `${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`,
         );
       else if (value <= 0) v.add(field, `The ${field} field must be greater than 0.`);
       else return value;

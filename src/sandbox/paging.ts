@@ -46,7 +46,8 @@ export function parseSort(query: URLSearchParams, allowed: readonly string[], df
   if (!allowed.includes(field))
     throw invalid(
       'sort',
-      `The sort field ${JSON.stringify(field)} is not allowed; use one of ${allowed.join(', ')} (prefix - for descending).`,
+      `The sort field ${JSON.stringify(field)} is not allowed; use one of ${allowed.join(', ')} (prefix - for ` +
+        `descending).`,
     );
   return { field, descending };
 }

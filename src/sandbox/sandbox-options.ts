@@ -33,7 +33,9 @@ export interface SandboxFaults {
   dropRate?: number;
   /** Added to every API response. */
   latencyMs?: number;
-  /** Disabled routes answer 404 (405 for accounts.update); 'filterExternalId' makes lists ignore filter[external_id]. */
+  /**
+   * Disabled routes answer 404 (405 for accounts.update); 'filterExternalId' makes lists ignore filter[external_id].
+   */
   disabled?: readonly DisableableRoute[];
   /** Deterministic fault choice. */
   seed?: number;

@@ -121,7 +121,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         return answer(
           405,
           {
-            message: `The ${method} method is not supported for route ${url.pathname}. Supported methods: ${match.allow.join(', ')}.`,
+            message:
+              `The ${method} method is not supported for route ${url.pathname}. Supported methods: ` +
+              `${match.allow.join(', ')}.`,
           },
           { allow: match.allow.join(', ') },
         );

@@ -27,7 +27,8 @@ export function massArchiveVerdict(
     limit,
     message:
       `this run would archive ${archives} offers, more than the limit of ${limit} ` +
-      `(guard.maxArchive, or ${opts.maxArchivePercent}% of ${managed} managed offers, at least ${opts.maxArchiveMin}). ` +
+      `(guard.maxArchive, or ${opts.maxArchivePercent}% of ${managed} managed offers, at least ` +
+      `${opts.maxArchiveMin}). ` +
       'Nothing was sent. If the catalogue really lost these offers, run again with --allow-mass-archive.',
   };
 }

@@ -130,7 +130,8 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     ]);
     if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
       throw new MarketplaceUnreadableError(
-        `cannot read the marketplace's offer lists (${snap.snapshot.kinds.account.error ?? 'unknown error'}); nothing was sent`,
+        `cannot read the marketplace's offer lists (${snap.snapshot.kinds.account.error ?? 'unknown error'}); ` +
+          `nothing was sent`,
       );
     }
     const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...settle.unsettled]);

@@ -48,7 +48,10 @@ const topup = (i: number): Record<string, unknown> => ({
   active: true,
 });
 
-/** 100k offers: accounts in JSON (40%) and CSV (10%), items in YAML (10%) and NDJSON (15%), top-ups in NDJSON (15%) and CSV (10%). */
+/**
+ * 100k offers: accounts in JSON (40%) and CSV (10%), items in YAML (10%) and NDJSON (15%), top-ups in NDJSON (15%) and
+ * CSV (10%).
+ */
 function writeMixed(dir: string, n: number): void {
   for (const d of ['accounts', 'items', 'top-ups', 'images']) mkdirSync(join(dir, d), { recursive: true });
   for (let p = 0; p < 3; p++) writeFileSync(join(dir, `images/p${p}.png`), makePng(16, 16, [p * 80, 100, 200]));
@@ -74,7 +77,8 @@ function writeMixed(dir: string, n: number): void {
   chunked(n * 0.1, (a, b, f) => {
     const docs = range(a, b).map(
       (k) =>
-        `- external_id: item-${k}\n  title: "Skin code ${k}"\n  price: ${500 + (k % 900)}\n  type: skin\n  stock: ${k % 7}\n`,
+        `- external_id: item-${k}\n  title: "Skin code ${k}"\n  price: ${500 + (k % 900)}\n  type: skin\n  stock: ` +
+        `${k % 7}\n`,
     );
     writeFileSync(join(dir, `items/y${f}.yaml`), docs.join(''));
   });
@@ -127,7 +131,9 @@ async function measureLoad(dir: string): Promise<void> {
     `expected no problems, got ${snap.problems.length}: ${JSON.stringify(snap.problems.slice(0, 3))}`,
   );
   process.stdout.write(
-    `load ${N / 1000}k offers: ${loadMs.toFixed(0)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms), peak RSS ${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the load), ${snap.files.length} files  [targets: 3000 ms, 300 MB]\n`,
+    `load ${N / 1000}k offers: ${loadMs.toFixed(0)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms), ` +
+      `peak RSS ${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the load), ` +
+      `${snap.files.length} files  [targets: 3000 ms, 300 MB]\n`,
   );
 }
 
@@ -179,13 +185,16 @@ try {
     times.push(performance.now() - t);
     check(
       res.changed.length === 10 && res.added.length === 0 && res.removed.length === 0,
-      `reload ${r}: expected 10 changed, got ${JSON.stringify({ a: res.added.length, c: res.changed.length, r: res.removed.length })}`,
+      `reload ${r}: expected 10 changed, got ` +
+        `${JSON.stringify({ a: res.added.length, c: res.changed.length, r: res.removed.length })}`,
     );
     check(res.snapshot.offers.length === FILES * 10, `reload ${r}: offer count ${res.snapshot.offers.length}`);
   }
   times.sort((a, b) => a - b);
   process.stdout.write(
-    `reload 1 changed file of ${FILES / 1000}k files (${(FILES * 10) / 1000}k offers): median ${times[10]!.toFixed(1)} ms, max ${times[times.length - 1]!.toFixed(1)} ms  [target: 50 ms]; full load of those ${load2Ms.toFixed(0)} ms\n`,
+    `reload 1 changed file of ${FILES / 1000}k files (${(FILES * 10) / 1000}k offers): median ` +
+      `${times[10]!.toFixed(1)} ms, max ${times[times.length - 1]!.toFixed(1)} ms  [target: 50 ms]; full load of ` +
+      `those ${load2Ms.toFixed(0)} ms\n`,
   );
 } catch (err) {
   if (!(err instanceof Done)) throw err;

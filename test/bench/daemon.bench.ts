@@ -69,10 +69,12 @@ try {
   latencies.sort((a, b) => a - b);
   const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!;
   console.log(
-    `saved file -> marketplace over ${SAMPLES} saves (debounce ${config.daemon.debounceMs} ms, ${OFFERS} items in the file):`,
+    `saved file -> marketplace over ${SAMPLES} saves (debounce ${config.daemon.debounceMs} ms, ${OFFERS} items in ` +
+      `the file):`,
   );
   console.log(
-    `  p50 ${p(0.5).toFixed(0)} ms, p95 ${p(0.95).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms (goal p95 < 1000 ms)`,
+    `  p50 ${p(0.5).toFixed(0)} ms, p95 ${p(0.95).toFixed(0)} ms, max ${latencies.at(-1)!.toFixed(0)} ms (goal p95 ` +
+      `< 1000 ms)`,
   );
 
   sandbox.resetCounters();

@@ -122,7 +122,8 @@ clearInterval(sampler);
 const updates = p.actions.filter((a) => a.type === 'update').length;
 const expected = Math.ceil(N / 100);
 console.log(
-  `plan ${N} offers, 1% changed: ${((cpu.user + cpu.system) / 1000) | 0} ms CPU, ${wall | 0} ms wall, peak RSS ${(peak / 2 ** 20) | 0} MB (inputs alone: ${(rssBefore / 2 ** 20) | 0} MB)`,
+  `plan ${N} offers, 1% changed: ${((cpu.user + cpu.system) / 1000) | 0} ms CPU, ${wall | 0} ms wall, peak RSS ` +
+    `${(peak / 2 ** 20) | 0} MB (inputs alone: ${(rssBefore / 2 ** 20) | 0} MB)`,
 );
 console.log(`updates planned: ${updates} (expected ${expected}); goal: < 2000 ms CPU, < 300 MB RSS`);
 if (updates !== expected) {

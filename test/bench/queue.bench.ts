@@ -109,7 +109,8 @@ async function run(s: Scenario): Promise<boolean> {
   const ok = ratio <= s.maxRatio && after === 0 && counts.ok === N;
   process.stdout.write(
     `${s.name}: ${N} requests at ${R}/s\n` +
-      `  sent ${st.requests}, 429s ${counts.limited} (at request #${counts.limitedAt.slice(0, 5).join(', #') || '-'}), retries ${st.retries}\n` +
+      `  sent ${st.requests}, 429s ${counts.limited} (at request ` +
+      `#${counts.limitedAt.slice(0, 5).join(', #') || '-'}), retries ${st.retries}\n` +
       `  wall ${(wallMs / 1000).toFixed(2)} s, requests/R ${(ideal / 1000).toFixed(2)} s\n` +
       `  requests/R ratio ${ratio.toFixed(3)} (goal <= ${s.maxRatio})\n` +
       `  429 after first ${after} (goal 0; ${inFlight} more were already in flight)\n` +

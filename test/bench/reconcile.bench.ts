@@ -205,17 +205,22 @@ try {
   const config_ =
     clientRate !== undefined ? `ratePerSec ${clientRate}` : RATE > 0 ? 'the default configuration' : 'no pacing';
   console.log(
-    `reconcile ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ${shape.images} images), ${config_}, sandbox ${limit}${COUNTS_ONLY ? ', bulk answers with counts only' : ''}:`,
+    `reconcile ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ` +
+      `${shape.images} images), ${config_}, sandbox ${limit}${COUNTS_ONLY ? ', bulk answers with counts only' : ''}:`,
   );
   const first = await runOnce();
   const c1 = await counters(sandbox.url);
   const minimum = 3 /* one page per empty list */ + N + shape.images;
   console.log(
-    `  first sync: outcome ${first.outcome}; requests ${c1.total}, fair minimum ${minimum}: ratio ${(c1.total / minimum).toFixed(3)} (goal 1.00)`,
+    `  first sync: outcome ${first.outcome}; requests ${c1.total}, fair minimum ${minimum}: ratio ` +
+      `${(c1.total / minimum).toFixed(3)} (goal 1.00)`,
   );
   if (RATE > 0)
     console.log(
-      `    wall ${first.wall.toFixed(1)} s; requests/R ${(c1.total / RATE).toFixed(1)} s: ratio ${(first.wall / (c1.total / RATE)).toFixed(3)} (goal <= 1.10); 429 answers: ${c1.rateLimited} (goal <= ${HEADERS === 'none' ? 5 : 1}); rate at the end ${first.rate.currentRate.toFixed(1)}/s (advertised ${first.rate.advertisedRate ?? '-'}, hold ${first.rate.holdRate?.toFixed(1) ?? '-'})`,
+      `    wall ${first.wall.toFixed(1)} s; requests/R ${(c1.total / RATE).toFixed(1)} s: ratio ` +
+        `${(first.wall / (c1.total / RATE)).toFixed(3)} (goal <= 1.10); 429 answers: ${c1.rateLimited} (goal <= ` +
+        `${HEADERS === 'none' ? 5 : 1}); rate at the end ${first.rate.currentRate.toFixed(1)}/s (advertised ` +
+        `${first.rate.advertisedRate ?? '-'}, hold ${first.rate.holdRate?.toFixed(1) ?? '-'})`,
     );
   else console.log(`    wall ${first.wall.toFixed(1)} s (${(c1.total / first.wall).toFixed(0)} requests/s)`);
   if (first.outcome !== 'converged') failed = true;
@@ -232,7 +237,9 @@ try {
   const editLimited = c2.rateLimited - c1.rateLimited;
   const editRequests = c2.total - c1.total - editLimited;
   console.log(
-    `  edit run (${edit.changes} changed, ${edit.removals} removed): outcome ${second.outcome}; requests ${editRequests} answered, fair minimum ${edit.minimum}: ratio ${(editRequests / edit.minimum).toFixed(3)} (goal 1.00); plus ${editLimited} answered 429; ${second.wall.toFixed(1)} s`,
+    `  edit run (${edit.changes} changed, ${edit.removals} removed): outcome ${second.outcome}; requests ` +
+      `${editRequests} answered, fair minimum ${edit.minimum}: ratio ${(editRequests / edit.minimum).toFixed(3)} ` +
+      `(goal 1.00); plus ${editLimited} answered 429; ${second.wall.toFixed(1)} s`,
   );
   if (second.outcome !== 'converged' || editRequests !== edit.minimum) {
     failed = true;
@@ -244,7 +251,8 @@ try {
   const noopLimited = c3.rateLimited - c2.rateLimited;
   const noop = c3.total - c2.total - noopLimited;
   console.log(
-    `  no-op run: ${noop} requests answered, list pages ${pages} (goal: equal), plus ${noopLimited} answered 429; ${third.wall.toFixed(1)} s, outcome ${third.outcome}`,
+    `  no-op run: ${noop} requests answered, list pages ${pages} (goal: equal), plus ${noopLimited} answered 429; ` +
+      `${third.wall.toFixed(1)} s, outcome ${third.outcome}`,
   );
   if (noop !== pages) {
     failed = true;

@@ -41,7 +41,7 @@ describe('offersync validate', () => {
     expect(c.out()).not.toContain('\x1b[');
   });
 
-  it('takes the directory from catalogue.dir of --config (relative to the config file) when none is given', async () => {
+  it('takes the directory from catalogue.dir of --config (relative to that file) when none is given', async () => {
     const dir = tmpCatalogue({ 'items/ok.yaml': fixture('good-items.yaml') });
     const cfgDir = mkdtempSync(join(tmpdir(), 'offersync-validate-cfg-'));
     writeFileSync(join(cfgDir, 'offersync.yaml'), `catalogue:\n  dir: ${dir}\n`);
@@ -66,7 +66,8 @@ describe('offersync validate', () => {
       'accounts/a.json\n  error   accounts/a.json:2:58 /0/price  [p-neg] price: must be greater than zero, got -5\n',
     );
     expect(out).toContain(
-      'items/bad.json  (quarantined: its offers are neither updated nor archived)\n  error   items/bad.json:3:41  not valid JSON',
+      'items/bad.json  (quarantined: its offers are neither updated nor archived)\n  error   items/bad.json:3:41  ' +
+        'not valid JSON',
     );
     expect(out).toMatch(/valid offers: 1 account, 2 items, 0 top-ups/);
     expect(out).toMatch(/4 errors, 0 warnings, 1 quarantined file, 3 invalid offers/);
@@ -112,9 +113,12 @@ describe('offersync validate', () => {
     expect(c.out()).toBe(
       [
         'accounts/eu.json:3:13: error: [j-1] price: must be greater than zero, got -1 (/0/price)',
-        "items/a.ndjson:2:42: error: [n-2] price: expected integer cents (1999) or a decimal amount in major units (19.99), got 'x'",
-        "items/b.yaml:4:12: error: [y-1] price: expected integer cents (1999) or a decimal amount in major units (19.99), got 'nope' (/offers/0/price)",
-        "top-ups/c.csv:2:10: error: [c-1] price: expected integer cents (1999) or a decimal amount in major units (19.99), got 'abc'",
+        'items/a.ndjson:2:42: error: [n-2] price: expected integer cents (1999) or a decimal amount in major units ' +
+          "(19.99), got 'x'",
+        'items/b.yaml:4:12: error: [y-1] price: expected integer cents (1999) or a decimal amount in major units ' +
+          "(19.99), got 'nope' (/offers/0/price)",
+        'top-ups/c.csv:2:10: error: [c-1] price: expected integer cents (1999) or a decimal amount in major units ' +
+          "(19.99), got 'abc'",
         '',
       ].join('\n'),
     );
@@ -126,7 +130,8 @@ describe('offersync validate', () => {
     expect(await validate.run([dir, '--format', 'github'], c)).toBe(1);
     const base = dir.split('/').pop();
     expect(c.out()).toBe(
-      `::error file=${base}/items/a.csv,line=2,col=9,title=offersync item a%2C1::[a,1] price: must be greater than zero, got 0\n`,
+      `::error file=${base}/items/a.csv,line=2,col=9,title=offersync item a%2C1::[a,1] price: must be greater than ` +
+        `zero, got 0\n`,
     );
     await expect(validate.run([dir, '--format', 'xml'], io())).rejects.toThrow(/--format must be one of/);
   });

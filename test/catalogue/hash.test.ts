@@ -40,10 +40,12 @@ describe('offer hash', () => {
         external_id: 'h-ndjson',
       })}\n`,
       'accounts/three.csv':
-        'title,price,external_id,current_rank,current_division,champions,level,credentials.login,credentials.password,images,parameters.level,parameters.note\r\n' +
+        'title,price,external_id,current_rank,current_division,champions,level,' +
+        'credentials.login,credentials.password,images,parameters.level,parameters.note\r\n' +
         'Gold,1999,h-csv,GOLD,II,Ahri|Lux,30,l,p,images/a.png,30,x\r\n',
       'accounts/four.yaml':
-        'external_id: h-yaml\nprice: "19.99"\ntitle: Gold\nrank: gold_2\nchampions: [Ahri, Lux]\nlevel: 30\ncredentials:\n  login: l\n  password: p\nimages:\n  - images/a.png\ngame_data:\n  level: 30\n  note: x\n',
+        'external_id: h-yaml\nprice: "19.99"\ntitle: Gold\nrank: gold_2\nchampions: [Ahri, Lux]\nlevel: ' +
+        '30\ncredentials:\n  login: l\n  password: p\nimages:\n  - images/a.png\ngame_data:\n  level: 30\n  note: x\n',
     };
     const s = await load(tmpCatalogue(files));
     expect(s.problems).toEqual([]);
@@ -63,7 +65,8 @@ describe('offer hash', () => {
     const b = await load(
       tmpCatalogue({
         'items/y.json':
-          '[\n    {\n      "type": "skin",\n      "stock": "2",\n      "price": 100,\n      "title": "T",\n      "external_id": "x"\n    }\n]\n',
+          '[\n    {\n      "type": "skin",\n      "stock": "2",\n      "price": 100,\n      "title": "T",\n      ' +
+          '"external_id": "x"\n    }\n]\n',
       }),
     );
     expect(a.offers[0]!.hash).toBe(b.offers[0]!.hash);

@@ -93,7 +93,7 @@ describe('CSV as spreadsheets write it', () => {
     expect(errors(s)[0]!.message).toMatch(/decimal comma: expected integer cents \(1999\) or 19,99 or 1\.299,00/);
   });
 
-  it('settings: catalogue.csv.delimiter and decimalMark override detection (the sep= line overrides both)', async () => {
+  it('catalogue.csv.delimiter and decimalMark override detection (the sep= line overrides both)', async () => {
     const dir = tmpCatalogue({
       'items/a.csv': 'external_id;title;price\na-1;One;24,99\n',
       'items/b.csv': 'sep=,\nexternal_id,title,price\nb-1,Two,1999\n',

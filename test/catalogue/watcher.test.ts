@@ -41,7 +41,7 @@ function collector(w: CatalogueWatcher): { batches: FileChanges[]; next(timeoutM
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('watchCatalogue', () => {
-  it('a burst of 200 writes is one batch; then changed, removed, renamed and ignored files are reported right', async () => {
+  it('200 writes are one batch; then changed, removed, renamed and ignored files are reported right', async () => {
     const dir = tmpCatalogue({
       'items/keep.ndjson': '{}\n',
       'items/edit.ndjson': '{}\n',

@@ -61,7 +61,8 @@ beforeAll(async () => {
   for (const sub of ['accounts', 'items', 'top-ups']) mkdirSync(join(dir, 'catalogue', sub), { recursive: true });
   writeFileSync(
     join(dir, 'offersync.yaml'),
-    `baseUrl: ${sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\nrateLimit:\n  ratePerSec: 400\n  burst: 50\nbulk:\n  removeSize: 4\n  topUpUpdateSize: 4\n`,
+    `baseUrl: ${sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\nrateLimit:\n  ` +
+      `ratePerSec: 400\n  burst: 50\nbulk:\n  removeSize: 4\n  topUpUpdateSize: 4\n`,
   );
 });
 

@@ -90,7 +90,8 @@ afterAll(async () => {
 });
 
 describe('offersync daemon', () => {
-  it('reconciles at start and on every saved file, serves health and metrics, and stops cleanly on SIGTERM', async () => {
+  it('reconciles at start and on every saved file, serves health and metrics, and stops cleanly on ' +
+    'SIGTERM', async () => {
     const d = startDaemon();
     let second: ReturnType<typeof startDaemon> | undefined;
     try {

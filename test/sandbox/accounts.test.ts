@@ -182,7 +182,7 @@ describe('accounts', () => {
     expect(sb().dump().accounts[0]).toMatchObject({ previous_rank: 'bronze', previous_division: 'II' });
   });
 
-  it('maps parameters (and game_data) into the public fields; top-level fields win; echoes them as game_data', async () => {
+  it('maps parameters (and game_data) into public fields; top-level fields win; echoes them as game_data', async () => {
     const parameters = {
       rank: 'gold_2',
       flex_rank: 'Silver III',

@@ -54,7 +54,8 @@ describe('bad input', () => {
 
   it('survives odd identifiers and huge numbers', async () => {
     await api('POST', '/api/v1/accounts', account('odd', { external_id: 'a b/c?d' }));
-    const odd = await api('GET', `/api/v1/accounts/${encodeURIComponent('a b/c?d')}`); // URL-encoded identifiers are decoded
+    // URL-encoded identifiers are decoded.
+    const odd = await api('GET', `/api/v1/accounts/${encodeURIComponent('a b/c?d')}`);
     expect(odd.body.external_id).toBe('a b/c?d');
     expect((await api('GET', '/api/v1/accounts/99999999999999999999999')).status).toBe(404);
     expect((await api('POST', '/api/v1/accounts', account(3, { price: 1e300 }))).status).toBe(422);

@@ -23,7 +23,7 @@ describe('Idempotency-Key on creates (representation.idempotencyKeys)', () => {
     expect(other.body.message).toMatch(/Idempotency-Key/);
   });
 
-  it('keeps the answer of a create whose response was lost, so the retry is answered without a second offer', async () => {
+  it('keeps the answer of a create whose response was lost: the retry is answered without a second offer', async () => {
     sb().reset();
     sb().setRepresentation({ idempotencyKeys: true });
     sb().setFaults({ lostResponseRate: 1, seed: 3 });

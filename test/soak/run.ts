@@ -26,7 +26,8 @@ const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.r
 const bin = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
 const built = existsSync(fileURLToPath(new URL('../../dist/cli/entry.js', import.meta.url)));
 process.stdout.write(
-  `soak: ${seconds} s, seed ${seed} (repeat with --seed ${seed}), ${built ? 'dist/ (npm run build)' : 'the sources through tsx'}\n`,
+  `soak: ${seconds} s, seed ${seed} (repeat with --seed ${seed}), ` +
+    `${built ? 'dist/ (npm run build)' : 'the sources through tsx'}\n`,
 );
 const t0 = Date.now();
 const r = await runSoak({
@@ -41,7 +42,8 @@ process.stdout.write(`\nsoak finished in ${Math.round((Date.now() - t0) / 1000)}
 for (const [what, n] of Object.entries(r.counts)) process.stdout.write(`  ${what.padEnd(38)} ${n}\n`);
 if (r.violations.length === 0) {
   process.stdout.write(
-    '\nno violation: remote = catalogue minus sold, no duplicate, every offer mapped, journal settled, a further reconcile wrote nothing\n',
+    '\nno violation: remote = catalogue minus sold, no duplicate, every offer mapped, journal settled, a further ' +
+      'reconcile wrote nothing\n',
   );
 } else {
   process.stdout.write(`\n${r.violations.length} violation(s):\n`);

@@ -452,7 +452,8 @@ function checkState(statePath: string, dump: Dump, files: readonly CatalogueFile
           const rec = byKey.get(`${kind}:${o.externalId}`);
           if (rec?.remoteId !== remote.get(o.externalId))
             out.push(
-              `${kind} ${o.externalId} is mapped to ${rec?.remoteId}, the marketplace has it as ${remote.get(o.externalId)}`,
+              `${kind} ${o.externalId} is mapped to ${rec?.remoteId}, the marketplace has it as ` +
+                `${remote.get(o.externalId)}`,
             );
         }
     }

@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 describe('writer lease', () => {
-  it('is taken when free, refused to a second holder with who holds it and until when, and renewed by its holder', () => {
+  it('is taken when free, refused to a second holder (saying who holds it, until when), renewed by its holder', () => {
     let now = 1_000_000;
     const store = openStateStore(':memory:', { now: () => now });
     expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true, expiresAt: 1_000_000 + TTL });

@@ -280,7 +280,7 @@ describe('reconcile against the sandbox', () => {
     expect(Object.keys(requestsByRoute(h.sandbox)).filter((r) => r.startsWith('POST'))).toEqual([]);
   });
 
-  it('stops before the first write when it would archive too many, and goes through with --allow-mass-archive', async () => {
+  it('stops before the first write when it would archive too many; --allow-mass-archive goes through', async () => {
     h = await createHarness();
     seed(h, 30);
     await h.reconcile();
@@ -380,7 +380,7 @@ describe('reconcile against the sandbox', () => {
     expect(h.writes()).toBe(0);
   });
 
-  it('an account PATCH probe that fails with a 5xx does not stall the other updates (regression: waiters looped)', async () => {
+  it('an account PATCH probe failing with a 5xx does not stall other updates (regression: waiters loop)', async () => {
     h = await createHarness();
     seed(h, 3);
     await h.reconcile();
