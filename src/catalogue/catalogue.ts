@@ -1,6 +1,6 @@
 // The catalogue: reads the seller's directory into canonical DesiredOffers with every problem addressed,
 // keeps each file's result so that a change re-parses only that file, and tells which offers changed.
-// Identity (DESIGN.md decision 1) and safety (decision 5) rules live here: duplicates are errors at every
+// Identity and safety rules (docs/architecture.md, Identity and Guard) live here: duplicates are errors at every
 // place; a file that cannot be read whole, or holds a record without identity, is quarantined.
 import { realpath } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
@@ -72,7 +72,7 @@ export interface ReloadResult {
 interface Entry {
   readonly kind: OfferKind;
   readonly externalId: string;
-  /** Conflict group: kind and external_id in lower case (decision 1). */
+  /** Conflict group: kind and external_id in lower case (docs/architecture.md, Identity). */
   readonly group: string;
   readonly key: string;
   readonly offer?: DesiredOffer;

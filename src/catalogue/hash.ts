@@ -1,5 +1,6 @@
-// Content hash of an offer: sha256 over canonical JSON (sorted keys, fixed order of the parts), so that key order
-// and formatting of the file never change it. Credentials enter only as a keyed HMAC, so they can be compared, never stored.
+// Content hash of an offer: sha256 over canonical JSON (sorted keys, fixed order of the parts), so that key order and
+// formatting of the file never change it. Credentials enter only as a keyed HMAC, so they can be compared, never
+// stored.
 import { createHash, hash as oneShotHash } from 'node:crypto';
 
 export function canonicalJson(value: unknown): string {

@@ -1,4 +1,4 @@
-// Prices to integer cents (DESIGN.md decision 7): an integer is cents; a number with a fraction, or a string
+// Prices to integer cents (docs/architecture.md, Prices): an integer is cents; a number with a fraction, or a string
 // with a decimal point, is in major units and becomes round(x * 100). A plain integer string is cents.
 // In a CSV file whose decimal mark is a comma (semicolon and tab files as European spreadsheets write them),
 // a string with a decimal comma is in major units too: '24,99', '1.299,00' (points group thousands there).

@@ -1,6 +1,6 @@
 // Lists the offer files of a catalogue directory. Follows symlinks only while they stay inside the
 // catalogue, never loops, and says whether the listing is complete: a folder that could not be read
-// means "unknown", never "empty" (DESIGN.md decision 5).
+// means "unknown", never "empty" (docs/architecture.md, Guard).
 import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';

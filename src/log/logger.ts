@@ -1,4 +1,4 @@
-// pino JSON lines on stderr, with every place a secret can hide redacted (DESIGN.md decision 16).
+// pino JSON lines on stderr, with every place a secret can hide redacted (docs/architecture.md, Secrets).
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };

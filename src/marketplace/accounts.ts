@@ -1,5 +1,5 @@
-// Account offers: the shared offer calls, plus archive (DELETE) and bulk-remove. PATCH /accounts/{id} is
-// served by the marketplace though the document does not list it; the executor probes it (decision 11).
+// Account offers: the shared offer calls, plus archive (DELETE) and bulk-remove. PATCH /accounts/{id} is served by the
+// marketplace though the document does not list it; the executor probes it (docs/architecture.md, Capabilities).
 import { DecodeError, decodeInteger, decodeResponse, decodeString, isRecord } from './decode.ts';
 import { offerPathById } from './identifiers.ts';
 import type { AccountResource, BulkRemoveResult, CallOptions, Identifier } from './marketplace-client.ts';

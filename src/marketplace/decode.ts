@@ -1,4 +1,4 @@
-// Tolerant decoding (DESIGN.md decision 8), pure: liberal about representation (bare or `data`-wrapped,
+// Tolerant decoding (docs/architecture.md, Decoding), pure: liberal about representation (bare or `data`-wrapped,
 // numeric strings, ISO / epoch / SQL timestamps, `{slug, name}` where a string is documented), strict about
 // shape: a body that is not the object asked for is a DecodeError, which callers turn into a BadResponse.
 import { BadResponseError } from './errors.ts';

@@ -1,4 +1,4 @@
-// DESIGN.md decision 1: find an offer by the seller's external_id without ever taking a wrong answer for
+// docs/architecture.md, Identity: find an offer by the seller's external_id without ever taking a wrong answer for
 // the right one, and without ever taking an unknown for "not there".
 import { DecodeError, decodeOffer, unwrapSingle } from './decode.ts';
 import {

@@ -1,4 +1,4 @@
-// Paths of offers and images, and DESIGN.md decision 1: a server cannot tell an all-digit external_id from
+// Paths of offers and images, and docs/architecture.md, Identity: a server cannot tell an all-digit external_id from
 // an id, so such an external_id never goes into a path.
 import type { Identifier, ResourceKind } from './marketplace-client.ts';
 

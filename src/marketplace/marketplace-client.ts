@@ -4,7 +4,7 @@
 export const RESOURCE_KINDS = ['accounts', 'items', 'top-ups'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
-/** An offer as the marketplace returned it, decoded tolerantly (DESIGN.md decision 8). */
+/** An offer as the marketplace returned it, decoded tolerantly (docs/architecture.md, Decoding). */
 export interface RemoteOffer {
   readonly id: number;
   readonly externalId: string;
@@ -91,7 +91,7 @@ export interface OfferResource {
   /** Pages in order; throws on a failed page (the caller marks its snapshot incomplete). */
   list(opts?: ListOptions): AsyncIterable<ListPage<RemoteOffer>>;
   /**
-   * DESIGN.md decision 1: GET by external_id only when it is not all digits and the answer really is that
+   * docs/architecture.md, Identity: GET by external_id only when it is not all digits and the answer really is that
    * offer; otherwise the list (filter where honoured, checked, else a paged scan). null only on a definite
    * "not there"; a 401, 5xx or timeout throws.
    */

@@ -1,5 +1,5 @@
 // The fields the API document gives each kind of offer (request and response), with the type it gives them.
-// Decoding keeps these when echoed and ignores every other field (DESIGN.md decision 8). Credentials are
+// Decoding keeps these when echoed and ignores every other field (docs/architecture.md, Decoding). Credentials are
 // deliberately absent: a server that echoed them must not get them into state, logs or reports.
 import type { ResourceKind } from './marketplace-client.ts';
 

@@ -25,7 +25,8 @@ export class HttpOfferResource implements OfferResource {
   protected decodeOne = (body: unknown): RemoteOffer => decodeOffer(this.kind, unwrapSingle(body));
 
   async create(body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer> {
-    // Not idempotent: a blind retry after an unknown outcome could list the offer twice (decision 13).
+    // Not idempotent: a blind retry after an unknown outcome could list the offer twice (docs/architecture.md,
+    // Journal).
     const res = await this.ctx.transport.send({
       method: 'POST',
       path: collectionPath(this.kind),
@@ -87,7 +88,7 @@ export class HttpOfferResource implements OfferResource {
     return findByExternalId(this.ctx, this.kind, externalId, opts);
   }
 
-  /** The marketplace id of an identifier: a lookup for an external_id (decision 1: paths carry ids). */
+  /** The marketplace id of an identifier, looked up for an external_id (docs/architecture.md, Identity). */
   protected async idOf(identifier: Identifier, opts?: CallOptions): Promise<number> {
     return isById(identifier) ? identifier.id : (await this.requireByExternalId(identifier.externalId, opts)).id;
   }

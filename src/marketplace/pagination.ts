@@ -1,4 +1,4 @@
-// Walks a list endpoint page by page (DESIGN.md decision 9): links.next when the server gives it, else
+// Walks a list endpoint page by page (docs/architecture.md, Lists): links.next when the server gives it, else
 // meta.current_page/last_page, else until a short page. A walk that would not end is an error, never a loop.
 import { decodeListBody, decodeResponse } from './decode.ts';
 import { PaginationError } from './errors.ts';

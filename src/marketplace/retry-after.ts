@@ -1,4 +1,4 @@
-// How long a 429 asks us to wait (DESIGN.md decision 12). Pure: `now` is passed in, so tables can test it.
+// How long a 429 asks us to wait (docs/architecture.md, Queue). Pure: `now` is passed in, so tables can test it.
 
 /** Above this a reset value is an epoch (seconds, or ms above EPOCH_MS_FLOOR); below, seconds from now. */
 const EPOCH_SECONDS_FLOOR = 1e9;

@@ -1,4 +1,4 @@
-// The rate-aware request queue (DESIGN.md decision 12): every marketplace request goes through `schedule`,
+// The rate-aware request queue (docs/architecture.md, Queue): every marketplace request goes through `schedule`,
 // which waits for a token, respects priority, retries what is safe to retry, and on a 429 pauses the whole
 // queue and lowers the rate (AIMD).
 //

@@ -1,6 +1,6 @@
 // The hook the marketplace client sends every request through. Declared here structurally identical to
 // RequestScheduler / RequestMeta in src/marketplace/marketplace-client.ts: queue and marketplace never
-// import each other (DESIGN.md layout), and TypeScript matches the two by shape.
+// import each other (docs/architecture.md, Layers), and TypeScript matches the two by shape.
 
 export interface RequestMeta {
   readonly method: string;

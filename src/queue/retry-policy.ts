@@ -35,7 +35,7 @@ export function classify(error: unknown, meta: Pick<RequestMeta, 'idempotent'>):
     };
   }
   if (flags.outcomeUnknown === true && !meta.idempotent) {
-    // DESIGN.md decision 13: the executor looks by GET before it creates again.
+    // docs/architecture.md, Journal: the executor looks by GET before it creates again.
     return { retry: false, reason: 'outcome unknown on a non-idempotent request', rateLimited: false };
   }
   return {

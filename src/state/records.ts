@@ -21,7 +21,7 @@ export interface OfferRecord {
   readonly managed: boolean;
   /** Catalogue-relative file the offer last came from; used to quarantine offers of a file that fails to parse. */
   readonly sourceFile: string | null;
-  /** Fields the server stores differently from what was sent (DESIGN.md decision 18). */
+  /** Fields the server stores differently from what was sent (docs/architecture.md, Three-way diff). */
   readonly lossyFields: readonly string[];
   /** Epoch ms. */
   readonly updatedAt: number;
@@ -40,7 +40,7 @@ export type JournalState = (typeof JOURNAL_STATES)[number];
 export const JOURNAL_OPS = ['create', 'update', 'archive', 'bulk-remove', 'bulk-update', 'upload', 'recreate'] as const;
 export type JournalOp = (typeof JOURNAL_OPS)[number];
 
-/** One write, recorded before its request goes out (DESIGN.md decision 14). */
+/** One write, recorded before its request goes out (docs/architecture.md, Journal). */
 export interface JournalEntry {
   readonly id: number;
   readonly runId: string;

@@ -1,4 +1,4 @@
-// The state db on better-sqlite3 (DESIGN.md decisions 14, 16, 17): WAL, file mode 0600, migrations on
+// The state db on better-sqlite3 (docs/architecture.md: Journal, Secrets, Lease): WAL, file mode 0600, migrations on
 // open, every statement compiled once by kysely and prepared once. Synchronous, like better-sqlite3.
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
@@ -48,7 +48,7 @@ export interface OpenStateStoreOptions {
 
 export const DEFAULT_KEEP_RUNS = 200;
 
-/** Owner read/write only: the db holds HMACs, ids and the seller's catalogue data (decision 16). */
+/** Owner read/write only: the db holds HMACs, ids and the seller's catalogue data (docs/architecture.md, Secrets). */
 const FILE_MODE = 0o600;
 
 export function openStateStore(path: string, opts: OpenStateStoreOptions = {}): SqliteStateStore {
@@ -90,7 +90,8 @@ export class SqliteStateStore implements StateStore {
     try {
       db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
       db.pragma('journal_mode = WAL');
-      // NORMAL is safe against a killed process in WAL mode (decision 14); only a power cut can lose the last commits.
+      // NORMAL is safe against a killed process in WAL mode (docs/architecture.md, Journal); only a power cut can lose
+      // the last commits.
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       this.migrations = migrate(db, path);

@@ -67,7 +67,7 @@ export interface StateStore {
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
 
-  // the writer lease (DESIGN.md decision 17); writer-lease.ts builds waiting and the heartbeat on these two
+  // the writer lease (docs/architecture.md, Lease); writer-lease.ts builds waiting and the heartbeat on these two
   /**
    * Takes or renews the lease for ttlMs; refused while another holder's lease is unexpired, unless that
    * holder is `takeOverFrom` (a holder proven dead). Judged by the store's own clock.

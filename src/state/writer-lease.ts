@@ -1,4 +1,4 @@
-// The writer lease (DESIGN.md decision 17): one writer per state db. It is held under a random instance id,
+// The writer lease (docs/architecture.md, Lease): one writer per state db. It is held under a random instance id,
 // renewed by a heartbeat every ttl/3 and expires on its own, so a killed holder locks nobody out for longer
 // than the TTL. Waiting for it (the daemon, --lock-timeout) and noticing its loss (a stalled heartbeat) live
 // here; the store only answers "yours until T" or "held by X until T".
@@ -114,7 +114,7 @@ function hold(store: LeaseStore, claim: LeaseClaim, opts: WriterLeaseOptions): H
   };
 }
 
-/** This process as a lease holder: a new random id every time (never pid@host, DESIGN.md decision 17). */
+/** This process as a lease holder: a new random id every time (never pid@host; docs/architecture.md, Lease). */
 export function localClaim(): LeaseClaim {
   return { holder: randomUUID(), pid: process.pid, hostname: hostname(), scope: localScope() };
 }

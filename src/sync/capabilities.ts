@@ -1,5 +1,5 @@
 // Routes and body shapes the API document does not promise: learnt by trying, remembered in the state db
-// (docs/architecture.md, "Capabilities"). The planner routes by what is known; the executor's CapabilityGate
+// (docs/architecture.md, Capabilities). The planner routes by what is known; the executor's CapabilityGate
 // learns what is not.
 import type { CapabilityRecord } from '../state/records.ts';
 import { statusOf } from './errors.ts';

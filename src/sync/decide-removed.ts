@@ -1,5 +1,5 @@
 // Planning, stage 2 for an offer the catalogue no longer wants: archive what offersync owns, leave the rest,
-// saying why (docs/architecture.md, "Ownership" and "Guard").
+// saying why (docs/architecture.md, Ownership and Guard).
 import { isLocked } from './locked-status.ts';
 import type { MatchedOffer } from './match.ts';
 import type { ArchiveAction, NoopAction, NoopReason } from './plan.ts';

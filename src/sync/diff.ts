@@ -1,5 +1,5 @@
 // The three-way field diff, as kubectl apply does it: desired (catalogue) vs last applied (state) vs live
-// (marketplace). See docs/architecture.md, "Three-way diff".
+// (marketplace). See docs/architecture.md, Three-way diff.
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { sameValue } from './canonical-json.ts';
 import { fieldNames, type OfferFields } from './offer-fields.ts';

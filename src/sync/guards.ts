@@ -1,4 +1,4 @@
-// The mass-archive guard (DESIGN.md decision 5): like rclone's --max-delete, checked before the first write.
+// The mass-archive guard (docs/architecture.md, Guard): like rclone's --max-delete, checked before the first write.
 import type { GuardVerdict } from './plan.ts';
 
 export interface GuardOptions {

@@ -1,5 +1,5 @@
 // Remote states the marketplace owns: an offer in one of them is never updated, archived or re-created
-// (docs/architecture.md, "Ownership").
+// (docs/architecture.md, Ownership).
 export const LOCKED_STATUSES = ['sold', 'refunded', 'processing'] as const;
 export type LockedStatus = (typeof LOCKED_STATUSES)[number];
 

@@ -1,4 +1,4 @@
-// Reads the marketplace's side of a run (DESIGN.md decisions 9 and 10) before anything is written.
+// Reads the marketplace's side of a run (docs/architecture.md, Lists) before anything is written.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';

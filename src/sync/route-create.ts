@@ -1,6 +1,6 @@
 // The create route: look first when the plan says so, journal the create, and after a 409 or an unknown
 // outcome look the offer up by external_id before any retry, so an offer is never listed twice
-// (docs/architecture.md, "Journal"). An offer found already there is adopted and patched to match.
+// (docs/architecture.md, Journal). An offer found already there is adopted and patched to match.
 import type { DesiredOffer } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { diffFields, liveFieldsOf } from './diff.ts';

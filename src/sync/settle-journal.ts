@@ -1,4 +1,4 @@
-// DESIGN.md decision 14: at start, writes a crash left unfinished are settled by reading the remote before any
+// docs/architecture.md, Journal: at start, writes a crash left unfinished are settled by reading the remote before any
 // new write. A create that did land is adopted (never created twice); one that did not is forgotten, and the
 // plan creates it. Other writes need nothing: the fresh snapshot shows what they did.
 import type { OfferKind } from '../catalogue/desired-offer.ts';

@@ -1,5 +1,5 @@
 // sold.jsonl beside the state db: one line per offer the marketplace sold or refunded, so the seller's
-// inventory scripts can learn about the sale (DESIGN.md decision 6). Rotated so that months of sales stay
+// inventory scripts can learn about the sale (docs/architecture.md, Ownership). Rotated so that months of sales stay
 // bounded: past SOLD_LOG_MAX_BYTES the file becomes sold.jsonl.1 (replacing the one before) and a new one starts.
 import { appendFileSync, renameSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';

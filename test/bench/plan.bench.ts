@@ -1,4 +1,5 @@
-// Plan for 100k offers with 1% changed: CPU time and peak RSS (DESIGN.md: under 2 s CPU, under 300 MB RSS).
+// Plan for 100k offers with 1% changed: CPU time and peak RSS (docs/architecture.md, Figures: under 2 s CPU, under 300
+// MB RSS).
 import type { DesiredAccount, DesiredItem, DesiredOffer, DesiredTopUp } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';

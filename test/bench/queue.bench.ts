@@ -1,4 +1,4 @@
-// The request queue against a server that enforces R requests/s (DESIGN.md Figures: wall time within 10% of
+// The request queue against a server that enforces R requests/s (docs/architecture.md, Figures: wall time within 10% of
 // requests / R, no 429 after the first). A local node:http server on 127.0.0.1 runs a token bucket (as the
 // sandbox does) and answers 429 with Retry-After in whole seconds; N requests go through RequestQueue at
 // rate R. Exits non-zero when a figure misses its goal. BENCH_QUEUE_RATE and BENCH_QUEUE_SECONDS (the

@@ -12,7 +12,7 @@ const account = (extra: Record<string, unknown>) =>
     'accounts/a.json',
   );
 
-describe('price (DESIGN.md decision 7)', () => {
+describe('price (docs/architecture.md, Prices)', () => {
   it.each([
     [1999, 1999],
     [19.99, 1999],

@@ -1,7 +1,7 @@
-// kill -9 at random moments (DESIGN.md decision 14): a bounded loop of 20 rounds runs `offersync reconcile` as a
-// child process against a sandbox on 127.0.0.1, kills it with SIGKILL after a random delay, and alternates the
-// catalogue between two versions. A last, uninterrupted run must converge: remote == catalogue, no
-// external_id twice, the state maps every offer.
+// kill -9 at random moments (docs/architecture.md, Journal): a bounded loop of 20 rounds runs `offersync reconcile` as
+// a child process against a sandbox on 127.0.0.1, kills it with SIGKILL after a random delay, and alternates the
+// catalogue between two versions. A last, uninterrupted run must converge: remote == catalogue, no external_id twice,
+// the state maps every offer.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

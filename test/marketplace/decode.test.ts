@@ -1,4 +1,4 @@
-// Tolerant decoding (DESIGN.md decision 8): every accepted form, and the refusals.
+// Tolerant decoding (docs/architecture.md, Decoding): every accepted form, and the refusals.
 import { describe, expect, it } from 'vitest';
 import {
   DecodeError,

@@ -55,7 +55,7 @@ describe('faults', () => {
   });
 });
 
-describe('routes a marketplace may not serve (DESIGN.md decision 11)', () => {
+describe('routes a marketplace may not serve (docs/architecture.md, Capabilities)', () => {
   it('PATCH /accounts/{id} disabled: 405', async () => {
     const created = await client.accounts.create(accountBody(ext('acc')));
     sandbox.setFaults({ disabled: ['accounts.update'] });

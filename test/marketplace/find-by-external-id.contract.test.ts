@@ -1,4 +1,4 @@
-// Contract: DESIGN.md decision 1 against the sandbox: an all-digit external_id never goes into a path,
+// Contract: docs/architecture.md, Identity against the sandbox: an all-digit external_id never goes into a path,
 // a server that ignores the list filter is scanned, and only a definite "not there" is null.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ServerError } from '../../src/marketplace/errors.ts';

@@ -1,4 +1,4 @@
-// Paths and DESIGN.md decision 1: an all-digit external_id never goes into a path.
+// Paths and docs/architecture.md, Identity: an all-digit external_id never goes into a path.
 import { describe, expect, it } from 'vitest';
 import {
   imagePath,

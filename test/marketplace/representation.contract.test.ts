@@ -1,4 +1,4 @@
-// Contract: the client's decoding under every representation switch of the sandbox (DESIGN.md decision 8):
+// Contract: the client's decoding under every representation switch of the sandbox (docs/architecture.md, Decoding):
 // wrapped single objects, epoch timestamps, integers as strings, creates answered 201, paths that route
 // only numeric ids, game given as an object; one at a time, then all together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

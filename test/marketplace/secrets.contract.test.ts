@@ -1,4 +1,4 @@
-// Contract: the API key appears in no error message and no log line (DESIGN.md decision 16).
+// Contract: the API key appears in no error message and no log line (docs/architecture.md, Secrets).
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';

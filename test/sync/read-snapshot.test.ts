@@ -1,6 +1,6 @@
-// The remote snapshot against a real sandbox: full sweeps in a stable order, incremental reads that stop at
-// the watermark, and decision 9's rule that an offer missing from a list is confirmed by GET, where only a
-// definite 404 makes it gone.
+// The remote snapshot against a real sandbox: full sweeps in a stable order, incremental reads that stop at the
+// watermark, and the rule (docs/architecture.md, Lists) that an offer missing from a list is confirmed by GET, where
+// only a definite 404 makes it gone.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
