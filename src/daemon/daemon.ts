@@ -169,16 +169,14 @@ export class Daemon {
 
   private async runOnce(mode: 'full' | 'incremental', trigger: Trigger): Promise<void> {
     const log = this.opts.logger;
+    let unlink = (): void => undefined;
     try {
       const lease = await this.takeLease();
+      const run = linkedSignal([this.stopController.signal, lease.lost]);
+      unlink = run.unlink;
       const result = await reconcile(
         { ...this.opts.deps, leaseHeldByCaller: true, loadCatalogue: () => this.loadCatalogue() },
-        {
-          command: `daemon:${trigger}`,
-          dryRun: false,
-          mode,
-          signal: AbortSignal.any([this.stopController.signal, lease.lost]),
-        },
+        { command: `daemon:${trigger}`, dryRun: false, mode, signal: run.signal },
       );
       const { report } = result;
       this.opts.notifier?.afterRun(result);
@@ -197,6 +195,8 @@ export class Daemon {
       if (err instanceof MarketplaceUnreadableError) this.opts.notifier?.afterUnreadable(err.message);
       this.metrics.runs.inc({ outcome: 'error', trigger });
       log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');
+    } finally {
+      unlink();
     }
     this.metrics.queueSize.set(this.opts.queueSize?.() ?? 0);
   }
@@ -230,4 +230,24 @@ export class Daemon {
     this.lease?.release();
     await this.healthServer?.close();
   }
+}
+
+/**
+ * A signal aborted when any source aborts, unlinked from them when the run is over. Not AbortSignal.any: on
+ * Node 20 a source that lives on (the daemon's stop signal, the writer lease) keeps every signal made from it,
+ * about 1.3 KB a run, which the 1,000-run soak bench showed as steady heap growth.
+ */
+function linkedSignal(sources: readonly AbortSignal[]): { signal: AbortSignal; unlink: () => void } {
+  const controller = new AbortController();
+  const links = sources.map((source) => {
+    const abort = (): void => controller.abort(source.reason);
+    source.addEventListener('abort', abort, { once: true });
+    return () => source.removeEventListener('abort', abort);
+  });
+  const aborted = sources.find((s) => s.aborted);
+  if (aborted) controller.abort(aborted.reason);
+  const unlink = (): void => {
+    for (const link of links) link();
+  };
+  return { signal: controller.signal, unlink };
 }
