@@ -1,0 +1,103 @@
+// Memory of the shipped CLI (issue 11): `offersync reconcile` from dist/ (npm run build, run first here) as its
+// own process with no NODE_OPTIONS, against a sandbox process without a rate limit: the first sync of N offers
+// (default 100,000, a third of each kind) into an empty marketplace, then the no-op run after it. Prints each
+// run's peak RSS (the kernel's VmHWM) and peak V8 heap in use (sampled every 10 ms by a preloaded module),
+// and exits non-zero when a run does not converge or peaks at 256 MB RSS or more.
+//   npm run bench memory                 BENCH_OFFERS=N for another size
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CLI } from '../support/cli.ts';
+import { writeBigCatalogue } from './support/big-catalogue.ts';
+
+const N = Number(process.env.BENCH_OFFERS ?? 100_000);
+const GOAL_MB = 256;
+const KEY = 'bench-memory-key';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'offersync.js');
+const SAMPLER = new URL('./support/memory-sampler.mjs', import.meta.url).href;
+
+const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+if (build.status !== 0) throw new Error('npm run build failed');
+
+async function startSandboxProcess(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', KEY], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    setTimeout(() => reject(new Error('sandbox did not start')), 60_000).unref();
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+      if (m) resolve(m[0]);
+    });
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+interface RunFigures {
+  readonly code: number | null;
+  readonly wallS: number;
+  readonly peakRss: number;
+  readonly peakHeap: number;
+  readonly stderr: string;
+}
+
+function runCli(work: string): Promise<RunFigures> {
+  const out = join(work, 'memory.json');
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, BENCH_MEMORY_OUT: out };
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', SAMPLER, BIN, 'reconcile', '--config', join(work, 'offersync.yaml')],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => {
+      const m = JSON.parse(readFileSync(out, 'utf8')) as { peakRss: number; peakHeap: number };
+      resolve({ code, wallS: (performance.now() - t0) / 1000, ...m, stderr });
+    });
+  });
+}
+
+const work = mkdtempSync(join(tmpdir(), 'offersync-bench-memory-'));
+const sandbox = await startSandboxProcess();
+let failed = false;
+const mb = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
+try {
+  const shape = writeBigCatalogue(join(work, 'catalogue'), N);
+  writeFileSync(
+    join(work, 'offersync.yaml'),
+    [
+      `baseUrl: ${sandbox.url}`,
+      'catalogue:\n  dir: ./catalogue',
+      'state:\n  path: ./state/state.db',
+      'rateLimit:\n  ratePerSec: 100000\n  burst: 1000\n  concurrency: 16',
+      'lists:\n  perPage: 100',
+      'log:\n  level: warn',
+    ].join('\n') + '\n',
+  );
+  console.log(
+    `offersync reconcile (dist/, no NODE_OPTIONS) of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ${shape.images} images), sandbox without a rate limit:`,
+  );
+  for (const name of ['first sync', 'no-op run']) {
+    const r = await runCli(work);
+    console.log(
+      `  ${name}: exit ${r.code}, ${r.wallS.toFixed(1)} s; peak RSS ${mb(r.peakRss)} (goal < ${GOAL_MB} MB), peak V8 heap in use ${mb(r.peakHeap)}`,
+    );
+    if (r.code !== 0) {
+      failed = true;
+      console.log(r.stderr.slice(-3000));
+    }
+    if (r.peakRss >= GOAL_MB * 2 ** 20) failed = true;
+  }
+} finally {
+  sandbox.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
