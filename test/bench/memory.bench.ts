@@ -4,6 +4,7 @@
 // run's peak RSS (the kernel's VmHWM) and peak V8 heap in use (sampled every 10 ms by a preloaded module),
 // and exits non-zero when a run does not converge or peaks at 256 MB RSS or more.
 //   npm run bench memory                 BENCH_OFFERS=N for another size
+//   BENCH_NODE_FLAGS=--max-old-space-size=160 npm run bench memory   (what a heap cap, as an image sets, gives)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ const KEY = 'bench-memory-key';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'offersync.js');
 const SAMPLER = new URL('./support/memory-sampler.mjs', import.meta.url).href;
+const FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
 const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
@@ -53,7 +55,7 @@ function runCli(work: string): Promise<RunFigures> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', SAMPLER, BIN, 'reconcile', '--config', join(work, 'offersync.yaml')],
+      [...FLAGS, '--import', SAMPLER, BIN, 'reconcile', '--config', join(work, 'offersync.yaml')],
       { env, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
@@ -83,7 +85,7 @@ try {
     ].join('\n') + '\n',
   );
   console.log(
-    `offersync reconcile (dist/, no NODE_OPTIONS) of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ${shape.images} images), sandbox without a rate limit:`,
+    `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ${shape.images} images), sandbox without a rate limit:`,
   );
   for (const name of ['first sync', 'no-op run']) {
     const r = await runCli(work);
