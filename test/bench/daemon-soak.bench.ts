@@ -28,7 +28,10 @@ const FILES_PER_KIND = 5;
 const FOLDER: Readonly<Record<Kind, string>> = { account: 'accounts', item: 'items', topup: 'top-ups' };
 
 let seed = 4242;
-const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const random = (): number => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
 const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)]!;
 
 /** A watcher the bench drives: each run is one batch of the files it rewrote. */
