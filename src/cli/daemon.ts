@@ -5,13 +5,15 @@ import { loadConfig } from '../config/load-config.ts';
 import { createLogger } from '../log/logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
-import { openServices, type Services } from './services.ts';
+import { StatusBoard } from '../daemon/status-board.ts';
+import { notifySeller, openServices, type Services } from './services.ts';
 
 const HELP = `Usage: offersync daemon [flags]
 
 Reconciles at start (a full sweep), then on every change in the catalogue directory (debounced:
 daemon.debounceMs), on an incremental schedule (schedule.tick) and a full sweep (schedule.fullSweep).
-Serves /healthz, /readyz and /metrics on daemon.healthHost:daemon.healthPort. While another offersync holds
+Serves a status page for people on / (read-only HTML: runs, failures, catalogue errors, sales, rate), and
+/healthz, /readyz and /metrics, on daemon.healthHost:daemon.healthPort. While another offersync holds
 the state db's writer lease, it waits (not ready; /readyz says why) and takes over when that lease is released
 or expires (state.leaseTtlMs). SIGINT or SIGTERM: no further write is started, those in flight finish, the
 lease is let go, exit 0.
@@ -53,6 +55,10 @@ export const command: Command = {
       clearQueue: () => services.queue.clear(),
       leaseTtlMs: config.state.leaseTtlMs,
       notifier: services.notifier,
+      status: {
+        board: new StatusBoard(services.store, config.state.path, notifySeller(config)),
+        queue: () => services.queue.stats(),
+      },
     });
     // A second signal finds no handler left and ends the process at once.
     let stopping: Promise<void> | undefined;

@@ -10,6 +10,8 @@ import type { RunReport } from '../sync/run-report.ts';
 import { startHealthServer, type HealthServer } from './health-server.ts';
 import { DaemonMetrics } from './metrics.ts';
 import type { RunNotifier } from './run-notifier.ts';
+import type { QueueView, StatusBoard } from './status-board.ts';
+import { renderStatusPage } from './status-page.ts';
 
 /** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
 export interface ReloadableCatalogue {
@@ -45,6 +47,8 @@ export interface DaemonOptions {
   readonly leaseTtlMs?: number;
   /** Tells the seller's webhooks what each run did. */
   readonly notifier?: Pick<RunNotifier, 'afterRun' | 'afterUnreadable'>;
+  /** The status page on `/` of the health server: what it shows, and the queue's state. */
+  readonly status?: { readonly board: StatusBoard; readonly queue?: () => QueueView };
 }
 
 export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal';
@@ -180,6 +184,7 @@ export class Daemon {
       );
       const { report } = result;
       this.opts.notifier?.afterRun(result);
+      this.opts.status?.board.recordRun(result, trigger);
       this.lastReport = report;
       this.lastError = null;
       this.ready = !lease.lost.aborted;
@@ -199,6 +204,20 @@ export class Daemon {
       unlink();
     }
     this.metrics.queueSize.set(this.opts.queueSize?.() ?? 0);
+  }
+
+  /** The HTML of the status page, or null without one. */
+  statusPage(): string | null {
+    const status = this.opts.status;
+    if (!status) return null;
+    const daemon = {
+      ready: this.ready,
+      running: this.running !== null,
+      lastError: this.lastError,
+      waiting: this.leaseWait,
+      lastOutcome: this.lastReport?.outcome ?? null,
+    };
+    return renderStatusPage(status.board.view(daemon, status.queue?.() ?? null));
   }
 
   health(): { ok: boolean; ready: boolean; detail: Record<string, unknown> } {

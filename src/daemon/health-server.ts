@@ -5,7 +5,19 @@ import type { DaemonMetrics } from './metrics.ts';
 
 export interface HealthSource {
   health(): { readonly ok: boolean; readonly ready: boolean; readonly detail: Readonly<Record<string, unknown>> };
+  /** The status page's HTML (`/`), or null without one. */
+  statusPage?(): string | null;
 }
+
+// The page runs no script and loads nothing: the policy says so to the browser, and no other site may frame it.
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+} as const;
 
 export interface HealthServer {
   readonly port: number;
@@ -20,6 +32,27 @@ export async function startHealthServer(
 ): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (path === '/' && source.statusPage) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' });
+        res.end('the status page is read-only\n');
+        return;
+      }
+      let html: string | null;
+      try {
+        html = source.statusPage();
+      } catch {
+        html = null;
+      }
+      if (html === null) {
+        res.writeHead(503, { 'content-type': 'text/plain' });
+        res.end('the status page is not available\n');
+        return;
+      }
+      res.writeHead(200, PAGE_HEADERS);
+      res.end(req.method === 'HEAD' ? undefined : html);
+      return;
+    }
     if (path === '/metrics') {
       metrics.registry.metrics().then(
         (text) => {
@@ -41,7 +74,7 @@ export async function startHealthServer(
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' });
-    res.end('{"message":"not found: try /healthz, /readyz or /metrics"}');
+    res.end('{"message":"not found: try /, /healthz, /readyz or /metrics"}');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,7 +1,7 @@
 // What a run tells the seller's webhooks: a sale, an offer that failed (or was blocked, or waits in backoff), a
 // guard stop, a marketplace that could not be read. Pure: from a run's report, the catalogue and what was told
 // before (kept in the state db's meta, so a daemon tick or a cron run does not repeat a failure every time).
-import type { OfferKind } from '../catalogue/desired-offer.ts';
+import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
 import type { CatalogueView } from '../sync/reconciler.ts';
 import type { OfferOutcome, RunReport } from '../sync/run-report.ts';
 
@@ -43,13 +43,17 @@ function titleOf(catalogue: CatalogueView | undefined, kind: OfferKind, external
 }
 
 /** Credentials of the offer, blanked out of a message: a marketplace may echo a refused value. */
-function scrub(catalogue: CatalogueView | undefined, kind: OfferKind, externalId: string, message: string): string {
-  const offer = catalogue?.offers.find((o) => o.kind === kind && o.externalId === externalId);
-  if (offer?.kind !== 'account' || !offer.credentials) return message;
+export function scrubCredentials(offer: DesiredOffer, message: string): string {
+  if (offer.kind !== 'account' || !offer.credentials) return message;
   let out = message;
   for (const v of Object.values(offer.credentials))
     if (typeof v === 'string' && v.length >= 3) out = out.split(v).join('[REDACTED]');
   return out;
+}
+
+function scrub(catalogue: CatalogueView | undefined, kind: OfferKind, externalId: string, message: string): string {
+  const offer = catalogue?.offers.find((o) => o.kind === kind && o.externalId === externalId);
+  return offer ? scrubCredentials(offer, message) : message;
 }
 
 /** Backoff is a state of its own where the executor reports one; until then a 'skipped' that says so. */
