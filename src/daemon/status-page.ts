@@ -63,20 +63,39 @@ function runsTable(runs: readonly RunView[], now: number): string {
         `<td>${esc(countsText(r.counts))}</td></tr>`,
     )
     .join('');
-  return `<div class="scroll"><table><thead><tr><th>when</th><th>why</th><th>outcome</th><th>requests</th><th>took</th><th>what changed</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return table(['when', 'why', 'outcome', 'requests', 'took', 'what changed'], rows);
+}
+
+function table(headers: readonly string[], rows: string): string {
+  const head = headers.map((h) => `<th>${esc(h)}</th>`).join('');
+  return `<div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** "item <b>gold-1</b> · Gold 1000" and what follows it. */
+function offerLine(kind: string, externalId: string, title: string | undefined, after: string): string {
+  const named = title ? ` · ${esc(title)}` : '';
+  return `<div class="id">${esc(kind)} <b>${esc(externalId)}</b>${named} ${after}</div>`;
 }
 
 function problemItem(p: ProblemView, now: number): string {
   const state =
     p.state === 'backoff'
-      ? `${badge('backoff', 'warn')} ${p.nextAttemptAt === null || p.nextAttemptAt === undefined ? 'held until its entry changes' : `sent again ${time(p.nextAttemptAt, now)}`}`
+      ? `${badge('backoff', 'warn')} ${
+          p.nextAttemptAt === null || p.nextAttemptAt === undefined
+            ? 'held until its entry changes'
+            : `sent again ${time(p.nextAttemptAt, now)}`
+        }`
       : badge(p.state, 'bad');
   return (
-    `<li><div class="id">${esc(p.kind)} <b>${esc(p.externalId)}</b>${p.title ? ` · ${esc(p.title)}` : ''} ${state}</div>` +
+    `<li>${offerLine(p.kind, p.externalId, p.title, state)}` +
     `<div class="msg">${esc(p.message)}</div>` +
     (p.where ? `<div class="where">${esc(p.where)}</div>` : '') +
     '</li>'
   );
+}
+
+function more(n: number): string {
+  return n > 0 ? `<p class="muted">and ${n} more: run offersync validate</p>` : '';
 }
 
 export function renderStatusPage(v: StatusView): string {
@@ -96,14 +115,17 @@ export function renderStatusPage(v: StatusView): string {
   const offers =
     v.offers.length === 0
       ? '<p class="muted">No offer synced yet.</p>'
-      : `<div class="scroll"><table><thead><tr><th>kind</th><th>by status on the marketplace</th></tr></thead><tbody>${v.offers
-          .map(
-            (o) =>
-              `<tr><td>${esc(o.kind)}</td><td>${Object.entries(o.byStatus)
-                .map(([s, n]) => `${n} ${esc(s)}`)
-                .join(', ')}</td></tr>`,
-          )
-          .join('')}</tbody></table></div>`;
+      : table(
+          ['kind', 'by status on the marketplace'],
+          v.offers
+            .map((o) => {
+              const byStatus = Object.entries(o.byStatus)
+                .map(([st, n]) => `${n} ${esc(st)}`)
+                .join(', ');
+              return `<tr><td>${esc(o.kind)}</td><td>${byStatus}</td></tr>`;
+            })
+            .join(''),
+        );
   const problems =
     v.problems.length === 0
       ? '<p class="muted">None.</p>'
@@ -114,24 +136,31 @@ export function renderStatusPage(v: StatusView): string {
       : `<ul class="list">${v.catalogueErrors
           .map(
             (e) =>
-              `<li><div class="where">${esc(e.where)}</div>${e.externalId !== undefined ? `<div class="id"><b>${esc(e.externalId)}</b></div>` : ''}<div class="msg">${esc(e.message)}</div></li>`,
+              `<li><div class="where">${esc(e.where)}</div>` +
+              (e.externalId !== undefined ? `<div class="id"><b>${esc(e.externalId)}</b></div>` : '') +
+              `<div class="msg">${esc(e.message)}</div></li>`,
           )
-          .join(
-            '',
-          )}</ul>${v.catalogueErrorCount > v.catalogueErrors.length ? `<p class="muted">and ${v.catalogueErrorCount - v.catalogueErrors.length} more: run offersync validate</p>` : ''}`;
+          .join('')}</ul>${more(v.catalogueErrorCount - v.catalogueErrors.length)}`;
   const sales =
     v.sales.length === 0
       ? '<p class="muted">No sale yet.</p>'
       : `<ul class="list">${v.sales
           .map((s) => {
             const at = Date.parse(s.at);
-            return `<li><div class="id">${esc(s.kind)} <b>${esc(s.externalId)}</b>${s.title ? ` · ${esc(s.title)}` : ''} ${badge(s.status, s.status === 'sold' ? 'ok' : 'warn')}</div><div class="where">${Number.isFinite(at) ? time(at, now) : esc(s.at)}</div></li>`;
+            const when = Number.isFinite(at) ? time(at, now) : esc(s.at);
+            const status = badge(s.status, s.status === 'sold' ? 'ok' : 'warn');
+            return `<li>${offerLine(s.kind, s.externalId, s.title, status)}<div class="where">${when}</div></li>`;
           })
           .join('')}</ul>`;
   const q = v.queue;
   const queue = q
-    ? `<p>${Math.round(q.currentRate * 10) / 10} requests/s in use; ${q.size} waiting, ${q.pending} on the wire${q.isPaused && q.pausedUntil ? `; paused by the marketplace's rate limit until ${time(q.pausedUntil, now)}` : ''}.</p>`
+    ? `<p>${Math.round(q.currentRate * 10) / 10} requests/s in use; ${q.size} waiting, ${q.pending} on the wire${
+        q.isPaused && q.pausedUntil ? `; paused by the marketplace's rate limit until ${time(q.pausedUntil, now)}` : ''
+      }.</p>`
     : '<p class="muted">Not known.</p>';
+  const running = d.running ? ' · a run is going on' : '';
+  const waiting = d.waiting ? `<p>${esc(d.waiting)}</p>` : '';
+  const lastError = d.lastError ? `<p>${badge('error', 'bad')} ${esc(d.lastError)}</p>` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -158,14 +187,15 @@ td:first-child{white-space:nowrap}
 .info{background:#dde8ff;color:#173d8a}
 .list{list-style:none;margin:0;padding:0}.list li{padding:.5rem 0;border-bottom:1px solid var(--line)}
 .list li:last-child{border-bottom:0}
-.msg{overflow-wrap:anywhere}.where{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;color:var(--muted);overflow-wrap:anywhere}
+.msg{overflow-wrap:anywhere}
+.where{font-family:ui-monospace,Menlo,monospace;font-size:.85rem;color:var(--muted);overflow-wrap:anywhere}
 </style>
 </head>
 <body>
 <main>
 <h1>offersync · ${esc(v.seller)} ${health}</h1>
-<p class="muted">Updated ${time(now, now)} · refreshes every ${v.refreshSeconds} s · read only${d.running ? ' · a run is going on' : ''}</p>
-${d.waiting ? `<p>${esc(d.waiting)}</p>` : ''}${d.lastError ? `<p>${badge('error', 'bad')} ${esc(d.lastError)}</p>` : ''}
+<p class="muted">Updated ${time(now, now)} · refreshes every ${v.refreshSeconds} s · read only${running}</p>
+${waiting}${lastError}
 <section><h2>Offers</h2>${offers}</section>
 <section><h2>Failed or held back (${v.problems.length})</h2>${problems}</section>
 <section><h2>Catalogue errors (${v.catalogueErrorCount})</h2>${catalogue}</section>

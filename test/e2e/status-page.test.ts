@@ -82,7 +82,12 @@ beforeAll(async () => {
   );
   writeFileSync(
     join(dir, 'catalogue', 'accounts', 'eu.csv'),
-    `external_id;title;price;level;credentials.login;credentials.password\r\nacc-eu-1;Gold account, EUW;49,90;30;seller1;${PASSWORD}\r\nacc-eu-2;Diamond account;-5;120;seller2;${PASSWORD}\r\n`,
+    [
+      'external_id;title;price;level;credentials.login;credentials.password',
+      `acc-eu-1;Gold account, EUW;49,90;30;seller1;${PASSWORD}`,
+      `acc-eu-2;Diamond account;-5;120;seller2;${PASSWORD}`,
+      '',
+    ].join('\r\n'),
   );
   let err = '';
   const child = spawn(process.execPath, [...CLI, 'daemon', '--config', join(dir, 'offersync.yaml')], {
@@ -117,7 +122,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe.skipIf(!haveBrowser)('status page in headless Chromium', () => {
-  it('shows a run, a failure with its reason, a catalogue error and a sale; on a phone, without JavaScript', async () => {
+  it('shows a run, a failure with its reason, a catalogue error and a sale; on a phone, no JavaScript', async () => {
     await until('the first run to end', async () => ((await page())?.includes('>partial</span>') ? true : undefined));
     sandbox.setStatus('items', 'gold-1000', 'sold');
     await until('the sale on the page', async () =>
