@@ -1,7 +1,11 @@
 // offersync daemon: the long-running container mode.
-import { EXIT, type Command } from './command.ts';
+import { EXIT, type CliIO, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { sellersOf, type Config } from '../config/config.ts';
 import { loadConfig } from '../config/load-config.ts';
+import { Replica } from '../daemon/replica.ts';
+import { openPostgresConnection } from '../state/postgres-state-store.ts';
+import { ReplicaRegistry } from '../state/replica-registry.ts';
 import { createLogger } from '../log/logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
@@ -36,6 +40,8 @@ export const command: Command = {
     let services: Services;
     try {
       const config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
+      // Several sellers, or a state in PostgreSQL (replicas may share it): one Daemon per seller, under a Replica.
+      if (config.sellerConfigs.length > 0 || config.state.url) return await runReplica(config, io);
       services = openServices(config, { logger: createLogger({ level: config.log.level, destination: io.stderr }) });
     } catch (err) {
       io.stderr.write(`offersync daemon: ${(err as Error).message}\n`);
@@ -92,3 +98,63 @@ export const command: Command = {
     return EXIT.ok;
   },
 };
+
+async function runReplica(config: Config, io: CliIO): Promise<number> {
+  const logger = createLogger({ level: config.log.level, destination: io.stderr });
+  const sellers = sellersOf(config);
+  const connection = config.state.url
+    ? openPostgresConnection(
+        { url: config.state.url, ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}) },
+        logger,
+      ).connection
+    : undefined;
+  const replica = new Replica({
+    sellers: sellers.map((s) => s.seller),
+    registry: connection ? new ReplicaRegistry(connection) : null,
+    logger,
+    leaseTtlMs: config.state.leaseTtlMs,
+    health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
+    openSeller(seller, claim) {
+      const sc = sellers.find((s) => s.seller === seller);
+      if (!sc) throw new Error(`no seller ${seller}`);
+      const services = openServices(sc, { logger, ...(connection ? { connection } : {}) });
+      const daemon = new Daemon({
+        deps: services.reconcileDeps,
+        store: services.store,
+        catalogue: services.catalogue,
+        watch: () => watchCatalogue(sc.catalogue.dir, { debounceMs: sc.daemon.debounceMs, logger: services.logger }),
+        logger: services.logger,
+        fullSweep: sc.schedule.fullSweep,
+        tick: sc.schedule.tick,
+        health: null,
+        queueSize: () => services.queue.stats().size,
+        clearQueue: () => services.queue.clear(),
+        leaseTtlMs: sc.state.leaseTtlMs,
+        leaseClaim: claim,
+      });
+      daemon.metrics.registry.setDefaultLabels({ seller });
+      return {
+        daemon,
+        tryLease: (c, ttl) => services.store.acquireLease(c, ttl).ok,
+        close: () => services.close(),
+      };
+    },
+  });
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'stopping: no further write is started; letting go of every seller');
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await replica.start();
+  io.stderr.write(
+    `offersync daemon: replica ${replica.claim.holder}, ${sellers.length} seller(s)` +
+      `${replica.healthPort ? `; health on http://${config.daemon.healthHost}:${replica.healthPort}/readyz` : ''}\n`,
+  );
+  await stopped;
+  await replica.stop();
+  connection?.close();
+  return EXIT.ok;
+}

@@ -1,5 +1,5 @@
 import type { Command } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { runReconcile } from './run-reconcile.ts';
 
 const HELP = `Usage: offersync plan [flags]
@@ -10,6 +10,7 @@ Exit 0: no changes. 3: changes pending. 1: the mass-archive guard would stop the
 
   --json     the plan as JSON
   --allow-mass-archive   plan as if the guard were lifted
+${SELLER_HELP}
 
 ${CONFIG_HELP}
 `;
@@ -20,6 +21,7 @@ export const command: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, {
       ...CONFIG_OPTIONS,
+      ...SELLER_OPTION,
       json: { type: 'boolean' },
       'allow-mass-archive': { type: 'boolean' },
     });
@@ -35,6 +37,7 @@ export const command: Command = {
         dryRun: true,
         json: values.json === true,
         allowMassArchive: values['allow-mass-archive'] === true,
+        ...(values.seller ? { seller: values.seller } : {}),
       },
     );
   },

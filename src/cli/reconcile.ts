@@ -1,5 +1,5 @@
 import type { Command } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { parseDuration } from './duration.ts';
 import { runReconcile } from './run-reconcile.ts';
 
@@ -15,6 +15,7 @@ Exit 0: converged. 1: some offers failed, or the run was stopped (guard, signal,
   --dry-run              plan only (same as offersync plan)
   --json                 the run report as JSON
   --allow-mass-archive   let a run archive more than guard.maxArchive offers
+${SELLER_HELP}
 
 ${CONFIG_HELP}
 `;
@@ -25,6 +26,7 @@ export const command: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, {
       ...CONFIG_OPTIONS,
+      ...SELLER_OPTION,
       json: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'allow-mass-archive': { type: 'boolean' },
@@ -42,6 +44,7 @@ export const command: Command = {
         dryRun: values['dry-run'] === true,
         json: values.json === true,
         allowMassArchive: values['allow-mass-archive'] === true,
+        ...(values.seller ? { seller: values.seller } : {}),
         lockTimeoutMs: parseDuration(values['lock-timeout'] ?? '0', '--lock-timeout'),
       },
     );

@@ -1,7 +1,7 @@
 // What plan, reconcile and demo share: load config, open services, run, print, choose the exit code.
 import { EXIT, type CliIO } from './command.ts';
-import { loadConfig, type ConfigSources } from '../config/load-config.ts';
-import type { Config } from '../config/config.ts';
+import { ConfigError, loadConfig, type ConfigSources } from '../config/load-config.ts';
+import { sellersOf, type Config } from '../config/config.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { LeaseHeldError } from '../state/writer-lease.ts';
 import { openServices, type Services } from './services.ts';
@@ -19,22 +19,53 @@ export interface RunOptions {
   readonly quiet?: boolean;
   /** How long to wait for another instance's writer lease. Default 0. */
   readonly lockTimeoutMs?: number;
+  /** Only this seller of `sellers:` (--seller). Default: every seller, one report each. */
+  readonly seller?: string;
 }
 
+/** Runs every chosen seller in turn; one seller's failure does not stop the next. Exit: the worst code. */
 export async function runReconcile(io: CliIO, sources: ConfigSources | Config, opts: RunOptions): Promise<number> {
-  let services: Services;
+  let sellers: readonly Config[];
   try {
     const config = 'baseUrl' in sources ? sources : loadConfig(sources);
+    sellers = chooseSellers(config, opts.seller);
+  } catch (err) {
+    io.stderr.write(`offersync ${opts.command}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.usage;
+  }
+  if (sellers.length === 1 && sellers[0]) return runSeller(io, sellers[0], opts);
+  // Several sellers: a heading before each report, or with --json one JSON document per line, each with its seller.
+  let worst: number = EXIT.ok;
+  for (const [i, seller] of sellers.entries()) {
+    if (!opts.json) io.stdout.write(`${i > 0 ? '\n' : ''}== seller ${seller.seller}\n`);
+    worst = Math.max(worst, await runSeller(io, seller, opts, true));
+  }
+  return worst;
+}
+
+/** The sellers a command runs for: all of them, or the one --seller names. */
+export function chooseSellers(config: Config, seller: string | undefined): readonly Config[] {
+  const all = sellersOf(config);
+  if (seller === undefined) return all;
+  const one = all.find((s) => s.seller === seller);
+  if (!one)
+    throw new ConfigError(`no seller '${seller}': the configuration has ${all.map((s) => s.seller).join(', ')}`);
+  return [one];
+}
+
+async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines = false): Promise<number> {
+  let services: Services;
+  try {
     services = openServices(config, { logger: createLogger({ level: config.log.level, destination: io.stderr }) });
   } catch (err) {
     // Config, a client option (empty key, plain http to a remote host) or a state db that cannot open:
     // all a person fixes in the setup, so exit 2 with the message as it is.
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`offersync ${opts.command}: ${message}\n`);
+    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${message}\n`);
     return EXIT.usage;
   }
   try {
-    return await runWith(io, services, opts);
+    return await runWith(io, services, opts, jsonLines);
   } finally {
     // The summary is out; webhook notifications still on their way get a little time before the process ends.
     await services.notifier.flush(NOTIFY_FLUSH_MS);
@@ -44,7 +75,10 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
 /** How long a command waits, after its summary, for webhook notifications still on their way. */
 const NOTIFY_FLUSH_MS = 15_000;
 
-async function runWith(io: CliIO, services: Services, opts: RunOptions): Promise<number> {
+async function runWith(io: CliIO, services: Services, opts: RunOptions, jsonLines: boolean): Promise<number> {
+  const config = services.config;
+  const json = (doc: object) =>
+    jsonLines ? `${JSON.stringify({ seller: config.seller, ...doc })}\n` : `${JSON.stringify(doc, null, 2)}\n`;
   const progress = opts.json || opts.dryRun ? noProgress : createProgress(io.stdout);
   let result: ReconcileResult;
   try {
@@ -59,12 +93,12 @@ async function runWith(io: CliIO, services: Services, opts: RunOptions): Promise
   } catch (err) {
     progress.end();
     if (err instanceof LeaseHeldError) {
-      io.stderr.write(`offersync ${opts.command}: ${err.message}\n`);
+      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${err.message}\n`);
       return EXIT.lockHeld;
     }
     if (err instanceof MarketplaceUnreadableError) {
       if (!opts.dryRun) services.notifier.afterUnreadable(err.message);
-      io.stderr.write(`offersync ${opts.command}: ${err.message}\n`);
+      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${err.message}\n`);
       return EXIT.failed;
     }
     throw err;
@@ -74,8 +108,7 @@ async function runWith(io: CliIO, services: Services, opts: RunOptions): Promise
   progress.end();
   const { plan, report } = result;
   if (opts.dryRun) {
-    if (opts.json)
-      io.stdout.write(`${JSON.stringify({ ...planToJson(plan), catalogue_errors: report.outcomes }, null, 2)}\n`);
+    if (opts.json) io.stdout.write(json({ ...planToJson(plan), catalogue_errors: report.outcomes }));
     else {
       io.stdout.write(formatPlan(plan));
       for (const o of report.outcomes) io.stdout.write(`  catalogue error ${o.file}: ${o.externalId}: ${o.message}\n`);
@@ -83,7 +116,12 @@ async function runWith(io: CliIO, services: Services, opts: RunOptions): Promise
     if (plan.guard.tripped) return EXIT.failed;
     return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
   }
-  if (opts.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (opts.json) io.stdout.write(json(report));
   else if (!opts.quiet) io.stdout.write(formatReport(report));
   return report.outcome === 'converged' ? EXIT.ok : EXIT.failed;
+}
+
+/** Errors name the seller when there are several. */
+function sellerPrefix(config: Config): string {
+  return config.seller === 'default' ? '' : `seller ${config.seller}: `;
 }

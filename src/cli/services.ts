@@ -1,6 +1,4 @@
 // Builds the running parts from a Config: logger, state db, request queue, client, catalogue, reconciler deps.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Catalogue } from '../catalogue/catalogue.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
@@ -8,10 +6,11 @@ import { createLogger, registerSecret, type Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
 import { RequestQueue } from '../queue/request-queue.ts';
-import { openStateStore } from '../state/sqlite-state-store.ts';
+import { openSellerStateStore, type StateLocation } from '../state/open-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { capabilityUsable } from '../state/capability-reprobe.ts';
-import { loadCredentialsKey } from '../sync/credentials-key.ts';
+import type { SyncPostgresConnection } from '../state/sync-postgres-connection.ts';
+import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-key.ts';
 import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
@@ -62,9 +61,31 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
   };
 }
 
-export function openStore(config: Config, logger: Logger): StateStore {
-  if (config.state.path !== ':memory:') mkdirSync(dirname(config.state.path), { recursive: true, mode: 0o700 });
-  return openStateStore(config.state.path, { logger, keepRuns: config.state.keepRuns });
+/** The seller's state; with PostgreSQL, over `connection` when the process shares one between sellers. */
+export function openStore(config: Config, logger: Logger, connection?: SyncPostgresConnection): StateStore {
+  return openSellerStateStore(stateLocation(config), config.seller, { logger, ...(connection ? { connection } : {}) });
+}
+
+export function stateLocation(config: Config): StateLocation {
+  const password = process.env.PGPASSWORD;
+  return {
+    path: config.state.path,
+    url: config.state.url,
+    keepRuns: config.state.keepRuns,
+    ...(password ? { password } : {}),
+  };
+}
+
+/** Secrets of the state URL, so no log line can carry them. */
+function registerStateSecrets(config: Config): void {
+  if (process.env.PGPASSWORD) registerSecret(process.env.PGPASSWORD);
+  if (!config.state.url) return;
+  try {
+    const password = decodeURIComponent(new URL(config.state.url).password);
+    if (password) registerSecret(password);
+  } catch {
+    // not a URL: the store refuses it without echoing it
+  }
 }
 
 const LAST_REQUEST_KEY = 'queue.lastRequestAt';
@@ -80,13 +101,21 @@ export function startTokens(store: StateStore, config: Config, now: number, lear
   return Math.max(0, Math.min(config.rateLimit.burst, refilled));
 }
 
-export function openServices(config: Config, opts: { logger?: Logger } = {}): Services {
+export function openServices(
+  config: Config,
+  opts: { logger?: Logger; connection?: SyncPostgresConnection } = {},
+): Services {
   if (!config.apiKey) {
-    throw new ConfigError('no API key: set OFFERSYNC_API_KEY, or OFFERSYNC_API_KEY_FILE naming a file that holds it');
+    throw new ConfigError(
+      config.seller === 'default' && config.sellerConfigs.length === 0
+        ? 'no API key: set OFFERSYNC_API_KEY, or OFFERSYNC_API_KEY_FILE naming a file that holds it'
+        : `seller ${config.seller}: no API key: its apiKeyFile must name a readable file, or its apiKeyEnv a set variable`,
+    );
   }
   registerSecret(config.apiKey);
-  const logger = opts.logger ?? createLogger({ level: config.log.level });
-  const store = openStore(config, logger);
+  registerStateSecrets(config);
+  const logger = (opts.logger ?? createLogger({ level: config.log.level })).child({ seller: config.seller });
+  const store = openStore(config, logger, opts.connection);
   const auto = config.rateLimit.ratePerSec === 'auto';
   const learnt = auto ? loadLearntRate(store, Date.now()) : undefined;
   const queue = new RequestQueue({
@@ -126,7 +155,8 @@ export function openServices(config: Config, opts: { logger?: Logger } = {}): Se
   });
   const catalogue = new Catalogue({
     dir: config.catalogue.dir,
-    credentialsKey: loadCredentialsKey(config.state.path),
+    // Replicas share a PostgreSQL state but no disk: the key comes from what they share, the API key.
+    credentialsKey: config.state.url ? deriveCredentialsKey(config.apiKey) : loadCredentialsKey(config.state.path),
     maxFileBytes: config.catalogue.maxFileBytes,
     maxImageBytes: config.catalogue.maxImageBytes,
     csv: { csvDelimiter: config.catalogue.csv.delimiter, decimalMark: config.catalogue.csv.decimalMark },

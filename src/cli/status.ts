@@ -2,10 +2,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { loadLearntRate } from './learnt-rate.ts';
 import { EXIT, type Command } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import type { Config } from '../config/config.ts';
+import { openPostgresConnection } from '../state/postgres-state-store.ts';
+import type { WriterLease } from '../state/records.ts';
+import type { SyncPostgresConnection } from '../state/sync-postgres-connection.ts';
+import { chooseSellers } from './run-reconcile.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { silentLogger } from '../log/logger.ts';
+import { redactUrl } from '../state/sync-postgres-connection.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import { soldLogPath } from '../sync/sold-log.ts';
 import { openStore } from './services.ts';
@@ -13,7 +18,11 @@ import { openStore } from './services.ts';
 const HELP = `Usage: offersync status [--json] [flags]
 
 From the state db only: offers by kind and marketplace status, the last runs, writes left unfinished by a
-crash, what offersync has learnt of the marketplace's routes, and the latest sold offers.
+crash, what offersync has learnt of the marketplace's routes, the latest sold offers, and which offersync
+(a daemon replica) holds the seller's writer lease. With several sellers, one section each.
+
+  --json                 as JSON
+${SELLER_HELP}
 
 ${CONFIG_HELP}
 `;
@@ -22,14 +31,15 @@ export const command: Command = {
   name: 'status',
   summary: 'what the state db knows: offers, runs, journal, sold',
   async run(argv, io) {
-    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, json: { type: 'boolean' } });
+    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' } });
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
-    let config: Config;
+    let sellers: readonly Config[];
     try {
-      config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
+      const config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
+      sellers = chooseSellers(config, values.seller);
     } catch (err) {
       if (err instanceof ConfigError) {
         io.stderr.write(`offersync status: ${err.message}\n`);
@@ -37,129 +47,157 @@ export const command: Command = {
       }
       throw err;
     }
-    if (config.state.path !== ':memory:' && !existsSync(config.state.path)) {
-      io.stdout.write(`No state db at ${config.state.path} yet: run offersync reconcile first.\n`);
-      return EXIT.ok;
-    }
-    const store = openStore(config, silentLogger);
+    const first = sellers[0];
+    // With PostgreSQL, one connection serves every seller.
+    const shared = first?.state.url
+      ? openPostgresConnection({ url: first.state.url, ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}) })
+          .connection
+      : undefined;
     try {
-      const offers = store.listOffers();
-      const byKind: Record<string, Record<string, number>> = {};
-      let lossy = 0;
-      for (const o of offers) {
-        const row = byKind[o.kind] ?? {};
-        byKind[o.kind] = row;
-        const status = o.remoteStatus ?? 'unknown';
-        row[status] = (row[status] ?? 0) + 1;
-        if (o.lossyFields.length > 0) lossy++;
-      }
-      const runs = store.listRuns(5);
-      const journal = store.journalUnfinished();
-      const now = Date.now();
-      const reprobeMs = config.capabilities.reprobeAfterHours * 3_600_000;
-      // A refused capability is asked again once its verdict is reprobeAfterHours old.
-      const caps = store.listCapabilities().map((c) => ({ ...c, reprobeAt: c.usable ? null : c.learntAt + reprobeMs }));
-      const learntRate = loadLearntRate(store, now);
-      const heldBack = [...loadBackoffs(store).values()].sort((a, b) => b.lastRefusedAt - a.lastRefusedAt);
-      const soldPath = soldLogPath(config.state.path);
-      const sold =
-        soldPath && existsSync(soldPath)
-          ? readFileSync(soldPath, 'utf8')
-              .trim()
-              .split('\n')
-              .filter(Boolean)
-              .slice(-10)
-              .map((l) => JSON.parse(l) as Record<string, unknown>)
-          : [];
-      if (values.json) {
-        io.stdout.write(
-          `${JSON.stringify(
-            {
-              state: config.state.path,
-              offers: byKind,
-              lossy_offers: lossy,
-              runs,
-              journal_unfinished: journal,
-              capabilities: caps,
-              learnt_rate: learntRate ?? null,
-              held_back: heldBack,
-              sold,
-            },
-            null,
-            2,
-          )}\n`,
-        );
+      if (sellers.length === 1 && first) {
+        const one = sellerStatus(first, shared);
+        io.stdout.write(values.json ? `${JSON.stringify(one.json, null, 2)}\n` : one.text);
         return EXIT.ok;
       }
-      const out: string[] = [`State db: ${config.state.path}`, '', 'Offers (by marketplace status):'];
-      if (offers.length === 0) out.push('  none yet');
-      for (const [kind, row] of Object.entries(byKind))
-        out.push(
-          `  ${kind.padEnd(8)} ${Object.entries(row)
-            .map(([s, n]) => `${n} ${s}`)
-            .join(', ')}`,
-        );
-      if (lossy > 0)
-        out.push(`  ${lossy} offer(s) with fields the marketplace stores differently (compared with what was sent)`);
-      out.push('', 'Last runs:');
-      if (runs.length === 0) out.push('  none');
-      for (const r of runs) {
-        const counts = Object.entries(r.counts)
-          .map(([k, n]) => `${k}=${n}`)
-          .join(' ');
-        out.push(
-          `  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ` +
-            `${String(r.outcome ?? 'running').padEnd(9)} ${counts}`,
-        );
-      }
-      out.push('', `Unfinished writes (settled at the next start): ${journal.length}`);
-      for (const j of journal.slice(0, 10))
-        out.push(`  ${j.op} ${j.kind} ${j.keys.join(', ')} (${j.state} since ${new Date(j.updatedAt).toISOString()})`);
-      if (caps.length > 0) {
-        out.push('', 'Marketplace capabilities learnt:');
-        for (const c of caps) {
-          const verdict = c.usable ? 'usable' : `not served (${c.detail ?? ''})`;
-          const next =
-            c.reprobeAt === null
-              ? ''
-              : c.reprobeAt <= now
-                ? ', asked again at the next use'
-                : `, asked again in ${age(c.reprobeAt - now)}`;
-          out.push(`  ${c.name}: ${verdict}; learnt ${age(now - c.learntAt)} ago${next}`);
-        }
-      }
-      if (heldBack.length > 0) {
-        out.push('', `Offers the marketplace refused, held back (offerBackoff): ${heldBack.length}`);
-        for (const b of heldBack.slice(0, 20)) {
-          const when =
-            b.nextAttemptAt === null
-              ? 'parked until its catalogue entry changes'
-              : b.nextAttemptAt <= now
-                ? 'sent again at the next run'
-                : `sent again in ${age(b.nextAttemptAt - now)} or when its entry changes`;
-          const status = b.status === null ? '' : `${b.status} `;
-          out.push(`  ${b.kind} ${b.externalId}: ${status}${b.message} (${b.refusals} refusals); ${when}`);
-        }
-        if (heldBack.length > 20) out.push(`  ... and ${heldBack.length - 20} more (--json lists them all)`);
-      }
-      if (learntRate) {
-        const hold = learntRate.hold ? `, held below a 429 found ${age(now - learntRate.hold.at)} ago` : '';
-        out.push('', `Request rate learnt (rateLimit.ratePerSec: auto): ${round(learntRate.ratePerSec)}/s${hold}`);
-      }
-      if (sold.length > 0) {
-        out.push('', `Latest sold/refunded (${soldPath}):`);
-        for (const s of sold)
-          out.push(
-            `  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`,
-          );
-      }
-      io.stdout.write(`${out.join('\n')}\n`);
+      const all = sellers.map((c) => ({ seller: c.seller, ...sellerStatus(c, shared) }));
+      if (values.json)
+        io.stdout.write(`${JSON.stringify({ sellers: all.map((a) => ({ seller: a.seller, ...a.json })) }, null, 2)}\n`);
+      else io.stdout.write(all.map((a) => `== seller ${a.seller}\n${a.text}`).join('\n'));
       return EXIT.ok;
     } finally {
-      store.close();
+      shared?.close();
     }
   },
 };
+
+/** One seller's status, as text and as JSON. */
+function sellerStatus(
+  config: Config,
+  connection: SyncPostgresConnection | undefined,
+): { text: string; json: Record<string, unknown> } {
+  const where = config.state.url ? redactUrl(config.state.url) : config.state.path;
+  if (!config.state.url && config.state.path !== ':memory:' && !existsSync(config.state.path)) {
+    return {
+      text: `No state db at ${config.state.path} yet: run offersync reconcile first.\n`,
+      json: { state: config.state.path, offers: {} },
+    };
+  }
+  const store = openStore(config, silentLogger, connection);
+  try {
+    const offers = store.listOffers();
+    const byKind: Record<string, Record<string, number>> = {};
+    let lossy = 0;
+    for (const o of offers) {
+      const row = byKind[o.kind] ?? {};
+      byKind[o.kind] = row;
+      const status = o.remoteStatus ?? 'unknown';
+      row[status] = (row[status] ?? 0) + 1;
+      if (o.lossyFields.length > 0) lossy++;
+    }
+    const runs = store.listRuns(5);
+    const journal = store.journalUnfinished();
+    const now = Date.now();
+    const reprobeMs = config.capabilities.reprobeAfterHours * 3_600_000;
+    // A refused capability is asked again once its verdict is reprobeAfterHours old.
+    const caps = store.listCapabilities().map((c) => ({ ...c, reprobeAt: c.usable ? null : c.learntAt + reprobeMs }));
+    const learntRate = loadLearntRate(store, now);
+    const heldBack = [...loadBackoffs(store).values()].sort((a, b) => b.lastRefusedAt - a.lastRefusedAt);
+    const soldPath = soldLogPath(config.state.path);
+    const sold =
+      soldPath && existsSync(soldPath)
+        ? readFileSync(soldPath, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .slice(-10)
+            .map((l) => JSON.parse(l) as Record<string, unknown>)
+        : [];
+    const lease =
+      'currentLease' in store ? (store as { currentLease(): WriterLease | undefined }).currentLease() : undefined;
+    const json = {
+      state: where,
+      // Which offersync (a daemon replica, or a reconcile) holds this seller's writer lease, if any.
+      lease: lease ?? null,
+      offers: byKind,
+      lossy_offers: lossy,
+      runs,
+      journal_unfinished: journal,
+      capabilities: caps,
+      learnt_rate: learntRate ?? null,
+      held_back: heldBack,
+      sold,
+    };
+    const out: string[] = [`State db: ${where}`];
+    out.push(
+      lease
+        ? `Writer lease: instance ${lease.holder} (pid ${lease.pid} on ${lease.hostname}), ${lease.expiresAt > Date.now() ? 'until' : 'expired at'} ${new Date(lease.expiresAt).toISOString()}`
+        : 'Writer lease: free',
+    );
+    out.push('', 'Offers (by marketplace status):');
+    if (offers.length === 0) out.push('  none yet');
+    for (const [kind, row] of Object.entries(byKind))
+      out.push(
+        `  ${kind.padEnd(8)} ${Object.entries(row)
+          .map(([s, n]) => `${n} ${s}`)
+          .join(', ')}`,
+      );
+    if (lossy > 0)
+      out.push(`  ${lossy} offer(s) with fields the marketplace stores differently (compared with what was sent)`);
+    out.push('', 'Last runs:');
+    if (runs.length === 0) out.push('  none');
+    for (const r of runs) {
+      const counts = Object.entries(r.counts)
+        .map(([k, n]) => `${k}=${n}`)
+        .join(' ');
+      out.push(
+        `  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ` +
+          `${String(r.outcome ?? 'running').padEnd(9)} ${counts}`,
+      );
+    }
+    out.push('', `Unfinished writes (settled at the next start): ${journal.length}`);
+    for (const j of journal.slice(0, 10))
+      out.push(`  ${j.op} ${j.kind} ${j.keys.join(', ')} (${j.state} since ${new Date(j.updatedAt).toISOString()})`);
+    if (caps.length > 0) {
+      out.push('', 'Marketplace capabilities learnt:');
+      for (const c of caps) {
+        const verdict = c.usable ? 'usable' : `not served (${c.detail ?? ''})`;
+        const next =
+          c.reprobeAt === null
+            ? ''
+            : c.reprobeAt <= now
+              ? ', asked again at the next use'
+              : `, asked again in ${age(c.reprobeAt - now)}`;
+        out.push(`  ${c.name}: ${verdict}; learnt ${age(now - c.learntAt)} ago${next}`);
+      }
+    }
+    if (heldBack.length > 0) {
+      out.push('', `Offers the marketplace refused, held back (offerBackoff): ${heldBack.length}`);
+      for (const b of heldBack.slice(0, 20)) {
+        const when =
+          b.nextAttemptAt === null
+            ? 'parked until its catalogue entry changes'
+            : b.nextAttemptAt <= now
+              ? 'sent again at the next run'
+              : `sent again in ${age(b.nextAttemptAt - now)} or when its entry changes`;
+        const status = b.status === null ? '' : `${b.status} `;
+        out.push(`  ${b.kind} ${b.externalId}: ${status}${b.message} (${b.refusals} refusals); ${when}`);
+      }
+      if (heldBack.length > 20) out.push(`  ... and ${heldBack.length - 20} more (--json lists them all)`);
+    }
+    if (learntRate) {
+      const hold = learntRate.hold ? `, held below a 429 found ${age(now - learntRate.hold.at)} ago` : '';
+      out.push('', `Request rate learnt (rateLimit.ratePerSec: auto): ${round(learntRate.ratePerSec)}/s${hold}`);
+    }
+    if (sold.length > 0) {
+      out.push('', `Latest sold/refunded (${soldPath}):`);
+      for (const s of sold)
+        out.push(`  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`);
+    }
+    return { text: `${out.join('\n')}\n`, json };
+  } finally {
+    store.close();
+  }
+}
 
 /** 45s, 12m, 5h, 3d: enough to tell a verdict's age at a glance. */
 function age(ms: number): string {

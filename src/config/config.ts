@@ -18,6 +18,28 @@ const cronExpression = z
   .string()
   .refine((s) => cron.validate(s), { message: 'expected a cron expression such as "*/5 * * * *"' });
 
+/** Keys a seller in `sellers:` may set for itself; the rest of the configuration is shared. */
+export const SELLER_OVERRIDES = ['baseUrl', 'rateLimit', 'sync', 'guard', 'accounts', 'defaults'] as const;
+
+export const SellerSpecSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9-]+$/, { message: 'expected lowercase letters, digits and -' }),
+    catalogue: z.string().min(1),
+    apiKeyFile: z.string().min(1).optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'expected an environment variable name' })
+      .optional(),
+    // Checked in full once merged over the shared configuration (load-config.ts).
+    baseUrl: z.unknown().optional(),
+    rateLimit: z.unknown().optional(),
+    sync: z.unknown().optional(),
+    guard: z.unknown().optional(),
+    accounts: z.unknown().optional(),
+    defaults: z.unknown().optional(),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     baseUrl: z.url({ protocol: /^https?$/ }),
@@ -36,7 +58,14 @@ export const ConfigSchema = z
       })
       .strict(),
     state: z
-      .object({ path: z.string().min(1), leaseTtlMs: z.number().int().min(1000), keepRuns: positiveInt })
+      .object({
+        path: z.string().min(1),
+        leaseTtlMs: z.number().int().min(1000),
+        keepRuns: positiveInt,
+        url: z.string().refine((s) => s === '' || /^postgres(ql)?:\/\/[^\s]+$/.test(s), {
+          message: 'expected empty (sqlite) or a URL such as postgres://offersync@db:5432/offersync',
+        }),
+      })
       .strict(),
     http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
     rateLimit: z
@@ -116,6 +145,9 @@ export const ConfigSchema = z
         timeoutMs: positiveInt,
       })
       .strict(),
+    sellers: z.array(SellerSpecSchema).refine((l) => new Set(l.map((s) => s.id)).size === l.length, {
+      message: 'seller ids must be unique',
+    }),
   })
   .strict();
 
@@ -131,4 +163,13 @@ export type Config = DeepReadonly<z.infer<typeof ConfigSchema>> & {
   readonly sources: readonly string[];
   /** Empty when neither OFFERSYNC_API_KEY nor OFFERSYNC_API_KEY_FILE is set. Never print it. */
   readonly apiKey: string;
+  /** This configuration's seller: 'default' without a `sellers:` list. Its name in state, logs and metrics. */
+  readonly seller: string;
+  /** One configuration per entry of `sellers:` (empty without the list): see sellersOf. */
+  readonly sellerConfigs: readonly Config[];
 };
+
+/** The sellers a configuration serves: those of `sellers:`, or itself as the seller 'default'. */
+export function sellersOf(config: Config): readonly Config[] {
+  return config.sellerConfigs.length > 0 ? config.sellerConfigs : [config];
+}

@@ -1,10 +1,10 @@
 // Loads the configuration: embedded defaults < config file < environment < flags, validated once with zod.
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { ConfigSchema, type Config } from './config.ts';
+import { ConfigSchema, SELLER_OVERRIDES, type Config, type SellerSpecSchema } from './config.ts';
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
 
@@ -83,6 +83,29 @@ function readApiKey(env: NodeJS.ProcessEnv, cwd: string): string {
   }
 }
 
+function urlHasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The PostgreSQL URL from the environment: OFFERSYNC_STATE_URL, or a file (a secret) holding it. */
+function readStateUrl(env: NodeJS.ProcessEnv, cwd: string): string {
+  const direct = env.OFFERSYNC_STATE_URL?.trim();
+  if (direct) return direct;
+  const file = env.OFFERSYNC_STATE_URL_FILE?.trim();
+  if (!file) return '';
+  try {
+    return readFileSync(resolve(cwd, file), 'utf8').trim();
+  } catch (err) {
+    throw new ConfigError(
+      `OFFERSYNC_STATE_URL_FILE names ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): point it at a file holding the PostgreSQL URL`,
+    );
+  }
+}
+
 function describeIssue(issue: z.core.$ZodIssue, input: Tree): string {
   const key = issue.path.join('.');
   let received: unknown = input;
@@ -91,7 +114,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: Tree): string {
     const where = key ? `${key}.` : '';
     return `unknown key ${issue.keys.map((k) => `'${where}${k}'`).join(', ')} (see config/default.yaml for every key)`;
   }
-  const shown = received === undefined ? 'nothing' : JSON.stringify(received);
+  const shown =
+    received === undefined ? 'nothing' : key === 'state.url' ? 'a value (not shown)' : JSON.stringify(received);
   return `'${key}': ${issue.message} (found ${shown})`;
 }
 
@@ -115,6 +139,13 @@ export function loadConfig(src: ConfigSources = {}): Config {
         );
       }
     }
+    const userState = user.state;
+    if (isTree(userState) && typeof userState.url === 'string' && urlHasPassword(userState.url)) {
+      throw new ConfigError(
+        `config file ${path} has a password in 'state.url': keep it out of config files; put the URL in ` +
+          'OFFERSYNC_STATE_URL or a file named by OFFERSYNC_STATE_URL_FILE, or the password in PGPASSWORD',
+      );
+    }
     tree = merge(tree, user);
     baseDir = dirname(path);
     sources.push(path);
@@ -125,6 +156,8 @@ export function loadConfig(src: ConfigSources = {}): Config {
   if (env.OFFERSYNC_CATALOGUE_DIR) fromEnv.catalogue = { dir: resolve(cwd, env.OFFERSYNC_CATALOGUE_DIR) };
   if (env.OFFERSYNC_STATE_DB) fromEnv.state = { path: resolve(cwd, env.OFFERSYNC_STATE_DB) };
   if (env.OFFERSYNC_LOG_LEVEL) fromEnv.log = { level: env.OFFERSYNC_LOG_LEVEL };
+  const stateUrl = readStateUrl(env, cwd);
+  if (stateUrl) fromEnv.state = { ...(isTree(fromEnv.state) ? fromEnv.state : {}), url: stateUrl };
   if (Object.keys(fromEnv).length > 0) sources.push('environment');
   tree = merge(tree, fromEnv);
 
@@ -145,14 +178,57 @@ export function loadConfig(src: ConfigSources = {}): Config {
   }
   const cfg = parsed.data;
   const absolute = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
+  const statePath = cfg.state.path === ':memory:' ? ':memory:' : absolute(cfg.state.path);
+  const sellerConfigs = cfg.sellers.map((spec, i): Config => {
+    // A seller is the shared configuration with its own catalogue, key and overrides, checked as a whole.
+    const own: Tree = { catalogue: { dir: spec.catalogue }, sellers: [] };
+    for (const k of SELLER_OVERRIDES) if (spec[k] !== undefined) own[k] = spec[k];
+    const sellerTree = merge(tree, own);
+    const one = ConfigSchema.safeParse(sellerTree);
+    if (!one.success) {
+      const lines = one.error.issues.map((issue) => `  - ${describeIssue(issue, sellerTree)}`);
+      throw new ConfigError(`invalid configuration of seller '${spec.id}' (sellers[${i}]):\n${lines.join('\n')}`);
+    }
+    return {
+      ...one.data,
+      catalogue: { ...one.data.catalogue, dir: absolute(one.data.catalogue.dir) },
+      // Its own state file (sqlite), or its own folder for sold.jsonl (PostgreSQL).
+      state: { ...one.data.state, path: statePath === ':memory:' ? ':memory:' : sellerStatePath(statePath, spec.id) },
+      sources,
+      apiKey: readSellerApiKey(spec, env, baseDir),
+      seller: spec.id,
+      sellerConfigs: [],
+    };
+  });
   const config: Config = {
     ...cfg,
     catalogue: { ...cfg.catalogue, dir: absolute(cfg.catalogue.dir) },
-    state: { ...cfg.state, path: cfg.state.path === ':memory:' ? ':memory:' : absolute(cfg.state.path) },
+    state: { ...cfg.state, path: statePath },
     sources,
-    apiKey: readApiKey(env, cwd),
+    apiKey: sellerConfigs.length > 0 ? '' : readApiKey(env, cwd),
+    seller: 'default',
+    sellerConfigs,
   };
   return deepFreeze(config);
+}
+
+/** A seller's state db: sellers/<id>/state.db beside the shared state.path. */
+export function sellerStatePath(statePath: string, seller: string): string {
+  return join(dirname(statePath), 'sellers', seller, 'state.db');
+}
+
+/**
+ * A seller's key from its apiKeyFile or apiKeyEnv. A missing one is an empty key: that seller fails when it
+ * starts (naming what to fix) while the others run.
+ */
+function readSellerApiKey(spec: z.infer<typeof SellerSpecSchema>, env: NodeJS.ProcessEnv, baseDir: string): string {
+  if (spec.apiKeyEnv) return env[spec.apiKeyEnv]?.trim() ?? '';
+  if (!spec.apiKeyFile) return '';
+  try {
+    return readFileSync(resolve(baseDir, spec.apiKeyFile), 'utf8').trim();
+  } catch {
+    return '';
+  }
 }
 
 function deepFreeze<T>(o: T): T {

@@ -2,6 +2,7 @@
 // Runs never overlap: a trigger during a run is folded into one more run after it (a full sweep wins).
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log/logger.ts';
+import type { LeaseClaim } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
@@ -49,6 +50,8 @@ export interface DaemonOptions {
   readonly notifier?: Pick<RunNotifier, 'afterRun' | 'afterUnreadable'>;
   /** The status page on `/` of the health server: what it shows, and the queue's state. */
   readonly status?: { readonly board: StatusBoard; readonly queue?: () => QueueView };
+  /** Who takes the lease: a replica passes the claim it already took the seller's lease with. */
+  readonly leaseClaim?: LeaseClaim;
 }
 
 export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal';
@@ -104,6 +107,7 @@ export class Daemon {
       ttlMs: this.opts.leaseTtlMs ?? 30_000,
       waitMs: Number.POSITIVE_INFINITY,
       signal: this.stopController.signal,
+      ...(this.opts.leaseClaim ? { claim: this.opts.leaseClaim } : {}),
       onWait: (h) => {
         this.leaseWait =
           `waiting for the writer lease: ${describeHolder(h)} holds it until ` +

@@ -1,7 +1,7 @@
 // /healthz (the process is alive and its loop turns), /readyz (the first reconcile finished), /metrics.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DaemonMetrics } from './metrics.ts';
+import type { Registry } from 'prom-client';
 
 export interface HealthSource {
   health(): { readonly ok: boolean; readonly ready: boolean; readonly detail: Readonly<Record<string, unknown>> };
@@ -28,7 +28,7 @@ export async function startHealthServer(
   host: string,
   port: number,
   source: HealthSource,
-  metrics: DaemonMetrics,
+  metrics: { readonly registry: Pick<Registry, 'metrics' | 'contentType'> },
 ): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

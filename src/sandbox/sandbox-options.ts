@@ -78,6 +78,11 @@ export interface SandboxOptions {
   representation?: SandboxRepresentation;
   /** Default: memory only. JSON file, loaded at start, written after every mutation. */
   persistFile?: string;
+  /**
+   * Each API key is a seller account of its own, as on a real marketplace: its own offers and images.
+   * Default false: every key sees one shared set. Memory only (not with persistFile).
+   */
+  sellerPerKey?: boolean;
   /** Default 1 MiB; a larger JSON body is answered 413. */
   maxJsonBytes?: number;
   /** Default 8 MiB; a larger upload is answered 413. */
@@ -132,6 +137,7 @@ export interface ResolvedOptions {
   readonly faults: SandboxFaults;
   readonly representation: SandboxRepresentation;
   readonly persistFile: string | undefined;
+  readonly sellerPerKey: boolean;
   readonly maxJsonBytes: number;
   readonly maxUploadBytes: number;
   readonly defaultPerPage: number;
@@ -199,6 +205,7 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedOptions {
   const defaultPerPage = positiveInt('defaultPerPage', o.defaultPerPage, 15);
   const maxPerPage = positiveInt('maxPerPage', o.maxPerPage, 100);
   if (defaultPerPage > maxPerPage) fail('defaultPerPage', `at most maxPerPage (${maxPerPage})`, defaultPerPage);
+  if (o.sellerPerKey && o.persistFile) fail('sellerPerKey', 'no persistFile beside it (memory only)', o.persistFile);
   return {
     host: o.host ?? '127.0.0.1',
     port,
@@ -207,6 +214,7 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedOptions {
     faults: checkFaults(o.faults),
     representation: checkRepresentation(o.representation),
     persistFile: o.persistFile,
+    sellerPerKey: o.sellerPerKey === true,
     maxJsonBytes: positiveInt('maxJsonBytes', o.maxJsonBytes, 1024 * 1024),
     maxUploadBytes: positiveInt('maxUploadBytes', o.maxUploadBytes, 8 * 1024 * 1024),
     defaultPerPage,

@@ -11,6 +11,7 @@ import { FaultInjector } from './faults.ts';
 import { HttpError } from './http-error.ts';
 import { IdempotencyKeys } from './idempotency.ts';
 import { loadStore, saveStore } from './persist.ts';
+import type { SandboxStore } from './store.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { ALL_STATUSES, OFFER_KINDS } from './records.ts';
 import { matchRoute } from './router.ts';
@@ -63,8 +64,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const keys = new Set(options.apiKeys);
   let baseUrl = '';
 
-  const context = (): ApiContext => ({
-    store,
+  // sellerPerKey: one store per API key, made on its first request.
+  const sellerStores = new Map<string, SandboxStore>();
+  const storeFor = (key: string): SandboxStore => {
+    if (!options.sellerPerKey) return store;
+    let s = sellerStores.get(key);
+    if (!s) {
+      s = loadStore(undefined);
+      sellerStores.set(key, s);
+    }
+    return s;
+  };
+  const allStores = (): SandboxStore[] => (options.sellerPerKey ? [...sellerStores.values()] : [store]);
+
+  const context = (key: string): ApiContext => ({
+    store: storeFor(key),
     representation,
     limits: {
       defaultPerPage: options.defaultPerPage,
@@ -128,7 +142,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
           { allow: match.allow.join(', ') },
         );
       const { route, params } = match;
-      const ctx = context();
+      const ctx = context(key);
       if (route.disabledAs && ctx.isDisabled(route.disabledAs)) {
         return route.disabledAs === 'accounts.update'
           ? answer(
@@ -240,6 +254,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     reset() {
       store.clear();
       store = loadStore(undefined);
+      sellerStores.clear();
       saveStore(options.persistFile, store);
       counters.reset();
       idempotency.clear();
@@ -264,12 +279,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         throw new TypeError(`kind: expected one of ${OFFER_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
       if (!ALL_STATUSES.includes(status))
         throw new TypeError(`status: expected one of ${ALL_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
-      const rec = store.find(kind, String(identifier));
-      if (!rec) throw new Error(`${kind} offer ${JSON.stringify(identifier)} not found`);
-      store.update(kind, rec, { status });
+      const owner = allStores().find((s) => s.find(kind, String(identifier)));
+      const rec = owner?.find(kind, String(identifier));
+      if (!owner || !rec) throw new Error(`${kind} offer ${JSON.stringify(identifier)} not found`);
+      owner.update(kind, rec, { status });
       saveStore(options.persistFile, store);
     },
-    dump: () => store.dump(),
+    dump: () => {
+      const dumps = allStores().map((s) => s.dump());
+      return {
+        accounts: dumps.flatMap((d) => d.accounts),
+        items: dumps.flatMap((d) => d.items),
+        topUps: dumps.flatMap((d) => d.topUps),
+        images: dumps.flatMap((d) => d.images),
+      };
+    },
   };
 
   return {

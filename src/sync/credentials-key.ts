@@ -1,6 +1,6 @@
 // The HMAC key for offer credentials: random, in a 0600 file beside the state db (not inside it), so the
 // state can notice a changed password without holding anything that rebuilds it.
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -24,4 +24,13 @@ export function loadCredentialsKey(statePath: string): Uint8Array {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
     throw err;
   }
+}
+
+/**
+ * For a state in PostgreSQL, shared by replicas on different machines: a key derived from the seller's API
+ * key, which every replica has and the database never holds. A new API key changes it (credentials are then
+ * sent again once, as after a lost key file).
+ */
+export function deriveCredentialsKey(apiKey: string): Uint8Array {
+  return createHmac('sha256', apiKey).update('offersync credentials hmac key v1').digest();
 }

@@ -142,3 +142,31 @@ describe('persistence', () => {
     await expect(startSandbox({ persistFile: file })).rejects.toThrow(/bad\.json/);
   });
 });
+
+describe('sellerPerKey', () => {
+  it('keeps each key its own offers, as separate seller accounts; dump shows them all', async () => {
+    const sb = await startSandbox({ apiKeys: ['k-a', 'k-b'], sellerPerKey: true });
+    try {
+      const post = (key: string, externalId: string) =>
+        fetch(`${sb.url}/api/v1/items`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ external_id: externalId, title: 'x', price: 1, stock: 1, type: 'skin' }),
+        });
+      expect((await post('k-a', 'same')).status).toBeLessThan(300);
+      // The same external_id under another seller is no conflict.
+      expect((await post('k-b', 'same')).status).toBeLessThan(300);
+      const list = async (key: string) =>
+        (
+          (await (await fetch(`${sb.url}/api/v1/items`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+            data: unknown[];
+          }
+        ).data;
+      expect(await list('k-a')).toHaveLength(1);
+      expect(await list('k-b')).toHaveLength(1);
+      expect(sb.dump().items).toHaveLength(2);
+    } finally {
+      await sb.close();
+    }
+  });
+});

@@ -1,0 +1,240 @@
+// One daemon process serving many sellers. Each seller gets a Daemon of its own (its catalogue watcher,
+// schedule, queue, lease and metrics); this decides which sellers run here.
+// - sqlite state: every seller of the configuration runs here (each seller's file has its own lease).
+// - PostgreSQL state: replicas share the sellers. Each claims free sellers up to a fair share (sellers / live
+//   replicas, rounded up), keeps them by the leases' heartbeat, gives back what is above its share when a
+//   replica joins, and takes over the sellers of a replica that died once their leases expire. SIGTERM
+//   releases its leases at once.
+import { AggregatorRegistry, type Registry } from 'prom-client';
+import type { Logger } from '../log/logger.ts';
+import type { LeaseClaim } from '../state/records.ts';
+import type { ReplicaRegistry, SellerHolder } from '../state/replica-registry.ts';
+import { localClaim } from '../state/writer-lease.ts';
+import { errorMessage } from '../sync/errors.ts';
+import type { Daemon } from './daemon.ts';
+import { startHealthServer, type HealthServer } from './health-server.ts';
+
+/** A seller running here: its daemon, and what to close once the daemon stopped. */
+export interface SellerRuntime {
+  readonly daemon: Daemon;
+  /** Takes the seller's lease for `claim` now, without waiting: false when another replica holds it. */
+  tryLease(claim: LeaseClaim, ttlMs: number): boolean;
+  close(): Promise<void>;
+}
+
+export interface ReplicaOptions {
+  /** Seller ids, in configuration order. */
+  readonly sellers: readonly string[];
+  /** Opens a seller's services and daemon (not started); throws when the seller cannot run (no key...). */
+  readonly openSeller: (seller: string, claim: LeaseClaim) => SellerRuntime;
+  /** null: sqlite, every seller runs here. */
+  readonly registry: ReplicaRegistry | null;
+  readonly logger: Logger;
+  readonly leaseTtlMs: number;
+  readonly health: { readonly host: string; readonly port: number } | null;
+}
+
+interface Held {
+  readonly runtime: SellerRuntime;
+  readonly started: Promise<void>;
+}
+
+export class Replica {
+  readonly claim: LeaseClaim = localClaim();
+  readonly #opts: ReplicaOptions;
+  readonly #held = new Map<string, Held>();
+  /** Sellers that failed to open here, with why, and the tick before which they are not tried again. */
+  readonly #broken = new Map<string, { error: string; retryAt: number }>();
+  /** Sellers seen unheld, by the tick they were first seen so: claimed over the share after two ticks. */
+  readonly #unheldSince = new Map<string, number>();
+  #holders: SellerHolder[] = [];
+  #live = 1;
+  #tick = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | null = null;
+  #stopping = false;
+  #health: HealthServer | null = null;
+
+  constructor(opts: ReplicaOptions) {
+    this.#opts = opts;
+  }
+
+  get healthPort(): number | undefined {
+    return this.#health?.port;
+  }
+
+  /** Sellers running here now. */
+  heldSellers(): string[] {
+    return [...this.#held.keys()].sort();
+  }
+
+  async start(): Promise<void> {
+    if (this.#opts.health && this.#opts.health.port > 0)
+      this.#health = await startHealthServer(this.#opts.health.host, this.#opts.health.port, this, this);
+    this.#opts.logger.info({ replica: this.claim.holder, sellers: this.#opts.sellers.length }, 'replica starting');
+    await this.#runTick();
+    this.#timer = setInterval(() => void this.#runTick(), Math.max(100, this.#opts.leaseTtlMs / 3));
+    this.#timer.unref();
+  }
+
+  #runTick(): Promise<void> {
+    if (this.#ticking || this.#stopping) return this.#ticking ?? Promise.resolve();
+    this.#ticking = this.#balance()
+      .catch((err) => this.#opts.logger.error({ err: errorMessage(err) }, 'replica: balancing sellers failed'))
+      .finally(() => {
+        this.#ticking = null;
+      });
+    return this.#ticking;
+  }
+
+  /** One round: heartbeat, drop what was lost, give back what is above the share, claim what is free. */
+  async #balance(): Promise<void> {
+    this.#tick++;
+    const registry = this.#opts.registry;
+    const sellers = this.#opts.sellers;
+    if (!registry) {
+      for (const s of sellers) if (!this.#held.has(s)) this.#claim(s, true);
+      return;
+    }
+    this.#live = registry.heartbeat(this.claim, this.#opts.leaseTtlMs);
+    this.#holders = registry.holders(sellers);
+    // The first round only announces this replica: replicas started together then count each other before
+    // anyone claims, instead of the first one claiming every seller and giving most back a moment later.
+    if (this.#tick === 1) return;
+    const holderOf = new Map(this.#holders.map((h) => [h.seller, h]));
+    const share = Math.ceil(sellers.length / this.#live);
+
+    // A seller whose lease is no longer ours (we stalled past the TTL and someone took it): stop it here.
+    for (const seller of [...this.#held.keys()]) {
+      const h = holderOf.get(seller);
+      if (!h || h.holder !== this.claim.holder || !h.live) {
+        this.#opts.logger.warn({ seller, heldBy: h?.holder ?? null }, 'lost the seller lease: stopping it here');
+        await this.#drop(seller);
+      }
+    }
+    // Above the share (a replica joined): give back the last ones, released at once for the others to take.
+    const mine = [...this.#held.keys()];
+    while (mine.length > share) {
+      const seller = mine.pop();
+      if (!seller) break;
+      this.#opts.logger.info({ seller, share, replicas: this.#live }, 'giving a seller back: above the fair share');
+      await this.#drop(seller);
+    }
+    // Claim free sellers up to the share, starting at a point of our own so replicas do not all race for the
+    // same one; a seller left unheld for two rounds is claimed even above the share (no one else took it).
+    const offset = hashOffset(this.claim.holder, sellers.length);
+    for (let i = 0; i < sellers.length; i++) {
+      const seller = sellers[(offset + i) % sellers.length];
+      if (seller === undefined || this.#held.has(seller)) continue;
+      const h = holderOf.get(seller);
+      if (h?.live) {
+        this.#unheldSince.delete(seller);
+        continue;
+      }
+      const since = this.#unheldSince.get(seller) ?? this.#tick;
+      this.#unheldSince.set(seller, since);
+      const overdue = this.#tick - since >= 2;
+      if (this.#held.size >= share && !overdue) continue;
+      this.#claim(seller, false);
+    }
+  }
+
+  /** Opens the seller and, with PostgreSQL, takes its lease; starts its daemon without waiting for its run. */
+  #claim(seller: string, sqlite: boolean): void {
+    const broken = this.#broken.get(seller);
+    if (broken && broken.retryAt > this.#tick) return;
+    let runtime: SellerRuntime;
+    try {
+      runtime = this.#opts.openSeller(seller, this.claim);
+    } catch (err) {
+      // One seller that cannot run (no key, a state that will not open) never stops the others.
+      const error = errorMessage(err);
+      this.#broken.set(seller, { error, retryAt: this.#tick + 10 });
+      this.#opts.logger.error({ seller, err: error }, 'seller cannot start: retried later');
+      return;
+    }
+    this.#broken.delete(seller);
+    if (!sqlite && !runtime.tryLease(this.claim, this.#opts.leaseTtlMs)) {
+      void runtime.close();
+      return;
+    }
+    this.#unheldSince.delete(seller);
+    this.#opts.logger.info({ seller, replica: this.claim.holder }, 'seller claimed: running here');
+    const started = runtime.daemon.start().catch((err) => {
+      if (!this.#stopping) this.#opts.logger.error({ seller, err: errorMessage(err) }, 'seller daemon failed');
+    });
+    this.#held.set(seller, { runtime, started });
+  }
+
+  /** Stops a seller here; its daemon lets go of the lease (a no-op when the lease was lost). */
+  async #drop(seller: string): Promise<void> {
+    const held = this.#held.get(seller);
+    if (!held) return;
+    this.#held.delete(seller);
+    await held.runtime.daemon.stop();
+    await held.runtime.close();
+  }
+
+  /** Ready when every seller held here finished its first run (a replica holding none is ready too). */
+  health(): { ok: boolean; ready: boolean; detail: Record<string, unknown> } {
+    const sellers: Record<string, unknown> = {};
+    let ready = true;
+    for (const seller of this.#opts.sellers) {
+      const held = this.#held.get(seller);
+      const h = this.#holders.find((x) => x.seller === seller);
+      if (held) {
+        const one = held.runtime.daemon.health();
+        if (!one.ready) ready = false;
+        sellers[seller] = { here: true, ready: one.ready, ...one.detail };
+      } else {
+        sellers[seller] = {
+          here: false,
+          held_by: h?.live ? { replica: h.holder, host: h.hostname, pid: h.pid } : null,
+          ...(this.#broken.has(seller) ? { error: this.#broken.get(seller)?.error } : {}),
+        };
+      }
+    }
+    return {
+      ok: !this.#stopping,
+      ready: ready && !this.#stopping,
+      detail: {
+        replica: this.claim.holder,
+        live_replicas: this.#live,
+        fair_share: Math.ceil(this.#opts.sellers.length / this.#live),
+        held: this.heldSellers(),
+        sellers,
+      },
+    };
+  }
+
+  /** /metrics: every seller's registry, each series labelled with its seller. */
+  get registry(): Pick<Registry, 'metrics' | 'contentType'> {
+    const held = [...this.#held.values()].map((h) => h.runtime.daemon.metrics.registry);
+    return {
+      contentType: AggregatorRegistry.PROMETHEUS_CONTENT_TYPE,
+      metrics: async () =>
+        AggregatorRegistry.aggregate(await Promise.all(held.map((r) => r.getMetricsAsJSON()))).metrics(),
+    } as Pick<Registry, 'metrics' | 'contentType'>;
+  }
+
+  /** SIGTERM: no new claim, every seller here stops (finishing writes on the wire) and lets go of its lease. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#ticking;
+    await Promise.all([...this.#held.keys()].map((s) => this.#drop(s)));
+    try {
+      this.#opts.registry?.leave(this.claim.holder);
+    } catch (err) {
+      this.#opts.logger.warn({ err: errorMessage(err) }, 'replica: could not sign off (it expires on its own)');
+    }
+    await this.#health?.close();
+  }
+}
+
+function hashOffset(s: string, n: number): number {
+  if (n === 0) return 0;
+  let h = 0;
+  for (const c of s) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h % n;
+}

@@ -1,0 +1,92 @@
+// Replica bench: six sellers on one PostgreSQL (embedded, 127.0.0.1) and one sandbox (a key per seller, each its
+// own seller account), reconciled from empty by 1, 2 and 3 daemon processes. Prints sellers per replica and
+// offers per second from the first daemon's spawn to the last offer on the sandbox (startup included), then
+// the same for a catalogue edit of every offer (all replicas up). Checks every offer arrived exactly once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox } from '../../src/sandbox/sandbox-server.ts';
+import { startPostgres } from '../support/postgres.ts';
+import {
+  converged,
+  type Fleet,
+  type Ready,
+  readyz,
+  type ReplicaProc,
+  sellerKey,
+  startReplica,
+  until,
+  writeItems,
+} from '../support/replica-fleet.ts';
+
+const SELLERS = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'];
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 300);
+/** Per seller key, on the client and the sandbox alike. */
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+
+const pg = await startPostgres();
+let failed = false;
+try {
+  for (const replicas of [1, 2, 3]) {
+    const sandbox = await startSandbox({
+      apiKeys: SELLERS.map(sellerKey),
+      sellerPerKey: true,
+      rateLimit: { ratePerSec: RATE * 1.2, burst: 30 },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-replica-bench-'));
+    const fleet: Fleet = {
+      dir,
+      sellers: SELLERS,
+      items: ITEMS,
+      url: await pg.createDatabase(`bench_${replicas}`),
+      sandbox,
+      ttlMs: 5_000,
+      ratePerSec: RATE,
+    };
+    for (const s of SELLERS) writeItems(fleet, s, 100);
+    const procs: ReplicaProc[] = [];
+    try {
+      const t0 = Date.now();
+      for (let i = 1; i <= replicas; i++) procs.push(await startReplica(fleet, i));
+      await until('first convergence', async () => (converged(fleet, 100) ? true : undefined), 600_000);
+      const createMs = Date.now() - t0;
+      const split = await until(
+        'every replica ready',
+        async () => {
+          const r = await Promise.all(procs.map(readyz));
+          return r.every((x) => x?.ready) && r.flatMap((x) => x?.held ?? []).length === SELLERS.length
+            ? (r as Ready[])
+            : undefined;
+        },
+        60_000,
+      );
+      const t1 = Date.now();
+      for (const s of SELLERS) writeItems(fleet, s, 700);
+      await until('update convergence', async () => (converged(fleet, 700) ? true : undefined), 600_000);
+      const updateMs = Date.now() - t1;
+      const total = SELLERS.length * ITEMS;
+      const creates = sandbox.counters().byRoute['POST /api/v1/items'];
+      const createCount = creates ? Object.values(creates).reduce((a, b) => a + b, 0) : 0;
+      if (createCount !== total || sandbox.dump().items.length !== total) {
+        failed = true;
+        console.log(
+          `!! ${replicas} replica(s): ${createCount} creates, ${sandbox.dump().items.length} items, want ${total}`,
+        );
+      }
+      console.log(
+        `${replicas} replica(s): sellers per replica ${split.map((r) => r.held.length).join('/')}; ` +
+          `create ${total} offers in ${(createMs / 1000).toFixed(1)} s (${Math.round(total / (createMs / 1000))} offers/s, ` +
+          `startup included); update all in ${(updateMs / 1000).toFixed(1)} s (${Math.round(total / (updateMs / 1000))} offers/s)`,
+      );
+    } finally {
+      for (const p of procs) p.child.kill('SIGTERM');
+      await Promise.all(procs.map((p) => p.exited));
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+} finally {
+  await pg.stop();
+}
+console.log(`(6 sellers x ${ITEMS} items; ${RATE} req/s per seller key; 2-core machine shared with other work)`);
+process.exitCode = failed ? 1 : 0;

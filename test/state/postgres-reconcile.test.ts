@@ -1,0 +1,127 @@
+// Reconcile with its state in a real PostgreSQL (embedded, 127.0.0.1) against the sandbox: the same
+// convergence as the sqlite file, and the database password in no log line, error or row.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { createLogger } from '../../src/log/logger.ts';
+import { openPostgresStateStore } from '../../src/state/postgres-state-store.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(() => server?.stop());
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+function seed(harness: Harness): void {
+  harness.write(
+    'items/items.json',
+    JSON.stringify([
+      { external_id: 'item-1', title: 'Rare skin', price: 500, stock: 2, type: 'skin' },
+      { external_id: 'item-2', title: 'Gold pack', price: 250, stock: 10, type: 'gold' },
+    ]),
+  );
+  harness.write(
+    'accounts/main.json',
+    JSON.stringify([
+      {
+        external_id: 'acc-1',
+        title: 'Gold account',
+        price: 1000,
+        rank: 'Gold II',
+        credentials: { login: 'user', password: 'account-pw-1' },
+      },
+    ]),
+  );
+}
+
+// Each test opens PostgreSQL connections (a worker thread each): slow on a loaded machine, hence 120 s.
+describe('reconcile with the state in PostgreSQL', { timeout: 120_000 }, () => {
+  it('converges, then sends no write; the database password appears in no log line nor row', async () => {
+    const url = await server.createDatabase();
+    h = await createHarness({ config: { state: { url } } });
+    seed(h);
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', destination: { write: (s: string) => void lines.push(s) } });
+    const first = await h.reconcile({}, logger);
+    expect(first.report.outcome).toBe('converged');
+    expect(h.writes()).toBe(3);
+    h.sandbox.resetCounters();
+    const second = await h.reconcile({}, logger);
+    expect(second.report.outcome).toBe('converged');
+    expect(h.writes()).toBe(0);
+
+    const store = openPostgresStateStore('default', { url });
+    try {
+      expect(store.listOffers().map((o) => `${o.kind}/${o.externalId}`)).toEqual([
+        'account/acc-1',
+        'item/item-1',
+        'item/item-2',
+      ]);
+      expect(store.listRuns(10)).toHaveLength(2);
+    } finally {
+      store.close();
+    }
+    expect(lines.join('')).not.toContain(server.password);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const dump = await client.query(`SELECT string_agg(t::text, ' ') AS all FROM (SELECT * FROM offers) t`);
+      expect(String(dump.rows[0].all)).not.toContain(server.password);
+      expect(String(dump.rows[0].all)).not.toContain('account-pw-1');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('keeps the password out of the error when the server refuses it, and out of config errors', () => {
+    const wrong = `postgres://offersync:Wr0ng-Secret-PW@127.0.0.1:${server.port}/postgres`;
+    expect(() => openPostgresStateStore('default', { url: wrong })).toThrow(/password authentication failed/);
+    try {
+      openPostgresStateStore('default', { url: wrong });
+    } catch (err) {
+      expect(String(err)).not.toContain('Wr0ng-Secret-PW');
+      expect(String(err)).toContain('offersync:***@127.0.0.1');
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-cfg-'));
+    try {
+      writeFileSync(join(dir, 'c.yaml'), `state:\n  url: ${wrong}\n`);
+      expect(() => loadConfig({ env: {}, cwd: dir, flags: { config: join(dir, 'c.yaml') } })).toThrow(
+        /password in 'state.url'/,
+      );
+      try {
+        loadConfig({ env: {}, cwd: dir, flags: { config: join(dir, 'c.yaml') } });
+      } catch (err) {
+        expect(String(err)).not.toContain('Wr0ng-Secret-PW');
+      }
+      writeFileSync(join(dir, 'url'), `${wrong}\n`);
+      expect(loadConfig({ env: { OFFERSYNC_STATE_URL_FILE: 'url' }, cwd: dir }).state.url).toBe(wrong);
+      expect(loadConfig({ env: { OFFERSYNC_STATE_URL: wrong }, cwd: dir }).state.url).toBe(wrong);
+      expect(() => loadConfig({ env: { OFFERSYNC_STATE_URL: 'mysql://x' }, cwd: dir })).toThrow(
+        /a value \(not shown\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes the password from PGPASSWORD when the URL has none', () => {
+    const bare = `postgres://offersync@127.0.0.1:${server.port}/postgres`;
+    const store = openPostgresStateStore('default', { url: bare, password: server.password });
+    try {
+      expect(store.listOffers()).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+});

