@@ -32,6 +32,7 @@ let url: string;
 let sandbox: RunningSandbox;
 let fleet: Fleet;
 const procs: ReplicaProc[] = [];
+let failed = true;
 
 async function query<R>(sql: string): Promise<R[]> {
   const c = new pg.Client({ connectionString: url });
@@ -53,6 +54,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  // What the daemons said, when the test failed: the first thing to read.
+  if (failed)
+    for (const [i, p] of procs.entries()) console.log(`--- replica ${i + 1} stderr\n${p.stderr().slice(-3000)}`);
   for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   await Promise.all(procs.map((p) => p.exited));
   await sandbox?.close();
@@ -135,5 +139,6 @@ describe('replicas sharing sellers through PostgreSQL', () => {
     expect(await Promise.all(live.map((p) => p.exited))).toEqual([0, 0]);
     expect(await query('SELECT seller FROM seller_leases')).toEqual([]);
     expect(live.map((p) => p.stderr()).join('')).not.toContain(server.password);
+    failed = false;
   }, 240_000);
 });

@@ -3,11 +3,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
+import { CLI } from './cli.ts';
 import { freePort } from './postgres.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/offersync.js', import.meta.url));
 
 export interface Fleet {
   readonly dir: string;
@@ -73,7 +71,7 @@ export async function startReplica(f: Fleet, n: number): Promise<ReplicaProc> {
     OFFERSYNC_LOG_LEVEL: 'info',
   };
   for (const s of f.sellers) env[`KEY_${envName(s)}`] = sellerKey(s);
-  const child = spawn(process.execPath, [BIN, 'daemon', '--config', config], {
+  const child = spawn(process.execPath, [...CLI, 'daemon', '--config', config], {
     cwd: f.dir,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
