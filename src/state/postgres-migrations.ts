@@ -132,9 +132,18 @@ export function migratePostgres(
   where: string,
   migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
 ): MigrationResult[] {
-  conn.query(
-    `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
-  );
+  // Under the lock too: two CREATE TABLE IF NOT EXISTS at once can both try, and one fails on pg_type.
+  conn.query('BEGIN');
+  try {
+    conn.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    conn.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+    );
+    conn.query('COMMIT');
+  } catch (err) {
+    conn.query('ROLLBACK');
+    throw err;
+  }
   const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
   const current = () =>
     Number(conn.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations').rows[0]?.v ?? 0);
