@@ -66,6 +66,8 @@ export const command: Command = {
         queue: () => services.queue.stats(),
       },
     });
+    // Every series carries its seller, as with many sellers ('default' here).
+    daemon.metrics.registry.setDefaultLabels({ seller: config.seller });
     // A second signal finds no handler left and ends the process at once.
     let stopping: Promise<void> | undefined;
     const stopped = new Promise<void>((resolve) => {

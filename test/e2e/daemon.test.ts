@@ -125,7 +125,7 @@ describe('offersync daemon', () => {
       );
 
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
-      expect(metrics).toMatch(/offersync_runs_total\{outcome="converged",trigger="start"\} 1/);
+      expect(metrics).toMatch(/offersync_runs_total\{outcome="converged",trigger="start",seller="default"\} 1/);
       expect(metrics).toMatch(/trigger="files"/);
 
       // kill -9 of the holder: on the same machine its pid proves it gone, so the waiting daemon takes over
