@@ -1,3 +1,4 @@
+// The planner as tables: an input picture (catalogue, state, remote, options) and the actions it must plan.
 import { describe, expect, it } from 'vitest';
 import type {
   DesiredAccount,
@@ -119,315 +120,554 @@ function input(over: Partial<PlannerInput> & { desired?: DesiredOffer[] }): Plan
     options: { ...options, ...over.options },
   };
 }
+/** Every action as type[:noop reason]:external_id (or image path), in plan order. */
 const types = (p: Plan) =>
   p.actions.map(
     (a) => `${a.type}${a.type === 'noop' ? `:${a.reason}` : ''}:${'externalId' in a ? a.externalId : a.image.path}`,
   );
 const only = <T extends PlanAction['type']>(p: Plan, t: T) =>
   p.actions.filter((a): a is Extract<PlanAction, { type: T }> => a.type === t);
-
-describe('planner', () => {
-  it('creates a new offer, stating the default status', () => {
-    const p = plan(input({ desired: [account('a1')] }));
-    expect(types(p)).toEqual(['create:a1']);
-    const c = only(p, 'create')[0]!;
-    expect(c.fields.status).toBe('listed');
-    expect(c.verifyFirst).toBe(false);
+/** The route of each write, as via[/batch][>ifRefused]:external_id. */
+const routes = (p: Plan) =>
+  p.actions.flatMap((a) => {
+    if (a.type !== 'update' && a.type !== 'archive') return [];
+    const r = a.route;
+    const batch = 'batch' in r ? `/${r.batch}` : '';
+    const refused = 'ifRefused' in r ? `>${r.ifRefused}` : '';
+    return [`${a.type}:${r.via}${batch}${refused}:${a.externalId}`];
   });
 
-  it('plans nothing when desired, state and remote agree (file formatting does not matter)', () => {
-    const d = account('a1', { champions: ['Ahri', 'Lux'] });
-    const p = plan(input({ desired: [d], state: [recordOf(d, 1)], remote: snapshot([remoteOf(d, 1)]) }));
-    expect(types(p)).toEqual(['noop:unchanged:a1']);
-  });
+const img = { path: 'images/a.png', absPath: '/c/images/a.png', sha256: 'abc', sizeBytes: 10, mimeType: 'image/png' };
+const a1 = account('a1');
+const old = account('a1', { price: 1000 });
+const thirty = Array.from({ length: 30 }, (_, i) => account(`a${String(i).padStart(2, '0')}`));
+const massBase = {
+  desired: [],
+  state: thirty.map((d, i) => recordOf(d, i + 1)),
+  remote: snapshot(thirty.map((d, i) => remoteOf(d, i + 1))),
+};
+const caps = (c: Partial<PlannerOptions['capabilities']>): PlannerOptions => ({
+  ...options,
+  capabilities: { ...options.capabilities, ...c },
+});
 
-  it('patches only the changed echoed field', () => {
-    const d = account('a1', { price: 1200 });
-    const old = account('a1', { price: 1000 });
-    const p = plan(input({ desired: [d], state: [recordOf(old, 1)], remote: snapshot([remoteOf(old, 1)]) }));
-    const u = only(p, 'update');
-    expect(u).toHaveLength(1);
-    expect(u[0]!.changes).toEqual([{ field: 'price', from: 1000, to: 1200, why: 'changed' }]);
-    expect(u[0]!.reason).toBe('changed');
-  });
+interface Case {
+  readonly name: string;
+  readonly input: PlannerInput;
+  /** The whole plan, as `types` prints it. */
+  readonly actions?: readonly string[];
+  readonly check?: (p: Plan) => void;
+}
 
-  it('patches a changed non-echoed field by comparing with last applied (item description)', () => {
-    const d = item('i1', { description: 'new words' });
-    const old = item('i1', { description: 'old words' });
-    const remote = snapshot([], {}, {}, { item: [remoteOf(old, 7)] });
-    const p = plan(input({ desired: [d], state: [recordOf(old, 7)], remote }));
-    expect(only(p, 'update')[0]!.changes).toEqual([
-      { field: 'description', from: 'old words', to: 'new words', why: 'changed' },
-    ]);
-  });
-
-  it('sends credentials when their HMAC changed, and only then', () => {
-    const d = account('a1', {}, { credentialsHmac: 'new', credentials: { login: 'l', password: 'p' } });
-    const p = plan(
-      input({ desired: [d], state: [recordOf(d, 1, { credentialsHmac: 'old' })], remote: snapshot([remoteOf(d, 1)]) }),
-    );
-    const u = only(p, 'update')[0]!;
-    expect(u.sendCredentials).toBe(true);
-    expect(u.changes).toEqual([]);
-    const same = plan(input({ desired: [d], state: [recordOf(d, 1)], remote: snapshot([remoteOf(d, 1)]) }));
-    expect(types(same)).toEqual(['noop:unchanged:a1']);
-  });
-
-  it('archives a managed offer removed from the catalogue, leaves an unmanaged one', () => {
-    const gone = account('a1');
-    const handMade = account('web-1');
-    const p = plan(
-      input({ desired: [], state: [recordOf(gone, 1)], remote: snapshot([remoteOf(gone, 1), remoteOf(handMade, 2)]) }),
-    );
-    expect(types(p)).toEqual(['noop:unmanaged:web-1', 'archive:a1']);
-  });
-
-  it('archives an unmanaged offer only with prune: all, or when it matches the ownership pattern', () => {
-    const handMade = account('inv-9');
-    const remote = snapshot([remoteOf(handMade, 2)]);
-    expect(types(plan(input({ remote, options: { ...options, prune: 'all' } })))).toEqual(['archive:inv-9']);
-    expect(types(plan(input({ remote, options: { ...options, ownedPattern: /^inv-/ } })))).toEqual(['archive:inv-9']);
-    expect(types(plan(input({ remote, options: { ...options, prune: 'none' } })))).toEqual(['noop:unmanaged:inv-9']);
-  });
-
-  it.each(['sold', 'refunded', 'processing'] as const)(
-    'never touches a %s offer, in the catalogue or not',
-    (status) => {
-      const d = account('a1', { price: 9999 });
-      const old = account('a1');
-      const inCatalogue = plan(
-        input({ desired: [d], state: [recordOf(old, 1)], remote: snapshot([remoteOf(old, 1, { status })]) }),
-      );
-      expect(types(inCatalogue)).toEqual([`noop:${status}:a1`]);
-      const removed = plan(
-        input({ desired: [], state: [recordOf(old, 1)], remote: snapshot([remoteOf(old, 1, { status })]) }),
-      );
-      expect(types(removed)).toEqual([`noop:${status}:a1`]);
+const decisions: readonly Case[] = [
+  {
+    name: 'creates a new offer, stating the default status',
+    input: input({ desired: [a1] }),
+    actions: ['create:a1'],
+    check: (p) => expect(only(p, 'create')[0]).toMatchObject({ fields: { status: 'listed' }, verifyFirst: false }),
+  },
+  {
+    name: 'plans nothing when desired, state and remote agree (file formatting does not matter)',
+    input: (() => {
+      const d = account('a1', { champions: ['Ahri', 'Lux'] });
+      return input({ desired: [d], state: [recordOf(d, 1)], remote: snapshot([remoteOf(d, 1)]) });
+    })(),
+    actions: ['noop:unchanged:a1'],
+  },
+  {
+    name: 'patches only the changed echoed field',
+    input: input({
+      desired: [account('a1', { price: 1200 })],
+      state: [recordOf(old, 1)],
+      remote: snapshot([remoteOf(old, 1)]),
+    }),
+    actions: ['update:a1'],
+    check: (p) =>
+      expect(only(p, 'update')[0]).toMatchObject({
+        changes: [{ field: 'price', from: 1000, to: 1200, why: 'changed' }],
+        reason: 'changed',
+      }),
+  },
+  {
+    name: 'patches a changed non-echoed field by comparing with last applied (item description)',
+    input: (() => {
+      const o = item('i1', { description: 'old words' });
+      const remote = snapshot([], {}, {}, { item: [remoteOf(o, 7)] });
+      return input({ desired: [item('i1', { description: 'new words' })], state: [recordOf(o, 7)], remote });
+    })(),
+    actions: ['update:i1'],
+    check: (p) =>
+      expect(only(p, 'update')[0]!.changes).toEqual([
+        { field: 'description', from: 'old words', to: 'new words', why: 'changed' },
+      ]),
+  },
+  {
+    name: 'sends credentials when their HMAC changed',
+    input: (() => {
+      const d = account('a1', {}, { credentialsHmac: 'new', credentials: { login: 'l', password: 'p' } });
+      return input({
+        desired: [d],
+        state: [recordOf(d, 1, { credentialsHmac: 'old' })],
+        remote: snapshot([remoteOf(d, 1)]),
+      });
+    })(),
+    actions: ['update:a1'],
+    check: (p) => expect(only(p, 'update')[0]).toMatchObject({ sendCredentials: true, changes: [] }),
+  },
+  {
+    name: 'does not send credentials whose HMAC is unchanged',
+    input: (() => {
+      const d = account('a1', {}, { credentialsHmac: 'new', credentials: { login: 'l', password: 'p' } });
+      return input({ desired: [d], state: [recordOf(d, 1)], remote: snapshot([remoteOf(d, 1)]) });
+    })(),
+    actions: ['noop:unchanged:a1'],
+  },
+  {
+    name: 'archives a managed offer removed from the catalogue, leaves an unmanaged one',
+    input: input({ state: [recordOf(a1, 1)], remote: snapshot([remoteOf(a1, 1), remoteOf(account('web-1'), 2)]) }),
+    actions: ['noop:unmanaged:web-1', 'archive:a1'],
+  },
+  {
+    name: 'archives an unmanaged offer with prune: all',
+    input: input({ remote: snapshot([remoteOf(account('inv-9'), 2)]), options: { ...options, prune: 'all' } }),
+    actions: ['archive:inv-9'],
+  },
+  {
+    name: 'archives an unmanaged offer that matches the ownership pattern',
+    input: input({ remote: snapshot([remoteOf(account('inv-9'), 2)]), options: { ...options, ownedPattern: /^inv-/ } }),
+    actions: ['archive:inv-9'],
+  },
+  {
+    name: 'archives nothing with prune: none, managed or not',
+    input: input({
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1), remoteOf(account('inv-9'), 2)]),
+      options: { ...options, prune: 'none', ownedPattern: /^inv-/ },
+    }),
+    actions: ['noop:unmanaged:a1', 'noop:unmanaged:inv-9'],
+  },
+  ...(['sold', 'refunded', 'processing'] as const).flatMap((status): Case[] => [
+    {
+      name: `never touches a ${status} offer in the catalogue`,
+      input: input({
+        desired: [account('a1', { price: 9999 })],
+        state: [recordOf(old, 1)],
+        remote: snapshot([remoteOf(old, 1, { status })]),
+      }),
+      actions: [`noop:${status}:a1`],
     },
-  );
-
-  it('relists an offer archived on the marketplace while still in the catalogue', () => {
-    const d = account('a1');
-    const p = plan(
-      input({ desired: [d], state: [recordOf(d, 1)], remote: snapshot([remoteOf(d, 1, { status: 'archived' })]) }),
-    );
-    const u = only(p, 'update')[0]!;
-    expect(u.reason).toBe('relist');
-    expect(u.changes).toEqual([{ field: 'status', from: 'archived', to: 'listed', why: 'drift' }]);
-  });
-
-  it('patches back a website edit under local-wins, only reports it under report', () => {
-    const d = account('a1');
-    const remote = snapshot([remoteOf(d, 1, {}, { title: 'edited on the website' })]);
-    const win = plan(input({ desired: [d], state: [recordOf(d, 1)], remote }));
-    expect(only(win, 'update')[0]!.changes).toEqual([
-      { field: 'title', from: 'edited on the website', to: 'Account a1', why: 'drift' },
-    ]);
-    expect(only(win, 'update')[0]!.reason).toBe('drift');
-    const report = plan(
-      input({ desired: [d], state: [recordOf(d, 1)], remote, options: { ...options, drift: 'report' } }),
-    );
-    expect(types(report)).toEqual(['noop:drift-reported:a1']);
-  });
-
-  it('adopts everything and creates nothing when the state db is lost', () => {
-    const ds = [account('a1'), account('a2')];
-    const p = plan(input({ desired: ds, state: [], remote: snapshot(ds.map((d, i) => remoteOf(d, i + 1))) }));
-    expect(only(p, 'create')).toEqual([]);
-    expect(only(p, 'adopt').map((a) => a.externalId)).toEqual(['a1', 'a2']);
-  });
-
-  it('leaves the offers of a quarantined file alone: neither updated nor archived', () => {
-    const d = account('a1');
-    const p = plan(
-      input({
-        desired: [],
-        catalogue: { offers: [], complete: true, quarantinedFiles: ['accounts/a.json'], invalidOffers: [] },
-        state: [recordOf(d, 1)],
-        remote: snapshot([remoteOf(d, 1)]),
+    {
+      name: `never archives a ${status} offer removed from the catalogue`,
+      input: input({ state: [recordOf(old, 1)], remote: snapshot([remoteOf(old, 1, { status })]) }),
+      actions: [`noop:${status}:a1`],
+    },
+  ]),
+  {
+    name: 'relists an offer archived on the marketplace while still in the catalogue',
+    input: input({
+      desired: [a1],
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1, { status: 'archived' })]),
+    }),
+    actions: ['update:a1'],
+    check: (p) =>
+      expect(only(p, 'update')[0]).toMatchObject({
+        reason: 'relist',
+        changes: [{ field: 'status', from: 'archived', to: 'listed', why: 'drift' }],
       }),
-    );
-    expect(types(p)).toEqual(['noop:quarantined:a1']);
-  });
-
-  it('does not archive an offer whose catalogue entry is invalid', () => {
-    const d = account('a1');
-    const p = plan(
-      input({
-        catalogue: {
-          offers: [],
-          complete: true,
-          quarantinedFiles: [],
-          invalidOffers: [{ kind: 'account', externalId: 'a1', file: 'accounts/a.json' }],
-        },
-        state: [recordOf(d, 1)],
-        remote: snapshot([remoteOf(d, 1)]),
+  },
+  {
+    name: 'patches back a website edit under local-wins',
+    input: input({
+      desired: [a1],
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1, {}, { title: 'edited on the website' })]),
+    }),
+    actions: ['update:a1'],
+    check: (p) =>
+      expect(only(p, 'update')[0]).toMatchObject({
+        reason: 'drift',
+        changes: [{ field: 'title', from: 'edited on the website', to: 'Account a1', why: 'drift' }],
       }),
-    );
-    expect(types(p)).toEqual(['noop:invalid:a1']);
-  });
-
-  it('trips the mass-archive guard above max(25, 10%) and lets --allow-mass-archive through', () => {
-    const ds = Array.from({ length: 30 }, (_, i) => account(`a${String(i).padStart(2, '0')}`));
-    const base = {
-      desired: [],
-      state: ds.map((d, i) => recordOf(d, i + 1)),
-      remote: snapshot(ds.map((d, i) => remoteOf(d, i + 1))),
-    };
-    const p = plan(input(base));
-    expect(p.guard.tripped).toBe(true);
-    expect(p.guard.limit).toBe(25);
-    expect(p.guard.message).toMatch(/--allow-mass-archive/);
-    expect(plan(input({ ...base, options: { ...options, allowMassArchive: true } })).guard.tripped).toBe(false);
-  });
-
-  it('does not plan an update again for a field recorded as lossy', () => {
-    const d = account('a1', { current_rank: 4 });
-    const p = plan(
-      input({
+  },
+  {
+    name: 'only reports a website edit under drift: report',
+    input: input({
+      desired: [a1],
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1, {}, { title: 'edited on the website' })]),
+      options: { ...options, drift: 'report' },
+    }),
+    actions: ['noop:drift-reported:a1'],
+  },
+  {
+    name: 'adopts everything and creates nothing when the state db is lost',
+    input: input({ desired: [a1, account('a2')], remote: snapshot([remoteOf(a1, 1), remoteOf(account('a2'), 2)]) }),
+    actions: ['adopt:a1', 'adopt:a2'],
+  },
+  {
+    name: 'leaves the offers of a quarantined file alone: neither updated nor archived',
+    input: input({
+      catalogue: { offers: [], complete: true, quarantinedFiles: ['accounts/a.json'], invalidOffers: [] },
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1)]),
+    }),
+    actions: ['noop:quarantined:a1'],
+  },
+  {
+    name: 'does not archive an offer whose catalogue entry is invalid',
+    input: input({
+      catalogue: {
+        offers: [],
+        complete: true,
+        quarantinedFiles: [],
+        invalidOffers: [{ kind: 'account', externalId: 'a1', file: 'accounts/a.json' }],
+      },
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1)]),
+    }),
+    actions: ['noop:invalid:a1'],
+  },
+  {
+    name: 'does not plan an update again for a field recorded as lossy',
+    input: (() => {
+      const d = account('a1', { current_rank: 4 });
+      return input({
         desired: [d],
         state: [recordOf(d, 1, { lossyFields: ['current_rank'] })],
         remote: snapshot([remoteOf(d, 1, {}, { current_rank: 'gold' })]),
-      }),
-    );
-    expect(types(p)).toEqual(['noop:unchanged:a1']);
-  });
-
-  it('plans no archive at all when a list page failed', () => {
-    const d = account('a1');
-    const p = plan(
-      input({
-        state: [recordOf(d, 1)],
-        remote: snapshot([remoteOf(d, 1)], { account: { complete: false, error: 'page 3: 503' } }),
-      }),
-    );
-    expect(only(p, 'archive')).toEqual([]);
-    expect(p.archiveSuppressed.join()).toMatch(/page 3: 503/);
-  });
-
-  it('plans no archive at all when the catalogue could not be read completely', () => {
-    const d = account('a1');
-    const p = plan(
-      input({
-        catalogue: { offers: [], complete: false, quarantinedFiles: [], invalidOffers: [] },
-        state: [recordOf(d, 1)],
-        remote: snapshot([remoteOf(d, 1)]),
-      }),
-    );
-    expect(only(p, 'archive')).toEqual([]);
-    expect(p.archiveSuppressed).toHaveLength(1);
-  });
-
-  it('forgets an offer a GET confirmed gone, and never takes an unconfirmed one for gone', () => {
-    const d = account('a1');
-    const gone = plan(input({ state: [recordOf(d, 1)], remote: snapshot([], {}, { gone: new Set(['account:a1']) }) }));
-    expect(types(gone)).toEqual(['noop:gone:a1']);
-    const unknown = plan(
-      input({ state: [recordOf(d, 1)], remote: snapshot([], {}, { unconfirmed: new Set(['account:a1']) }) }),
-    );
-    expect(types(unknown)).toEqual(['noop:unconfirmed:a1']);
-    const inCatalogue = plan(
-      input({
+      });
+    })(),
+    actions: ['noop:unchanged:a1'],
+  },
+  {
+    name: 'plans no archive at all when a list page failed, and says why',
+    input: input({
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1)], { account: { complete: false, error: 'page 3: 503' } }),
+    }),
+    actions: ['noop:blocked:a1'],
+    check: (p) => expect(p.archiveSuppressed.join()).toMatch(/page 3: 503/),
+  },
+  {
+    name: 'plans no archive at all when the catalogue could not be read completely',
+    input: input({
+      catalogue: { offers: [], complete: false, quarantinedFiles: [], invalidOffers: [] },
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1)]),
+    }),
+    actions: ['noop:blocked:a1'],
+    check: (p) => expect(p.archiveSuppressed).toHaveLength(1),
+  },
+  {
+    name: 'warns of an external_id the marketplace lists twice',
+    input: input({ remote: snapshot([], { account: { duplicates: ['a1'] } }) }),
+    actions: [],
+    check: (p) => expect(p.warnings.join()).toMatch(/lists account 'a1' more than once/),
+  },
+  {
+    name: 'forgets an offer a GET confirmed gone',
+    input: input({ state: [recordOf(a1, 1)], remote: snapshot([], {}, { gone: new Set(['account:a1']) }) }),
+    actions: ['noop:gone:a1'],
+  },
+  {
+    name: 'never takes an unconfirmed offer for gone',
+    input: input({ state: [recordOf(a1, 1)], remote: snapshot([], {}, { unconfirmed: new Set(['account:a1']) }) }),
+    actions: ['noop:unconfirmed:a1'],
+  },
+  {
+    name: 'neither creates nor updates an unconfirmed offer still in the catalogue',
+    input: input({
+      desired: [a1],
+      state: [recordOf(a1, 1)],
+      remote: snapshot([], {}, { unconfirmed: new Set(['account:a1']) }),
+    }),
+    actions: ['noop:unconfirmed:a1'],
+  },
+  {
+    name: 're-creates an offer confirmed gone while still in the catalogue, without looking first',
+    input: input({
+      desired: [a1],
+      state: [recordOf(a1, 1)],
+      remote: snapshot([], {}, { gone: new Set(['account:a1']) }),
+    }),
+    actions: ['create:a1'],
+    check: (p) =>
+      expect(only(p, 'create')[0]).toMatchObject({ verifyFirst: false, reason: expect.stringMatching(/gone/) }),
+  },
+  {
+    name: 'looks up first a create when the list was incomplete',
+    input: input({ desired: [a1], remote: snapshot([], { account: { complete: false } }) }),
+    actions: ['create:a1'],
+    check: (p) => expect(only(p, 'create')[0]!.verifyFirst).toBe(true),
+  },
+  {
+    name: 'looks up first a create when the list was incremental',
+    input: input({ desired: [a1], remote: snapshot([], { account: { full: false } }) }),
+    actions: ['create:a1'],
+    check: (p) => expect(only(p, 'create')[0]!.verifyFirst).toBe(true),
+  },
+  {
+    name: 'looks up first a create that a crash interrupted (plan does not settle the journal)',
+    input: { ...input({ desired: [a1] }), interruptedCreates: new Set(['account:a1']) },
+    actions: ['create:a1'],
+    check: (p) =>
+      expect(only(p, 'create')[0]).toMatchObject({ verifyFirst: true, reason: 'an earlier create was interrupted' }),
+  },
+  {
+    name: 'an incremental snapshot trusts the state for offers it did not return',
+    input: input({
+      desired: [a1],
+      state: [recordOf(a1, 1), recordOf(account('a2'), 2)],
+      remote: snapshot([], { account: { full: false } }),
+    }),
+    actions: ['noop:unchanged:a1', 'archive:a2'],
+  },
+  {
+    name: 'item updates carry only the five allowed fields; others are reported blocked',
+    input: (() => {
+      const o = item('i1', { price: 500, type: 'gold' });
+      return input({
+        desired: [item('i1', { price: 700, type: 'skin' })],
+        state: [recordOf(o, 3)],
+        remote: snapshot([], {}, {}, { item: [remoteOf(o, 3)] }),
+      });
+    })(),
+    actions: ['noop:blocked:i1', 'update:i1'],
+    check: (p) => expect(only(p, 'update')[0]!.changes.map((c) => c.field)).toEqual(['price']),
+  },
+  {
+    name: 'uploads a new gallery image once, before the creates that need it',
+    input: input({ desired: [account('a1', {}, { images: [img] }), account('a2', {}, { images: [img] })] }),
+    actions: ['upload:images/a.png', 'create:a1', 'create:a2'],
+    check: (p) => {
+      expect(only(p, 'upload')[0]!.neededBy).toEqual(['a1', 'a2']);
+      expect(only(p, 'create')[0]).toMatchObject({ imagesPending: true });
+      expect(only(p, 'create')[0]!.fields.image_ids).toBeUndefined();
+    },
+  },
+  {
+    name: 'resolves image_ids of already uploaded images and sees no change when they match',
+    input: (() => {
+      const d = account('a1', {}, { images: [img] });
+      return input({
         desired: [d],
-        state: [recordOf(d, 1)],
-        remote: snapshot([], {}, { unconfirmed: new Set(['account:a1']) }),
-      }),
-    );
-    expect(types(inCatalogue)).toEqual(['noop:unconfirmed:a1']);
-  });
-
-  it('re-creates an offer confirmed gone while still in the catalogue', () => {
-    const d = account('a1');
-    const p = plan(
-      input({ desired: [d], state: [recordOf(d, 1)], remote: snapshot([], {}, { gone: new Set(['account:a1']) }) }),
-    );
-    expect(types(p)).toEqual(['create:a1']);
-  });
-
-  it('verifies before creating when the list was incomplete', () => {
-    const p = plan(input({ desired: [account('a1')], remote: snapshot([], { account: { complete: false } }) }));
-    expect(only(p, 'create')[0]!.verifyFirst).toBe(true);
-  });
-
-  it('looks up first a create that a crash interrupted (plan does not settle the journal)', () => {
-    const p = plan({ ...input({ desired: [account('a1')] }), interruptedCreates: new Set(['account:a1']) });
-    expect(only(p, 'create')[0]).toMatchObject({ verifyFirst: true, reason: 'an earlier create was interrupted' });
-  });
-
-  it('an incremental snapshot trusts the state for offers it did not return', () => {
-    const d = account('a1');
-    const removed = account('a2');
-    const p = plan(
-      input({
-        desired: [d],
-        state: [recordOf(d, 1), recordOf(removed, 2)],
-        remote: snapshot([], { account: { full: false } }),
-      }),
-    );
-    expect(types(p)).toEqual(['noop:unchanged:a1', 'archive:a2']);
-  });
-
-  it('item updates carry only the five allowed fields; others are reported blocked', () => {
-    const d = item('i1', { price: 700, type: 'skin' });
-    const old = item('i1', { price: 500, type: 'gold' });
-    const p = plan(
-      input({ desired: [d], state: [recordOf(old, 3)], remote: snapshot([], {}, {}, { item: [remoteOf(old, 3)] }) }),
-    );
-    expect(only(p, 'update')[0]!.changes.map((c) => c.field)).toEqual(['price']);
-    expect(types(p)).toContain('noop:blocked:i1');
-  });
-
-  it('reports account updates blocked when PATCH is not served and the fallback is report', () => {
-    const d = account('a1', { price: 1200 });
-    const old = account('a1');
-    const p = plan(
-      input({
-        desired: [d],
-        state: [recordOf(old, 1)],
-        remote: snapshot([remoteOf(old, 1)]),
-        options: { ...options, capabilities: { ...options.capabilities, accountUpdate: 'unusable' } },
-      }),
-    );
-    expect(types(p)).toEqual(['noop:blocked:a1']);
-  });
-
-  it('uploads a new gallery image once, before the creates that need it', () => {
-    const img = {
-      path: 'images/a.png',
-      absPath: '/c/images/a.png',
-      sha256: 'abc',
-      sizeBytes: 10,
-      mimeType: 'image/png',
-    };
-    const p = plan(input({ desired: [account('a1', {}, { images: [img] }), account('a2', {}, { images: [img] })] }));
-    expect(types(p)).toEqual(['upload:images/a.png', 'create:a1', 'create:a2']);
-    expect(only(p, 'upload')[0]!.neededBy).toEqual(['a1', 'a2']);
-  });
-
-  it('resolves image_ids of already uploaded images and sees no change when they match', () => {
-    const img = {
-      path: 'images/a.png',
-      absPath: '/c/images/a.png',
-      sha256: 'abc',
-      sizeBytes: 10,
-      mimeType: 'image/png',
-    };
-    const d = account('a1', {}, { images: [img] });
-    const rec = recordOf(d, 1, { lastApplied: { ...d.fields, status: 'listed', image_ids: [42] } });
-    const p = plan(
-      input({
-        desired: [d],
-        state: [rec],
+        state: [recordOf(d, 1, { lastApplied: { ...d.fields, status: 'listed', image_ids: [42] } })],
         remote: snapshot([remoteOf(d, 1, {}, { image_ids: [42] })]),
         uploadedImages: new Map([['abc', 42]]),
-      }),
-    );
-    expect(types(p)).toEqual(['noop:unchanged:a1']);
-  });
+      });
+    })(),
+    actions: ['noop:unchanged:a1'],
+  },
+  {
+    name: 'top-ups archive like the others',
+    input: input({
+      state: [recordOf(topup('t1'), 5)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5)] }),
+    }),
+    actions: ['archive:t1'],
+  },
+];
 
-  it('top-ups archive by status like the others, and keep their default status', () => {
-    const t = topup('t1');
-    const p = plan(input({ state: [recordOf(t, 5)], remote: snapshot([], {}, {}, { topup: [remoteOf(t, 5)] }) }));
-    expect(types(p)).toEqual(['archive:t1']);
+/** Routes: the planner picks the way each write goes, by kind and by what the state db knows. */
+const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
+  {
+    name: 'an account update is a PATCH that falls back as configured (report)',
+    input: input({
+      desired: [account('a1', { price: 1200 })],
+      state: [recordOf(old, 1)],
+      remote: snapshot([remoteOf(old, 1)]),
+    }),
+    routes: ['update:patch>report:a1'],
+  },
+  {
+    name: 'an account update while PATCH is unknown falls back to recreate when configured',
+    input: input({
+      desired: [account('a1', { price: 1200 })],
+      state: [recordOf(old, 1)],
+      remote: snapshot([remoteOf(old, 1)]),
+      options: { ...caps({ accountUpdate: 'unknown' }), updateFallback: 'recreate' },
+    }),
+    routes: ['update:patch>recreate:a1'],
+  },
+  {
+    name: 'an account update is blocked when PATCH is not served and the fallback is report',
+    input: input({
+      desired: [account('a1', { price: 1200 })],
+      state: [recordOf(old, 1)],
+      remote: snapshot([remoteOf(old, 1)]),
+      options: caps({ accountUpdate: 'unusable' }),
+    }),
+    actions: ['noop:blocked:a1'],
+    routes: [],
+    check: (p) => expect(only(p, 'noop')[0]!.detail).toMatch(/updateFallback: recreate/),
+  },
+  {
+    name: 'an account update is a recreate when PATCH is not served and the fallback is recreate',
+    input: input({
+      desired: [account('a1', { price: 1200 })],
+      state: [recordOf(old, 1)],
+      remote: snapshot([remoteOf(old, 1)]),
+      options: { ...caps({ accountUpdate: 'unusable' }), updateFallback: 'recreate' },
+    }),
+    routes: ['update:recreate>report:a1'],
+  },
+  {
+    name: 'an account update is blocked when neither PATCH nor a recreate is served',
+    input: input({
+      desired: [account('a1', { price: 1200 })],
+      state: [recordOf(old, 1)],
+      remote: snapshot([remoteOf(old, 1)]),
+      options: { ...caps({ accountUpdate: 'unusable', accountRecreate: 'unusable' }), updateFallback: 'recreate' },
+    }),
+    actions: ['noop:blocked:a1'],
+    routes: [],
+    check: (p) => expect(only(p, 'noop')[0]!.detail).toMatch(/cannot be re-created either/),
+  },
+  {
+    name: 'an item update is a PATCH whose refusal is a failure',
+    input: (() => {
+      const o = item('i1');
+      return input({
+        desired: [item('i1', { price: 900 })],
+        state: [recordOf(o, 3)],
+        remote: snapshot([], {}, {}, { item: [remoteOf(o, 3)] }),
+      });
+    })(),
+    routes: ['update:patch>fail:i1'],
+  },
+  {
+    name: 'a single top-up update goes by PATCH, not in bulk',
+    input: input({
+      desired: [topup('t1', { price: 301 })],
+      state: [recordOf(topup('t1'), 5)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5)] }),
+    }),
+    routes: ['update:patch>fail:t1'],
+  },
+  {
+    name: 'top-up updates travel in bulk-update batches of the configured size',
+    input: (() => {
+      const ts = ['t1', 't2', 't3'].map((t) => topup(t));
+      return input({
+        desired: ts.map((t) => topup(t.externalId, { price: 999 })),
+        state: ts.map((t, i) => recordOf(t, i + 1)),
+        remote: snapshot([], {}, {}, { topup: ts.map((t, i) => remoteOf(t, i + 1)) }),
+        options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2 } },
+      });
+    })(),
+    routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:bulk-update/1>patch:t3'],
+  },
+  {
+    name: 'top-up updates go one by one once bulk-update is known refused',
+    input: (() => {
+      const ts = ['t1', 't2'].map((t) => topup(t));
+      return input({
+        desired: ts.map((t) => topup(t.externalId, { price: 999 })),
+        state: ts.map((t, i) => recordOf(t, i + 1)),
+        remote: snapshot([], {}, {}, { topup: ts.map((t, i) => remoteOf(t, i + 1)) }),
+        options: caps({ topUpBulkUpdate: 'unusable' }),
+      });
+    })(),
+    routes: ['update:patch>fail:t1', 'update:patch>fail:t2'],
+  },
+  {
+    name: 'archives: accounts in bulk-remove batches, top-ups in bulk-update batches, items one by one',
+    input: (() => {
+      const gone = [account('a1'), account('a2'), account('a3'), item('i1'), topup('t1'), topup('t2')];
+      return input({
+        state: gone.map((d, i) => recordOf(d, i + 1)),
+        remote: snapshot(
+          [],
+          {},
+          {},
+          {
+            account: gone.filter((d) => d.kind === 'account').map((d) => remoteOf(d, gone.indexOf(d) + 1)),
+            item: [remoteOf(gone[3]!, 4)],
+            topup: [remoteOf(gone[4]!, 5), remoteOf(gone[5]!, 6)],
+          },
+        ),
+        options: { ...options, bulk: { removeSize: 2, topUpUpdateSize: 100 } },
+      });
+    })(),
+    routes: [
+      'archive:bulk-remove/0>single:a1',
+      'archive:bulk-remove/0>single:a2',
+      'archive:bulk-remove/1>single:a3',
+      'archive:single:i1',
+      'archive:bulk-update/0>single:t1',
+      'archive:bulk-update/0>single:t2',
+    ],
+  },
+  {
+    name: 'a single account archive, or any once bulk-remove is known refused, goes by DELETE',
+    input: input({
+      state: [recordOf(a1, 1), recordOf(account('a2'), 2)],
+      remote: snapshot([remoteOf(a1, 1), remoteOf(account('a2'), 2)]),
+      options: caps({ accountBulkRemove: 'unusable' }),
+    }),
+    routes: ['archive:single:a1', 'archive:single:a2'],
+  },
+  {
+    name: 'a create found already listed is aligned by the route an update would take',
+    input: input({
+      desired: [a1],
+      remote: snapshot([], { account: { complete: false } }),
+      options: caps({ accountUpdate: 'unusable' }),
+    }),
+    routes: [],
+    check: (p) => expect(only(p, 'create')[0]!.alignRoute).toEqual({ via: 'patch', ifRefused: 'report' }),
+  },
+];
+
+/** The mass-archive guard inside a plan: counted on the archives planned, against the managed offers. */
+const guard: readonly Case[] = [
+  {
+    name: 'trips above max(25, 10%) with a message, and --allow-mass-archive lets it through',
+    input: input(massBase),
+    check: (p) => {
+      expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 25 });
+      expect(p.guard.message).toMatch(/--allow-mass-archive/);
+    },
+  },
+  {
+    name: '--allow-mass-archive lets it through',
+    input: input({ ...massBase, options: { ...options, allowMassArchive: true } }),
+    check: (p) => expect(p.guard.tripped).toBe(false),
+  },
+  {
+    name: 'a configured guard.maxArchive is the limit',
+    input: input({ ...massBase, options: { ...options, guard: { ...options.guard, maxArchive: 40 } } }),
+    check: (p) => expect(p.guard).toMatchObject({ tripped: false, limit: 40 }),
+  },
+  {
+    name: 'does not count offers already archived as managed',
+    input: input({
+      ...massBase,
+      state: thirty.map((d, i) => recordOf(d, i + 1, { remoteStatus: i < 29 ? 'listed' : 'archived' })),
+      options: { ...options, guard: { maxArchive: null, maxArchivePercent: 100, maxArchiveMin: 0 } },
+    }),
+    check: (p) => expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 29 }),
+  },
+];
+
+describe('planner: decisions', () => {
+  it.each(decisions)('$name', ({ input: i, actions, check }) => {
+    const p = plan(i);
+    if (actions) expect(types(p)).toEqual(actions);
+    check?.(p);
   });
+});
+
+describe('planner: routes', () => {
+  it.each(routing)('$name', ({ input: i, actions, routes: expected, check }) => {
+    const p = plan(i);
+    if (actions) expect(types(p)).toEqual(actions);
+    expect(routes(p)).toEqual(expected);
+    check?.(p);
+  });
+});
+
+describe('planner: mass-archive guard', () => {
+  it.each(guard)('$name', ({ input: i, check }) => check?.(plan(i)));
 });
