@@ -1,0 +1,263 @@
+// Each executor route on its own, against the sandbox through a recording client: which requests it sends,
+// what it records in the state db and what it reports. The end-to-end runs are in reconcile.test.ts.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DesiredAccount, DesiredItem, DesiredTopUp } from '../../src/catalogue/desired-offer.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import type { SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
+import { archiveOne } from '../../src/sync/route-archive.ts';
+import { bulkArchive, bulkUpdateTopUps } from '../../src/sync/route-bulk.ts';
+import { runCreate } from '../../src/sync/route-create.ts';
+import { runUpdate } from '../../src/sync/route-update.ts';
+import { RunContext } from '../../src/sync/run-context.ts';
+import { uploadImages } from '../../src/sync/upload-images.ts';
+import {
+  accountBody,
+  ext,
+  itemBody,
+  PNG,
+  type Sandbox,
+  sandboxAndClient,
+  topUpBody,
+} from '../marketplace/support/contract.ts';
+import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+
+let sandbox: Sandbox;
+let raw: MarketplaceClient;
+let close: () => Promise<void>;
+let rec: RecordingClient;
+let store: SqliteStateStore;
+let ctx: RunContext;
+
+beforeAll(async () => {
+  ({ sandbox, client: raw, close } = await sandboxAndClient());
+});
+afterAll(() => close());
+beforeEach(() => {
+  rec = recordingClient(raw);
+  store = openStateStore(':memory:');
+  ctx = new RunContext({ client: rec.client, store, logger: silentLogger, runId: 'run-1', createAttempts: 3 });
+});
+afterEach(() => {
+  sandbox.setFaults({});
+  store.close();
+});
+
+const source = { file: 'x.json' };
+function item(externalId: string, fields: Partial<DesiredItem['fields']> = {}): DesiredItem {
+  const f = itemBody(externalId);
+  const base = { title: f.title as string, price: f.price as number, type: 'skin', stock: 5, status: 'listed' };
+  return { kind: 'item', externalId, hash: 'h', source, fields: { ...base, ...fields } };
+}
+function account(externalId: string, fields: Partial<DesiredAccount['fields']> = {}): DesiredAccount {
+  const base = { title: `Account ${externalId}`, price: 1999, game: 'lol', status: 'listed', level: 30 };
+  return { kind: 'account', externalId, hash: 'h', source, fields: { ...base, ...fields }, images: [] };
+}
+function topUp(externalId: string, fields: Partial<DesiredTopUp['fields']> = {}): DesiredTopUp {
+  const f = topUpBody(externalId);
+  return { kind: 'topup', externalId, hash: 'h', source, fields: { ...(f as DesiredTopUp['fields']), ...fields } };
+}
+function create(d: DesiredItem | DesiredAccount, over: Partial<CreateAction> = {}): CreateAction {
+  return {
+    type: 'create',
+    kind: d.kind,
+    externalId: d.externalId,
+    desired: d,
+    fields: d.fields,
+    imagesPending: false,
+    verifyFirst: false,
+    alignRoute: { via: 'patch', ifRefused: 'fail' },
+    reason: 'new in the catalogue',
+    ...over,
+  };
+}
+function update(
+  d: DesiredItem | DesiredAccount | DesiredTopUp,
+  remoteId: number,
+  route: UpdateAction['route'],
+): UpdateAction {
+  return {
+    type: 'update',
+    kind: d.kind,
+    externalId: d.externalId,
+    remoteId,
+    desired: d,
+    changes: [{ field: 'price', from: 1, to: d.fields.price ?? 0, why: 'changed' }],
+    fields: d.fields,
+    imagesPending: false,
+    sendCredentials: false,
+    sendImages: false,
+    route,
+    reason: 'changed',
+  };
+}
+const outcomes = () => ctx.outcomes.map((o) => `${o.outcome}:${o.externalId}`);
+
+describe('create route', () => {
+  it('sends one create, maps the offer and settles its journal entry', async () => {
+    const d = item(ext('i'));
+    await runCreate(ctx, create(d));
+    expect(rec.calls).toEqual(['items.create']);
+    expect(outcomes()).toEqual([`created:${d.externalId}`]);
+    expect(store.getOffer('item', d.externalId)?.remoteId).toEqual(expect.any(Number));
+    expect(store.journalUnfinished()).toEqual([]);
+  });
+
+  it('looks up first when told to, and adopts and aligns an offer already listed instead of creating it', async () => {
+    const d = item(ext('i'), { price: 777 });
+    const existing = await raw.items.create(itemBody(d.externalId, { price: 100 }));
+    await runCreate(ctx, create(d, { verifyFirst: true }));
+    expect(rec.calls).toEqual(['items.findByExternalId', 'items.update']);
+    expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
+    expect((await raw.items.get({ id: existing.id })).fields.price).toBe(777);
+  });
+
+  it('after a 409 looks the offer up before anything else, and adopts it', async () => {
+    const d = item(ext('i'));
+    await raw.items.create(itemBody(d.externalId));
+    await runCreate(ctx, create(d));
+    expect(rec.calls.slice(0, 2)).toEqual(['items.create', 'items.findByExternalId']);
+    expect(rec.calls.filter((c) => c === 'items.create')).toHaveLength(1);
+    expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
+  });
+});
+
+describe('update routes', () => {
+  it('patch: one PATCH with the changed fields only', async () => {
+    const d = item(ext('i'), { price: 901 });
+    const live = await raw.items.create(itemBody(d.externalId));
+    await runUpdate(ctx, update(d, live.id, { via: 'patch', ifRefused: 'fail' }), { via: 'patch', ifRefused: 'fail' });
+    expect(rec.calls).toEqual(['items.update']);
+    expect(outcomes()).toEqual([`updated:${d.externalId}`]);
+    expect(store.getOffer('item', d.externalId)?.lastApplied).toMatchObject({ price: 901 });
+  });
+
+  it('account patch refused, fallback report: the probe learns it once, the next update sends nothing', async () => {
+    sandbox.setFaults({ disabled: ['accounts.update'] });
+    const [a, b] = [account(ext('a'), { price: 2222 }), account(ext('a'), { price: 3333 })];
+    const [la, lb] = [
+      await raw.accounts.create(accountBody(a.externalId)),
+      await raw.accounts.create(accountBody(b.externalId)),
+    ];
+    const route = { via: 'patch', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(a, la.id, route), route);
+    expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
+    expect(store.getCapability(CAPABILITIES.accountUpdate)?.usable).toBe(false);
+    await runUpdate(ctx, update(b, lb.id, route), route);
+    expect(rec.calls).toHaveLength(2);
+    expect(outcomes()).toEqual([`blocked:${a.externalId}`, `blocked:${b.externalId}`]);
+  });
+
+  it('account patch refused, fallback recreate: archive then create; a refused create stops the others', async () => {
+    sandbox.setFaults({ disabled: ['accounts.update'] });
+    const [a, b] = [account(ext('a'), { price: 2222 }), account(ext('a'), { price: 3333 })];
+    const [la, lb] = [
+      await raw.accounts.create(accountBody(a.externalId)),
+      await raw.accounts.create(accountBody(b.externalId)),
+    ];
+    const route = { via: 'patch', ifRefused: 'recreate' } as const;
+    await runUpdate(ctx, update(a, la.id, route), route);
+    // The sandbox keeps archived external_ids: the create is refused, and so is every recreate after it.
+    expect(rec.calls).toEqual(['accounts.update', 'accounts.get', 'accounts.archive', 'accounts.create']);
+    expect(store.getCapability(CAPABILITIES.accountRecreate)?.usable).toBe(false);
+    await runUpdate(ctx, update(b, lb.id, route), route);
+    expect(rec.calls).toHaveLength(4);
+    expect(outcomes()).toEqual([`failed:${a.externalId}`, `blocked:${b.externalId}`]);
+    expect(ctx.outcomes[0]?.message).toMatch(/keeps archived external_ids/);
+  });
+
+  it('bulk-update: one call for a batch of top-ups; each is recorded as applied', async () => {
+    const ts = [topUp(ext('t'), { price: 401 }), topUp(ext('t'), { price: 402 })];
+    const lives = [
+      await raw.topUps.create(topUpBody(ts[0]!.externalId)),
+      await raw.topUps.create(topUpBody(ts[1]!.externalId)),
+    ];
+    const route = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
+    await bulkUpdateTopUps(
+      ctx,
+      ts.map((t, i) => update(t, lives[i]!.id, route)),
+    );
+    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(outcomes().sort()).toEqual(ts.map((t) => `updated:${t.externalId}`).sort());
+    expect((await raw.topUps.get({ id: lives[1]!.id })).fields.price).toBe(402);
+  });
+
+  it('bulk-update refused: the route is marked unusable and each top-up goes by its own PATCH', async () => {
+    sandbox.setFaults({ disabled: ['topUps.bulkUpdate'] });
+    const ts = [topUp(ext('t'), { price: 501 }), topUp(ext('t'), { price: 502 })];
+    const lives = [
+      await raw.topUps.create(topUpBody(ts[0]!.externalId)),
+      await raw.topUps.create(topUpBody(ts[1]!.externalId)),
+    ];
+    const route = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
+    await bulkUpdateTopUps(
+      ctx,
+      ts.map((t, i) => update(t, lives[i]!.id, route)),
+    );
+    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.update', 'topUps.update']);
+    expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)?.usable).toBe(false);
+    expect(outcomes().sort()).toEqual(ts.map((t) => `updated:${t.externalId}`).sort());
+  });
+});
+
+describe('archive routes', () => {
+  const archive = (kind: ArchiveAction['kind'], externalId: string, remoteId: number, route: ArchiveAction['route']) =>
+    ({ type: 'archive', kind, externalId, remoteId, route, reason: 'removed from the catalogue' }) as const;
+
+  it('single: DELETE for an account, PATCH status=archived for an item', async () => {
+    const [ea, ei] = [ext('a'), ext('i')];
+    const [la, li] = [await raw.accounts.create(accountBody(ea)), await raw.items.create(itemBody(ei))];
+    await archiveOne(ctx, archive('account', ea, la.id, { via: 'single' }));
+    await archiveOne(ctx, archive('item', ei, li.id, { via: 'single' }));
+    expect(rec.calls).toEqual(['accounts.archive', 'items.update']);
+    expect((await raw.items.get({ id: li.id })).status).toBe('archived');
+    expect(outcomes()).toEqual([`archived:${ea}`, `archived:${ei}`]);
+    expect(store.getOffer('item', ei)?.remoteStatus).toBe('archived');
+  });
+
+  it('bulk-remove: one call for a batch of accounts', async () => {
+    const es = [ext('a'), ext('a')];
+    const lives = [await raw.accounts.create(accountBody(es[0]!)), await raw.accounts.create(accountBody(es[1]!))];
+    const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
+    await bulkArchive(
+      ctx,
+      es.map((e, i) => archive('account', e, lives[i]!.id, route)),
+    );
+    expect(rec.calls).toEqual(['accounts.bulkRemove']);
+    expect(outcomes().sort()).toEqual(es.map((e) => `archived:${e}`).sort());
+  });
+
+  it('bulk-remove refused: each account by its own DELETE', async () => {
+    sandbox.setFaults({ disabled: ['accounts.bulkRemove'] });
+    const es = [ext('a'), ext('a')];
+    const lives = [await raw.accounts.create(accountBody(es[0]!)), await raw.accounts.create(accountBody(es[1]!))];
+    const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
+    await bulkArchive(
+      ctx,
+      es.map((e, i) => archive('account', e, lives[i]!.id, route)),
+    );
+    expect(rec.calls).toEqual(['accounts.bulkRemove', 'accounts.archive', 'accounts.archive']);
+    expect(store.getCapability(CAPABILITIES.accountBulkRemove)?.usable).toBe(false);
+  });
+});
+
+describe('upload route', () => {
+  it('uploads an image once per sha256', async () => {
+    const image = {
+      path: 'images/a.png',
+      absPath: '/nowhere/a.png',
+      sha256: ext('sha'),
+      sizeBytes: PNG.length,
+      mimeType: 'image/png',
+    };
+    const upload: UploadAction = { type: 'upload', image, neededBy: ['a-1'] };
+    const failed = await uploadImages(ctx, [upload], async () => PNG);
+    expect(failed.size).toBe(0);
+    await uploadImages(ctx, [upload], async () => PNG);
+    expect(rec.calls).toEqual(['images.upload']);
+    expect(outcomes()).toEqual(['uploaded:images/a.png', 'unchanged:images/a.png']);
+  });
+});
