@@ -1,0 +1,55 @@
+// The logger never writes a secret: the API key is scrubbed from every line, wherever it hides, and every
+// redaction path blanks its value (docs/architecture.md, Secrets).
+import { describe, expect, it } from 'vitest';
+import { createLogger, REDACT_PATHS, registerSecret, scrubSecrets } from '../../src/log/logger.ts';
+
+function capture(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
+  const lines: string[] = [];
+  return { lines, logger: createLogger({ level: 'info', destination: { write: (s: string) => lines.push(s) } }) };
+}
+
+/** An object holding `value` at `path`, with each * standing for some key. */
+function at(path: string, value: string): Record<string, unknown> {
+  const keys = path.split('.').map((k) => (k === '*' ? 'x' : k));
+  let obj: Record<string, unknown> = { [keys.at(-1)!]: value };
+  for (const k of keys.slice(0, -1).reverse()) obj = { [k]: obj };
+  return obj;
+}
+
+describe('logger', () => {
+  it('scrubs a registered API key from the message, the fields and an error', () => {
+    const key = 'sk-live-9f8e7d6c5b4a';
+    registerSecret(key);
+    const { lines, logger } = capture();
+    logger.info({ url: `https://x.example/?key=${key}`, err: new Error(`401 for ${key}`) }, `sent with ${key}`);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain(key);
+    expect(lines[0]).toContain('[REDACTED]');
+    expect(scrubSecrets(`a ${key} b ${key}`)).toBe('a [REDACTED] b [REDACTED]');
+  });
+
+  it('does not register a value too short to be a key', () => {
+    registerSecret('abc');
+    expect(scrubSecrets('abc')).toBe('abc');
+  });
+
+  it.each(REDACT_PATHS.map((p) => [p]))('blanks %s', (path) => {
+    const secret = `secret-at-${path}`;
+    const { lines, logger } = capture();
+    logger.info(at(path, secret), 'an offer');
+    expect(lines[0]).not.toContain(secret);
+    expect(lines[0]).toContain('[REDACTED]');
+  });
+
+  it('blanks the credentials and passwords of an offer wherever a log line carries them', () => {
+    const { lines, logger } = capture();
+    const credentials = { login: 'l-1', password: 'pw-1', email_login: 'e-1', email_password: 'epw-1' };
+    logger.info({
+      body: { credentials },
+      offer: { credentials },
+      password: 'pw-2',
+      headers: { authorization: 'Bearer t' },
+    });
+    for (const secret of ['l-1', 'pw-1', 'e-1', 'epw-1', 'pw-2', 'Bearer t']) expect(lines[0]).not.toContain(secret);
+  });
+});

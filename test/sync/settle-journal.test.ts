@@ -1,0 +1,74 @@
+// Settling at start what a crash left in the journal: an interrupted create is looked up before anything is
+// written, and only what the lookup says decides (docs/architecture.md, Journal).
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log/logger.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { settleJournal } from '../../src/sync/settle-journal.ts';
+import { ext, itemBody, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
+
+let sandbox: Sandbox;
+let raw: MarketplaceClient;
+let close: () => Promise<void>;
+let rec: RecordingClient;
+let store: SqliteStateStore;
+
+beforeAll(async () => {
+  ({ sandbox, client: raw, close } = await sandboxAndClient());
+});
+afterAll(() => close());
+beforeEach(() => {
+  rec = recordingClient(raw);
+  store = openStateStore(':memory:');
+});
+afterEach(() => {
+  sandbox.setFaults({});
+  store.close();
+});
+
+function interrupted(op: 'create' | 'update', externalId: string): number {
+  const entry = store.journalBegin({ runId: 'crashed-run', op, kind: 'item', keys: [externalId] });
+  store.journalSet(entry.id, 'sent');
+  return entry.id;
+}
+
+describe('settling the journal at start', () => {
+  it('adopts an interrupted create that did land, found by its external_id', async () => {
+    const e = ext('i');
+    const live = await raw.items.create(itemBody(e));
+    interrupted('create', e);
+    const out = await settleJournal(store, rec.client, silentLogger);
+    expect(rec.calls).toEqual(['items.findByExternalId']);
+    expect(out).toEqual({ settled: 1, adopted: 1, unsettled: [] });
+    expect(store.getOffer('item', e)).toMatchObject({ remoteId: live.id, managed: true, lastApplied: null });
+    expect(store.journalUnfinished()).toEqual([]);
+  });
+
+  it('forgets an interrupted create the lookup proves absent, so the plan creates it', async () => {
+    const e = ext('i');
+    interrupted('create', e);
+    const out = await settleJournal(store, rec.client, silentLogger);
+    expect(rec.calls).toEqual(['items.findByExternalId']);
+    expect(out).toEqual({ settled: 1, adopted: 0, unsettled: [] });
+    expect(store.getOffer('item', e)).toBeUndefined();
+    expect(store.journalUnfinished()).toEqual([]);
+  });
+
+  it('leaves the entry unfinished and its key unconfirmed when the lookup fails', async () => {
+    const e = ext('i');
+    const id = interrupted('create', e);
+    sandbox.setFaults({ errorRate: 1 });
+    const out = await settleJournal(store, rec.client, silentLogger);
+    expect(out).toEqual({ settled: 0, adopted: 0, unsettled: [`item:${e}`] });
+    expect(store.journalUnfinished().map((j) => j.id)).toEqual([id]);
+  });
+
+  it('closes other interrupted writes without a request: the fresh snapshot shows what they did', async () => {
+    interrupted('update', ext('i'));
+    const out = await settleJournal(store, rec.client, silentLogger);
+    expect(rec.calls).toEqual([]);
+    expect(out.settled).toBe(1);
+    expect(store.journalUnfinished()).toEqual([]);
+  });
+});
