@@ -1,5 +1,5 @@
 // Contract: account offers, the real client against the real sandbox on 127.0.0.1.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ConflictError,
   NotFoundError,
@@ -7,18 +7,10 @@ import {
   UnauthenticatedError,
   ValidationError,
 } from '../../src/marketplace/errors.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, collect, ext, type Sandbox, sandboxAndClient } from './support/contract.ts';
+import { accountBody, collect, ext, useContract } from './support/contract.ts';
 
-let sandbox: Sandbox;
-let client: MarketplaceClient;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ sandbox, client, close } = await sandboxAndClient());
-});
-afterAll(() => close());
+const { sandbox, client } = useContract();
 
 describe('accounts', () => {
   it('create answers the offer, decoded', async () => {

@@ -1,5 +1,5 @@
 // Contract: what the client makes of the sandbox's injected faults, disabled routes and limits.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   MethodNotAllowedError,
   NetworkError,
@@ -8,19 +8,10 @@ import {
   ServerError,
   TimeoutError,
 } from '../../src/marketplace/errors.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, ext, type Sandbox, SANDBOX_KEY, sandboxAndClient, topUpBody } from './support/contract.ts';
+import { accountBody, ext, SANDBOX_KEY, useContract, topUpBody } from './support/contract.ts';
 
-let sandbox: Sandbox;
-let client: MarketplaceClient;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ sandbox, client, close } = await sandboxAndClient({ maxJsonBytes: 4096 }));
-});
-afterAll(() => close());
-afterEach(() => sandbox.setFaults({}));
+const { sandbox, client } = useContract({ maxJsonBytes: 4096 });
 
 describe('faults', () => {
   it('a 5xx on a create: retryable, outcome unknown', async () => {

@@ -1,38 +1,25 @@
 // Contract: docs/architecture.md, Identity against the sandbox: an all-digit external_id never goes into a path,
 // a server that ignores the list filter is scanned, and only a definite "not there" is null.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import {
-  accountBody,
-  ext,
-  itemBody,
-  routesMatching,
-  type Sandbox,
-  SANDBOX_KEY,
-  sandboxAndClient,
-} from './support/contract.ts';
+import { accountBody, ext, itemBody, routesMatching, SANDBOX_KEY, useContract } from './support/contract.ts';
 
-let sandbox: Sandbox;
-let client: MarketplaceClient;
-let close: () => Promise<void>;
 /** Small pages, so a scan walks several. */
 let smallPages: MarketplaceClient;
 
 const getOneAccount = /^GET \/api\/v1\/accounts\/(?!bulk)/;
 
+const { sandbox, client } = useContract();
+
 beforeAll(async () => {
-  ({ sandbox, client, close } = await sandboxAndClient());
   smallPages = createMarketplaceClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, list: { perPage: 7 } });
   for (let i = 0; i < 30; i++) await client.accounts.create(accountBody(ext('filler')));
 });
 afterAll(async () => {
   await smallPages.close();
-  await close();
 });
-afterEach(() => sandbox.setFaults({}));
-
 describe('findByExternalId', () => {
   it('finds a normal external_id', async () => {
     const e = ext('acc');

@@ -1,17 +1,9 @@
 // Idempotency-Key on creates (issue 10): a create whose response was lost, sent again with the same key,
 // is the same request to a marketplace that honours the header.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { itemBody, ext, type Sandbox, sandboxAndClient } from './support/contract.ts';
+import { describe, expect, it } from 'vitest';
+import { itemBody, ext, useContract } from './support/contract.ts';
 
-let sandbox: Sandbox;
-let client: MarketplaceClient;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ sandbox, client, close } = await sandboxAndClient({ representation: { idempotencyKeys: true } }));
-});
-afterAll(() => close());
+const { sandbox, client } = useContract({ representation: { idempotencyKeys: true } });
 
 describe('Idempotency-Key', () => {
   it('a lost response after a create, then a retry with the same key: one offer, the first answer', async () => {

@@ -1,18 +1,10 @@
 // Contract: gallery images (multipart upload with part `file`, list, delete) against the sandbox.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError, UnauthenticatedError } from '../../src/marketplace/errors.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, ext, PNG, type Sandbox, sandboxAndClient } from './support/contract.ts';
+import { accountBody, ext, PNG, useContract } from './support/contract.ts';
 
-let sandbox: Sandbox;
-let client: MarketplaceClient;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ sandbox, client, close } = await sandboxAndClient());
-});
-afterAll(() => close());
+const { sandbox, client } = useContract();
 
 describe('images', () => {
   it('upload answers 201 with the image, list shows it, delete removes it', async () => {

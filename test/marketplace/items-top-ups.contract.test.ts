@@ -1,18 +1,11 @@
 // Contract: item and top-up offers, the real client against the real sandbox on 127.0.0.1.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient, OfferResource } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { collect, ext, itemBody, type Sandbox, sandboxAndClient, topUpBody } from './support/contract.ts';
+import { collect, ext, itemBody, useContract, topUpBody } from './support/contract.ts';
 
-let sandbox: Sandbox;
-let client: MarketplaceClient;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ sandbox, client, close } = await sandboxAndClient());
-});
-afterAll(() => close());
+const { sandbox, client } = useContract();
 
 const kinds = [
   ['items', (c: MarketplaceClient): OfferResource => c.items, itemBody, 'items'],

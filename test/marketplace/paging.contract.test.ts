@@ -1,19 +1,14 @@
 // Contract: paging over 120 offers with small pages returns each exactly once, in the requested order.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { accountBody, collect, ext, type Sandbox, sandboxAndClient } from './support/contract.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { accountBody, collect, ext, useContract } from './support/contract.ts';
 
-let sandbox: Sandbox;
-let client: MarketplaceClient;
-let close: () => Promise<void>;
 const ids: number[] = [];
 
+const { sandbox, client } = useContract();
+
 beforeAll(async () => {
-  ({ sandbox, client, close } = await sandboxAndClient());
   for (let i = 0; i < 120; i++) ids.push((await client.accounts.create(accountBody(ext('page')))).id);
 });
-afterAll(() => close());
-
 describe('paging', () => {
   it.each([
     ['id', (a: number, b: number) => a - b],

@@ -1,17 +1,16 @@
 // Contract: the client's decoding under every representation switch of the sandbox (docs/architecture.md, Decoding):
 // wrapped single objects, epoch timestamps, integers as strings, creates answered 201, paths that route
 // only numeric ids, game given as an object; one at a time, then all together.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
+import { describe, expect, it } from 'vitest';
+import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import {
   accountBody,
   collect,
   ext,
   itemBody,
   PNG,
-  type Sandbox,
   type SandboxOptions,
-  sandboxAndClient,
+  useContract,
   topUpBody,
 } from './support/contract.ts';
 
@@ -48,14 +47,7 @@ function expectTimestamps(o: RemoteOffer): void {
 }
 
 describe.each(SWITCHES)('decoding under %s', (_name, representation) => {
-  let sandbox: Sandbox;
-  let client: MarketplaceClient;
-  let close: () => Promise<void>;
-
-  beforeAll(async () => {
-    ({ sandbox, client, close } = await sandboxAndClient({ representation }));
-  });
-  afterAll(() => close());
+  const { sandbox, client } = useContract({ representation });
 
   it('accounts: create, get, find, update, list, archive decode the same', async () => {
     const e = ext('acc');

@@ -1,30 +1,24 @@
 // Contract: every request goes through the scheduler hook, creates marked not idempotent, nothing else.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MarketplaceClient, RequestMeta, RequestScheduler } from '../../src/marketplace/marketplace-client.ts';
+import { describe, expect, it } from 'vitest';
+import type { RequestMeta, RequestScheduler } from '../../src/marketplace/marketplace-client.ts';
 import {
   accountBody,
   collect,
   ext,
   itemBody,
   PNG,
-  type Sandbox,
   sandboxAndClient,
+  useContract,
   topUpBody,
 } from './support/contract.ts';
 
-let sandbox: Sandbox;
-let client: MarketplaceClient;
-let close: () => Promise<void>;
 const metas: RequestMeta[] = [];
 const schedule: RequestScheduler = (meta, send) => {
   metas.push(meta);
   return send();
 };
 
-beforeAll(async () => {
-  ({ sandbox, client, close } = await sandboxAndClient({}, { schedule }));
-});
-afterAll(() => close());
+const { sandbox, client } = useContract({}, { schedule });
 
 describe('the schedule hook', () => {
   it('sees every request, with the right idempotent flag and priority', async () => {

@@ -1,4 +1,5 @@
 // Shared setup of the contract tests: a real sandbox on 127.0.0.1 and the real client against it.
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/sandbox-server.ts';
 import type { MarketplaceClient } from '../../../src/marketplace/marketplace-client.ts';
 import {
@@ -25,6 +26,37 @@ export async function sandboxAndClient(
       await sandbox.close();
     },
   };
+}
+
+/**
+ * The setup of a contract test file (or describe block): a sandbox and a client started before its tests and
+ * closed after them, faults cleared after each test. The objects returned stand for the ones started.
+ */
+export function useContract(
+  sandboxOpts: SandboxOptions = {},
+  clientOpts: Partial<MarketplaceClientOptions> = {},
+): { sandbox: Sandbox; client: MarketplaceClient } {
+  let started: Awaited<ReturnType<typeof sandboxAndClient>> | undefined;
+  beforeAll(async () => {
+    started = await sandboxAndClient(sandboxOpts, clientOpts);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  afterEach(() => started?.sandbox.setFaults({}));
+  const current = () => {
+    if (!started) throw new Error('useContract: the sandbox is started in beforeAll; use it inside a test');
+    return started;
+  };
+  const standIn = <T extends object>(pick: () => T): T =>
+    new Proxy({} as T, {
+      get(_t, prop) {
+        const target = pick();
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  return { sandbox: standIn(() => current().sandbox), client: standIn(() => current().client) };
 }
 
 let seq = 0;
