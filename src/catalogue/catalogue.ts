@@ -10,6 +10,7 @@ import type { DesiredOffer, ImageRef, OfferKind, SourceLocation } from './desire
 import { decodeText, parseFile, type CsvDialect, type ParseOptions } from './formats.ts';
 import { Hmac256, credentialsHmac, offerHash, sortKeys } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
+import { conflictGroup, offerKey } from './identity.ts';
 import { classify } from './layout.ts';
 import { normaliseRecord } from './normalise.ts';
 import { readCatalogueFile, type CatalogueFs } from './read-file.ts';
@@ -93,10 +94,6 @@ const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 /** Files read between two yields to the event loop (reads are synchronous, see read-file.ts). */
 const FILES_PER_TURN = 32;
-
-export function offerKey(kind: OfferKind, externalId: string): string {
-  return `${kind}:${externalId}`;
-}
 
 function positiveInt(name: string, v: number | undefined, dflt: number): number {
   if (v === undefined) return dflt;
@@ -352,8 +349,7 @@ export class Catalogue {
             : { file };
       const externalId = n.externalId;
       const key = offerKey(kind, externalId);
-      const lower = externalId.toLowerCase();
-      const group = lower === externalId ? key : `${kind}:${lower}`;
+      const group = conflictGroup(kind, externalId);
       const base: Entry = { kind, externalId, group, key, source };
       if (!n.valid) {
         entries.push(base);

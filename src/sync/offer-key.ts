@@ -1,9 +1,2 @@
-// The one key of an offer across catalogue, state and marketplace: its kind and external_id (see
-// docs/architecture.md, Identity). Maps and sets of the sync layer are keyed by it.
-import type { OfferKind } from '../catalogue/desired-offer.ts';
-
-export type OfferKey = `${OfferKind}:${string}`;
-
-export function offerKey(kind: OfferKind, externalId: string): OfferKey {
-  return `${kind}:${externalId}`;
-}
+// The key of an offer across catalogue, state and marketplace, defined with the catalogue's identity rule.
+export { type OfferKey, offerKey } from '../catalogue/identity.ts';
