@@ -21,6 +21,10 @@ Serves a status page for people on / (read-only HTML: runs, failures, catalogue 
 the state db's writer lease, it waits (not ready; /readyz says why) and takes over when that lease is released
 or expires (state.leaseTtlMs). SIGINT or SIGTERM: no further write is started, those in flight finish, the
 lease is let go, exit 0.
+With a sellers: list or a PostgreSQL state (state.url), one daemon per seller runs in this process; with
+PostgreSQL, every replica started on the same database takes a fair share of the sellers, and takes over those
+of a replica that stopped renewing its leases. /readyz then lists each seller and which replica holds it
+(the status page on / is for a single seller only).
 
 ${CONFIG_HELP}
 `;
@@ -133,12 +137,16 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
         clearQueue: () => services.queue.clear(),
         leaseTtlMs: sc.state.leaseTtlMs,
         leaseClaim: claim,
+        notifier: services.notifier,
       });
       daemon.metrics.registry.setDefaultLabels({ seller });
       return {
         daemon,
         tryLease: (c, ttl) => services.store.acquireLease(c, ttl).ok,
-        close: () => services.close(),
+        close: async () => {
+          await services.close();
+          await services.notifier.flush(NOTIFY_FLUSH_MS);
+        },
       };
     },
   });

@@ -40,7 +40,9 @@ export function webhookTargets(config: Config): WebhookTarget[] {
 }
 
 export function notifySeller(config: Config): string {
-  return config.notify.seller || new URL(config.baseUrl).hostname;
+  // One of several sellers: its id tells the notifications apart.
+  const own = config.seller === 'default' ? '' : config.seller;
+  return config.notify.seller || own || new URL(config.baseUrl).hostname;
 }
 
 export function reconcilerSettings(config: Config): ReconcilerSettings {
