@@ -28,9 +28,14 @@ describe('logger', () => {
     expect(scrubSecrets(`a ${key} b ${key}`)).toBe('a [REDACTED] b [REDACTED]');
   });
 
-  it('does not register a value too short to be a key', () => {
+  it('registers a value of four characters or more, not a shorter one', () => {
     registerSecret('abc');
     expect(scrubSecrets('abc')).toBe('abc');
+    registerSecret('wxyz');
+    expect(scrubSecrets('[wxyz]')).toBe('[[REDACTED]]');
+    registerSecret(undefined);
+    registerSecret('');
+    expect(scrubSecrets('plain text')).toBe('plain text');
   });
 
   it.each(REDACT_PATHS.map((p) => [p]))('blanks %s', (path) => {

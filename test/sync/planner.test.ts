@@ -609,6 +609,20 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     routes: ['archive:single:a1', 'archive:single:a2'],
   },
   {
+    name: 'a single account archive goes by DELETE, not in bulk',
+    input: input({ state: [recordOf(a1, 1)], remote: snapshot([remoteOf(a1, 1)]) }),
+    routes: ['archive:single:a1'],
+  },
+  {
+    name: 'two top-up archives go in one bulk-update batch unless the route is known refused',
+    input: input({
+      state: [recordOf(topup('t1'), 1), recordOf(topup('t2'), 2)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 1), remoteOf(topup('t2'), 2)] }),
+      options: caps({ topUpBulkUpdate: 'unusable' }),
+    }),
+    routes: ['archive:single:t1', 'archive:single:t2'],
+  },
+  {
     name: 'a create found already listed is aligned by the route an update would take',
     input: input({
       desired: [a1],
