@@ -35,7 +35,9 @@ export function formatReport(report: RunReport): string {
       r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
     out.push(line(header), ...rows.map(line), '');
   }
-  const problems = report.outcomes.filter((o) => o.outcome === 'failed' || o.outcome === 'blocked');
+  const problems = report.outcomes.filter(
+    (o) => o.outcome === 'failed' || o.outcome === 'blocked' || o.outcome === 'held',
+  );
   if (problems.length > 0) {
     out.push('Needs attention:');
     for (const o of problems.slice(0, 200)) {

@@ -57,6 +57,12 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
       bulk: { removeSize: config.bulk.removeSize, topUpUpdateSize: config.bulk.topUpUpdateSize },
     },
     executor: { createAttempts: 3 },
+    offerBackoff: {
+      initialMs: config.offerBackoff.initialSeconds * 1000,
+      maxMs: config.offerBackoff.maxHours * 3_600_000,
+      parkAfter: config.offerBackoff.parkAfter,
+    },
+    reprobeAfterMs: config.capabilities.reprobeAfterHours * 3_600_000,
     perPage: config.lists.perPage,
     statePath: config.state.path,
     leaseTtlMs: config.state.leaseTtlMs,

@@ -1,6 +1,7 @@
 // Routes and body shapes the API document does not promise: learnt by trying, remembered in the state db
 // (docs/architecture.md, Capabilities). The planner routes by what is known; the executor's CapabilityGate
 // learns what is not.
+import { capabilityUsable } from '../state/capability-reprobe.ts';
 import type { CapabilityRecord } from '../state/records.ts';
 import { statusOf } from './errors.ts';
 
@@ -52,4 +53,28 @@ export function readCapabilities(get: (name: CapabilityName) => CapabilityRecord
 export function isCapabilityRefusal(err: unknown): boolean {
   const status = statusOf(err);
   return status === 404 || status === 405 || status === 422 || status === 501;
+}
+
+/**
+ * The state db's verdicts, with a refusal older than `reprobeAfterMs` read as never tried: the next use probes
+ * the route again with one request (the others wait for its verdict), as a marketplace may add it later.
+ */
+export function reprobingMemory(
+  store: {
+    getCapability(name: string): CapabilityRecord | undefined;
+    setCapability(name: string, usable: boolean, detail?: string | null): void;
+  },
+  now: () => number,
+  reprobeAfterMs: number,
+): {
+  getCapability(name: string): CapabilityRecord | undefined;
+  setCapability(name: string, usable: boolean, detail?: string | null): void;
+} {
+  return {
+    getCapability(name) {
+      const rec = store.getCapability(name);
+      return capabilityUsable(rec, now(), reprobeAfterMs) === undefined ? undefined : rec;
+    },
+    setCapability: (name, usable, detail) => store.setCapability(name, usable, detail),
+  };
 }

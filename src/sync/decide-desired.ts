@@ -8,6 +8,7 @@ import type { MatchedOffer } from './match.ts';
 import type { PlanAction, SingleUpdateRoute, UpdateAction } from './plan.ts';
 import { NOT_SERVED } from './capabilities.ts';
 import type { PlannerOptions } from './planner-options.ts';
+import { backoffKey, backoffVerdict, describeBackoff } from './offer-backoff.ts';
 import type { KindSnapshot } from './remote-snapshot.ts';
 import { splitUpdatable } from './updatable-fields.ts';
 
@@ -44,6 +45,13 @@ export function decideDesired(m: MatchedOffer, d: DesiredOffer, ctx: DesiredCont
   const { kind, externalId } = m;
   if (m.presence === 'unconfirmed')
     return [{ type: 'noop', kind, externalId, reason: 'unconfirmed', detail: UNCONFIRMED }];
+  // Refused before: not sent again until its entry changes or its backoff elapses (controller-runtime's per-item limiter).
+  const held = backoffVerdict(options.backoffs?.get(backoffKey(kind, externalId)), d.hash, options.now ?? 0);
+  if (!held.send) {
+    const reason = held.parked ? 'parked' : 'backoff';
+    const remoteId = m.live ? { remoteId: m.live.id } : {};
+    return [{ type: 'noop', kind, externalId, reason, detail: describeBackoff(held.backoff), ...remoteId }];
+  }
   const effective = effectiveFields(d, options.defaultStatus, ctx.imageId);
   const live = m.live;
   if (!live) {

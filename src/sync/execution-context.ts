@@ -34,6 +34,11 @@ export interface ExecutionContext {
   ): Promise<T>;
   /** Records a successful write: the mapping, what was sent, and fields the server stores differently. */
   applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): void;
+  /**
+   * Notes a final refusal of this entry (a 4xx about the offer) for its backoff; returns what the report adds
+   * ("; not sent again before ..."), or '' when the error was not such a refusal.
+   */
+  refused(d: DesiredOffer, err: unknown): string;
   /** Records an offer the marketplace marks sold, refunded or processing, and notes a new sale for sold.jsonl. */
   markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): void;
 }

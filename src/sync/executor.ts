@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
+import type { OfferBackoffs } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
 import type { AdoptAction, ArchiveAction, CreateAction, Plan, UpdateAction } from './plan.ts';
 import { recordAdopt, recordNoop } from './record-noops.ts';
@@ -33,6 +34,11 @@ export interface ExecutorDeps {
   readonly readImage?: ReadImage;
   /** Aborted (a signal, a lost lease): no further write is started; those in flight finish. */
   readonly signal?: AbortSignal;
+  /** Per-offer backoff of refused offers. */
+  readonly backoffs?: OfferBackoffs;
+  /** A refused capability older than this is probed again. */
+  readonly reprobeAfterMs?: number;
+  readonly now?: () => number;
 }
 
 interface OfferWork {

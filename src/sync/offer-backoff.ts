@@ -117,3 +117,79 @@ export function loadBackoffs(store: MetaStore): Map<string, OfferBackoff> {
 export function saveBackoffs(store: MetaStore, backoffs: ReadonlyMap<string, OfferBackoff>): void {
   store.setMeta(META_KEY, JSON.stringify([...backoffs.values()]));
 }
+
+export const DEFAULT_OFFER_BACKOFF: OfferBackoffOptions = { initialMs: 60_000, maxMs: 6 * 3_600_000, parkAfter: 10 };
+
+/** For the report and status: what the marketplace said, and when the entry goes again. */
+export function describeBackoff(b: OfferBackoff): string {
+  const said = `the marketplace refused it${b.status === null ? '' : ` (${b.status})`}: ${b.message}`;
+  const times = b.refusals === 1 ? 'once' : `${b.refusals} times`;
+  const next =
+    b.nextAttemptAt === null
+      ? 'parked until its catalogue entry changes'
+      : `not sent again before ${new Date(b.nextAttemptAt).toISOString()} unless its catalogue entry changes`;
+  return `${said} (${times}); ${next}`;
+}
+
+interface DesiredEntry {
+  readonly kind: OfferKind;
+  readonly externalId: string;
+  readonly hash: string;
+}
+
+/** One run's view of the backoffs: read at start, changed by refusals and successes, saved at the end. */
+export class OfferBackoffs {
+  readonly #store: MetaStore;
+  readonly #opts: OfferBackoffOptions;
+  readonly #now: () => number;
+  readonly #map: Map<string, OfferBackoff>;
+  #dirty = false;
+
+  constructor(store: MetaStore, opts: OfferBackoffOptions, now: () => number) {
+    this.#store = store;
+    this.#opts = opts;
+    this.#now = now;
+    this.#map = loadBackoffs(store);
+  }
+
+  all(): ReadonlyMap<string, OfferBackoff> {
+    return this.#map;
+  }
+
+  /** A final refusal of this entry: noted, and what the report adds; '' for any other error. */
+  refused(d: DesiredEntry, err: unknown): string {
+    const status = (err as { status?: unknown } | null)?.status;
+    if (typeof status !== 'number' || !isFinalRefusal(status)) return '';
+    const key = backoffKey(d.kind, d.externalId);
+    const serverMessage = (err as { serverMessage?: unknown }).serverMessage;
+    const message =
+      typeof serverMessage === 'string' && serverMessage !== ''
+        ? serverMessage
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    const next = afterRefusal(
+      this.#map.get(key),
+      { kind: d.kind, externalId: d.externalId, hash: d.hash, status, message },
+      this.#now(),
+      this.#opts,
+    );
+    this.#map.set(key, next);
+    this.#dirty = true;
+    return next.nextAttemptAt === null
+      ? `; refused ${next.refusals} times: parked until its catalogue entry changes`
+      : `; not sent again before ${new Date(next.nextAttemptAt).toISOString()} unless its catalogue entry changes`;
+  }
+
+  /** The marketplace took it: forgotten. */
+  succeeded(kind: OfferKind, externalId: string): void {
+    if (this.#map.delete(backoffKey(kind, externalId))) this.#dirty = true;
+  }
+
+  /** Writes the backoffs back when the run changed them. */
+  save(): void {
+    if (!this.#dirty) return;
+    saveBackoffs(this.#store, this.#map);
+    this.#dirty = false;
+  }
+}

@@ -120,6 +120,10 @@ export const NOOP_REASONS = [
   'unconfirmed',
   'gone',
   'archived',
+  /** The marketplace refused it; its backoff has not elapsed (offer-backoff.ts). */
+  'backoff',
+  /** Refused too often: not sent again until its catalogue entry changes. */
+  'parked',
 ] as const;
 export type NoopReason = (typeof NOOP_REASONS)[number];
 

@@ -2,6 +2,7 @@
 // known to serve.
 import type { Capabilities } from './capabilities.ts';
 import type { GuardOptions } from './guards.ts';
+import type { OfferBackoff } from './offer-backoff.ts';
 
 export interface PlannerOptions {
   /** Status stated on create (and expected after) when the catalogue gives none. */
@@ -16,4 +17,8 @@ export interface PlannerOptions {
   readonly bulk: { readonly removeSize: number; readonly topUpUpdateSize: number };
   /** What the state db learnt of the routes the document does not promise. */
   readonly capabilities: Capabilities;
+  /** Offers the marketplace refused, held back until their entry changes or their backoff elapses. */
+  readonly backoffs?: ReadonlyMap<string, OfferBackoff>;
+  /** Epoch ms the plan is made at, for the backoffs. Default 0 (every backoff has elapsed). */
+  readonly now?: number;
 }

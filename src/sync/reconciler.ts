@@ -6,9 +6,10 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { acquireWriterLease } from '../state/writer-lease.ts';
-import { readCapabilities } from './capabilities.ts';
+import { readCapabilities, reprobingMemory } from './capabilities.ts';
 import { errorMessage } from './errors.ts';
 import { type ExecutorOptions, execute } from './executor.ts';
+import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
 import type { Plan } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
@@ -35,8 +36,12 @@ export interface CatalogueView {
 }
 
 export interface ReconcilerSettings {
-  readonly planner: Omit<PlannerOptions, 'capabilities' | 'allowMassArchive'>;
+  readonly planner: Omit<PlannerOptions, 'capabilities' | 'allowMassArchive' | 'backoffs' | 'now'>;
   readonly executor: ExecutorOptions;
+  /** Per-offer backoff of offers the marketplace refused. Default: 1 min doubling to 6 h, parked after 10. */
+  readonly offerBackoff?: OfferBackoffOptions;
+  /** A refused capability is probed again after this long. Default 24 h. */
+  readonly reprobeAfterMs?: number;
   readonly perPage: number;
   readonly statePath: string;
   /** The writer lease's TTL (state.leaseTtlMs). Default 30 s. */
@@ -53,6 +58,8 @@ export interface ReconcileDeps {
   readonly requestCount?: () => number;
   /** Set by a long-running caller (the daemon) that holds and renews the writer lease itself. */
   readonly leaseHeldByCaller?: boolean;
+  /** The clock of backoffs and re-probes. Default Date.now; benches pass a fake one. */
+  readonly now?: () => number;
 }
 
 export interface ReconcileOptions {
@@ -90,6 +97,7 @@ export class MarketplaceUnreadableError extends Error {
 }
 
 const WATERMARK_KEY = (kind: OfferKind) => `watermark.${kind}`;
+const DEFAULT_REPROBE_MS = 24 * 3_600_000;
 
 export function newRunId(): string {
   return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
@@ -135,6 +143,9 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       );
     }
     const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...settle.unsettled]);
+    const now = deps.now ?? Date.now;
+    const reprobeAfterMs = settings.reprobeAfterMs ?? DEFAULT_REPROBE_MS;
+    const backoffs = new OfferBackoffs(store, settings.offerBackoff ?? DEFAULT_OFFER_BACKOFF, now);
     const plan = makePlan({
       catalogue,
       state,
@@ -144,7 +155,9 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       interruptedCreates: opts.dryRun ? interruptedCreateKeys(store) : undefined,
       options: {
         ...settings.planner,
-        capabilities: readCapabilities((name) => store.getCapability(name)),
+        capabilities: readCapabilities((name) => reprobingMemory(store, now, reprobeAfterMs).getCapability(name)),
+        backoffs: backoffs.all(),
+        now: now(),
         allowMassArchive: opts.allowMassArchive ?? false,
       },
     });
@@ -183,13 +196,17 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         options: settings.executor,
         onProgress: opts.onProgress,
         signal,
+        backoffs,
+        reprobeAfterMs,
+        now,
       });
+      backoffs.save();
       const all = [...outcomes, ...catalogueFailures];
       outcome = plan.guard.tripped
         ? 'aborted'
         : signal?.aborted
           ? 'stopped'
-          : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked')
+          : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked' || o.outcome === 'held')
             ? 'partial'
             : 'converged';
       if (outcome !== 'aborted' && outcome !== 'stopped') {

@@ -28,6 +28,10 @@ export function recordNoop(ctx: ExecutionContext, n: NoopAction): void {
       // The seller chose to be told, not to have it patched back: reported, not a failure.
       ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail, fields }, false);
       return;
+    case 'backoff':
+    case 'parked':
+      ctx.report({ kind, externalId, outcome: 'held', message: n.detail }, false);
+      return;
     case 'unmanaged':
     case 'archived':
       return;

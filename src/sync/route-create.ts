@@ -49,7 +49,8 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
       }
     }
   } catch (err) {
-    ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) });
+    const held = ctx.refused(d, err);
+    ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) + held });
   }
 }
 

@@ -65,7 +65,8 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
         return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message });
       }
     }
-    ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) });
+    const held = ctx.refused(d, err);
+    ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) + held });
   }
 }
 

@@ -5,11 +5,13 @@ import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-
 import type { JournalEntry, JournalOp } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { CapabilityGate } from './capability-gate.ts';
+import { reprobingMemory } from './capabilities.ts';
 import { errorMessage, isOutcomeUnknown } from './errors.ts';
 import type { ExecutionContext } from './execution-context.ts';
 import { lossyFields } from './lossy.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';
+import type { OfferBackoffs } from './offer-backoff.ts';
 import type { SoldEntry } from './sold-log.ts';
 
 export interface RunContextDeps {
@@ -21,6 +23,12 @@ export interface RunContextDeps {
   readonly onProgress?: (done: number, total: number) => void;
   /** Once aborted, journaled() refuses to begin a write. */
   readonly signal?: AbortSignal;
+  /** Per-offer backoff: refusals are noted, successes forget them. Default: none kept. */
+  readonly backoffs?: OfferBackoffs;
+  /** A refused capability older than this is probed again. Default: never. */
+  readonly reprobeAfterMs?: number;
+  /** Default Date.now. */
+  readonly now?: () => number;
 }
 
 export class RunContext implements ExecutionContext {
@@ -41,7 +49,9 @@ export class RunContext implements ExecutionContext {
     this.store = deps.store;
     this.logger = deps.logger;
     this.createAttempts = deps.createAttempts;
-    this.capabilities = new CapabilityGate(deps.store);
+    this.capabilities = new CapabilityGate(
+      reprobingMemory(deps.store, deps.now ?? Date.now, deps.reprobeAfterMs ?? Number.POSITIVE_INFINITY),
+    );
   }
 
   imageId(sha256: string): number | undefined {
@@ -78,7 +88,12 @@ export class RunContext implements ExecutionContext {
     }
   }
 
+  refused(d: DesiredOffer, err: unknown): string {
+    return this.deps.backoffs?.refused(d, err) ?? '';
+  }
+
   applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): void {
+    this.deps.backoffs?.succeeded(d.kind, d.externalId);
     const prev = this.store.getOffer(d.kind, d.externalId);
     const same = prev !== undefined && prev.remoteId === remote.id;
     const base = same ? prev.lastApplied : null;

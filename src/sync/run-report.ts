@@ -10,6 +10,8 @@ export const OUTCOMES = [
   'unchanged',
   'sold',
   'blocked',
+  /** Refused by the marketplace before and held back by its backoff: not sent this run. */
+  'held',
   'failed',
   'skipped',
 ] as const;

@@ -22,6 +22,8 @@ export interface Harness {
   config: Config;
   write(rel: string, content: string | Uint8Array): void;
   remove(rel: string): void;
+  /** The clock of backoffs and re-probes for the runs (default the system clock). */
+  now?: () => number;
   /** `wrap` swaps in a client that misbehaves in a way the sandbox cannot (a fault on one call). */
   reconcile(
     opts?: Partial<ReconcileOptions>,
@@ -64,7 +66,11 @@ export async function createHarness(
     async reconcile(o = {}, logger = silentLogger, wrap) {
       const services = openServices(h.config, { logger });
       try {
-        const deps = wrap ? { ...services.reconcileDeps, client: wrap(services.client) } : services.reconcileDeps;
+        const deps = {
+          ...services.reconcileDeps,
+          ...(wrap ? { client: wrap(services.client) } : {}),
+          ...(h.now ? { now: h.now } : {}),
+        };
         return await reconcile(deps, { command: 'test', dryRun: false, ...o });
       } finally {
         await services.close();

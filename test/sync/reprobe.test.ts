@@ -1,0 +1,50 @@
+// A capability the marketplace refused is probed again after capabilities.reprobeAfterHours (issue 10): a
+// marketplace that adds a bulk route later gets used, with one request to find out.
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const HOUR = 3_600_000;
+const topUps = (h: Harness, price: number) =>
+  h.write(
+    'top-ups/t.json',
+    JSON.stringify(
+      [1, 2, 3].map((i) => ({ external_id: `tu-${i}`, offer_title: `${i} gems`, price: price + i, offer_amount: i })),
+    ),
+  );
+
+describe('re-probe of a refused capability', () => {
+  it('keeps a refusal for the interval, then asks the route again and uses it', async () => {
+    h = await createHarness();
+    const harness = h;
+    topUps(harness, 100);
+    expect((await harness.reconcile()).report.outcome).toBe('converged');
+    const store = openStateStore(harness.statePath);
+    store.setCapability(CAPABILITIES.topUpBulkUpdate, false, '404: once refused');
+    store.close();
+
+    harness.now = () => Date.now() + HOUR;
+    topUps(harness, 200);
+    harness.sandbox.resetCounters();
+    expect((await harness.reconcile()).report.outcome).toBe('converged');
+    expect(requestsByRoute(harness.sandbox)['POST /api/v1/top-ups/bulk-update']).toBeUndefined();
+    expect(requestsByRoute(harness.sandbox)['PATCH /api/v1/top-ups/{identifier}']).toBe(3);
+
+    harness.now = () => Date.now() + 25 * HOUR;
+    topUps(harness, 300);
+    harness.sandbox.resetCounters();
+    expect((await harness.reconcile()).report.outcome).toBe('converged');
+    expect(requestsByRoute(harness.sandbox)['POST /api/v1/top-ups/bulk-update']).toBe(1);
+    expect(requestsByRoute(harness.sandbox)['PATCH /api/v1/top-ups/{identifier}']).toBeUndefined();
+    const after = openStateStore(harness.statePath);
+    expect(after.getCapability(CAPABILITIES.topUpBulkUpdate)?.usable).toBe(true);
+    after.close();
+  });
+});
