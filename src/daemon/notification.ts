@@ -56,11 +56,9 @@ function scrub(catalogue: CatalogueView | undefined, kind: OfferKind, externalId
   return offer ? scrubCredentials(offer, message) : message;
 }
 
-/** Backoff is a state of its own where the executor reports one; until then a 'skipped' that says so. */
+/** An offer held back by its per-offer backoff (the run reports it 'held'). */
 function isBackoff(o: OfferOutcome): boolean {
-  return (
-    (o.outcome as string) === 'backoff' || (o.outcome === 'skipped' && /\bback(ing )?off\b/i.test(o.message ?? ''))
-  );
+  return o.outcome === 'held';
 }
 
 export interface RunNotifications {

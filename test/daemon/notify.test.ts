@@ -244,6 +244,15 @@ describe('webhook bodies and targets', () => {
       now,
     );
     expect(fixed.told.failing).toEqual({});
+    // An offer held back by its per-offer backoff is told as such (issue 10).
+    const held = notificationsOfRun(
+      report([{ kind: 'item', externalId: 'c', outcome: 'held', message: 'the marketplace refused it (422)' }]),
+      undefined,
+      's',
+      fixed.told,
+      now,
+    );
+    expect(held.notifications.map((x) => x.event)).toEqual(['backoff']);
   });
 
   it('gives up after maxAttempts on 5xx, and at once on a 4xx', async () => {
