@@ -99,6 +99,8 @@ export function notificationsOfRun(
       }
       delete failing[key];
     } else if (o.outcome === 'failed' || o.outcome === 'blocked' || isBackoff(o)) {
+      // Held back after a refusal already told (its message says when it goes again): nothing new.
+      if (isBackoff(o) && failing[key] !== undefined) continue;
       const message = scrub(catalogue, offer.kind, o.externalId, o.message ?? o.outcome);
       if (failing[key] !== message) {
         failing[key] = message;
