@@ -45,7 +45,7 @@ export function decideDesired(m: MatchedOffer, d: DesiredOffer, ctx: DesiredCont
   const { kind, externalId } = m;
   if (m.presence === 'unconfirmed')
     return [{ type: 'noop', kind, externalId, reason: 'unconfirmed', detail: UNCONFIRMED }];
-  // Refused before: not sent again until its entry changes or its backoff elapses (controller-runtime's per-item limiter).
+  // Refused before: held back until its entry changes or its backoff elapses (a per-item limiter).
   const held = backoffVerdict(options.backoffs?.get(backoffKey(kind, externalId)), d.hash, options.now ?? 0);
   if (!held.send) {
     const reason = held.parked ? 'parked' : 'backoff';

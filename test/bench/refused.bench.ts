@@ -66,12 +66,13 @@ try {
   console.log(
     `a refused offer over ${HOURS} h of daemon ticks every ${TICK_MS / 1000} s (${TICKS} ticks, fake clock):`,
   );
+  const w = withBackoff;
   console.log(
-    `  with the per-offer backoff (default: 1 min doubling, 6 h cap, parked after 10): ${withBackoff.cost} requests (${withBackoff.creates} creates refused); ${withBackoff.seconds.toFixed(1)} s to run`,
+    `  with the per-offer backoff (1 min doubling, 6 h cap, parked after 10): ${w.cost} requests ` +
+      `(${w.creates} creates refused); ${w.seconds.toFixed(1)} s to run`,
   );
-  console.log(
-    `  without it: ${without.cost} requests (${without.creates} creates refused): ${(without.cost / Math.max(1, withBackoff.cost)).toFixed(0)}x`,
-  );
+  const times = (without.cost / Math.max(1, w.cost)).toFixed(0);
+  console.log(`  without it: ${without.cost} requests (${without.creates} creates refused): ${times}x`);
   if (withBackoff.creates > 8) failed = true;
 } finally {
   await sandbox.close();
