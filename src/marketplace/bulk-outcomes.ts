@@ -1,6 +1,6 @@
 // Per-offer outcomes of POST /top-ups/bulk-update, whose answer is not documented: read them where the body
 // has an array of elements naming an external_id, else say nothing (outcomes undefined).
-import { decodeOffer, decodeString, isRecord } from './decode.ts';
+import { decodeInteger, decodeOffer, decodeString, isRecord } from './decode.ts';
 import type { BulkUpdateResult, RemoteOffer } from './marketplace-client.ts';
 
 type Outcome = { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer };
@@ -73,9 +73,28 @@ function outcomeOf(e: Record<string, unknown>): Outcome {
   return withMessage(!(status !== undefined && FAILED.has(status)));
 }
 
+/** `{updated, not_found, invalid}` at the top or under `data` / `meta`; undefined when none is a number. */
+function countsOf(body: unknown): BulkUpdateResult['counts'] {
+  const holders = isRecord(body) ? [body, body.data, body.meta].filter(isRecord) : [];
+  for (const h of holders) {
+    const updated = decodeInteger(h.updated ?? h.updated_count);
+    const notFound = decodeInteger(h.not_found ?? h.notFound);
+    const failed = decodeInteger(h.invalid ?? h.failed);
+    if (updated === undefined && notFound === undefined && failed === undefined) continue;
+    return {
+      ...(updated !== undefined ? { updated } : {}),
+      ...(notFound !== undefined ? { notFound } : {}),
+      ...(failed !== undefined ? { failed } : {}),
+    };
+  }
+  return undefined;
+}
+
 export function decodeBulkUpdate(body: unknown): BulkUpdateResult {
+  const counts = countsOf(body);
+  const withCounts = counts ? { counts } : {};
   const elements = elementsOf(body);
-  if (!elements) return { body };
+  if (!elements) return { body, ...withCounts };
   const outcomes = new Map<string, Outcome>();
   for (const e of elements) {
     if (!isRecord(e)) continue;
@@ -83,5 +102,5 @@ export function decodeBulkUpdate(body: unknown): BulkUpdateResult {
     const externalId = decodeString(e.external_id) ?? (inner ? decodeString(inner.external_id) : undefined);
     if (externalId !== undefined) outcomes.set(externalId, outcomeOf(e));
   }
-  return outcomes.size > 0 ? { body, outcomes } : { body };
+  return outcomes.size > 0 ? { body, ...withCounts, outcomes } : { body, ...withCounts };
 }

@@ -60,6 +60,8 @@ export interface BulkRemoveResult {
 export interface BulkUpdateResult {
   /** The raw decoded body: its shape is not documented. */
   readonly body: unknown;
+  /** The counts the answer gave, where it gave them (`updated`, `not_found`, `invalid` or `failed`). */
+  readonly counts?: { readonly updated?: number; readonly notFound?: number; readonly failed?: number };
   /** Per-offer outcomes, where the response gave them (keyed by external_id). */
   readonly outcomes?: ReadonlyMap<
     string,

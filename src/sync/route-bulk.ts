@@ -11,6 +11,7 @@ import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { ArchiveAction, UpdateAction } from './plan.ts';
 import { changesToBody } from './request-body.ts';
+import { confirmThroughList } from './confirm-through-list.ts';
 import { alreadyGone, archived, archiveOne } from './route-archive.ts';
 import { runUpdate } from './route-update.ts';
 
@@ -100,6 +101,8 @@ function topUpBulkUpdate(ctx: ExecutionContext, batches: readonly (readonly TopU
         { priority: PRIORITY.update },
       ),
     settle: async (batch, res) => {
+      // No per-offer outcomes and counts that do not say all were updated: read them back from the list.
+      if (!res.outcomes && res.counts?.updated !== batch.length) return confirmUpdated(ctx, batch);
       for (const e of batch) {
         const o = res.outcomes?.get(e.externalId);
         if (o && !o.ok) {
@@ -169,8 +172,8 @@ function bulkRemoveAccounts(ctx: ExecutionContext, batches: readonly (readonly A
         for (const a of batch) archived(ctx, a);
         return;
       }
-      // The counts do not say which ones: read each back.
-      await Promise.all(batch.map((a) => confirmRemoved(ctx, a)));
+      // The counts do not say which ones: read them back from the list, not one GET each.
+      await confirmArchived(ctx, batch);
     },
     single: (a) => archiveOne(ctx, a),
   });
@@ -187,4 +190,55 @@ async function confirmRemoved(ctx: ExecutionContext, a: ArchiveAction): Promise<
   }
   if (live.status === 'archived') archived(ctx, a);
   else await archiveOne(ctx, a);
+}
+
+/** The top-ups a bulk-update did not itemise: those the list shows changed are done, the rest go singly. */
+async function confirmUpdated(ctx: ExecutionContext, batch: readonly TopUpElement[]): Promise<void> {
+  let live: Map<number, RemoteOffer>;
+  try {
+    live = await confirmThroughList(
+      ctx,
+      'topup',
+      batch.map((e) => e.remoteId),
+    );
+  } catch (err) {
+    const message = `bulk-update left it unconfirmed: ${errorMessage(err)}`;
+    for (const e of batch) ctx.report({ kind: 'topup', externalId: e.externalId, outcome: 'failed', message });
+    return;
+  }
+  await forEachLimit(batch, EXECUTOR_WINDOW, async (e) => {
+    const o = live.get(e.remoteId);
+    if (o && shows(o, e.body)) e.onOk(o);
+    else await e.single();
+  });
+}
+
+/** Whether the live offer carries what was sent (a field the list does not echo is taken as sent). */
+function shows(o: RemoteOffer, body: OfferFields): boolean {
+  return Object.entries(body).every(([f, v]) =>
+    f === 'status' ? o.status === v : o.fields[f] === undefined || o.fields[f] === v,
+  );
+}
+
+/**
+ * The accounts a bulk-remove did not itemise: archived in the list, done; listed still, or not among the
+ * offers just changed, archived singly (archiving twice archives once; a 404 then says it is gone).
+ */
+async function confirmArchived(ctx: ExecutionContext, batch: readonly ArchiveAction[]): Promise<void> {
+  let live: Map<number, RemoteOffer>;
+  try {
+    live = await confirmThroughList(
+      ctx,
+      'account',
+      batch.map((a) => a.remoteId),
+    );
+  } catch {
+    // The list failed too: each by its own GET, as a last resort.
+    await Promise.all(batch.map((a) => confirmRemoved(ctx, a)));
+    return;
+  }
+  await forEachLimit(batch, EXECUTOR_WINDOW, async (a) => {
+    if (live.get(a.remoteId)?.status === 'archived') archived(ctx, a);
+    else await archiveOne(ctx, a);
+  });
 }

@@ -326,4 +326,12 @@ describe('decodeBulkUpdate', () => {
     expect(r.outcomes).toBeUndefined();
     expect(r.body).toEqual(body);
   });
+  it.each([
+    ['top level', { success: true, updated: 3, not_found: 1, invalid: 0 }, { updated: 3, notFound: 1, failed: 0 }],
+    ['numeric strings under data', { data: { updated: '2' } }, { updated: 2 }],
+    ['under meta', { meta: { updated_count: 5, failed: 1 } }, { updated: 5, failed: 1 }],
+    ['none', { success: true }, undefined],
+  ])('reads the counts (issue 10): %s', (_name, body, counts) => {
+    expect(decodeBulkUpdate(body).counts).toEqual(counts);
+  });
 });
