@@ -51,7 +51,7 @@ describe('bulk confirmation through the list', () => {
     expect(h.sandbox.dump().accounts.filter((a) => a.status === 'archived')).toHaveLength(20);
   });
 
-  it('a top-up bulk-update whose counts fall short: the ones the list shows changed are done, the rest sent singly', async () => {
+  it('a top-up bulk-update whose counts fall short: the changed ones are done, the rest sent singly', async () => {
     h = await createHarness();
     topUps(h, 100);
     expect((await h.reconcile()).report.outcome).toBe('converged');
