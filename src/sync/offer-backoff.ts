@@ -122,7 +122,7 @@ export const DEFAULT_OFFER_BACKOFF: OfferBackoffOptions = { initialMs: 60_000, m
 
 /** For the report and status: what the marketplace said, and when the entry goes again. */
 export function describeBackoff(b: OfferBackoff): string {
-  const said = `the marketplace refused it${b.status === null ? '' : ` (${b.status})`}: ${b.message}`;
+  const said = `the marketplace refused it: ${b.message}`;
   const times = b.refusals === 1 ? 'once' : `${b.refusals} times`;
   const next =
     b.nextAttemptAt === null
@@ -161,13 +161,8 @@ export class OfferBackoffs {
     const status = (err as { status?: unknown } | null)?.status;
     if (typeof status !== 'number' || !isFinalRefusal(status)) return '';
     const key = backoffKey(d.kind, d.externalId);
-    const serverMessage = (err as { serverMessage?: unknown }).serverMessage;
-    const message =
-      typeof serverMessage === 'string' && serverMessage !== ''
-        ? serverMessage
-        : err instanceof Error
-          ? err.message
-          : String(err);
+    // The whole message: the request, the status and the marketplace's words.
+    const message = err instanceof Error ? err.message : String(err);
     const next = afterRefusal(
       this.#map.get(key),
       { kind: d.kind, externalId: d.externalId, hash: d.hash, status, message },

@@ -152,7 +152,8 @@ describe.skipIf(!haveBrowser)('status page in headless Chromium', () => {
       expect(firstRun).toMatch(/ago\s+start\s+partial\s+\d+\s+[\d.]+ m?s\s+.*created/);
       // A failure, with the marketplace's reason and where the offer is in the catalogue.
       const failed = await tab.locator('section', { hasText: 'Failed or held back' }).innerText();
-      expect(failed).toMatch(/item mount-rare · Rare mount\s+failed/);
+      // Failed in the first run; held back by its per-offer backoff (issue 10) in the runs after it.
+      expect(failed).toMatch(/item mount-rare · Rare mount\s+(failed|backoff)/);
       expect(failed).toMatch(/422 validation failed \(fields: status\): The selected status is invalid/);
       expect(failed).toContain('items/stock.json /2');
       // A catalogue error at its file:line:column.

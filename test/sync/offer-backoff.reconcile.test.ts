@@ -44,7 +44,9 @@ describe('per-offer backoff', () => {
     const held = await harness.reconcile({ mode: 'incremental' });
     expect(held.report.outcomes.find((o) => o.externalId === 'it-bad')).toMatchObject({
       outcome: 'held',
-      message: expect.stringMatching(/refused it \(422\): .*status.*\(once\); not sent again before/),
+      message: expect.stringMatching(
+        /refused it: POST \/api\/v1\/items: 422 .*status.*\(once\); not sent again before/,
+      ),
     });
     expect(held.report.outcome).toBe('partial');
     expect(posts()).toBe(2);
