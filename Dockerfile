@@ -1,22 +1,40 @@
-# offersync as a long-running container beside the seller's inventory.
+# offersync as a long-running container beside the seller's catalogue. See the README, "Container".
 #   docker build -t offersync .
-#   docker run -v /srv/catalogue:/catalogue:ro -v offersync-state:/state \
-#     -e OFFERSYNC_BASE_URL=https://marketplace.example -e OFFERSYNC_API_KEY_FILE=/run/secrets/offersync_key offersync
-FROM node:20-bookworm-slim AS build
-WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev
-COPY . .
+#   docker run -v /srv/catalogue:/catalogue:ro -v offersync-state:/state -p 127.0.0.1:9464:9464 \
+#     -e OFFERSYNC_BASE_URL=https://marketplace.example -e OFFERSYNC_API_KEY_FILE=/run/secrets/offersync_key \
+#     -v /srv/secrets/offersync_key:/run/secrets/offersync_key:ro offersync
 
-FROM node:20-bookworm-slim
+# Build: compile TypeScript and better-sqlite3, then drop the dev dependencies.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-COPY --from=build /app /app
-ENV OFFERSYNC_CATALOGUE_DIR=/catalogue OFFERSYNC_STATE_DB=/state/state.db NODE_ENV=production
-RUN mkdir -p /state && chown node:node /state
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN JOBS=max npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# Run: dist, production node_modules and config only; no compiler, no sources, no tests.
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    OFFERSYNC_CATALOGUE_DIR=/catalogue \
+    OFFERSYNC_STATE_PATH=/state/state.db \
+    OFFERSYNC_DAEMON_HEALTHHOST=0.0.0.0 \
+    OFFERSYNC_DAEMON_HEALTHPORT=9464
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+COPY config/default.yaml ./config/default.yaml
+COPY config/example-catalogue ./config/example-catalogue
+# The state volume belongs to the unprivileged user; the catalogue is mounted read-only at /catalogue.
+RUN mkdir -p /state /catalogue && chown node:node /state
 USER node
 VOLUME ["/state"]
 EXPOSE 9464
-HEALTHCHECK CMD node -e "fetch('http://127.0.0.1:9464/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-ENTRYPOINT ["node", "bin/offersync.js"]
+# `offersync healthcheck` reads the same configuration as the daemon, so it follows the configured port.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 CMD ["node", "/app/bin/offersync.js", "healthcheck"]
+ENTRYPOINT ["node", "/app/bin/offersync.js"]
 CMD ["daemon"]

@@ -24,6 +24,8 @@ export const CONFIG_HELP = `Configuration flags (each overrides the environment 
   --state <file>       state db (env OFFERSYNC_STATE_DB)
   --insecure           allow a non-loopback http:// base URL
   --log-level <level>  fatal, error, warn, info, debug, trace (env OFFERSYNC_LOG_LEVEL)
+Every config key can be set from the environment: OFFERSYNC_ and its path in capitals, e.g.
+rateLimit.ratePerSec is OFFERSYNC_RATELIMIT_RATEPERSEC (NAME_FILE reads the value from a file).
 The API key comes from OFFERSYNC_API_KEY or OFFERSYNC_API_KEY_FILE, never from a file or a flag.`;
 
 export function parseFlags<O extends ParseArgsConfig['options']>(

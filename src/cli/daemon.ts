@@ -8,9 +8,11 @@ import { openPostgresConnection } from '../state/postgres-state-store.ts';
 import { ReplicaRegistry } from '../state/replica-registry.ts';
 import { createLogger } from '../log/logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
+import { DaemonMetrics } from '../daemon/metrics.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
 import { StatusBoard } from '../daemon/status-board.ts';
 import { notifySeller, openServices, type Services } from './services.ts';
+import { onStopSignal } from './signals.ts';
 
 const HELP = `Usage: offersync daemon [flags]
 
@@ -41,12 +43,17 @@ export const command: Command = {
       io.stdout.write(HELP);
       return EXIT.ok;
     }
+    const metrics = new DaemonMetrics();
+    const metricsScope = metrics.scope();
     let services: Services;
     try {
       const config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
       // Several sellers, or a state in PostgreSQL (replicas may share it): one Daemon per seller, under a Replica.
       if (config.sellerConfigs.length > 0 || config.state.url) return await runReplica(config, io);
-      services = openServices(config, { logger: createLogger({ level: config.log.level, destination: io.stderr }) });
+      services = openServices(config, {
+        logger: createLogger({ level: config.log.level, destination: io.stderr }),
+        observe: metricsScope,
+      });
     } catch (err) {
       io.stderr.write(`offersync daemon: ${(err as Error).message}\n`);
       return EXIT.usage;
@@ -61,8 +68,10 @@ export const command: Command = {
       fullSweep: config.schedule.fullSweep,
       tick: config.schedule.tick,
       health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
-      queueSize: () => services.queue.stats().size,
-      clearQueue: () => services.queue.clear(),
+      queueStats: () => services.queue.stats(),
+      metrics,
+      metricsScope,
+      clearQueue: () => services.queue.close(),
       leaseTtlMs: config.state.leaseTtlMs,
       notifier: services.notifier,
       status: {
@@ -72,16 +81,14 @@ export const command: Command = {
     });
     // Every series carries its seller, as with many sellers ('default' here).
     daemon.metrics.registry.setDefaultLabels({ seller: config.seller });
-    // A second signal finds no handler left and ends the process at once.
+    // A second signal ends the process at once (signals.ts).
     let stopping: Promise<void> | undefined;
     const stopped = new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        logger.info({ signal }, 'stopping: no further write is started');
+      onStopSignal((signal) => {
+        logger.info({ signal }, 'stopping: no further write is started; a second signal exits at once');
         stopping ??= daemon.stop();
         resolve();
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      });
     });
     try {
       await daemon.start();
@@ -133,8 +140,8 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
         fullSweep: sc.schedule.fullSweep,
         tick: sc.schedule.tick,
         health: null,
-        queueSize: () => services.queue.stats().size,
-        clearQueue: () => services.queue.clear(),
+        queueStats: () => services.queue.stats(),
+        clearQueue: () => services.queue.close(),
         leaseTtlMs: sc.state.leaseTtlMs,
         leaseClaim: claim,
         notifier: services.notifier,
@@ -151,12 +158,10 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
     },
   });
   const stopped = new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
+    onStopSignal((signal) => {
       logger.info({ signal }, 'stopping: no further write is started; letting go of every seller');
       resolve();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    });
   });
   await replica.start();
   io.stderr.write(

@@ -10,6 +10,7 @@ import type { Config } from '../config/config.ts';
 import { EXIT, type Command } from './command.ts';
 import { parseFlags } from './common-flags.ts';
 import { runReconcile } from './run-reconcile.ts';
+import { onStopSignal } from './signals.ts';
 
 export const EXAMPLE_CATALOGUE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
 const DEMO_KEY = 'sandbox-key';
@@ -75,8 +76,7 @@ export const command: Command = {
       if (values.keep) {
         io.stdout.write(`\nSandbox still running on ${sandbox.url} (key '${DEMO_KEY}'); Ctrl-C stops it.\n`);
         await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
+          onStopSignal(() => resolve());
         });
       }
       return code;

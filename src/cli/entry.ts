@@ -1,7 +1,9 @@
 // The process entry point: runs main() with this process's argv and stdio, whatever name it was started by
 // (bin/offersync.js, a symlink, npx, `node dist/cli/entry.js`). main.ts only exports, so tests import it freely.
 import { main } from './main.ts';
+import { installSignalHandlers } from './signals.ts';
 
+installSignalHandlers();
 main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

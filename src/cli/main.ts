@@ -15,6 +15,10 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   schema: { summary: 'print or write the JSON Schema of catalogue files', load: () => import('./schema.ts') },
   sandbox: { summary: 'run a local emulator of the marketplace API', load: () => import('./sandbox.ts') },
   demo: { summary: 'sandbox + example catalogue + reconcile, in one process', load: () => import('./demo.ts') },
+  healthcheck: {
+    summary: "exit 0 when this machine's daemon answers /healthz (for a container HEALTHCHECK)",
+    load: () => import('./healthcheck.ts'),
+  },
 };
 
 export function version(): string {

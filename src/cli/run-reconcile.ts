@@ -10,6 +10,7 @@ import { formatReport } from './format-report.ts';
 import { createProgress, noProgress } from './progress.ts';
 import { hasChanges } from '../sync/plan.ts';
 import { createLogger } from '../log/logger.ts';
+import { onStopSignal } from './signals.ts';
 
 export interface RunOptions {
   readonly command: 'plan' | 'reconcile' | 'demo';
@@ -22,6 +23,9 @@ export interface RunOptions {
   /** Only this seller of `sellers:` (--seller). Default: every seller, one report each. */
   readonly seller?: string;
 }
+
+/** After a stop signal, writes in flight get this long to finish (docker stop waits 10 s before SIGKILL). */
+export const STOP_DEADLINE_MS = 8_000;
 
 /** Runs every chosen seller in turn; one seller's failure does not stop the next. Exit: the worst code. */
 export async function runReconcile(io: CliIO, sources: ConfigSources | Config, opts: RunOptions): Promise<number> {
@@ -80,6 +84,23 @@ async function runWith(io: CliIO, services: Services, opts: RunOptions, jsonLine
   const json = (doc: object) =>
     jsonLines ? `${JSON.stringify({ seller: config.seller, ...doc })}\n` : `${JSON.stringify(doc, null, 2)}\n`;
   const progress = opts.json || opts.dryRun ? noProgress : createProgress(io.stdout);
+  const stop = new AbortController();
+  const unregister = onStopSignal((signal) => {
+    io.stderr.write(
+      `offersync ${opts.command}: ${signal}: stopping. No further write is started; those in flight finish ` +
+        `(at most ${STOP_DEADLINE_MS / 1000} s). A second signal exits at once.\n`,
+    );
+    stop.abort(new Error(`stopped by ${signal}`));
+    // Requests still waiting were never sent: dropped, and their journal entries settle as not sent.
+    services.queue.close();
+    setTimeout(() => {
+      io.stderr.write(
+        `offersync ${opts.command}: writes still in flight after ${STOP_DEADLINE_MS / 1000} s: exiting; ` +
+          'the next run settles them by reading the marketplace.\n',
+      );
+      process.exit(EXIT.failed);
+    }, STOP_DEADLINE_MS).unref();
+  });
   let result: ReconcileResult;
   try {
     result = await reconcile(services.reconcileDeps, {
@@ -87,11 +108,16 @@ async function runWith(io: CliIO, services: Services, opts: RunOptions, jsonLine
       dryRun: opts.dryRun,
       allowMassArchive: opts.allowMassArchive,
       lockTimeoutMs: opts.lockTimeoutMs,
+      signal: stop.signal,
       onProgress: (d, t) => progress.update(d, t),
     });
     if (!opts.dryRun) services.notifier.afterRun(result);
   } catch (err) {
     progress.end();
+    if (stop.signal.aborted) {
+      io.stderr.write(`offersync ${opts.command}: ${(stop.signal.reason as Error).message} before the run finished.\n`);
+      return EXIT.failed;
+    }
     if (err instanceof LeaseHeldError) {
       io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${err.message}\n`);
       return EXIT.lockHeld;
@@ -103,6 +129,7 @@ async function runWith(io: CliIO, services: Services, opts: RunOptions, jsonLine
     }
     throw err;
   } finally {
+    unregister();
     await services.close();
   }
   progress.end();

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { RATE_LIMIT_HEADERS, type RateLimitHeaders } from '../sandbox/sandbox-options.ts';
 import { type RunningSandbox, startSandbox, type SandboxOptions } from '../sandbox/sandbox-server.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
+import { onStopSignal } from './signals.ts';
 
 const DEFAULT_KEY = 'sandbox-key';
 
@@ -156,8 +157,7 @@ export const command: Command = {
         `${sandbox.url}/api/v1/accounts\n`,
     );
     await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
+      onStopSignal(() => resolve());
     });
     await sandbox.close();
     return EXIT.ok;

@@ -4,6 +4,8 @@ import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { createLogger, registerSecret, type Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
+import type { ResponseObserved } from '../marketplace/marketplace-client-options.ts';
+import type { QueueEvent } from '../queue/queue-event.ts';
 import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
 import { RequestQueue } from '../queue/request-queue.ts';
 import { openSellerStateStore, type StateLocation } from '../state/open-state-store.ts';
@@ -109,9 +111,15 @@ export function startTokens(store: StateStore, config: Config, now: number, lear
   return Math.max(0, Math.min(config.rateLimit.burst, refilled));
 }
 
+/** Hooks that watch every request and queue event (the daemon's metrics). */
+export interface ServiceObservers {
+  readonly onResponse?: (r: ResponseObserved) => void;
+  readonly onQueueEvent?: (e: QueueEvent) => void;
+}
+
 export function openServices(
   config: Config,
-  opts: { logger?: Logger; connection?: SyncPostgresConnection } = {},
+  opts: { logger?: Logger; connection?: SyncPostgresConnection; observe?: ServiceObservers } = {},
 ): Services {
   if (!config.apiKey) {
     throw new ConfigError(
@@ -136,6 +144,7 @@ export function openServices(
     concurrency: config.rateLimit.concurrency,
     maxAttempts: config.rateLimit.maxAttempts,
     logger,
+    onEvent: opts.observe?.onQueueEvent,
   });
   const client = createMarketplaceClient({
     baseUrl: config.baseUrl,
@@ -160,6 +169,7 @@ export function openServices(
       perPage: config.lists.perPage,
     },
     logger,
+    onResponse: opts.observe?.onResponse,
   });
   const catalogue = new Catalogue({
     dir: config.catalogue.dir,

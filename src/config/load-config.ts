@@ -1,10 +1,12 @@
-// Loads the configuration: embedded defaults < config file < environment < flags, validated once with zod.
+// Loads the configuration: embedded defaults < config file < environment (env-config.ts) < flags, validated
+// once with zod.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigSchema, SELLER_OVERRIDES, type Config, type SellerSpecSchema } from './config.ts';
+import { configFromEnv, EnvConfigError } from './env-config.ts';
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
 
@@ -91,21 +93,6 @@ function urlHasPassword(url: string): boolean {
   }
 }
 
-/** The PostgreSQL URL from the environment: OFFERSYNC_STATE_URL, or a file (a secret) holding it. */
-function readStateUrl(env: NodeJS.ProcessEnv, cwd: string): string {
-  const direct = env.OFFERSYNC_STATE_URL?.trim();
-  if (direct) return direct;
-  const file = env.OFFERSYNC_STATE_URL_FILE?.trim();
-  if (!file) return '';
-  try {
-    return readFileSync(resolve(cwd, file), 'utf8').trim();
-  } catch (err) {
-    throw new ConfigError(
-      `OFFERSYNC_STATE_URL_FILE names ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): point it at a file holding the PostgreSQL URL`,
-    );
-  }
-}
-
 function describeIssue(issue: z.core.$ZodIssue, input: Tree): string {
   const key = issue.path.join('.');
   let received: unknown = input;
@@ -151,13 +138,13 @@ export function loadConfig(src: ConfigSources = {}): Config {
     sources.push(path);
   }
 
-  const fromEnv: Tree = {};
-  if (env.OFFERSYNC_BASE_URL) fromEnv.baseUrl = env.OFFERSYNC_BASE_URL;
-  if (env.OFFERSYNC_CATALOGUE_DIR) fromEnv.catalogue = { dir: resolve(cwd, env.OFFERSYNC_CATALOGUE_DIR) };
-  if (env.OFFERSYNC_STATE_DB) fromEnv.state = { path: resolve(cwd, env.OFFERSYNC_STATE_DB) };
-  if (env.OFFERSYNC_LOG_LEVEL) fromEnv.log = { level: env.OFFERSYNC_LOG_LEVEL };
-  const stateUrl = readStateUrl(env, cwd);
-  if (stateUrl) fromEnv.state = { ...(isTree(fromEnv.state) ? fromEnv.state : {}), url: stateUrl };
+  let fromEnv: Tree;
+  try {
+    fromEnv = configFromEnv(env, cwd).tree;
+  } catch (err) {
+    if (err instanceof EnvConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
   if (Object.keys(fromEnv).length > 0) sources.push('environment');
   tree = merge(tree, fromEnv);
 

@@ -9,7 +9,7 @@ import { errorMessage } from '../sync/errors.ts';
 import { MarketplaceUnreadableError, reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
 import type { RunReport } from '../sync/run-report.ts';
 import { startHealthServer, type HealthServer } from './health-server.ts';
-import { DaemonMetrics } from './metrics.ts';
+import { DaemonMetrics, type MetricsScope } from './metrics.ts';
 import type { RunNotifier } from './run-notifier.ts';
 import type { QueueView, StatusBoard } from './status-board.ts';
 import { renderStatusPage } from './status-page.ts';
@@ -41,7 +41,11 @@ export interface DaemonOptions {
   readonly fullSweep: string;
   readonly tick: string;
   readonly health: { readonly host: string; readonly port: number } | null;
-  readonly queueSize?: () => number;
+  /** The request queue now, for the live gauges. */
+  readonly queueStats?: () => { readonly size: number; readonly pending: number; readonly currentRate: number };
+  /** Default: a registry of its own. Pass the one whose scope observes the client and queue (openServices). */
+  readonly metrics?: DaemonMetrics;
+  readonly metricsScope?: MetricsScope;
   /** Drops the requests still waiting in the queue (stopping): they were never sent. */
   readonly clearQueue?: () => void;
   /** The writer lease's TTL (state.leaseTtlMs). Default 30 s. */
@@ -57,7 +61,8 @@ export interface DaemonOptions {
 export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal';
 
 export class Daemon {
-  readonly metrics = new DaemonMetrics();
+  readonly metrics: DaemonMetrics;
+  private readonly recorder: MetricsScope;
   private running: Promise<void> | null = null;
   private next: { mode: 'full' | 'incremental'; trigger: Trigger } | null = null;
   private pendingChanges: { added: Set<string>; changed: Set<string>; removed: Set<string> } | null = null;
@@ -74,7 +79,15 @@ export class Daemon {
   private leaseWait: string | null = null;
   private readonly stopController = new AbortController();
 
-  constructor(private readonly opts: DaemonOptions) {}
+  constructor(private readonly opts: DaemonOptions) {
+    this.metrics = opts.metrics ?? new DaemonMetrics();
+    this.recorder = opts.metricsScope ?? this.metrics.scope();
+    this.recorder.watch({
+      queue: () => opts.queueStats?.() ?? { size: 0, pending: 0, currentRate: 0 },
+      runInProgress: () => this.running !== null,
+      leaseHeld: () => this.lease !== null && !this.lease.lost.aborted,
+    });
+  }
 
   get healthPort(): number | undefined {
     return this.healthServer?.port;
@@ -192,7 +205,7 @@ export class Daemon {
       this.lastReport = report;
       this.lastError = null;
       this.ready = !lease.lost.aborted;
-      this.metrics.recordRun(report, trigger);
+      this.recorder.recordRun(report, trigger);
       const failed = report.outcomes.filter((o) => o.outcome === 'failed').length;
       log.info(
         { trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs },
@@ -202,12 +215,11 @@ export class Daemon {
       if (this.stopping) return;
       this.lastError = errorMessage(err);
       if (err instanceof MarketplaceUnreadableError) this.opts.notifier?.afterUnreadable(err.message);
-      this.metrics.runs.inc({ outcome: 'error', trigger });
+      this.recorder.recordError(trigger);
       log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');
     } finally {
       unlink();
     }
-    this.metrics.queueSize.set(this.opts.queueSize?.() ?? 0);
   }
 
   /** The HTML of the status page, or null without one. */

@@ -116,12 +116,13 @@ export class HttpTransport {
         this.opts.timeoutMs,
       );
       this.logger.debug({ method: where.method, path: where.path, err: e.message }, 'marketplace request failed');
+      const seconds = (performance.now() - started) / 1000;
+      this.opts.onResponse?.({ method: where.method, path: where.path, status: null, seconds });
       throw e;
     }
-    this.logger.debug(
-      { method: where.method, path: where.path, status, ms: Math.round(performance.now() - started) },
-      'marketplace request',
-    );
+    const ms = performance.now() - started;
+    this.logger.debug({ method: where.method, path: where.path, status, ms: Math.round(ms) }, 'marketplace request');
+    this.opts.onResponse?.({ method: where.method, path: where.path, status, seconds: ms / 1000 });
     const now = Date.now();
     const advert = readRateLimitAdvert(resHeaders, now, this.opts.limitWindowSec);
     const rateLimit = advert ? { rateLimit: advert } : {};

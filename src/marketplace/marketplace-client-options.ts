@@ -49,6 +49,17 @@ export interface MarketplaceClientOptions {
   readonly capabilities?: CapabilityMemory;
   /** Default: silent. */
   readonly logger?: Logger;
+  /** Told of every attempt's answer (status null: no answer, e.g. a timeout), for metrics. */
+  readonly onResponse?: (r: ResponseObserved) => void;
+}
+
+/** One attempt as metrics see it. */
+export interface ResponseObserved {
+  readonly method: string;
+  /** The full path as sent, without the query. */
+  readonly path: string;
+  readonly status: number | null;
+  readonly seconds: number;
 }
 
 export interface ResolvedOptions {
@@ -65,6 +76,7 @@ export interface ResolvedOptions {
   readonly limitWindowSec: number;
   readonly capabilities: CapabilityMemory;
   readonly logger: Logger;
+  readonly onResponse: ((r: ResponseObserved) => void) | undefined;
 }
 
 export class MarketplaceClientOptionsError extends Error {
@@ -173,5 +185,6 @@ export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions 
     limitWindowSec: positiveNumber('limitWindowSec', opts.limitWindowSec, 1),
     capabilities: opts.capabilities ?? inMemoryCapabilities(),
     logger: opts.logger ?? silentLogger,
+    onResponse: opts.onResponse,
   });
 }

@@ -75,6 +75,7 @@ export class RequestQueue {
   #onWire = 0;
   #active = 0;
   #idleWaiters: (() => void)[] = [];
+  #closed = false;
   /** Aborts of the requests not yet settled, for clear(). */
   #aborts = new Set<() => void>();
   #requests = 0;
@@ -138,7 +139,14 @@ export class RequestQueue {
     this.#dispatcher.clear();
   }
 
+  /** clear(), and from now on every request rejects at once with QueueClearedError: the process is stopping. */
+  close(): void {
+    this.#closed = true;
+    this.clear();
+  }
+
   async #run<T>(meta: RequestMeta, send: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new QueueClearedError(meta.method, meta.path);
     const { maxAttempts, backoff, clock, random } = this.options;
     const ctl = new AbortController();
     const abort = () => ctl.abort(new QueueClearedError(meta.method, meta.path));

@@ -1,7 +1,7 @@
 // The daemon as a child process: initial reconcile, a saved file reaches the sandbox, /healthz and /metrics
 // answer, SIGTERM ends it with exit 0, and a second daemon on the same state db waits (not ready, saying why)
 // until the first is gone, then takes over without exiting.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -127,6 +127,10 @@ describe('offersync daemon', () => {
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
       expect(metrics).toMatch(/offersync_runs_total\{outcome="converged",trigger="start",seller="default"\} 1/);
       expect(metrics).toMatch(/trigger="files"/);
+      expect(metrics).toMatch(/offersync_requests_total\{kind="item",method="POST",status_class="2xx"\} [1-9]/);
+      expect(metrics).toMatch(/offersync_writer_lease_held 1/);
+      const check = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
+      if (!check.error || process.env.REQUIRE_PROMTOOL) expect(`${check.stdout}${check.stderr}`.trim()).toBe('');
 
       // kill -9 of the holder: on the same machine its pid proves it gone, so the waiting daemon takes over
       // at once (across containers it waits for the lease to expire instead).

@@ -345,6 +345,22 @@ describe('RequestQueue', () => {
     expect(s.at).toHaveLength(1);
   });
 
+  it('close() is clear() for good: a request asked for afterwards is never sent (a stopping process)', async () => {
+    const { q } = setup({ concurrency: 1 });
+    const gate = deferred<string>();
+    const onWire = q.schedule(get('/first'), () => gate.promise);
+    const waiting = q.schedule(get('/a'), async () => 'a');
+    await flush();
+    q.close();
+    const sent: string[] = [];
+    const later = q.schedule(get('/page-2'), async () => void sent.push('page-2'));
+    gate.resolve('first');
+    await expect(onWire).resolves.toBe('first');
+    await expect(waiting).rejects.toBeInstanceOf(QueueClearedError);
+    await expect(later).rejects.toBeInstanceOf(QueueClearedError);
+    expect(sent).toEqual([]);
+  });
+
   it('onIdle waits for requests on the wire and in backoff', async () => {
     const { q, clock } = setup();
     let idle = false;

@@ -1,0 +1,43 @@
+// offersync healthcheck: asks this machine's daemon for /healthz, for a container HEALTHCHECK. It reads the same
+// configuration as the daemon (file, environment, flags), so it follows daemon.healthPort wherever it is set.
+import { EXIT, type Command } from './command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { loadConfig } from '../config/load-config.ts';
+
+const HELP = `Usage: offersync healthcheck [flags]
+
+Exit 0 when the daemon on this machine answers /healthz with 200, 1 otherwise (within 4 s). A wildcard
+daemon.healthHost (0.0.0.0, ::) is asked on loopback.
+
+${CONFIG_HELP}
+`;
+
+export const command: Command = {
+  name: 'healthcheck',
+  summary: "exit 0 when this machine's daemon answers /healthz (for a container HEALTHCHECK)",
+  async run(argv, io) {
+    const { values } = parseFlags(argv, CONFIG_OPTIONS);
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    let url: string;
+    try {
+      const { daemon } = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
+      if (daemon.healthPort === 0) throw new Error('daemon.healthPort is 0: the health endpoint is off');
+      const host = ['0.0.0.0', '::', ''].includes(daemon.healthHost) ? '127.0.0.1' : daemon.healthHost;
+      url = `http://${host.includes(':') ? `[${host}]` : host}:${daemon.healthPort}/healthz`;
+    } catch (err) {
+      io.stderr.write(`offersync healthcheck: ${(err as Error).message}\n`);
+      return EXIT.usage;
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(4000) });
+      io.stdout.write(`${url}: ${res.status}\n`);
+      return res.ok ? EXIT.ok : EXIT.failed;
+    } catch (err) {
+      io.stdout.write(`${url}: ${(err as Error).message}\n`);
+      return EXIT.failed;
+    }
+  },
+};

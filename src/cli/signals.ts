@@ -1,0 +1,29 @@
+// SIGTERM and SIGINT for every command (a container's PID 1 ignores them unless a handler is installed).
+// The first signal asks the running command to stop the way it registered (reconcile: no further write,
+// those in flight finish; the daemon: the same, then exit 0); a command that registered nothing exits at once.
+// A second signal always exits at once. Exit code for "at once": 128 + the signal number, as shells report it.
+
+const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
+export type StopSignal = keyof typeof SIGNAL_NUMBERS;
+
+let graceful: ((signal: StopSignal) => void) | null = null;
+
+/** Registers how the running command stops on the first signal; returns the unregister function. */
+export function onStopSignal(fn: (signal: StopSignal) => void): () => void {
+  graceful = fn;
+  return () => {
+    if (graceful === fn) graceful = null;
+  };
+}
+
+/** Installed once by the process entry point (entry.ts), never by main(): tests call main() in-process. */
+export function installSignalHandlers(): void {
+  let received = 0;
+  for (const [signal, n] of Object.entries(SIGNAL_NUMBERS) as [StopSignal, number][]) {
+    process.on(signal, () => {
+      received++;
+      if (received > 1 || !graceful) process.exit(128 + n);
+      graceful(signal);
+    });
+  }
+}

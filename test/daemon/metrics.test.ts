@@ -1,0 +1,103 @@
+// The metrics exposition: Prometheus naming (counters end in _total, units in names), requests by kind, method
+// and status class, live gauges read at scrape time, process metrics; and `promtool check metrics` accepts it.
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { DaemonMetrics, kindOfPath, statusClass } from '../../src/daemon/metrics.ts';
+
+const promtool = spawnSync('promtool', ['--version']).status === 0;
+
+function exposition(m: DaemonMetrics): Promise<string> {
+  return m.registry.metrics();
+}
+
+/** name -> type, from the # TYPE lines. */
+function types(text: string): Map<string, string> {
+  return new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((t) => [t[1]!, t[2]!]));
+}
+
+describe('daemon metrics', () => {
+  it('counts requests by kind, method and status class, 429s and retries; live gauges read the source', async () => {
+    const m = new DaemonMetrics();
+    const scope = m.scope();
+    let size = 7;
+    scope.watch({
+      queue: () => ({ size, pending: 2, currentRate: 4.5 }),
+      runInProgress: () => true,
+      leaseHeld: () => true,
+    });
+    scope.onResponse({ method: 'POST', path: '/api/v1/accounts', status: 201, seconds: 0.03 });
+    scope.onResponse({ method: 'GET', path: '/api/v1/top-ups', status: 429, seconds: 0.01 });
+    scope.onResponse({ method: 'PATCH', path: '/api/v1/items/12', status: null, seconds: 30 });
+    scope.onQueueEvent({
+      type: 'rate-limited',
+      method: 'GET',
+      path: '/api/v1/top-ups',
+      retryAfterMs: 1000,
+      rate: 2,
+      firstOfEpisode: true,
+    });
+    scope.onQueueEvent({
+      type: 'retry',
+      method: 'GET',
+      path: '/api/v1/top-ups',
+      attempt: 1,
+      delayMs: 0,
+      reason: '429',
+    });
+    const text = await exposition(m);
+    expect(text).toContain('offersync_requests_total{kind="account",method="POST",status_class="2xx"} 1');
+    expect(text).toContain('offersync_requests_total{kind="topup",method="GET",status_class="4xx"} 1');
+    expect(text).toContain('offersync_requests_total{kind="item",method="PATCH",status_class="error"} 1');
+    expect(text).toContain('offersync_rate_limited_total 1');
+    expect(text).toContain('offersync_retries_total 1');
+    expect(text).toContain('offersync_queue_size 7');
+    expect(text).toContain('offersync_requests_in_flight 2');
+    expect(text).toContain('offersync_rate_limit_requests_per_second 4.5');
+    expect(text).toContain('offersync_run_in_progress 1');
+    expect(text).toContain('offersync_writer_lease_held 1');
+    expect(text).toMatch(/^process_cpu_seconds_total /m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes /m);
+    // Live: the next scrape sees the queue as it is then, not as it was after a run.
+    size = 0;
+    expect(await exposition(m)).toContain('offersync_queue_size 0');
+  });
+
+  it('follows the naming conventions: counters end in _total and nothing else does', async () => {
+    const m = new DaemonMetrics();
+    m.scope().recordRun(
+      {
+        runId: 'r1',
+        outcome: 'converged',
+        outcomes: [],
+        counts: {},
+        requests: 3,
+        durationMs: 1200,
+        messages: [],
+      },
+      'start',
+    );
+    for (const [name, type] of types(await exposition(m))) {
+      if (!name.startsWith('offersync_')) continue;
+      expect(name.endsWith('_total'), name).toBe(type === 'counter');
+    }
+    expect(kindOfPath('/shop/api/v1/accounts/bulk-remove')).toBe('account');
+    expect(kindOfPath('/api/v1/images')).toBe('image');
+    expect(statusClass(503)).toBe('5xx');
+  });
+
+  it.skipIf(!promtool && !process.env.REQUIRE_PROMTOOL)('is accepted by promtool check metrics', async () => {
+    const m = new DaemonMetrics();
+    const scope = m.scope();
+    scope.watch({
+      queue: () => ({ size: 1, pending: 1, currentRate: 5 }),
+      runInProgress: () => false,
+      leaseHeld: () => true,
+    });
+    scope.onResponse({ method: 'GET', path: '/api/v1/accounts', status: 200, seconds: 0.02 });
+    scope.recordError('tick');
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: await exposition(m), encoding: 'utf8' });
+    expect(check.error, 'promtool is not installed: apt-get install prometheus').toBeUndefined();
+    expect(`${check.stdout}${check.stderr}`.trim()).toBe('');
+    expect(check.status).toBe(0);
+  });
+});

@@ -1,0 +1,103 @@
+// SIGTERM and SIGINT as child processes receive them: a one-shot reconcile stopped mid-run starts no further
+// write, lets those in flight finish, leaves no unfinished journal entry and exits 1; a second signal exits at
+// once; the next run converges with no duplicate.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
+import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { CLI } from '../support/cli.ts';
+
+const KEY = 'signals-key-4321';
+const OFFERS = 60;
+let sandbox: RunningSandbox;
+let dir: string;
+
+function reconcile(): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [...CLI, 'reconcile', '--config', join(dir, 'offersync.yaml')], {
+    env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stderr: () => err, exited };
+}
+
+async function until(what: string, fn: () => boolean, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  // Slow answers and a low rate keep the run long enough to be stopped in the middle of its writes.
+  sandbox = await startSandbox({ apiKeys: [KEY], faults: { latencyMs: 40 } });
+  dir = mkdtempSync(join(tmpdir(), 'offersync-signals-'));
+  for (const sub of ['accounts', 'items', 'top-ups']) mkdirSync(join(dir, 'catalogue', sub), { recursive: true });
+  const items = Array.from({ length: OFFERS }, (_, i) => ({
+    external_id: `s-${i}`,
+    title: `Item ${i}`,
+    price: 100 + i,
+  }));
+  writeFileSync(join(dir, 'catalogue', 'items', 'items.json'), JSON.stringify(items));
+  writeFileSync(
+    join(dir, 'offersync.yaml'),
+    `baseUrl: ${sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\nrateLimit:\n  ratePerSec: 20\n  burst: 2\n  concurrency: 2\n`,
+  );
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+// Each test starts CLI processes through tsx: slow on a loaded 2-core machine.
+describe('stop signals', { timeout: 120_000 }, () => {
+  it('SIGTERM mid-run: no further write, exit 1, journal settled; the next run converges without a duplicate', async () => {
+    const run = reconcile();
+    try {
+      await until('a few creates', () => sandbox.dump().items.length >= 5);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(1);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+    expect(run.stderr()).toMatch(/SIGTERM: stopping\. No further write is started/);
+    const created = sandbox.dump().items.length;
+    expect(created).toBeLessThan(OFFERS);
+    const store = openStateStore(join(dir, 'state', 'state.db'));
+    expect(store.journalUnfinished()).toEqual([]);
+    expect(store.listRuns(1)[0]?.outcome).toBe('stopped');
+    store.close();
+
+    const again = reconcile();
+    expect(await again.exited).toBe(0);
+    const ids = sandbox.dump().items.map((i) => i.external_id);
+    expect(ids).toHaveLength(OFFERS);
+    expect(new Set(ids).size).toBe(OFFERS);
+  });
+
+  it('a second signal exits at once with 128 + its number', async () => {
+    writeFileSync(
+      join(dir, 'catalogue', 'items', 'items.json'),
+      JSON.stringify(
+        Array.from({ length: OFFERS }, (_, i) => ({ external_id: `s-${i}`, title: `New ${i}`, price: 7 })),
+      ),
+    );
+    const run = reconcile();
+    try {
+      await until('a few updates', () => sandbox.dump().items.some((i) => String(i.title).startsWith('New')));
+      run.child.kill('SIGINT');
+      await until('the first signal to be handled', () => /SIGINT: stopping/.test(run.stderr()));
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(130);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+});
