@@ -107,7 +107,10 @@ function readValueFile(name: string, file: string, cwd: string): string {
 function setPath(tree: Tree, key: string, value: unknown): void {
   const parts = key.split('.');
   let node = tree;
-  for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Tree;
+  for (const p of parts.slice(0, -1)) {
+    node[p] ??= {};
+    node = node[p] as Tree;
+  }
   node[parts.at(-1)!] = value;
 }
 
