@@ -144,9 +144,9 @@ export class Catalogue {
     this.parseOptions = opts.csv ?? {};
   }
 
-  /** Reads the whole directory afresh. */
-  load(): Promise<CatalogueSnapshot> {
-    return this.serial(() => this.doLoad());
+  /** Reads the whole directory afresh; onFile tells how many offer files are read so far, of how many. */
+  load(onFile?: (done: number, total: number) => void): Promise<CatalogueSnapshot> {
+    return this.serial(() => this.doLoad(onFile));
   }
 
   /** Re-parses only the files named (and those naming a changed image); says which offers changed. */
@@ -160,7 +160,7 @@ export class Catalogue {
     return run;
   }
 
-  private async doLoad(): Promise<CatalogueSnapshot> {
+  private async doLoad(onFile?: (done: number, total: number) => void): Promise<CatalogueSnapshot> {
     const started = performance.now();
     this.results.clear();
     this.groups.clear();
@@ -190,9 +190,12 @@ export class Catalogue {
     this.complete = walk.complete;
     this.walkProblems = walk.problems;
     for (const bad of walk.badFiles) this.put(quarantinedResult(bad.file, 'error', bad.message));
+    let read = 0;
+    onFile?.(0, walk.files.length);
     await eachInTurn(walk.files, async (file) => {
       const r = await this.processFile(file, false);
       if (r) this.put(r);
+      onFile?.(++read, walk.files.length);
     });
     const snapshot = this.build();
     this.logger.debug(

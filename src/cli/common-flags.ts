@@ -10,6 +10,7 @@ export const CONFIG_OPTIONS = {
   state: { type: 'string' },
   insecure: { type: 'boolean' },
   'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -24,6 +25,7 @@ export const CONFIG_HELP = `Configuration flags (each overrides the environment 
   --state <file>       state db (env OFFERSYNC_STATE_DB)
   --insecure           allow a non-loopback http:// base URL
   --log-level <level>  fatal, error, warn, info, debug, trace (env OFFERSYNC_LOG_LEVEL)
+  --log-format <f>     auto (readable on a terminal, else JSON lines), json, pretty (env OFFERSYNC_LOG_FORMAT)
 Every config key can be set from the environment: OFFERSYNC_ and its path in capitals, e.g.
 rateLimit.ratePerSec is OFFERSYNC_RATELIMIT_RATEPERSEC (NAME_FILE reads the value from a file).
 The API key comes from OFFERSYNC_API_KEY or OFFERSYNC_API_KEY_FILE, never from a file or a flag.`;
@@ -49,5 +51,6 @@ export function configFlags(values: Record<string, unknown>): ConfigFlags {
     state: str('state'),
     insecure: values.insecure === true,
     logLevel: str('log-level'),
+    logFormat: str('log-format'),
   };
 }

@@ -6,7 +6,7 @@ import { loadConfig } from '../config/load-config.ts';
 import { Replica } from '../daemon/replica.ts';
 import { openPostgresConnection } from '../state/postgres-state-store.ts';
 import { ReplicaRegistry } from '../state/replica-registry.ts';
-import { createLogger } from '../log/logger.ts';
+import { cliLogger } from './cli-logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { DaemonMetrics } from '../daemon/metrics.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
@@ -51,7 +51,7 @@ export const command: Command = {
       // Several sellers, or a state in PostgreSQL (replicas may share it): one Daemon per seller, under a Replica.
       if (config.sellerConfigs.length > 0 || config.state.url) return await runReplica(config, io);
       services = openServices(config, {
-        logger: createLogger({ level: config.log.level, destination: io.stderr }),
+        logger: cliLogger(config, io),
         observe: metricsScope,
       });
     } catch (err) {
@@ -113,7 +113,7 @@ export const command: Command = {
 };
 
 async function runReplica(config: Config, io: CliIO): Promise<number> {
-  const logger = createLogger({ level: config.log.level, destination: io.stderr });
+  const logger = cliLogger(config, io);
   const sellers = sellersOf(config);
   const connection = config.state.url
     ? openPostgresConnection(

@@ -1,34 +1,74 @@
-// A one-line progress bar on a TTY: done/total, rate and ETA. Nothing at all when stdout is not a terminal.
+// Progress for a person at a terminal, on stderr (stdout carries the report, the plan or JSON), for every long
+// phase: reading (catalogue files and marketplace requests, which run side by side), then writing (done/total,
+// rate, ETA). Nothing at all when stderr is not a terminal.
 export interface Progress {
-  update(done: number, total: number): void;
+  catalogueFiles(done: number, total: number): void;
+  /** One marketplace request answered while reading (list pages, lookups). */
+  marketplaceRequest(): void;
+  writes(done: number, total: number): void;
   end(): void;
 }
 
-/** For runs whose stdout carries JSON or a plan: no bar at all. */
-export const noProgress: Progress = { update() {}, end() {} };
+/** For runs whose output is for machines, and for terminals that are not. */
+export const noProgress: Progress = { catalogueFiles() {}, marketplaceRequest() {}, writes() {}, end() {} };
 
-export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Progress {
-  if (!stream.isTTY) return { update() {}, end() {} };
-  const started = Date.now();
-  let last = 0;
+const CLEAR_LINE = '\r\x1b[K';
+
+export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean }, now = Date.now): Progress {
+  if (!stream.isTTY) return noProgress;
+  const started = now();
+  let phase: 'reading' | 'writing' = 'reading';
+  let files = { done: 0, total: 0 };
+  let requests = 0;
+  let writes = { done: 0, total: 0, started: 0 };
+  let drawnAt = 0;
   let shown = false;
+
+  const secs = (since: number) => Math.max(0.001, (now() - since) / 1000);
+  const readingLine = () =>
+    `reading: catalogue ${files.done}/${files.total} files, marketplace ${requests} requests  ${secs(started).toFixed(1)} s`;
+  const writingLine = () => {
+    const { done, total } = writes;
+    const rate = done / secs(writes.started);
+    const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
+    const width = 30;
+    const filled = total > 0 ? Math.round((done / total) * width) : width;
+    return `writing: [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${rate.toFixed(1)}/s  ETA ${eta} s`;
+  };
+  const draw = (force = false) => {
+    const t = now();
+    if (!force && t - drawnAt < 100) return;
+    drawnAt = t;
+    stream.write(CLEAR_LINE + (phase === 'reading' ? readingLine() : writingLine()));
+    shown = true;
+  };
+
   return {
-    update(done, total) {
-      const now = Date.now();
-      if (now - last < 100 && done < total) return;
-      last = now;
-      const secs = Math.max(0.001, (now - started) / 1000);
-      const rate = done / secs;
-      const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
-      const width = 30;
-      const filled = total > 0 ? Math.round((done / total) * width) : width;
-      stream.write(
-        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${rate.toFixed(1)}/s  ETA ${eta}s `,
-      );
-      shown = true;
+    catalogueFiles(done, total) {
+      files = { done, total };
+      draw(done === total);
+    },
+    marketplaceRequest() {
+      if (phase !== 'reading') return;
+      requests++;
+      draw();
+    },
+    writes(done, total) {
+      if (phase === 'reading') {
+        // The reading line stays on screen as a record of that phase.
+        if (shown) stream.write(`${CLEAR_LINE}${readingLine()}\n`);
+        phase = 'writing';
+        writes = { done, total, started: now() };
+      }
+      writes = { ...writes, done, total };
+      draw(done === total);
     },
     end() {
-      if (shown) stream.write('\n');
+      if (shown) {
+        draw(true);
+        stream.write('\n');
+      }
+      shown = false;
     },
   };
 }

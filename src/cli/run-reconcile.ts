@@ -7,10 +7,10 @@ import { LeaseHeldError } from '../state/writer-lease.ts';
 import { openServices, type Services } from './services.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
-import { createProgress, noProgress } from './progress.ts';
+import { createProgress, noProgress, type Progress } from './progress.ts';
 import { hasChanges } from '../sync/plan.ts';
-import { createLogger } from '../log/logger.ts';
 import { onStopSignal } from './signals.ts';
+import { cliLogger } from './cli-logger.ts';
 
 export interface RunOptions {
   readonly command: 'plan' | 'reconcile' | 'demo';
@@ -58,9 +58,14 @@ export function chooseSellers(config: Config, seller: string | undefined): reado
 }
 
 async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines = false): Promise<number> {
+  // On stderr, and only on a terminal: stdout carries the report, the plan or JSON.
+  const progress = opts.quiet || opts.json ? noProgress : createProgress(io.stderr);
   let services: Services;
   try {
-    services = openServices(config, { logger: createLogger({ level: config.log.level, destination: io.stderr }) });
+    services = openServices(config, {
+      logger: cliLogger(config, io),
+      observe: { onResponse: () => progress.marketplaceRequest() },
+    });
   } catch (err) {
     // Config, a client option (empty key, plain http to a remote host) or a state db that cannot open:
     // all a person fixes in the setup, so exit 2 with the message as it is.
@@ -69,7 +74,7 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
     return EXIT.usage;
   }
   try {
-    return await runWith(io, services, opts, jsonLines);
+    return await runWith(io, services, opts, jsonLines, progress);
   } finally {
     // The summary is out; webhook notifications still on their way get a little time before the process ends.
     await services.notifier.flush(NOTIFY_FLUSH_MS);
@@ -79,11 +84,16 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
 /** How long a command waits, after its summary, for webhook notifications still on their way. */
 const NOTIFY_FLUSH_MS = 15_000;
 
-async function runWith(io: CliIO, services: Services, opts: RunOptions, jsonLines: boolean): Promise<number> {
+async function runWith(
+  io: CliIO,
+  services: Services,
+  opts: RunOptions,
+  jsonLines: boolean,
+  progress: Progress,
+): Promise<number> {
   const config = services.config;
   const json = (doc: object) =>
     jsonLines ? `${JSON.stringify({ seller: config.seller, ...doc })}\n` : `${JSON.stringify(doc, null, 2)}\n`;
-  const progress = opts.json || opts.dryRun ? noProgress : createProgress(io.stdout);
   const stop = new AbortController();
   const unregister = onStopSignal((signal) => {
     io.stderr.write(
@@ -103,13 +113,18 @@ async function runWith(io: CliIO, services: Services, opts: RunOptions, jsonLine
   });
   let result: ReconcileResult;
   try {
-    result = await reconcile(services.reconcileDeps, {
+    const catalogue = services.catalogue;
+    const deps = {
+      ...services.reconcileDeps,
+      loadCatalogue: () => catalogue.load((d, t) => progress.catalogueFiles(d, t)),
+    };
+    result = await reconcile(deps, {
       command: opts.command,
       dryRun: opts.dryRun,
       allowMassArchive: opts.allowMassArchive,
       lockTimeoutMs: opts.lockTimeoutMs,
       signal: stop.signal,
-      onProgress: (d, t) => progress.update(d, t),
+      onProgress: (d, t) => progress.writes(d, t),
     });
     if (!opts.dryRun) services.notifier.afterRun(result);
   } catch (err) {

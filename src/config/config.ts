@@ -11,6 +11,7 @@ export const DECIMAL_MARK_SETTINGS = ['auto', 'point', 'comma'] as const;
 // The daemon's notification events (daemon/notification.ts), repeated: config imports no layer.
 export const NOTIFY_EVENT_NAMES = ['sold', 'failed', 'backoff', 'guard', 'unreadable'] as const;
 type NotifyEventSwitches = Record<(typeof NOTIFY_EVENT_NAMES)[number], z.ZodBoolean>;
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const positiveInt = z.number().int().positive();
@@ -128,7 +129,7 @@ export const ConfigSchema = z
         healthPort: z.number().int().min(0).max(65535),
       })
       .strict(),
-    log: z.object({ level: z.enum(LOG_LEVELS) }).strict(),
+    log: z.object({ level: z.enum(LOG_LEVELS), format: z.enum(LOG_FORMATS) }).strict(),
     notify: z
       .object({
         seller: z.string(),

@@ -18,6 +18,7 @@ export interface ConfigFlags {
   readonly state?: string;
   readonly insecure?: boolean;
   readonly logLevel?: string;
+  readonly logFormat?: string;
 }
 
 export interface ConfigSources {
@@ -153,7 +154,7 @@ export function loadConfig(src: ConfigSources = {}): Config {
     insecure: flags.insecure ? true : undefined,
     catalogue: flags.catalogue ? { dir: resolve(cwd, flags.catalogue) } : undefined,
     state: flags.state ? { path: resolve(cwd, flags.state) } : undefined,
-    log: flags.logLevel ? { level: flags.logLevel } : undefined,
+    log: flags.logLevel || flags.logFormat ? { level: flags.logLevel, format: flags.logFormat } : undefined,
   };
   tree = merge(tree, fromFlags);
   if (src.overrides) tree = merge(tree, src.overrides);

@@ -1,5 +1,7 @@
-// pino JSON lines on stderr, with every place a secret can hide redacted (docs/architecture.md, Secrets).
+// pino JSON lines on stderr, with every place a secret can hide redacted (docs/architecture.md, Secrets); for a
+// person at a terminal the same lines are rendered readable (pretty.ts).
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { prettyDestination } from './pretty.ts';
 
 export type { Logger };
 
@@ -50,7 +52,9 @@ export function scrubSecrets(text: string): string {
 export interface CreateLoggerOptions {
   readonly level?: string;
   /** Defaults to stderr: stdout is for the human report. */
-  readonly destination?: NodeJS.WritableStream | { write(chunk: string): void };
+  readonly destination?: (NodeJS.WritableStream & { isTTY?: boolean }) | { write(chunk: string): void };
+  /** json: JSON lines; pretty: readable lines; auto (default): pretty when the destination is a terminal. */
+  readonly format?: 'auto' | 'json' | 'pretty';
 }
 
 export function createLogger(opts: CreateLoggerOptions = {}): Logger {
@@ -63,7 +67,12 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
       streamWrite: (line: string) => (secrets.size > 0 ? scrubSecrets(line) : line),
     },
   };
-  const dest = opts.destination ?? pino.destination({ fd: 2, sync: true });
+  const raw = opts.destination ?? pino.destination({ fd: 2, sync: true });
+  const tty = opts.destination
+    ? (opts.destination as { isTTY?: boolean }).isTTY === true
+    : process.stderr.isTTY === true;
+  const pretty = opts.format === 'pretty' || ((opts.format ?? 'auto') === 'auto' && tty);
+  const dest = pretty ? prettyDestination(raw, { color: tty }) : raw;
   return pino(options, dest as pino.DestinationStream);
 }
 
