@@ -1,13 +1,16 @@
-// offersync healthcheck: asks this machine's daemon for /healthz, for a container HEALTHCHECK. It reads the same
-// configuration as the daemon (file, environment, flags), so it follows daemon.healthPort wherever it is set.
+// offersync healthcheck: asks this machine's daemon for /healthz (or /readyz with --ready), for a container
+// HEALTHCHECK or a Kubernetes exec probe (the image has no curl; podman runs kube probes inside the container).
+// It reads the same configuration as the daemon (file, environment, flags), so it follows daemon.healthPort.
 import { EXIT, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
 import { loadConfig } from '../config/load-config.ts';
 
-const HELP = `Usage: offersync healthcheck [flags]
+const HELP = `Usage: offersync healthcheck [--ready] [flags]
 
-Exit 0 when the daemon on this machine answers /healthz with 200, 1 otherwise (within 4 s). A wildcard
-daemon.healthHost (0.0.0.0, ::) is asked on loopback.
+Exit 0 when the daemon on this machine answers /healthz (with --ready: /readyz) with 200, 1 otherwise
+(within 4 s). A wildcard daemon.healthHost (0.0.0.0, ::) is asked on loopback.
+
+  --ready   ask /readyz: the first reconcile is done and the writer lease is held
 
 ${CONFIG_HELP}
 `;
@@ -16,7 +19,7 @@ export const command: Command = {
   name: 'healthcheck',
   summary: "exit 0 when this machine's daemon answers /healthz (for a container HEALTHCHECK)",
   async run(argv, io) {
-    const { values } = parseFlags(argv, CONFIG_OPTIONS);
+    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, ready: { type: 'boolean' } });
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
@@ -26,7 +29,8 @@ export const command: Command = {
       const { daemon } = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
       if (daemon.healthPort === 0) throw new Error('daemon.healthPort is 0: the health endpoint is off');
       const host = ['0.0.0.0', '::', ''].includes(daemon.healthHost) ? '127.0.0.1' : daemon.healthHost;
-      url = `http://${host.includes(':') ? `[${host}]` : host}:${daemon.healthPort}/healthz`;
+      const path = values.ready ? '/readyz' : '/healthz';
+      url = `http://${host.includes(':') ? `[${host}]` : host}:${daemon.healthPort}${path}`;
     } catch (err) {
       io.stderr.write(`offersync healthcheck: ${(err as Error).message}\n`);
       return EXIT.usage;
