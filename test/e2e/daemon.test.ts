@@ -127,8 +127,10 @@ describe('offersync daemon', () => {
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
       expect(metrics).toMatch(/offersync_runs_total\{outcome="converged",trigger="start",seller="default"\} 1/);
       expect(metrics).toMatch(/trigger="files"/);
-      expect(metrics).toMatch(/offersync_requests_total\{kind="item",method="POST",status_class="2xx"\} [1-9]/);
-      expect(metrics).toMatch(/offersync_writer_lease_held 1/);
+      expect(metrics).toMatch(
+        /offersync_requests_total\{kind="item",method="POST",status_class="2xx",seller="default"\} [1-9]/,
+      );
+      expect(metrics).toMatch(/offersync_writer_lease_held\{seller="default"\} 1/);
       const check = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
       if (!check.error || process.env.REQUIRE_PROMTOOL) expect(`${check.stdout}${check.stderr}`.trim()).toBe('');
 
