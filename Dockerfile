@@ -36,5 +36,6 @@ VOLUME ["/state"]
 EXPOSE 9464
 # `offersync healthcheck` reads the same configuration as the daemon, so it follows the configured port.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 CMD ["node", "/app/bin/offersync.js", "healthcheck"]
-ENTRYPOINT ["node", "/app/bin/offersync.js"]
+# A V8 heap limit from the container's memory limit (bin/container-entrypoint.sh), then bin/offersync.js.
+ENTRYPOINT ["/app/bin/container-entrypoint.sh"]
 CMD ["daemon"]
