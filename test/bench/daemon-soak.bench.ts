@@ -97,7 +97,7 @@ function save(kind: Kind, f: number): string {
           : { external_id: o.id, title: `Offer ${o.id}`, price: o.price, ...(kind === 'item' ? { stock: 3 } : {}) },
       ),
     );
-  writeFileSync(join(catDir, rel), lines.join('\n') + '\n');
+  writeFileSync(join(catDir, rel), `${lines.join('\n')}\n`);
   return rel;
 }
 for (const kind of KINDS) {

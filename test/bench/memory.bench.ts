@@ -75,14 +75,14 @@ try {
   const shape = writeBigCatalogue(join(work, 'catalogue'), N);
   writeFileSync(
     join(work, 'offersync.yaml'),
-    [
+    `${[
       `baseUrl: ${sandbox.url}`,
       'catalogue:\n  dir: ./catalogue',
       'state:\n  path: ./state/state.db',
       'rateLimit:\n  ratePerSec: 100000\n  burst: 1000\n  concurrency: 16',
       'lists:\n  perPage: 100',
       'log:\n  level: warn',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
   console.log(
     `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ${shape.images} images), sandbox without a rate limit:`,
