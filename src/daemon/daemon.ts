@@ -7,6 +7,7 @@ import type { StateStore } from '../state/state-store.ts';
 import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
 import { MarketplaceUnreadableError, reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
+import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { RunReport } from '../sync/run-report.ts';
 import { startHealthServer, type HealthServer } from './health-server.ts';
 import { DaemonMetrics, type MetricsScope } from './metrics.ts';
@@ -206,6 +207,7 @@ export class Daemon {
       this.lastError = null;
       this.ready = !lease.lost.aborted;
       this.recorder.recordRun(report, trigger);
+      this.recorder.recordBackoffs(loadBackoffs(this.opts.store).values());
       const failed = report.outcomes.filter((o) => o.outcome === 'failed').length;
       log.info(
         { trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs },

@@ -5,6 +5,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ResponseObserved } from '../marketplace/marketplace-client-options.ts';
 import type { QueueEvent } from '../queue/queue-event.ts';
+import type { OfferBackoff } from '../sync/offer-backoff.ts';
 import type { RunReport } from '../sync/run-report.ts';
 
 /** Labels that tell writers apart; empty while there is one. */
@@ -84,6 +85,12 @@ export class DaemonMetrics {
     labelNames: [...SCOPE_LABELS, 'kind', 'outcome'],
     registers: [this.registry],
   });
+  readonly heldBack = new Gauge({
+    name: 'offersync_offers_held_back',
+    help: 'Offers the marketplace refused, held back by their backoff (waiting) or until their entry changes (parked)',
+    labelNames: [...SCOPE_LABELS, 'state'],
+    registers: [this.registry],
+  });
   readonly lastRun = new Gauge({
     name: 'offersync_last_run_timestamp_seconds',
     help: 'End of the last run (Unix time)',
@@ -161,6 +168,18 @@ export class MetricsScope {
     const now = Date.now() / 1000;
     this.m.lastRun.set(this.labels, now);
     if (report.outcome === 'converged') this.m.lastSuccess.set(this.labels, now);
+  }
+
+  /** The per-offer backoffs after a run (issue 10). */
+  recordBackoffs(backoffs: Iterable<OfferBackoff>): void {
+    let waiting = 0;
+    let parked = 0;
+    for (const b of backoffs) {
+      if (b.nextAttemptAt === null) parked++;
+      else waiting++;
+    }
+    this.m.heldBack.set({ ...this.labels, state: 'waiting' }, waiting);
+    this.m.heldBack.set({ ...this.labels, state: 'parked' }, parked);
   }
 
   recordError(trigger: string): void {
