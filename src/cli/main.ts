@@ -2,6 +2,7 @@
 // so `offersync sandbox` does not pay for sqlite and `validate` never loads the HTTP client.
 import { readFileSync } from 'node:fs';
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
+import { COMPLETION_SUMMARY, runCompletion } from './completion.ts';
 
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
   reconcile: { summary: 'make the marketplace equal to the catalogue', load: () => import('./reconcile.ts') },
@@ -27,8 +28,9 @@ export function version(): string {
 }
 
 function usage(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  const all = [...Object.entries(COMMANDS), ['completion', { summary: COMPLETION_SUMMARY }] as const];
+  const width = Math.max(...all.map(([c]) => c.length));
+  const lines = all.map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   return (
     `offersync ${version()}: keeps a seller's marketplace offers equal to the catalogue on disk.\n\nUsage: ` +
     `offersync <command> [flags]\n\nCommands:\n${lines.join('\n')}\n\nRun 'offersync <command> --help' for the ` +
@@ -47,11 +49,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     return EXIT.ok;
   }
   const entry = COMMANDS[name];
-  if (!entry) {
+  if (!entry && name !== 'completion') {
     io.stderr.write(`offersync: unknown command '${name}'.\n\n${usage()}`);
     return EXIT.usage;
   }
   try {
+    if (!entry) return await runCompletion(rest, io, COMMANDS);
     const { command } = await entry.load();
     return await command.run(rest, io);
   } catch (err) {

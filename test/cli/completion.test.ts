@@ -1,0 +1,79 @@
+// offersync completion: the bash script run in a real bash (COMP_WORDS as bash sets them), and the zsh and fish
+// scripts checked for every command and flag, which are read from each command's own --help.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CliIO } from '../../src/cli/command.ts';
+import { main } from '../../src/cli/main.ts';
+
+async function script(shell: string): Promise<string> {
+  let out = '';
+  const write = (s: string): boolean => {
+    out += s;
+    return true;
+  };
+  const io = { stdout: { write }, stderr: { write }, env: {}, cwd: process.cwd() } as unknown as CliIO;
+  expect(await main(['completion', shell], io)).toBe(0);
+  return out;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'offersync-completion-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What bash completes for the words typed so far (the last one is being completed). */
+function bashComplete(file: string, typed: string[]): string[] {
+  const words = typed.map((w) => `'${w}'`).join(' ');
+  const out = execFileSync(
+    'bash',
+    [
+      '-c',
+      `source ${file}; COMP_WORDS=(${words}); COMP_CWORD=${typed.length - 1}; _offersync; echo "\${COMPREPLY[*]}"`,
+    ],
+    { encoding: 'utf8', cwd: dir },
+  );
+  return out.trim().split(/\s+/).filter(Boolean);
+}
+
+describe('offersync completion', () => {
+  it('bash: commands, flags of each command, kinds, formats and log levels', async () => {
+    const file = join(dir, 'offersync.bash');
+    writeFileSync(file, await script('bash'));
+    expect(bashComplete(file, ['offersync', ''])).toEqual(
+      expect.arrayContaining(['reconcile', 'plan', 'daemon', 'validate', 'status', 'schema', 'completion']),
+    );
+    expect(bashComplete(file, ['offersync', 're'])).toEqual(['reconcile']);
+    expect(bashComplete(file, ['offersync', 'reconcile', '--al'])).toEqual(['--allow-mass-archive']);
+    expect(bashComplete(file, ['offersync', 'validate', '--format', 'g'])).toEqual(['github', 'gcc']);
+    expect(bashComplete(file, ['offersync', 'schema', '--kind', ''])).toEqual(['account', 'item', 'topup']);
+    expect(bashComplete(file, ['offersync', 'status', '--log-level', 'de'])).toEqual(['debug']);
+    expect(bashComplete(file, ['offersync', 'sandbox', '--created'])).toEqual(['--created-201']);
+    expect(bashComplete(file, ['offersync', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+  });
+
+  it('zsh and fish: every command with its summary, and its flags', async () => {
+    const zsh = await script('zsh');
+    expect(zsh).toMatch(/^#compdef offersync\n/);
+    expect(zsh).toContain("'reconcile:make the marketplace equal to the catalogue'");
+    expect(zsh).toMatch(/ {4}validate\) compadd -- .*--format/);
+    expect(zsh).toContain('compdef _offersync offersync');
+    const fish = await script('fish');
+    expect(fish).toContain("complete -c offersync -n __fish_use_subcommand -a plan -d 'show what reconcile would do");
+    expect(fish).toContain(
+      "complete -c offersync -n '__fish_seen_subcommand_from validate' -l format -x -a 'text json github gcc'",
+    );
+    expect(fish).toContain("complete -c offersync -n '__fish_seen_subcommand_from reconcile' -l config -r -F");
+  });
+
+  it('an unknown shell is a usage error (exit 2)', async () => {
+    let err = '';
+    const write = (s: string): boolean => {
+      err += s;
+      return true;
+    };
+    const io = { stdout: { write }, stderr: { write }, env: {}, cwd: '/' } as unknown as CliIO;
+    expect(await main(['completion', 'powershell'], io)).toBe(2);
+    expect(err).toMatch(/expected one shell: bash, zsh, fish/);
+  });
+});
