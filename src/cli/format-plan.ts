@@ -1,7 +1,7 @@
 // The plan for people (a table grouped by kind) and for machines (--json). Neither ever shows credentials.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
-import type { FieldChange, Plan, PlanAction } from '../sync/plan.ts';
+import { type FieldChange, type Plan, type PlanAction, targetNote } from '../sync/plan.ts';
 
 const KIND_TITLE: Record<OfferKind, string> = { account: 'Accounts', item: 'Items', topup: 'Top-ups' };
 
@@ -88,6 +88,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     counts,
     guard: plan.guard,
     archive_suppressed: plan.archiveSuppressed,
+    ...(plan.target ? { target: plan.target } : {}),
     warnings: plan.warnings,
     actions: plan.actions
       .filter((a) => !(a.type === 'noop' && (a.reason === 'unchanged' || a.reason === 'unmanaged')))
@@ -163,6 +164,8 @@ export function formatPlan(plan: Plan): string {
     }
     out.push('');
   }
+  const note = targetNote(plan);
+  if (note) out.push(`Note: ${note}`);
   for (const m of plan.archiveSuppressed) out.push(`Note: ${m}`);
   for (const w of plan.warnings) out.push(`Warning: ${w}`);
   if (plan.guard.tripped && plan.guard.message) out.push(`STOP: ${plan.guard.message}`);

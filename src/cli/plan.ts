@@ -1,6 +1,7 @@
 import type { Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { runReconcile } from './run-reconcile.ts';
+import { TARGET_HELP, TARGET_OPTIONS, targetFlags } from './target-flags.ts';
 
 const HELP = `Usage: offersync plan [flags]
 
@@ -10,6 +11,7 @@ Exit 0: no changes. 3: changes pending. 1: the mass-archive guard would stop the
 
   --json     the plan as JSON
   --allow-mass-archive   plan as if the guard were lifted
+${TARGET_HELP}
 ${SELLER_HELP}
 
 ${CONFIG_HELP}
@@ -22,6 +24,7 @@ export const command: Command = {
     const { values } = parseFlags(argv, {
       ...CONFIG_OPTIONS,
       ...SELLER_OPTION,
+      ...TARGET_OPTIONS,
       json: { type: 'boolean' },
       'allow-mass-archive': { type: 'boolean' },
     });
@@ -38,6 +41,7 @@ export const command: Command = {
         json: values.json === true,
         allowMassArchive: values['allow-mass-archive'] === true,
         ...(values.seller ? { seller: values.seller } : {}),
+        target: targetFlags(values),
       },
     );
   },

@@ -2,6 +2,7 @@ import type { Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { parseDuration } from './duration.ts';
 import { runReconcile } from './run-reconcile.ts';
+import { TARGET_HELP, TARGET_OPTIONS, targetFlags } from './target-flags.ts';
 
 const HELP = `Usage: offersync reconcile [flags]
 
@@ -15,6 +16,7 @@ Exit 0: converged. 1: some offers failed, or the run was stopped (guard, signal,
   --dry-run              plan only (same as offersync plan)
   --json                 the run report as JSON
   --allow-mass-archive   let a run archive more than guard.maxArchive offers
+${TARGET_HELP}
 ${SELLER_HELP}
 
 ${CONFIG_HELP}
@@ -27,6 +29,7 @@ export const command: Command = {
     const { values } = parseFlags(argv, {
       ...CONFIG_OPTIONS,
       ...SELLER_OPTION,
+      ...TARGET_OPTIONS,
       json: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'allow-mass-archive': { type: 'boolean' },
@@ -45,6 +48,7 @@ export const command: Command = {
         json: values.json === true,
         allowMassArchive: values['allow-mass-archive'] === true,
         ...(values.seller ? { seller: values.seller } : {}),
+        target: targetFlags(values),
         lockTimeoutMs: parseDuration(values['lock-timeout'] ?? '0', '--lock-timeout'),
       },
     );

@@ -11,6 +11,8 @@ import { createProgress, noProgress, type Progress } from './progress.ts';
 import { hasChanges } from '../sync/plan.ts';
 import { onStopSignal } from './signals.ts';
 import { cliLogger } from './cli-logger.ts';
+import type { Target } from '../sync/target.ts';
+import { resolveTarget, type TargetFlags } from './target-flags.ts';
 
 export interface RunOptions {
   readonly command: 'plan' | 'reconcile' | 'demo';
@@ -22,6 +24,8 @@ export interface RunOptions {
   readonly lockTimeoutMs?: number;
   /** Only this seller of `sellers:` (--seller). Default: every seller, one report each. */
   readonly seller?: string;
+  /** A targeted run (--only, --file, --match). */
+  readonly target?: TargetFlags;
 }
 
 /** After a stop signal, writes in flight get this long to finish (docker stop waits 10 s before SIGKILL). */
@@ -61,7 +65,9 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
   // On stderr, and only on a terminal: stdout carries the report, the plan or JSON.
   const progress = opts.quiet || opts.json ? noProgress : createProgress(io.stderr);
   let services: Services;
+  let target: Target | undefined;
   try {
+    target = opts.target ? resolveTarget(opts.target, config.catalogue.dir, io.cwd) : undefined;
     services = openServices(config, {
       logger: cliLogger(config, io),
       observe: { onResponse: () => progress.marketplaceRequest() },
@@ -74,7 +80,7 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
     return EXIT.usage;
   }
   try {
-    return await runWith(io, services, opts, jsonLines, progress);
+    return await runWith(io, services, { ...opts, resolvedTarget: target }, jsonLines, progress);
   } finally {
     // The summary is out; webhook notifications still on their way get a little time before the process ends.
     await services.notifier.flush(NOTIFY_FLUSH_MS);
@@ -87,7 +93,7 @@ const NOTIFY_FLUSH_MS = 15_000;
 async function runWith(
   io: CliIO,
   services: Services,
-  opts: RunOptions,
+  opts: RunOptions & { readonly resolvedTarget: Target | undefined },
   jsonLines: boolean,
   progress: Progress,
 ): Promise<number> {
@@ -125,6 +131,7 @@ async function runWith(
       lockTimeoutMs: opts.lockTimeoutMs,
       signal: stop.signal,
       onProgress: (d, t) => progress.writes(d, t),
+      ...(opts.resolvedTarget ? { target: opts.resolvedTarget } : {}),
     });
     if (!opts.dryRun) services.notifier.afterRun(result);
   } catch (err) {

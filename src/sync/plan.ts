@@ -5,6 +5,7 @@
 import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { FieldName, FieldValue, OfferFields } from './offer-fields.ts';
+import type { Target } from './target.ts';
 
 /** One field an action changes. `from` is the live value where the server echoes it, else the last applied. */
 export interface FieldChange {
@@ -155,6 +156,18 @@ export interface Plan {
   readonly archiveSuppressed: readonly string[];
   /** Problems the seller must see (remote duplicates, conflicts). */
   readonly warnings: readonly string[];
+  /** A targeted run: what it covered, and how many offers outside it were left as they are. */
+  readonly target?: Target & { readonly description: string; readonly outside: number };
+}
+
+/** The line a targeted run's plan and summary print. */
+export function targetNote(plan: Plan): string | undefined {
+  const t = plan.target;
+  if (!t) return undefined;
+  return (
+    `targeted run (${t.description}): ${t.outside} offer${t.outside === 1 ? '' : 's'} outside the target ` +
+    'left as they are; nothing outside it is archived'
+  );
 }
 
 export function isWrite(a: PlanAction): a is WriteAction {

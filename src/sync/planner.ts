@@ -14,6 +14,7 @@ import { type OfferKey, offerKey } from './offer-key.ts';
 import type { ArchiveAction, Plan, PlanAction, UploadAction } from './plan.ts';
 import type { PlannerOptions } from './planner-options.ts';
 import type { RemoteSnapshot } from './remote-snapshot.ts';
+import { describeTarget, isTargeted, type Target, targetTest } from './target.ts';
 
 export type { PlannerOptions } from './planner-options.ts';
 
@@ -33,6 +34,8 @@ export interface PlannerInput {
   /** Keys of creates a crash interrupted and nobody settled yet (plan does not settle the journal). */
   readonly interruptedCreates?: ReadonlySet<string>;
   readonly options: PlannerOptions;
+  /** A targeted run: offers outside it get no action at all, not even an archive. */
+  readonly target?: Target;
 }
 
 export function plan(input: PlannerInput): Plan {
@@ -44,7 +47,14 @@ export function plan(input: PlannerInput): Plan {
   const actions: PlanAction[] = [];
   const archives: Omit<ArchiveAction, 'route'>[] = [];
   const uploads = new Map<string, { image: ImageRef; neededBy: string[] }>();
+  const target = isTargeted(input.target) ? input.target : undefined;
+  const inTarget = target ? targetTest(target) : null;
+  let outside = 0;
   for (const m of match({ offers: catalogue.offers, state: input.state, remote })) {
+    if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
+      outside++;
+      continue;
+    }
     if (m.desired) {
       const d = m.desired;
       if (d.kind === 'account' && m.presence !== 'unconfirmed') {
@@ -80,6 +90,7 @@ export function plan(input: PlannerInput): Plan {
     actions: [...uploadActions, ...batchTopUpUpdates(actions, options), ...routeArchives(archives, options)],
     guard,
     ...notices(catalogue, remote),
+    ...(target ? { target: { ...target, description: describeTarget(target), outside } } : {}),
   };
 }
 

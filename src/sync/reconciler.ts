@@ -11,11 +11,12 @@ import { errorMessage } from './errors.ts';
 import { type ExecutorOptions, execute } from './executor.ts';
 import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
-import type { Plan } from './plan.ts';
+import { type Plan, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { countOutcomes, flatCounts, type OfferOutcome, type RunReport } from './run-report.ts';
 import { settleJournal } from './settle-journal.ts';
+import { isTargeted, type Target, targetTest } from './target.ts';
 
 /** What the reconciler needs of the catalogue: the loader's snapshot, as far as planning goes. */
 export interface CatalogueView {
@@ -74,6 +75,8 @@ export interface ReconcileOptions {
   readonly lockTimeoutMs?: number;
   /** Aborted: no further write is started, those in flight finish, and the run ends 'stopped'. */
   readonly signal?: AbortSignal;
+  /** Only these offers (plan/reconcile --only, --file, --match). */
+  readonly target?: Target;
 }
 
 export interface ReconcileResult {
@@ -160,11 +163,21 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         now: now(),
         allowMassArchive: opts.allowMassArchive ?? false,
       },
+      ...(opts.target ? { target: opts.target } : {}),
     });
     opts.onPlan?.(plan);
 
+    // A targeted run reports the catalogue errors inside its target only (a whole-file error by its file).
+    const inTarget = isTargeted(opts.target) ? targetTest(opts.target) : null;
     const catalogueFailures: OfferOutcome[] = catalogue.problems
       .filter((p) => p.severity === 'error')
+      .filter(
+        (p) =>
+          !inTarget ||
+          (p.kind !== undefined &&
+            inTarget(p.kind, p.externalId ?? '', p.file) &&
+            (p.externalId !== undefined || opts.target?.match === undefined)),
+      )
       .map((p) => ({
         kind: p.kind ?? 'file',
         externalId: p.externalId ?? '(file)',
@@ -172,7 +185,8 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         file: `${p.file}${p.line ? `:${p.line}` : ''}${p.pointer ? `#${p.pointer}` : ''}`,
         message: `${p.field ? `${p.field}: ` : ''}${p.message}`,
       }));
-    const messages = [...plan.archiveSuppressed, ...plan.warnings];
+    const note = targetNote(plan);
+    const messages = [...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings];
     if (plan.guard.tripped && plan.guard.message) messages.unshift(plan.guard.message);
 
     if (opts.dryRun) {
@@ -209,7 +223,8 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
           : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked' || o.outcome === 'held')
             ? 'partial'
             : 'converged';
-      if (outcome !== 'aborted' && outcome !== 'stopped') {
+      // A targeted run saw every offer but acted on some: the next incremental run must still see the rest.
+      if (outcome !== 'aborted' && outcome !== 'stopped' && !plan.target) {
         for (const kind of OFFER_KINDS) {
           const w = snap.watermarks[kind];
           if (w !== undefined) store.setMeta(WATERMARK_KEY(kind), String(w));
