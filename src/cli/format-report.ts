@@ -56,7 +56,9 @@ export function formatReport(report: RunReport): string {
     out.push(`${sold.length} offer(s) sold, refunded or processing on the marketplace: left alone (see sold.jsonl).`);
   for (const m of report.messages) out.push(m);
   const verdict: Record<RunReport['outcome'], string> = {
-    converged: 'Converged: the marketplace matches the catalogue.',
+    converged: report.messages.some((m) => m.startsWith('targeted run ('))
+      ? 'Converged: the targeted offers on the marketplace match the catalogue.'
+      : 'Converged: the marketplace matches the catalogue.',
     partial: 'Some offers could not be synced (listed above); the rest is done. Run again after fixing them.',
     failed: 'The run failed.',
     aborted: 'Stopped before the first write.',

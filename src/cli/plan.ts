@@ -10,6 +10,8 @@ then each action with its external_id, the fields old -> new, and the reason. Se
 Exit 0: no changes. 3: changes pending. 1: the mass-archive guard would stop the run. 2: usage or config error.
 
   --json     the plan as JSON
+  --out <file>           also save the plan to this file, to carry out exactly it later with
+                         reconcile --plan <file> (it holds no credential)
   --allow-mass-archive   plan as if the guard were lifted
 ${TARGET_HELP}
 ${SELLER_HELP}
@@ -26,6 +28,7 @@ export const command: Command = {
       ...SELLER_OPTION,
       ...TARGET_OPTIONS,
       json: { type: 'boolean' },
+      out: { type: 'string' },
       'allow-mass-archive': { type: 'boolean' },
     });
     if (values.help) {
@@ -42,6 +45,7 @@ export const command: Command = {
         allowMassArchive: values['allow-mass-archive'] === true,
         ...(values.seller ? { seller: values.seller } : {}),
         target: targetFlags(values),
+        ...(values.out ? { out: values.out } : {}),
       },
     );
   },

@@ -1,4 +1,7 @@
-import type { Command } from './command.ts';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readSavedPlan, type SavedPlan } from '../sync/saved-plan.ts';
+import { type Command, UsageError } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { parseDuration } from './duration.ts';
 import { runReconcile } from './run-reconcile.ts';
@@ -16,6 +19,8 @@ Exit 0: converged. 1: some offers failed, or the run was stopped (guard, signal,
   --dry-run              plan only (same as offersync plan)
   --json                 the run report as JSON
   --allow-mass-archive   let a run archive more than guard.maxArchive offers
+  --plan <file>          carry out exactly the plan plan --out saved, once; refused (exit 1, nothing sent) when
+                         the catalogue, the state or the marketplace changed the offers it covers
 ${TARGET_HELP}
 ${SELLER_HELP}
 
@@ -34,10 +39,29 @@ export const command: Command = {
       'dry-run': { type: 'boolean' },
       'allow-mass-archive': { type: 'boolean' },
       'lock-timeout': { type: 'string' },
+      plan: { type: 'string' },
     });
     if (values.help) {
       io.stdout.write(HELP);
       return 0;
+    }
+    const target = targetFlags(values);
+    let savedPlan: { path: string; plan: SavedPlan } | undefined;
+    if (values.plan !== undefined) {
+      if (target)
+        throw new UsageError('--plan carries out a saved plan as it is: --only, --file and --match cannot go with it');
+      if (values['allow-mass-archive'])
+        throw new UsageError('--plan carries out a saved plan as it is: --allow-mass-archive goes with plan --out');
+      if (values['dry-run']) throw new UsageError('--plan and --dry-run contradict each other');
+      let text: string;
+      try {
+        text = readFileSync(resolve(io.cwd, values.plan), 'utf8');
+      } catch (err) {
+        throw new UsageError(`--plan ${values.plan}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+      const plan = readSavedPlan(text);
+      if ('error' in plan) throw new UsageError(`--plan ${values.plan}: ${plan.error}`);
+      savedPlan = { path: values.plan, plan };
     }
     return runReconcile(
       io,
@@ -48,7 +72,8 @@ export const command: Command = {
         json: values.json === true,
         allowMassArchive: values['allow-mass-archive'] === true,
         ...(values.seller ? { seller: values.seller } : {}),
-        target: targetFlags(values),
+        target,
+        ...(savedPlan ? { savedPlan } : {}),
         lockTimeoutMs: parseDuration(values['lock-timeout'] ?? '0', '--lock-timeout'),
       },
     );

@@ -12,6 +12,18 @@ import { hasChanges } from '../sync/plan.ts';
 import { onStopSignal } from './signals.ts';
 import { cliLogger } from './cli-logger.ts';
 import type { Target } from '../sync/target.ts';
+import {
+  differences,
+  markApplied,
+  type SavedPlan,
+  savedPlanKeys,
+  savedPlanRefusal,
+  savePlan,
+  stateIdOf,
+} from '../sync/saved-plan.ts';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { resolveTarget, type TargetFlags } from './target-flags.ts';
 
 export interface RunOptions {
@@ -26,6 +38,10 @@ export interface RunOptions {
   readonly seller?: string;
   /** A targeted run (--only, --file, --match). */
   readonly target?: TargetFlags;
+  /** plan --out: write the plan to this file (a path as given). */
+  readonly out?: string;
+  /** reconcile --plan: carry out this saved plan, read already. */
+  readonly savedPlan?: { readonly path: string; readonly plan: SavedPlan };
 }
 
 /** After a stop signal, writes in flight get this long to finish (docker stop waits 10 s before SIGKILL). */
@@ -42,6 +58,10 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
     return EXIT.usage;
   }
   if (sellers.length === 1 && sellers[0]) return runSeller(io, sellers[0], opts);
+  if (opts.out || opts.savedPlan) {
+    io.stderr.write(`offersync ${opts.command}: a saved plan is of one seller: name it with --seller\n`);
+    return EXIT.usage;
+  }
   // Several sellers: a heading before each report, or with --json one JSON document per line, each with its seller.
   let worst: number = EXIT.ok;
   for (const [i, seller] of sellers.entries()) {
@@ -100,6 +120,21 @@ async function runWith(
   const config = services.config;
   const json = (doc: object) =>
     jsonLines ? `${JSON.stringify({ seller: config.seller, ...doc })}\n` : `${JSON.stringify(doc, null, 2)}\n`;
+  const store = services.store;
+  const here = {
+    stateId: opts.out || opts.savedPlan ? stateIdOf(store) : '',
+    marketplace: new URL(config.baseUrl).origin,
+    seller: config.seller,
+  };
+  const saved = opts.savedPlan?.plan;
+  if (saved) {
+    const refusal = savedPlanRefusal(saved, here, store);
+    if (refusal) {
+      await services.close();
+      io.stderr.write(`offersync reconcile: ${opts.savedPlan!.path}: ${refusal}. Nothing was sent.\n`);
+      return EXIT.failed;
+    }
+  }
   const stop = new AbortController();
   const unregister = onStopSignal((signal) => {
     io.stderr.write(
@@ -132,6 +167,24 @@ async function runWith(
       signal: stop.signal,
       onProgress: (d, t) => progress.writes(d, t),
       ...(opts.resolvedTarget ? { target: opts.resolvedTarget } : {}),
+      ...(saved
+        ? {
+            target: { keys: savedPlanKeys(saved) },
+            allowMassArchive: saved.allowMassArchive,
+            accept: (fresh) => {
+              const diff = differences(saved, fresh);
+              if (diff.length === 0) {
+                markApplied(store, saved.id, new Date());
+                return [];
+              }
+              return [
+                `${opts.savedPlan!.path}: the catalogue, the state or the marketplace changed the offers this saved ` +
+                  `plan covers, so it was not applied and nothing was sent (make a new one with plan --out):`,
+                ...diff.map((d) => `  ${d}`),
+              ];
+            },
+          }
+        : {}),
     });
     if (!opts.dryRun) services.notifier.afterRun(result);
   } catch (err) {
@@ -156,6 +209,19 @@ async function runWith(
   }
   progress.end();
   const { plan, report } = result;
+  if (opts.dryRun && opts.out) {
+    const doc = savePlan(plan, {
+      id: randomUUID(),
+      ...here,
+      allowMassArchive: opts.allowMassArchive,
+      now: new Date(),
+    });
+    writeFileSync(resolve(io.cwd, opts.out), `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+    io.stderr.write(
+      `offersync plan: saved to ${opts.out} (${Object.keys(doc.writes).length} writes); ` +
+        `carry it out with: offersync reconcile --plan ${opts.out}\n`,
+    );
+  }
   if (opts.dryRun) {
     if (opts.json) io.stdout.write(json({ ...planToJson(plan), catalogue_errors: report.outcomes }));
     else {

@@ -77,6 +77,11 @@ export interface ReconcileOptions {
   readonly signal?: AbortSignal;
   /** Only these offers (plan/reconcile --only, --file, --match). */
   readonly target?: Target;
+  /**
+   * Called with the plan before the first write: problems returned stop the run there ('aborted', nothing sent).
+   * A saved plan's check (reconcile --plan).
+   */
+  readonly accept?: (plan: Plan) => readonly string[];
 }
 
 export interface ReconcileResult {
@@ -194,6 +199,15 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         plan,
         catalogue,
         report: finish(runId, 'planned', catalogueFailures, messages, started, deps, requestsAtStart),
+      };
+    }
+    const refused = opts.accept?.(plan) ?? [];
+    if (refused.length > 0) {
+      const noWrites: Plan = { ...plan, actions: [] };
+      return {
+        plan: noWrites,
+        catalogue,
+        report: finish(runId, 'aborted', catalogueFailures, [...refused, ...messages], started, deps, requestsAtStart),
       };
     }
 

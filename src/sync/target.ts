@@ -11,6 +11,8 @@ export interface Target {
   readonly files?: readonly string[];
   /** Only external_ids matching this glob (`*` any run of characters, `?` one, `[abc]` one of them). */
   readonly match?: string;
+  /** Only these offers ("kind:external_id"): the offers a saved plan covers. */
+  readonly keys?: readonly string[];
 }
 
 /** A glob over a whole external_id, as a regular expression. */
@@ -39,14 +41,18 @@ export function targetTest(t: Target): TargetTest {
   const kinds = t.kinds ? new Set(t.kinds) : null;
   const files = t.files ? new Set(t.files) : null;
   const re = t.match !== undefined ? globRegExp(t.match) : null;
+  const keys = t.keys ? new Set(t.keys) : null;
   return (kind, externalId, file) =>
+    (keys === null || keys.has(`${kind}:${externalId}`)) &&
     (kinds === null || kinds.has(kind)) &&
     (files === null || (file !== null && file !== undefined && files.has(file))) &&
     (re === null || re.test(externalId));
 }
 
 export function isTargeted(t: Target | undefined): t is Target {
-  return t !== undefined && (t.kinds !== undefined || t.files !== undefined || t.match !== undefined);
+  return (
+    t !== undefined && (t.kinds !== undefined || t.files !== undefined || t.match !== undefined || t.keys !== undefined)
+  );
 }
 
 /** The target as the flags that gave it: `--only item --file items/eu.json --match 'gold-*'`. */
@@ -55,5 +61,6 @@ export function describeTarget(t: Target): string {
   if (t.kinds) parts.push(`--only ${t.kinds.join(',')}`);
   for (const f of t.files ?? []) parts.push(`--file ${f}`);
   if (t.match !== undefined) parts.push(`--match '${t.match}'`);
+  if (t.keys) parts.push(`the ${t.keys.length} offer${t.keys.length === 1 ? '' : 's'} of the saved plan`);
   return parts.join(' ');
 }

@@ -1,0 +1,196 @@
+// A plan saved to a file (plan --out) and carried out later (reconcile --plan), as `terraform apply PLANFILE`:
+// the file holds each write the plan decided, in a form that can be compared, with a digest over all of it.
+// Applying re-plans the offers the file covers from the catalogue, state and marketplace as they are now and
+// refuses, before any write, when one of them would be planned differently. The file names the state db it was
+// made from and its own id, which that state db remembers once applied: a plan applies at most once.
+// It holds no credential: a desired offer stands in by its content hash (credentials enter it only as an HMAC).
+import { createHash, randomUUID } from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
+import { offerKey } from './offer-key.ts';
+import type { Plan, PlanAction } from './plan.ts';
+
+export const SAVED_PLAN_FORMAT = 'offersync-plan/1';
+
+/** One write of the plan, as compared: no desired offer (it holds credentials), its content hash instead. */
+export type ComparableAction = Readonly<Record<string, unknown>>;
+
+export interface SavedPlan {
+  readonly format: typeof SAVED_PLAN_FORMAT;
+  /** Random; the state db remembers it once applied. */
+  readonly id: string;
+  readonly createdAt: string;
+  readonly seller: string;
+  /** Origin of the marketplace it was planned against (scheme, host, port: never a key). */
+  readonly marketplace: string;
+  /** The state db it was made from (meta state.id). */
+  readonly stateId: string;
+  readonly allowMassArchive: boolean;
+  /** Offer keys ("kind:external_id", "image:sha256") -> the write planned for it. */
+  readonly writes: Readonly<Record<string, ComparableAction>>;
+  /** sha256 of the canonical JSON of everything above: the file was not edited. */
+  readonly digest: string;
+}
+
+function keyOf(a: PlanAction): string {
+  return a.type === 'upload' ? `image:${a.image.sha256}` : offerKey(a.kind, a.externalId);
+}
+
+/** The part of an action that must not change between saving and applying. */
+export function comparable(a: PlanAction): ComparableAction | null {
+  switch (a.type) {
+    case 'create': {
+      const { desired, ...rest } = a;
+      return { ...rest, desired: desired.hash };
+    }
+    case 'update': {
+      const { desired, ...rest } = a;
+      return { ...rest, desired: desired.hash };
+    }
+    case 'adopt': {
+      const { desired, remote, ...rest } = a;
+      return { ...rest, desired: desired.hash, remote: { id: remote.id, status: remote.status ?? null } };
+    }
+    case 'archive':
+      return { ...a };
+    case 'upload': {
+      const { image, neededBy } = a;
+      return { type: 'upload', sha256: image.sha256, path: image.path, bytes: image.sizeBytes, neededBy };
+    }
+    case 'noop':
+      return null;
+    default:
+      return a satisfies never;
+  }
+}
+
+/** The writes of a plan by key, comparable. */
+export function writesOf(plan: Plan): Record<string, ComparableAction> {
+  const out: Record<string, ComparableAction> = {};
+  for (const a of plan.actions) {
+    const c = comparable(a);
+    if (c) out[keyOf(a)] = JSON.parse(canonicalJson(c)) as ComparableAction;
+  }
+  return out;
+}
+
+function digestOf(doc: Omit<SavedPlan, 'digest'>): string {
+  return createHash('sha256').update(canonicalJson(doc)).digest('hex');
+}
+
+export function savePlan(
+  plan: Plan,
+  meta: { id: string; seller: string; marketplace: string; stateId: string; allowMassArchive: boolean; now: Date },
+): SavedPlan {
+  const doc: Omit<SavedPlan, 'digest'> = {
+    format: SAVED_PLAN_FORMAT,
+    id: meta.id,
+    createdAt: meta.now.toISOString(),
+    seller: meta.seller,
+    marketplace: meta.marketplace,
+    stateId: meta.stateId,
+    allowMassArchive: meta.allowMassArchive,
+    writes: writesOf(plan),
+  };
+  return { ...doc, digest: digestOf(doc) };
+}
+
+/** A saved plan read back, or why it cannot be used. */
+export function readSavedPlan(text: string): SavedPlan | { error: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { error: 'not a saved plan: not JSON' };
+  }
+  const p = v as Partial<SavedPlan> | null;
+  if (!p || typeof p !== 'object' || p.format !== SAVED_PLAN_FORMAT)
+    return { error: `not a saved plan of this offersync (format ${SAVED_PLAN_FORMAT})` };
+  const fields = ['id', 'createdAt', 'seller', 'marketplace', 'stateId', 'digest'] as const;
+  for (const f of fields) if (typeof p[f] !== 'string') return { error: `not a saved plan: ${f} is missing` };
+  if (typeof p.allowMassArchive !== 'boolean' || !p.writes || typeof p.writes !== 'object')
+    return { error: 'not a saved plan: writes are missing' };
+  const { digest, ...rest } = p as SavedPlan;
+  if (digestOf(rest) !== digest) return { error: 'the saved plan was changed after it was written (digest differs)' };
+  return p as SavedPlan;
+}
+
+/** Where a fresh plan of the covered offers differs from the saved one; empty when it is the same plan. */
+export function differences(saved: SavedPlan, fresh: Plan): string[] {
+  const now = writesOf(fresh);
+  const out: string[] = [];
+  for (const [key, was] of Object.entries(saved.writes)) {
+    const is = now[key];
+    if (!is) out.push(`${key}: planned ${String(was.type)}, now nothing to do`);
+    else if (canonicalJson(is) !== canonicalJson(was))
+      out.push(`${key}: planned ${String(was.type)}, now ${describe(is, was)}`);
+  }
+  for (const [key, is] of Object.entries(now))
+    if (!(key in saved.writes)) out.push(`${key}: not in the saved plan, now ${String(is.type)}`);
+  return out;
+}
+
+function describe(is: ComparableAction, was: ComparableAction): string {
+  if (is.type !== was.type) return String(is.type);
+  const changed = Object.keys({ ...is, ...was }).filter((k) => canonicalJson(is[k]) !== canonicalJson(was[k]));
+  return `${String(is.type)} with other ${changed.join(', ')}`;
+}
+
+/** The offers a saved plan covers, as a planner target. */
+export function savedPlanKeys(saved: SavedPlan): string[] {
+  return Object.keys(saved.writes).filter((k) => !k.startsWith('image:'));
+}
+
+const STATE_ID_KEY = 'state.id';
+const APPLIED_KEY = 'plans.applied';
+/** Applied plan ids remembered; the oldest are forgotten first. */
+const MAX_APPLIED = 1000;
+
+type MetaStore = { getMeta(key: string): string | undefined; setMeta(key: string, value: string): void };
+
+/** The state db's own id, made on first use: a saved plan names the state it was made from. */
+export function stateIdOf(store: MetaStore): string {
+  let id = store.getMeta(STATE_ID_KEY);
+  if (!id) {
+    id = randomUUID();
+    store.setMeta(STATE_ID_KEY, id);
+  }
+  return id;
+}
+
+export function appliedAt(store: MetaStore, planId: string): string | undefined {
+  return appliedList(store).find((a) => a.id === planId)?.at;
+}
+
+export function markApplied(store: MetaStore, planId: string, now: Date): void {
+  const list = appliedList(store).filter((a) => a.id !== planId);
+  list.push({ id: planId, at: now.toISOString() });
+  store.setMeta(APPLIED_KEY, JSON.stringify(list.slice(-MAX_APPLIED)));
+}
+
+function appliedList(store: MetaStore): { id: string; at: string }[] {
+  try {
+    const v = JSON.parse(store.getMeta(APPLIED_KEY) ?? '[]') as unknown;
+    return Array.isArray(v) ? v.filter((a): a is { id: string; at: string } => typeof a?.id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Why a saved plan cannot be applied to this state db and marketplace at all, before anything is read. */
+export function savedPlanRefusal(
+  saved: SavedPlan,
+  here: { stateId: string; marketplace: string; seller: string },
+  store: MetaStore,
+): string | undefined {
+  if (saved.stateId !== here.stateId)
+    return (
+      `the plan was made from another state db (${saved.stateId}; this one is ${here.stateId}): ` +
+      'a saved plan applies only to the state it was made from'
+    );
+  const at = appliedAt(store, saved.id);
+  if (at) return `the plan was already applied (at ${at}): a saved plan applies at most once`;
+  if (saved.marketplace !== here.marketplace)
+    return `the plan was made against ${saved.marketplace}, not ${here.marketplace}`;
+  if (saved.seller !== here.seller) return `the plan was made for seller ${saved.seller}, not ${here.seller}`;
+  return undefined;
+}
