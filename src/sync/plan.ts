@@ -147,6 +147,8 @@ export interface GuardVerdict {
   readonly archives: number;
   readonly limit: number;
   readonly message?: string;
+  /** When tripped: every offer the run would have archived. */
+  readonly held?: readonly { readonly kind: OfferKind; readonly externalId: string }[];
 }
 
 export interface Plan {

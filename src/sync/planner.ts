@@ -81,7 +81,16 @@ export function plan(input: PlannerInput): Plan {
   }
 
   const managed = input.state.filter((r) => r.managed && r.remoteStatus !== 'archived').length;
-  const guard = massArchiveVerdict(archives.length, managed, options.guard, options.allowMassArchive);
+  const verdict = massArchiveVerdict(archives.length, managed, options.guard, options.allowMassArchive);
+  // A stopped run names what it held back (guard-list.ts): sorted, so the first few are stable.
+  const guard = verdict.tripped
+    ? {
+        ...verdict,
+        held: archives
+          .map((a) => ({ kind: a.kind, externalId: a.externalId }))
+          .sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId)),
+      }
+    : verdict;
   const uploadActions: UploadAction[] = [...uploads.values()]
     .sort((a, b) => a.image.path.localeCompare(b.image.path))
     .map((u) => ({ type: 'upload', image: u.image, neededBy: u.neededBy }));

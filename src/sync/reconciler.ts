@@ -15,6 +15,7 @@ import { type Plan, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { countOutcomes, flatCounts, type OfferOutcome, type RunReport } from './run-report.ts';
+import { guardHeldMessage } from './guard-list.ts';
 import { settleJournal } from './settle-journal.ts';
 import { isTargeted, type Target, targetTest } from './target.ts';
 
@@ -192,7 +193,10 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       }));
     const note = targetNote(plan);
     const messages = [...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings];
-    if (plan.guard.tripped && plan.guard.message) messages.unshift(plan.guard.message);
+    if (plan.guard.tripped && plan.guard.message) {
+      const held = opts.dryRun ? undefined : guardHeldMessage(plan.guard, settings.statePath, runId);
+      messages.unshift(plan.guard.message, ...(held ? [held] : []));
+    }
 
     if (opts.dryRun) {
       return {

@@ -1,0 +1,37 @@
+// The guard says what it held back: when it stops a run, the summary names the first offers it would have
+// archived, once, and a file beside the state db lists all of them.
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatReport } from '../../src/cli/format-report.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('the guard list', () => {
+  it('names the first ten held back, writes all of them to a file, archives nothing', async () => {
+    h = await createHarness();
+    const ids = Array.from({ length: 30 }, (_, i) => `it-${String(i).padStart(2, '0')}`);
+    h.write('items/stock.json', JSON.stringify(ids.map((id) => ({ external_id: id, title: id, price: 100 }))));
+    expect((await h.reconcile()).report.outcome).toBe('converged');
+    h.write('items/stock.json', '[]');
+    h.sandbox.resetCounters();
+    const { report } = await h.reconcile();
+    expect(report.outcome).toBe('aborted');
+    expect(h.writes()).toBe(0);
+    const path = `${h.dir}/state/guard-${report.runId}.txt`;
+    expect(report.messages[1]).toBe(
+      `held back by the guard (not archived): ${ids
+        .slice(0, 10)
+        .map((id) => `item ${id}`)
+        .join(', ')} and 20 more; all 30 are listed in ${path}`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe(ids.map((id) => `item ${id}\n`).join(''));
+    const summary = formatReport(report);
+    expect(summary.split('held back by the guard').length - 1).toBe(1);
+    expect(summary).toMatch(/would archive 30 offers, more than the limit of 25/);
+  });
+});
