@@ -130,7 +130,9 @@ export function openServices(
   }
   registerSecret(config.apiKey);
   registerStateSecrets(config);
-  const logger = (opts.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ seller: config.seller });
+  const logger = (opts.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({
+    seller: config.seller,
+  });
   const store = openStore(config, logger, opts.connection);
   const auto = config.rateLimit.ratePerSec === 'auto';
   const learnt = auto ? loadLearntRate(store, Date.now()) : undefined;
