@@ -36,6 +36,12 @@ describe('price messages', () => {
       warning: '19,999 has more than two decimals: rounded to 2000 cents',
     });
     expect(parsePrice('19.99')).toEqual({ cents: 1999 });
+    expect(parsePrice('.55')).toEqual({ cents: 55 });
+    expect(parsePrice(19.5)).toEqual({ cents: 1950 });
+    for (const bad of ['x1.5', '1.5x'])
+      expect(parsePrice(bad)).toEqual({
+        error: `expected integer cents (1999) or a decimal amount in major units (19.99), got '${bad}'`,
+      });
   });
 
   it.each([

@@ -460,6 +460,29 @@ const decisions: readonly Case[] = [
     actions: ['noop:unchanged:a1'],
   },
   {
+    name: 'plans nothing for an offer already archived on the marketplace and gone from the catalogue',
+    input: input({ state: [recordOf(a1, 1)], remote: snapshot([remoteOf(a1, 1, { status: 'archived' })]) }),
+    actions: [],
+  },
+  {
+    name: 'plans nothing for a state row that never got a marketplace id (incremental list)',
+    input: input({ state: [recordOf(a1, 1, { remoteId: null })], remote: snapshot([], { account: { full: false } }) }),
+    actions: [],
+  },
+  {
+    name: 'sends an item stock and status change (PATCH /items allows them)',
+    input: (() => {
+      const o = item('i1', { stock: 1, status: 'listed' });
+      return input({
+        desired: [item('i1', { stock: 9, status: 'paused' })],
+        state: [recordOf(o, 3)],
+        remote: snapshot([], {}, {}, { item: [remoteOf(o, 3)] }),
+      });
+    })(),
+    actions: ['update:i1'],
+    check: (p) => expect(only(p, 'update')[0]!.changes.map((c) => c.field)).toEqual(['status', 'stock']),
+  },
+  {
     name: 'top-ups archive like the others',
     input: input({
       state: [recordOf(topup('t1'), 5)],
@@ -607,6 +630,23 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
       options: caps({ accountBulkRemove: 'unusable' }),
     }),
     routes: ['archive:single:a1', 'archive:single:a2'],
+  },
+  {
+    name: 'one top-up update among other writes still goes by PATCH',
+    input: input({
+      desired: [topup('t1', { price: 301 }), account('a9')],
+      state: [recordOf(topup('t1'), 5)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5)] }),
+    }),
+    routes: ['update:patch>fail:t1'],
+  },
+  {
+    name: 'one account archive beside an item archive still goes by DELETE',
+    input: input({
+      state: [recordOf(a1, 1), recordOf(item('i1'), 2)],
+      remote: snapshot([remoteOf(a1, 1)], {}, {}, { item: [remoteOf(item('i1'), 2)] }),
+    }),
+    routes: ['archive:single:a1', 'archive:single:i1'],
   },
   {
     name: 'a single account archive goes by DELETE, not in bulk',
