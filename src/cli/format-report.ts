@@ -1,18 +1,8 @@
 // The run summary: a table per kind, then every offer that failed or was blocked, with its file and why.
-import type { Outcome, RunReport } from '../sync/run-report.ts';
+import { OUTCOMES, type Outcome, type RunReport } from '../sync/run-report.ts';
 
-const COLUMNS: readonly Outcome[] = [
-  'created',
-  'updated',
-  'archived',
-  'adopted',
-  'uploaded',
-  'unchanged',
-  'sold',
-  'blocked',
-  'failed',
-  'skipped',
-];
+// Every outcome is a column (held included), in the order the report defines them.
+const COLUMNS: readonly Outcome[] = OUTCOMES;
 const KIND_TITLE: Record<string, string> = {
   account: 'accounts',
   item: 'items',
