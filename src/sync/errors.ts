@@ -1,6 +1,36 @@
 // Reading the client's errors without depending on their classes: the fields every MarketplaceError carries.
 import { scrubSecrets } from '../log/logger.ts';
 import { NotFoundError } from '../marketplace/errors.ts';
+import { QueueClearedError } from '../queue/queue-cleared-error.ts';
+
+/** A write the run did not begin because it was stopped (a signal, a lost lease): never sent. */
+export class RunStoppedError extends Error {
+  override readonly name = 'RunStoppedError';
+  readonly outcomeUnknown = false;
+
+  constructor(readonly reason: unknown) {
+    super(`not begun: ${reason instanceof Error ? reason.message : String(reason)}`);
+  }
+}
+
+/** Never sent because the run stopped: dropped from the cleared request queue, or not begun after the stop. */
+export function stoppedBeforeSent(err: unknown): boolean {
+  return err instanceof QueueClearedError || err instanceof RunStoppedError;
+}
+
+/**
+ * The outcome of a write that threw: 'skipped' when the run stopped before it was sent (work not done, not a
+ * failure: the next run does it), else 'failed' with the error's message between `prefix` and `suffix`.
+ */
+export function failure(
+  err: unknown,
+  prefix = '',
+  suffix = '',
+): { readonly outcome: 'failed' | 'skipped'; readonly message: string } {
+  if (stoppedBeforeSent(err))
+    return { outcome: 'skipped', message: 'not sent: the run was stopped before it was sent; the next run sends it' };
+  return { outcome: 'failed', message: prefix + errorMessage(err) + suffix };
+}
 
 export function statusOf(err: unknown): number | undefined {
   const s = (err as { status?: unknown } | null)?.status;

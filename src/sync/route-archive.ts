@@ -1,6 +1,6 @@
 // The single-offer archive route: DELETE for accounts, PATCH status=archived for items and top-ups (the
 // document gives items no archive route).
-import { errorMessage, isDefinitelyNotFound } from './errors.ts';
+import { failure, isDefinitelyNotFound } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import type { ArchiveAction } from './plan.ts';
 
@@ -30,7 +30,6 @@ export async function archiveOne(ctx: ExecutionContext, a: ArchiveAction): Promi
       const message = 'already gone from the marketplace';
       return ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'skipped', message });
     }
-    const message = `archive failed: ${errorMessage(err)}`;
-    ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'failed', message });
+    ctx.report({ kind: a.kind, externalId: a.externalId, ...failure(err, 'archive failed: ') });
   }
 }

@@ -5,7 +5,7 @@
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { CAPABILITIES, type CapabilityName, isCapabilityRefusal } from './capabilities.ts';
-import { errorMessage, isDefinitelyNotFound, statusOf } from './errors.ts';
+import { errorMessage, failure, isDefinitelyNotFound, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import type { OfferFields } from './offer-fields.ts';
@@ -58,8 +58,8 @@ async function runBatches<E extends { readonly externalId: string }, R>(
         proberFallsBack: true,
       });
     } catch (err) {
-      const message = `${route.name} failed: ${errorMessage(err)}`;
-      for (const e of batch) ctx.report({ kind: route.kind, externalId: e.externalId, outcome: 'failed', message });
+      const outcome = failure(err, `${route.name} failed: `);
+      for (const e of batch) ctx.report({ kind: route.kind, externalId: e.externalId, ...outcome });
       return;
     }
     if (answer) await route.settle(batch, answer.answer);
@@ -185,8 +185,7 @@ async function confirmRemoved(ctx: ExecutionContext, a: ArchiveAction): Promise<
     live = await ctx.client.accounts.get({ id: a.remoteId }, { priority: PRIORITY.archive });
   } catch (err) {
     if (isDefinitelyNotFound(err)) return alreadyGone(ctx, a);
-    const message = `bulk-remove left it unconfirmed: ${errorMessage(err)}`;
-    return ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'failed', message });
+    return ctx.report({ kind: a.kind, externalId: a.externalId, ...failure(err, 'bulk-remove left it unconfirmed: ') });
   }
   if (live.status === 'archived') archived(ctx, a);
   else await archiveOne(ctx, a);
@@ -202,8 +201,8 @@ async function confirmUpdated(ctx: ExecutionContext, batch: readonly TopUpElemen
       batch.map((e) => e.remoteId),
     );
   } catch (err) {
-    const message = `bulk-update left it unconfirmed: ${errorMessage(err)}`;
-    for (const e of batch) ctx.report({ kind: 'topup', externalId: e.externalId, outcome: 'failed', message });
+    const outcome = failure(err, 'bulk-update left it unconfirmed: ');
+    for (const e of batch) ctx.report({ kind: 'topup', externalId: e.externalId, ...outcome });
     return;
   }
   await forEachLimit(batch, EXECUTOR_WINDOW, async (e) => {

@@ -4,7 +4,7 @@
 import type { DesiredOffer } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { diffFields, liveFieldsOf } from './diff.ts';
-import { errorMessage, isOutcomeUnknown, statusOf } from './errors.ts';
+import { failure, isOutcomeUnknown, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
 import type { OfferFields } from './offer-fields.ts';
@@ -49,8 +49,7 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
       }
     }
   } catch (err) {
-    const held = ctx.refused(d, err);
-    ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) + held });
+    ctx.report({ kind: d.kind, externalId: d.externalId, file, ...failure(err, '', ctx.refused(d, err)) });
   }
 }
 

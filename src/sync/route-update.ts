@@ -4,7 +4,7 @@ import type { DesiredOffer } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { CAPABILITIES, isCapabilityRefusal, NOT_SERVED } from './capabilities.ts';
 import { imageIdsOf } from './desired-fields.ts';
-import { errorMessage, statusOf } from './errors.ts';
+import { errorMessage, failure, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
 import type { OfferFields } from './offer-fields.ts';
@@ -65,8 +65,7 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
         return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message });
       }
     }
-    const held = ctx.refused(d, err);
-    ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: errorMessage(err) + held });
+    ctx.report({ kind: d.kind, externalId: d.externalId, file, ...failure(err, '', ctx.refused(d, err)) });
   }
 }
 

@@ -6,7 +6,7 @@ import type { JournalEntry, JournalOp } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { CapabilityGate } from './capability-gate.ts';
 import { reprobingMemory } from './capabilities.ts';
-import { errorMessage, isOutcomeUnknown } from './errors.ts';
+import { errorMessage, isOutcomeUnknown, RunStoppedError } from './errors.ts';
 import type { ExecutionContext } from './execution-context.ts';
 import { lossyFields } from './lossy.ts';
 import type { OfferFields } from './offer-fields.ts';
@@ -74,7 +74,7 @@ export class RunContext implements ExecutionContext {
     keys: readonly string[],
     send: (entry: JournalEntry) => Promise<T>,
   ): Promise<T> {
-    this.deps.signal?.throwIfAborted();
+    if (this.deps.signal?.aborted) throw new RunStoppedError(this.deps.signal.reason);
     const entry = this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
     this.store.journalSet(entry.id, 'sent');
     try {

@@ -1,6 +1,6 @@
 // The upload route: each new gallery image once per sha256, before the creates and updates that need it.
 import { readFile } from 'node:fs/promises';
-import { errorMessage } from './errors.ts';
+import { failure } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import type { UploadAction } from './plan.ts';
@@ -32,8 +32,8 @@ export async function uploadImages(
         ctx.report({ kind: 'image', externalId: key, outcome: 'uploaded' });
       } catch (err) {
         failed.add(u.image.sha256);
-        const message = `upload failed: ${errorMessage(err)}; needed by ${u.neededBy.join(', ')}`;
-        ctx.report({ kind: 'image', externalId: key, outcome: 'failed', file: key, message });
+        const needs = `; needed by ${u.neededBy.join(', ')}`;
+        ctx.report({ kind: 'image', externalId: key, file: key, ...failure(err, 'upload failed: ', needs) });
       }
     },
     signal,

@@ -1,6 +1,7 @@
 // SIGTERM and SIGINT as child processes receive them: a one-shot reconcile stopped mid-run starts no further
 // write, lets those in flight finish, leaves no unfinished journal entry and exits 1; a second signal exits at
-// once; the next run converges with no duplicate.
+// once; the next run converges with no duplicate. Requests dropped from the queue at the stop are reported
+// skipped, not failed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import type { RunReport } from '../../src/sync/run-report.ts';
 import { CLI } from '../support/cli.ts';
 
 const KEY = 'signals-key-4321';
@@ -15,15 +17,24 @@ const OFFERS = 60;
 let sandbox: RunningSandbox;
 let dir: string;
 
-function reconcile(): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [...CLI, 'reconcile', '--config', join(dir, 'offersync.yaml')], {
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function reconcile(): Run {
+  const child = spawn(process.execPath, [...CLI, 'reconcile', '--json', '--config', join(dir, 'offersync.yaml')], {
     env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let out = '';
   let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stderr: () => err, exited };
+  return { child, stdout: () => out, stderr: () => err, exited };
 }
 
 async function until(what: string, fn: () => boolean, ms = 60_000): Promise<void> {
@@ -72,8 +83,18 @@ describe('stop signals', { timeout: 120_000 }, () => {
     expect(created).toBeLessThan(OFFERS);
     const store = openStateStore(join(dir, 'state', 'state.db'));
     expect(store.journalUnfinished()).toEqual([]);
-    expect(store.listRuns(1)[0]?.outcome).toBe('stopped');
+    const stopped = store.listRuns(1)[0];
+    expect(stopped?.outcome).toBe('stopped');
     store.close();
+    // The requests still queued at the stop were never sent: work not done, not failures.
+    const report = JSON.parse(run.stdout()) as RunReport;
+    expect(report.outcome).toBe('stopped');
+    const skipped = report.outcomes.filter((o) => o.outcome === 'skipped');
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const o of skipped) expect(o.message).toMatch(/the run was stopped before it was sent/);
+    expect(report.outcomes.filter((o) => o.outcome === 'failed')).toEqual([]);
+    expect(stopped?.counts['item.failed']).toBeUndefined();
+    expect(stopped?.counts['item.skipped']).toBe(skipped.length);
 
     const again = reconcile();
     expect(await again.exited).toBe(0);

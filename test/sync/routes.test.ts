@@ -39,8 +39,9 @@ afterAll(() => close());
 beforeEach(() => {
   rec = recordingClient(raw);
   store = openStateStore(':memory:');
-  ctx = new RunContext({ client: rec.client, store, logger: silentLogger, runId: 'run-1', createAttempts: 3 });
+  ctx = new RunContext(deps());
 });
+const deps = () => ({ client: rec.client, store, logger: silentLogger, runId: 'run-1', createAttempts: 3 });
 afterEach(() => {
   sandbox.setFaults({});
   store.close();
@@ -122,6 +123,22 @@ describe('create route', () => {
     expect(rec.calls.slice(0, 2)).toEqual(['items.create', 'items.findByExternalId']);
     expect(rec.calls.filter((c) => c === 'items.create')).toHaveLength(1);
     expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
+  });
+
+  it('once the run is stopped, begins no create and reports the offer skipped, not failed', async () => {
+    const stop = new AbortController();
+    stop.abort(new Error('stopped by SIGTERM'));
+    const stopped = new RunContext({ ...deps(), signal: stop.signal });
+    const d = item(ext('i'));
+    await runCreate(stopped, create(d));
+    expect(rec.calls).toEqual([]);
+    expect(stopped.outcomes).toEqual([
+      expect.objectContaining({
+        outcome: 'skipped',
+        message: expect.stringMatching(/run was stopped before it was sent/),
+      }),
+    ]);
+    expect(store.journalUnfinished()).toEqual([]);
   });
 });
 
