@@ -19,6 +19,12 @@ export interface CatalogueProblem {
   readonly message: string;
 }
 
+/** file:line:column, as editors and terminals read it, or as much of it as is known. */
+export function fileLineColumn(file: string, p: Pick<CatalogueProblem, 'line' | 'column'>): string {
+  if (p.line === undefined) return file;
+  return p.column !== undefined ? `${file}:${p.line}:${p.column}` : `${file}:${p.line}`;
+}
+
 /** RFC 6901 escaping of one reference token. */
 export function pointerToken(key: string | number): string {
   return typeof key === 'number' ? String(key) : key.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -5,6 +5,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { Catalogue, type CatalogueProblem, type CatalogueSnapshot } from '../catalogue/catalogue.ts';
+import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
 import { parseFlags } from './common-flags.ts';
@@ -64,12 +65,6 @@ const KIND_PLURAL: Readonly<Record<OfferKind, [string, string]>> = {
   topup: ['top-up', 'top-ups'],
 };
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
-
-/** file:line:column, or as much of it as is known. */
-export function fileLineColumn(file: string, p: Pick<CatalogueProblem, 'line' | 'column'>): string {
-  if (p.line === undefined) return file;
-  return p.column !== undefined ? `${file}:${p.line}:${p.column}` : `${file}:${p.line}`;
-}
 
 function location(p: CatalogueProblem): string {
   const at = p.line !== undefined ? fileLineColumn(p.file, p) : '';

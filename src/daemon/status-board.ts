@@ -3,6 +3,7 @@
 // catalogue's errors, the latest sales (sold.jsonl), offers by kind and status, the rate and the queue.
 // Read-only: it reads the state db and never writes.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import { scrubSecrets } from '../log/logger.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
@@ -229,8 +230,7 @@ export class StatusBoard {
     return {
       catalogueErrorCount: errors.length,
       catalogueErrors: errors.slice(0, MAX_LISTED).map((p) => {
-        const column = (p as { column?: number }).column;
-        const at = p.line === undefined ? p.file : `${p.file}:${p.line}${column !== undefined ? `:${column}` : ''}`;
+        const at = fileLineColumn(p.file, p);
         return {
           where: p.pointer ? `${at} ${p.pointer}` : at,
           ...(p.externalId !== undefined ? { externalId: p.externalId } : {}),

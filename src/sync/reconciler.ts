@@ -1,5 +1,6 @@
 // One reconcile run, level-based like a controller: read both sides, plan, execute, report.
 import { randomBytes } from 'node:crypto';
+import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
@@ -188,7 +189,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         kind: p.kind ?? 'file',
         externalId: p.externalId ?? '(file)',
         outcome: 'failed' as const,
-        file: `${p.file}${p.line ? `:${p.line}` : ''}${p.pointer ? `#${p.pointer}` : ''}`,
+        file: `${fileLineColumn(p.file, p)}${p.pointer ? `#${p.pointer}` : ''}`,
         message: `${p.field ? `${p.field}: ` : ''}${p.message}`,
       }));
     const note = targetNote(plan);

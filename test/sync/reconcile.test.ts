@@ -307,6 +307,21 @@ describe('reconcile against the sandbox', () => {
     expect(h.sandbox.dump().accounts.every((a) => a.status === 'listed')).toBe(true);
   });
 
+  it('reports a catalogue error at file:line:column, with the JSON pointer, as editors read it', async () => {
+    h = await createHarness();
+    h.write(
+      'items/items.json',
+      '[\n  { "external_id": "i-1", "title": "Skin", "type": "skin", "price": "cheap" }\n]\n',
+    );
+    h.write('top-ups/gems.csv', 'external_id,offer_title,price,offer_amount,offer_unit\nt-1,Gems,oops,100,gems\n');
+    const run = await h.reconcile();
+    const failures = run.report.outcomes.filter((o) => o.outcome === 'failed');
+    expect(failures).toEqual([
+      expect.objectContaining({ kind: 'item', externalId: 'i-1', file: 'items/items.json:2:69#/0/price' }),
+      expect.objectContaining({ kind: 'topup', externalId: 't-1', file: 'top-ups/gems.csv:2:10' }),
+    ]);
+  });
+
   it('patches back an edit made on the website (local wins)', async () => {
     h = await createHarness();
     seed(h);
