@@ -8,11 +8,12 @@ import { silentLogger, type Logger } from '../log/logger.ts';
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import type { DesiredOffer, ImageRef, OfferKind, SourceLocation } from './desired-offer.ts';
 import { decodeText, parseFile, type CsvDialect, type ParseOptions } from './formats.ts';
-import { Hmac256, credentialsHmac, offerHash, sortKeys } from './hash.ts';
+import { Hmac256, credentialsHmac, offerHash } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { conflictGroup, offerKey } from './identity.ts';
 import { classify } from './layout.ts';
 import { normaliseRecord } from './normalise.ts';
+import type { NormalisedOffer } from './normalised-offer.ts';
 import { readCatalogueFile, type CatalogueFs } from './read-file.ts';
 import { walkCatalogue } from './walk.ts';
 
@@ -358,12 +359,13 @@ export class Catalogue {
         entries.push(base);
         continue;
       }
+      const imagePaths = n.offer.kind === 'account' ? n.offer.images : [];
       let refs: ImageRef[] = [];
       let imagesOk = true;
-      if (n.images.length > 0) {
-        const checks = await Promise.all(n.images.map((img) => this.image(img.path)));
+      if (imagePaths.length > 0) {
+        const checks = await Promise.all(imagePaths.map((img) => this.image(img.path)));
         checks.forEach((check, i) => {
-          const img = n.images[i]!;
+          const img = imagePaths[i]!;
           images.add(catalogueRelative(img.path) ?? img.path);
           if ('error' in check) {
             imagesOk = false;
@@ -396,7 +398,7 @@ export class Catalogue {
         group,
         key,
         source,
-        offer: this.offer(kind, externalId, n.fields, n.credentials, refs, source),
+        offer: this.offer(n.offer, refs, source),
       });
     }
     if (unknownIdentity && !parsed.unreadable) {
@@ -428,40 +430,29 @@ export class Catalogue {
     return p;
   }
 
-  private offer(
-    kind: OfferKind,
-    externalId: string,
-    rawFields: Record<string, unknown>,
-    credentials: Record<string, string> | undefined,
-    images: readonly ImageRef[],
-    source: SourceLocation,
-  ): DesiredOffer {
-    const hmac = credentials ? credentialsHmac(this.key, credentials) : undefined;
-    const fields = sortKeys(rawFields);
-    const hash = offerHash({
-      kind,
-      externalId,
-      sortedFields: fields,
-      imageSha256s: images.map((i) => i.sha256),
-      credentialsHmac: hmac,
-    });
-    switch (kind) {
-      case 'account':
-        return {
-          kind,
-          externalId,
-          hash,
-          source,
-          fields: fields as unknown as DesiredOfferFields<'account'>,
-          ...(credentials ? { credentials, credentialsHmac: hmac! } : {}),
-          images,
-        };
+  /** The normalised offer with what needs I/O or the key: its checked images, its HMAC and content hash. */
+  private offer(n: NormalisedOffer, images: readonly ImageRef[], source: SourceLocation): DesiredOffer {
+    const hash = (credentialsHmac?: string) =>
+      offerHash({
+        kind: n.kind,
+        externalId: n.externalId,
+        sortedFields: n.fields,
+        imageSha256s: images.map((i) => i.sha256),
+        credentialsHmac,
+      });
+    switch (n.kind) {
+      case 'account': {
+        const { kind, externalId, fields, credentials } = n;
+        if (!credentials) return { kind, externalId, hash: hash(), source, fields, images };
+        const hmac = credentialsHmac(this.key, credentials);
+        return { kind, externalId, hash: hash(hmac), source, fields, credentials, credentialsHmac: hmac, images };
+      }
       case 'item':
-        return { kind, externalId, hash, source, fields: fields as unknown as DesiredOfferFields<'item'> };
+        return { kind: n.kind, externalId: n.externalId, hash: hash(), source, fields: n.fields };
       case 'topup':
-        return { kind, externalId, hash, source, fields: fields as unknown as DesiredOfferFields<'topup'> };
+        return { kind: n.kind, externalId: n.externalId, hash: hash(), source, fields: n.fields };
       default:
-        return kind satisfies never;
+        return n satisfies never;
     }
   }
 
@@ -496,8 +487,6 @@ export class Catalogue {
     };
   }
 }
-
-type DesiredOfferFields<K extends OfferKind> = Extract<DesiredOffer, { kind: K }>['fields'];
 
 function quarantinedResult(file: string, severity: 'error' | 'warning', message: string): FileResult {
   const c = classify(file);

@@ -15,6 +15,15 @@ export interface SourceLocation {
   readonly pointer?: string;
 }
 
+/** A value as a catalogue file can write it: what JSON, YAML and CSV files hold. */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/**
+ * Account details (`parameters`): the keys the document names are normalised (level, rank, ...); any other is
+ * passed on as written.
+ */
+export type AccountDetails = { readonly [detail: string]: JsonValue };
+
 export interface AccountCredentials {
   readonly login?: string;
   readonly password?: string;
@@ -50,7 +59,7 @@ export interface AccountFields {
   readonly roles?: readonly string[];
   readonly in_game_name?: string;
   /** `parameters` and `game_data` merged (they are aliases); sent as `parameters`. */
-  readonly parameters?: Readonly<Record<string, unknown>>;
+  readonly parameters?: AccountDetails;
   /** Image ids the seller wrote explicitly (any of the four forms, normalised to integers). */
   readonly image_ids?: readonly number[];
   readonly image_urls?: readonly string[];

@@ -1,9 +1,16 @@
 // Normalisation tables: price, rank, division, image_ids forms, aliases, lists, legacy fields, suggestions.
 import { describe, expect, it } from 'vitest';
 import { normaliseRecord } from '../../src/catalogue/normalise.ts';
+import type { Normalised, NormalisedOffer } from '../../src/catalogue/normalised-offer.ts';
 import { parsePrice } from '../../src/catalogue/price.ts';
 import { parseDivision, parseRank } from '../../src/catalogue/rank.ts';
 import { suggest } from '../../src/catalogue/suggest.ts';
+
+/** The typed offer of a record that must be valid. */
+function offerOf<O extends NormalisedOffer>(r: Normalised<O>): O {
+  if (!r.valid) throw new Error(`expected a valid record: ${r.problems.map((p) => p.message).join('; ')}`);
+  return r.offer;
+}
 
 const account = (extra: Record<string, unknown>) =>
   normaliseRecord(
@@ -93,17 +100,22 @@ describe('rank and division', () => {
   });
 
   it('rank/division are aliases of current_rank/current_division; a combined value splits', () => {
-    expect(account({ rank: 'Gold II' }).fields).toMatchObject({ current_rank: 'gold', current_division: 'II' });
-    expect(account({ rank: 'gold', division: 'ii' }).fields).toMatchObject({
+    expect(offerOf(account({ rank: 'Gold II' })).fields).toMatchObject({
       current_rank: 'gold',
       current_division: 'II',
     });
-    expect(account({ flex_rank: 'diamond_4', previous_rank: 3, previous_division: '2' }).fields).toMatchObject({
-      flex_rank: 'diamond',
-      flex_division: 'IV',
-      previous_rank: 3,
-      previous_division: 2,
+    expect(offerOf(account({ rank: 'gold', division: 'ii' })).fields).toMatchObject({
+      current_rank: 'gold',
+      current_division: 'II',
     });
+    expect(offerOf(account({ flex_rank: 'diamond_4', previous_rank: 3, previous_division: '2' })).fields).toMatchObject(
+      {
+        flex_rank: 'diamond',
+        flex_division: 'IV',
+        previous_rank: 3,
+        previous_division: 2,
+      },
+    );
   });
   it('an alias and its field that disagree are an error; that agree are fine', () => {
     const bad = account({ rank: 'gold', current_rank: 'silver' });
@@ -122,7 +134,7 @@ describe('image_ids: the four forms', () => {
     [[{ image_id: 1 }, { image_id: 2 }, { image_id: 3 }]],
     [['1', '2', '3']],
   ])('%j -> [1, 2, 3]', (input) => {
-    expect(account({ image_ids: input }).fields.image_ids).toEqual([1, 2, 3]);
+    expect(offerOf(account({ image_ids: input })).fields.image_ids).toEqual([1, 2, 3]);
   });
   it.each([[[0]], ['1,x'], [[{ other: 1 }]], [{ id: 1 }], [[1.5]]])('%j is an error', (input) => {
     const r = account({ image_ids: input });
@@ -134,13 +146,15 @@ describe('image_ids: the four forms', () => {
 describe('aliases, lists, strings, legacy fields', () => {
   it('parameters and game_data merge into parameters; known keys normalised', () => {
     const r = account({ parameters: { level: '30', rank: 'Gold-2' }, game_data: { blue_essence: 100, note: ' x ' } });
-    expect(r.fields.parameters).toEqual({ level: 30, rank: 'gold II', blue_essence: 100, note: 'x' });
+    expect(offerOf(r).fields.parameters).toEqual({ level: 30, rank: 'gold II', blue_essence: 100, note: 'x' });
     const clash = account({ parameters: { level: 30 }, game_data: { level: 31 } });
     expect(clash.valid).toBe(false);
     expect(clash.problems[0]).toMatchObject({ field: 'game_data.level', pointer: '/game_data/level' });
   });
   it('champions, skins, roles: array or comma-separated string -> trimmed array', () => {
-    expect(account({ champions: ' Ahri, Lux ,,Jinx ', skins: ['  A ', 'B'], roles: 'mid' }).fields).toMatchObject({
+    expect(
+      offerOf(account({ champions: ' Ahri, Lux ,,Jinx ', skins: ['  A ', 'B'], roles: 'mid' })).fields,
+    ).toMatchObject({
       champions: ['Ahri', 'Lux', 'Jinx'],
       skins: ['A', 'B'],
       roles: ['mid'],
@@ -148,7 +162,7 @@ describe('aliases, lists, strings, legacy fields', () => {
   });
   it('strings are trimmed, empty is absent, absent stays absent, CRLF inside becomes LF', () => {
     const r = account({ title: '  Gold  ', description: 'a\r\nb\r\n', server: '   ', game: null });
-    expect(r.fields).toEqual({ title: 'Gold', price: 100, description: 'a\nb' });
+    expect(offerOf(r).fields).toEqual({ title: 'Gold', price: 100, description: 'a\nb' });
   });
   it('top-level login/password/email_* move into credentials and ign into in_game_name, with warnings', () => {
     const r = account({
@@ -158,9 +172,14 @@ describe('aliases, lists, strings, legacy fields', () => {
       email_password: 'ep',
       ign: 'Nick',
     });
-    expect(r.credentials).toEqual({ login: 'me', password: ' p w ', email_login: 'e@x.invalid', email_password: 'ep' });
-    expect(r.fields.in_game_name).toBe('Nick');
-    expect(r.fields).not.toHaveProperty('login');
+    expect(offerOf(r).credentials).toEqual({
+      login: 'me',
+      password: ' p w ',
+      email_login: 'e@x.invalid',
+      email_password: 'ep',
+    });
+    expect(offerOf(r).fields.in_game_name).toBe('Nick');
+    expect(offerOf(r).fields).not.toHaveProperty('login');
     expect(r.problems.map((p) => [p.severity, p.field])).toEqual([
       ['warning', 'login'],
       ['warning', 'password'],
@@ -189,13 +208,13 @@ describe('aliases, lists, strings, legacy fields', () => {
     expect(r.problems[0]).toMatchObject({ severity: 'warning', line: 3, field: 'external_id' });
   });
   it('status is left absent when not given, and checked per kind when given', () => {
-    expect(account({}).fields.status).toBeUndefined();
-    expect(account({ status: 'Listed' }).fields.status).toBe('listed');
+    expect(offerOf(account({})).fields.status).toBeUndefined();
+    expect(offerOf(account({ status: 'Listed' })).fields.status).toBe('listed');
     expect(account({ status: 'sold-out' }).valid).toBe(false);
     const t = (v: Record<string, unknown>) =>
       normaliseRecord('topup', { value: { external_id: 't', ...v }, line: 1 }, 'top-ups/t.ndjson');
     expect(t({ status: 'processing' }).valid).toBe(false);
-    expect(t({ waiting_time_unit: 'Hour', active: 'yes', stock: '5' }).fields).toEqual({
+    expect(offerOf(t({ waiting_time_unit: 'Hour', active: 'yes', stock: '5' })).fields).toEqual({
       waiting_time_unit: 'hours',
       active: true,
       stock: 5,

@@ -1,0 +1,26 @@
+// An item record (API document 2.5) to its typed offer, or the problems that keep it out.
+import type { Locator, RawRecord } from './formats.ts';
+import { sortKeys } from './hash.ts';
+import { ITEM_FIELDS } from './item-schema.ts';
+import type { Normalised, NormalisedItem } from './normalised-offer.ts';
+import { RecordWalker } from './record-walker.ts';
+
+export function normaliseItem(record: RawRecord, file: string, locate?: Locator): Normalised<NormalisedItem> {
+  const w = new RecordWalker('item', ITEM_FIELDS, record, file, locate);
+  const externalId = w.walk();
+  if (externalId === undefined) return w.invalid();
+  return w.valid({
+    kind: 'item',
+    externalId,
+    fields: sortKeys({
+      title: w.requiredText('title'),
+      price: w.requiredNumber('price'),
+      type: w.text('type'),
+      game: w.text('game'),
+      server: w.text('server'),
+      stock: w.number('stock'),
+      status: w.text('status'),
+      description: w.text('description'),
+    }),
+  });
+}

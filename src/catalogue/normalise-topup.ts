@@ -1,0 +1,37 @@
+// A top-up record (API document 2.6) to its typed offer, or the problems that keep it out.
+import type { Locator, RawRecord } from './formats.ts';
+import { sortKeys } from './hash.ts';
+import type { Normalised, NormalisedTopUp } from './normalised-offer.ts';
+import { RecordWalker } from './record-walker.ts';
+import { TOPUP_FIELDS, WAITING_TIME_UNITS } from './topup-schema.ts';
+
+export function normaliseTopUp(record: RawRecord, file: string, locate?: Locator): Normalised<NormalisedTopUp> {
+  const w = new RecordWalker('topup', TOPUP_FIELDS, record, file, locate);
+  const externalId = w.walk();
+  if (externalId === undefined) return w.invalid();
+  return w.valid({
+    kind: 'topup',
+    externalId,
+    fields: sortKeys({
+      game: w.text('game'),
+      game_name: w.text('game_name'),
+      service_label: w.text('service_label'),
+      offer_key: w.text('offer_key'),
+      offer_title: w.text('offer_title'),
+      offer_amount: w.number('offer_amount'),
+      offer_unit: w.text('offer_unit'),
+      region: w.text('region'),
+      platform: w.text('platform'),
+      price: w.number('price'),
+      currency: w.text('currency'),
+      stock: w.number('stock'),
+      min_quantity: w.number('min_quantity'),
+      waiting_time_value: w.number('waiting_time_value'),
+      waiting_time_unit: w.oneOf('waiting_time_unit', WAITING_TIME_UNITS),
+      instructions: w.text('instructions'),
+      image: w.text('image'),
+      active: w.bool('active'),
+      status: w.text('status'),
+    }),
+  });
+}
