@@ -62,11 +62,7 @@ export class Hmac256 {
   }
 
   hex(message: string): string {
-    const inner = oneShotHash(
-      'sha256',
-      Buffer.concat([this.ipad, Buffer.from(message, 'utf8')]),
-      'buffer',
-    ) as unknown as Buffer;
+    const inner = oneShotHash('sha256', Buffer.concat([this.ipad, Buffer.from(message, 'utf8')]), 'buffer');
     return oneShotHash('sha256', Buffer.concat([this.opad, inner]), 'hex');
   }
 }

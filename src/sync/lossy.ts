@@ -4,12 +4,9 @@
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { sameValue } from './canonical-json.ts';
 import { liveFieldsOf } from './diff.ts';
+import type { OfferFields } from './offer-fields.ts';
 
-export function lossyFields(
-  sent: Readonly<Record<string, unknown>>,
-  echoed: RemoteOffer,
-  previous: readonly string[] = [],
-): string[] {
+export function lossyFields(sent: OfferFields, echoed: RemoteOffer, previous: readonly string[] = []): string[] {
   const out = new Set(previous);
   const live = liveFieldsOf(echoed);
   for (const [field, value] of Object.entries(sent)) {
