@@ -1,0 +1,484 @@
+// The executor routes' edges, each against the sandbox through a recording client: an offer sold under a
+// route, a create whose outcome is unknown, refusals that are the offer's and not the route's, bulk answers
+// that refuse one element, and uploads that fail. routes.test.ts has each route's ordinary path.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../src/catalogue/desired-offer.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
+import { archiveOne } from '../../src/sync/route-archive.ts';
+import { bulkArchive, bulkUpdateTopUps } from '../../src/sync/route-bulk.ts';
+import { runCreate } from '../../src/sync/route-create.ts';
+import { runUpdate } from '../../src/sync/route-update.ts';
+import { RunContext } from '../../src/sync/run-context.ts';
+import { uploadImages } from '../../src/sync/upload-images.ts';
+import {
+  accountBody,
+  ext,
+  itemBody,
+  PNG,
+  type Sandbox,
+  sandboxAndClient,
+  topUpBody,
+} from '../marketplace/support/contract.ts';
+import { overrideMethod } from '../support/client-override.ts';
+import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
+
+let sandbox: Sandbox;
+let raw: MarketplaceClient;
+let close: () => Promise<void>;
+let store: SqliteStateStore;
+let rec: RecordingClient;
+let ctx: RunContext;
+let progress: number[];
+
+beforeAll(async () => {
+  ({ sandbox, client: raw, close } = await sandboxAndClient());
+});
+afterAll(() => close());
+beforeEach(() => {
+  store = openStateStore(':memory:');
+  useClient(raw);
+});
+afterEach(() => {
+  sandbox.setFaults({});
+  sandbox.setRepresentation({});
+  store.close();
+});
+
+/** A fresh run context over `client` (recorded), sharing the test's state db. */
+function useClient(client: MarketplaceClient, createAttempts = 3): void {
+  rec = recordingClient(client);
+  progress = [];
+  ctx = new RunContext({
+    client: rec.client,
+    store,
+    logger: silentLogger,
+    runId: 'run-1',
+    createAttempts,
+    onProgress: (done) => progress.push(done),
+  });
+}
+
+const source = { file: 'x.json' };
+function item(externalId: string, fields: Partial<DesiredItem['fields']> = {}): DesiredItem {
+  const f = itemBody(externalId);
+  const base = { title: f.title as string, price: f.price as number, type: 'skin', game: 'lol', server: 'euw' };
+  return { kind: 'item', externalId, hash: 'h', source, fields: { ...base, stock: 5, status: 'listed', ...fields } };
+}
+function account(externalId: string, fields: Partial<DesiredAccount['fields']> = {}, images: ImageRef[] = []) {
+  const base = { title: `Account ${externalId}`, price: 1999, game: 'lol', status: 'listed', level: 30 };
+  const d: DesiredAccount = { kind: 'account', externalId, hash: 'h', source, fields: { ...base, ...fields }, images };
+  return d;
+}
+function topUp(externalId: string, fields: Partial<DesiredTopUp['fields']> = {}): DesiredTopUp {
+  const f = topUpBody(externalId);
+  return { kind: 'topup', externalId, hash: 'h', source, fields: { ...(f as DesiredTopUp['fields']), ...fields } };
+}
+function create(d: DesiredItem | DesiredAccount, over: Partial<CreateAction> = {}): CreateAction {
+  return {
+    type: 'create',
+    kind: d.kind,
+    externalId: d.externalId,
+    desired: d,
+    fields: d.fields,
+    imagesPending: false,
+    verifyFirst: false,
+    alignRoute: { via: 'patch', ifRefused: 'fail' },
+    reason: 'new in the catalogue',
+    ...over,
+  };
+}
+function update(
+  d: DesiredItem | DesiredAccount | DesiredTopUp,
+  remoteId: number,
+  route: UpdateAction['route'],
+  over: Partial<UpdateAction> = {},
+): UpdateAction {
+  return {
+    type: 'update',
+    kind: d.kind,
+    externalId: d.externalId,
+    remoteId,
+    desired: d,
+    changes: [{ field: 'price', from: 1, to: d.fields.price ?? 0, why: 'changed' }],
+    fields: d.fields,
+    imagesPending: false,
+    sendCredentials: false,
+    sendImages: false,
+    route,
+    reason: 'changed',
+    ...over,
+  };
+}
+const archive = (kind: ArchiveAction['kind'], externalId: string, remoteId: number, route: ArchiveAction['route']) =>
+  ({ type: 'archive', kind, externalId, remoteId, route, reason: 'removed from the catalogue' }) as const;
+const outcomes = () => ctx.outcomes.map((o) => `${o.outcome}:${o.externalId}`);
+const image = (name: string): ImageRef => ({
+  path: `images/${name}.png`,
+  absPath: `/nowhere/${name}.png`,
+  sha256: ext('sha'),
+  sizeBytes: PNG.length,
+  mimeType: 'image/png',
+});
+const fields = (externalId: string) => raw.items.findByExternalId(externalId).then((o) => o?.fields);
+const serverError = (method: string, path: string) => new ServerError({ method, path, status: 503 });
+
+describe('create route edges', () => {
+  it('an account whose image failed to upload is not sent, and the report names the image', async () => {
+    const img = image('front');
+    const d = account(ext('a'), {}, [img]);
+    ctx.failedUploads.add(img.sha256);
+    await runCreate(ctx, create(d));
+    expect(rec.calls).toEqual([]);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.message).toBe('not sent: image images/front.png failed to upload');
+    expect(ctx.outcomes[0]?.file).toBe('x.json');
+  });
+
+  it('an image of another offer failing does not hold this one back', async () => {
+    const d = account(ext('a'), {}, [image('mine')]);
+    ctx.failedUploads.add(image('other').sha256);
+    await runCreate(ctx, create(d));
+    expect(outcomes()).toEqual([`created:${d.externalId}`]);
+  });
+
+  it('looking first finds the offer sold: reported sold, recorded once in the sales, nothing written', async () => {
+    const d = item(ext('i'));
+    const live = await raw.items.create(itemBody(d.externalId));
+    sandbox.setStatus('items', live.id, 'sold');
+    await runCreate(ctx, create(d, { verifyFirst: true }));
+    expect(rec.calls).toEqual(['items.findByExternalId']);
+    expect(outcomes()).toEqual([`sold:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.message).toBe('the marketplace marks it sold');
+    expect(store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, remoteStatus: 'sold' });
+    expect(ctx.sold).toEqual([expect.objectContaining({ external_id: d.externalId, id: live.id, status: 'sold' })]);
+  });
+
+  it('looking first finds the offer as the catalogue has it: adopted with no write, its fields recorded', async () => {
+    const d = item(ext('i'));
+    const live = await raw.items.create(itemBody(d.externalId));
+    await runCreate(ctx, create(d, { verifyFirst: true }));
+    expect(rec.calls).toEqual(['items.findByExternalId']);
+    expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
+    const saved = store.getOffer('item', d.externalId);
+    expect(saved).toMatchObject({ remoteId: live.id, managed: true, sourceFile: 'x.json', remoteStatus: 'listed' });
+    expect(saved?.lastApplied).toMatchObject({ price: d.fields.price, title: d.fields.title });
+  });
+
+  it('looking first and finding nothing creates it', async () => {
+    const d = item(ext('i'));
+    await runCreate(ctx, create(d, { verifyFirst: true }));
+    expect(rec.calls).toEqual(['items.findByExternalId', 'items.create']);
+    expect(outcomes()).toEqual([`created:${d.externalId}`]);
+  });
+
+  it('a create lost before the server: looked up, then sent again with the same idempotency key', async () => {
+    const keys: unknown[] = [];
+    let lost = 1;
+    useClient(
+      overrideMethod(raw, 'items', 'create', async (original, ...args) => {
+        keys.push((args[1] as { idempotencyKey?: string }).idempotencyKey);
+        if (lost-- > 0) throw serverError('POST', '/api/v1/items');
+        return original(...args);
+      }),
+    );
+    const d = item(ext('i'));
+    await runCreate(ctx, create(d));
+    expect(rec.calls).toEqual(['items.create', 'items.findByExternalId', 'items.create']);
+    expect(outcomes()).toEqual([`created:${d.externalId}`]);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^offersync-run-1-\d+$/);
+    expect(keys[1]).toBe(keys[0]);
+    // The lost attempt stays "sent" (the next start settles it by a lookup); the retry is done.
+    expect(store.journalUnfinished()).toHaveLength(1);
+  });
+
+  it('gives up after createAttempts creates with unknown outcomes, and reports the failure', async () => {
+    useClient(
+      overrideMethod(raw, 'items', 'create', async () => {
+        throw serverError('POST', '/api/v1/items');
+      }),
+      2,
+    );
+    const d = item(ext('i'));
+    await runCreate(ctx, create(d));
+    expect(rec.calls).toEqual(['items.create', 'items.findByExternalId', 'items.create', 'items.findByExternalId']);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.message).toMatch(/server error/);
+    // The outcome is unknown: the entries stay "sent" for the next start to settle.
+    expect(store.journalUnfinished()).toHaveLength(2);
+  });
+
+  it('a 409 whose lookup finds nothing is a failure: never a second create', async () => {
+    const d = item(ext('i'));
+    await raw.items.create(itemBody(d.externalId));
+    useClient(overrideMethod(raw, 'items', 'findByExternalId', async () => null));
+    await runCreate(ctx, create(d));
+    expect(rec.calls).toEqual(['items.create', 'items.findByExternalId']);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.message).toMatch(/409/);
+  });
+
+  it('a refusal other than 409 is not looked up', async () => {
+    const d = item(ext('i'), { price: -5 });
+    await runCreate(ctx, create(d));
+    expect(rec.calls).toEqual(['items.create']);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(store.journalUnfinished()).toEqual([]);
+  });
+
+  it('adopting an offer that differs patches only what differs and records the mapping', async () => {
+    const d = item(ext('i'), { price: 4321 });
+    const live = await raw.items.create(itemBody(d.externalId));
+    await runCreate(ctx, create(d, { verifyFirst: true }));
+    expect(rec.calls).toEqual(['items.findByExternalId', 'items.update']);
+    expect(await fields(d.externalId)).toMatchObject({ price: 4321 });
+    expect(store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, managed: true });
+    expect(store.getOffer('item', d.externalId)?.lastApplied).toMatchObject({ price: 4321 });
+  });
+});
+
+describe('update route edges', () => {
+  it('a 409 on an offer sold meanwhile: reported sold and recorded, not failed', async () => {
+    const d = item(ext('i'), { price: 901 });
+    const live = await raw.items.create(itemBody(d.externalId));
+    sandbox.setStatus('items', live.id, 'sold');
+    const route = { via: 'patch', ifRefused: 'fail' } as const;
+    await runUpdate(ctx, update(d, live.id, route), route);
+    expect(rec.calls).toEqual(['items.update', 'items.get']);
+    expect(outcomes()).toEqual([`sold:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.message).toBe('the marketplace marks it sold');
+    expect(store.getOffer('item', d.externalId)?.remoteStatus).toBe('sold');
+    expect(ctx.sold.map((s) => s.external_id)).toEqual([d.externalId]);
+  });
+
+  it('a 409 the GET cannot explain is a failure', async () => {
+    const d = item(ext('i'));
+    const live = await raw.items.create(itemBody(d.externalId));
+    sandbox.setStatus('items', live.id, 'sold');
+    useClient(
+      overrideMethod(raw, 'items', 'get', async () => {
+        throw serverError('GET', `/api/v1/items/${live.id}`);
+      }),
+    );
+    const route = { via: 'patch', ifRefused: 'fail' } as const;
+    await runUpdate(ctx, update(d, live.id, route), route);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(ctx.sold).toEqual([]);
+  });
+
+  it('an account PATCH refused with 422 is the offer failing: the route stays unjudged', async () => {
+    const d = account(ext('a'), { price: -1 });
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    const route = { via: 'patch', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(d, live.id, route), route);
+    expect(rec.calls).toEqual(['accounts.update']);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
+  });
+
+  it('an account PATCH 404 on an offer that is not there: the offer fails, the route is not condemned', async () => {
+    const d = account(ext('a'));
+    const route = { via: 'patch', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(d, 987_654_321, route), route);
+    expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
+  });
+
+  it('an account PATCH answered 404 while the offer exists: the route is learnt as not served', async () => {
+    const d = account(ext('a'), { price: 2345 });
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    useClient(
+      overrideMethod(raw, 'accounts', 'update', async () => {
+        throw new NotFoundError({ method: 'PATCH', path: `/api/v1/accounts/${live.id}`, status: 404 });
+      }),
+    );
+    const route = { via: 'patch', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(d, live.id, route), route);
+    expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
+    expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.fields).toEqual(['price']);
+    expect(store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({ usable: false });
+  });
+
+  it('an item update sends the changed fields only, and a reason "adopted" reports it adopted', async () => {
+    const d = item(ext('i'), { price: 333, title: 'Not sent' });
+    const live = await raw.items.create(itemBody(d.externalId));
+    const route = { via: 'patch', ifRefused: 'fail' } as const;
+    await runUpdate(ctx, update(d, live.id, route, { reason: 'adopted' }), route);
+    expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.fields).toEqual(['price']);
+    expect(await fields(d.externalId)).toMatchObject({ price: 333, title: `Item ${d.externalId}` });
+  });
+
+  it('an account update with images pending sends the uploaded image ids', async () => {
+    const img = image('front');
+    const uploaded = await raw.images.upload({ data: PNG, filename: 'front.png', mimeType: 'image/png' });
+    store.putImage({ sha256: img.sha256, remoteId: uploaded.id, url: null, uploadedAt: 1 });
+    const d = account(ext('a'), {}, [img]);
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    const route = { via: 'patch', ifRefused: 'fail' } as const;
+    const a = update(d, live.id, route, { changes: [], imagesPending: true, sendImages: true });
+    await runUpdate(ctx, a, route);
+    expect(outcomes()).toEqual([`updated:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.fields).toEqual(['image_ids']);
+    expect((await raw.accounts.get({ id: live.id })).fields.image_ids).toEqual([uploaded.id]);
+    expect(store.getOffer('account', d.externalId)?.lastApplied).toMatchObject({ image_ids: [uploaded.id] });
+  });
+});
+
+describe('bulk route edges', () => {
+  const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
+
+  it('a bulk-update that refuses one element: that top-up fails with the reason, the others are applied', async () => {
+    const ts = [topUp(ext('t'), { price: 601 }), topUp(ext('t'), { price: 602 })];
+    const lives = [
+      await raw.topUps.create(topUpBody(ts[0]!.externalId)),
+      await raw.topUps.create(topUpBody(ts[1]!.externalId)),
+    ];
+    sandbox.setStatus('top-ups', lives[1]!.id, 'sold');
+    await bulkUpdateTopUps(
+      ctx,
+      ts.map((t, i) => update(t, lives[i]!.id, bulk)),
+    );
+    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(outcomes()).toEqual([`updated:${ts[0]!.externalId}`, `failed:${ts[1]!.externalId}`]);
+    expect(ctx.outcomes[1]?.message).toMatch(/^bulk-update: .*sold/);
+    expect(store.getOffer('topup', ts[0]!.externalId)?.lastApplied).toMatchObject({ price: 601 });
+    expect(store.getOffer('topup', ts[1]!.externalId)).toBeUndefined();
+  });
+
+  it('batches go in their planned order, one call each', async () => {
+    const ts = [topUp(ext('t'), { price: 701 }), topUp(ext('t'), { price: 702 }), topUp(ext('t'), { price: 703 })];
+    const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
+    const sent: string[][] = [];
+    useClient(
+      overrideMethod(raw, 'topUps', 'bulkUpdate', (original, ...args) => {
+        sent.push((args[0] as { external_id: string }[]).map((e) => e.external_id));
+        return original(...args);
+      }),
+    );
+    const batchOf = [1, 0, 1];
+    await bulkUpdateTopUps(
+      ctx,
+      ts.map((t, i) => update(t, lives[i]!.id, { ...bulk, batch: batchOf[i]! })),
+    );
+    expect(sent).toEqual([[ts[1]!.externalId], [ts[0]!.externalId, ts[2]!.externalId]]);
+  });
+
+  it('a bulk-update failing as a whole (not a refusal of the route) fails each of its top-ups', async () => {
+    const ts = [topUp(ext('t')), topUp(ext('t'))];
+    const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
+    useClient(
+      overrideMethod(raw, 'topUps', 'bulkUpdate', async () => {
+        throw serverError('POST', '/api/v1/top-ups/bulk-update');
+      }),
+    );
+    await bulkUpdateTopUps(
+      ctx,
+      ts.map((t, i) => update(t, lives[i]!.id, bulk)),
+    );
+    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(outcomes().sort()).toEqual(ts.map((t) => `failed:${t.externalId}`).sort());
+    expect(ctx.outcomes[0]?.message).toMatch(/^bulk-update failed: .*server error/);
+    expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)).toBeUndefined();
+  });
+
+  it('a top-up archive by bulk-update: archived in the marketplace and in the state db', async () => {
+    const e = ext('t');
+    const live = await raw.topUps.create(topUpBody(e));
+    store.upsertOffer('topup', e, { remoteId: live.id, remoteStatus: 'listed', managed: true });
+    await bulkArchive(ctx, [archive('topup', e, live.id, bulk)]);
+    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(outcomes()).toEqual([`archived:${e}`]);
+    expect((await raw.topUps.get({ id: live.id })).status).toBe('archived');
+    expect(store.getOffer('topup', e)?.remoteStatus).toBe('archived');
+  });
+
+  it('a bulk-remove whose count falls short, with the list failing too: each confirmed by its own GET', async () => {
+    const es = [ext('a'), ext('a'), ext('a')];
+    const lives = await Promise.all(es.map((e) => raw.accounts.create(accountBody(e))));
+    await raw.accounts.archive({ id: lives[1]!.id });
+    let client = overrideMethod(raw, 'accounts', 'bulkRemove', async (original, ...args) => {
+      // Removes the first only, and says nothing of which.
+      await original({ ids: [lives[0]!.id] }, args[1]);
+      return { success: true, removed: 1 };
+    });
+    client = overrideMethod(client, 'accounts', 'list', () => {
+      throw serverError('GET', '/api/v1/accounts');
+    });
+    client = overrideMethod(client, 'accounts', 'get', async (original, ...args) => {
+      if ((args[0] as { id: number }).id === lives[2]!.id) throw serverError('GET', '/api/v1/accounts/x');
+      return original(...args);
+    });
+    useClient(client);
+    const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
+    await bulkArchive(
+      ctx,
+      es.map((e, i) => archive('account', e, lives[i]!.id, route)),
+    );
+    expect(rec.calls.filter((c) => c === 'accounts.get')).toHaveLength(3);
+    expect(outcomes().sort()).toEqual(
+      [`archived:${es[0]}`, `archived:${es[1]}`, `failed:${es[2]}`].sort((a, b) => a.localeCompare(b)),
+    );
+    expect(ctx.outcomes.find((o) => o.externalId === es[2])?.message).toMatch(/^bulk-remove left it unconfirmed: /);
+  });
+});
+
+describe('archive route edges', () => {
+  it('an offer already gone: forgotten and reported skipped, not failed', async () => {
+    const e = ext('i');
+    store.upsertOffer('item', e, { remoteId: 987_654_321, remoteStatus: 'listed', managed: true });
+    await archiveOne(ctx, archive('item', e, 987_654_321, { via: 'single' }));
+    expect(outcomes()).toEqual([`skipped:${e}`]);
+    expect(ctx.outcomes[0]?.message).toBe('already gone from the marketplace');
+    expect(store.getOffer('item', e)).toBeUndefined();
+  });
+
+  it('a top-up is archived by PATCH status=archived; a failure is reported with the reason', async () => {
+    const e = ext('t');
+    const live = await raw.topUps.create(topUpBody(e));
+    await archiveOne(ctx, archive('topup', e, live.id, { via: 'single' }));
+    expect(rec.calls).toEqual(['topUps.update']);
+    expect((await raw.topUps.get({ id: live.id })).status).toBe('archived');
+    const other = ext('t');
+    useClient(
+      overrideMethod(raw, 'topUps', 'update', async () => {
+        throw serverError('PATCH', '/api/v1/top-ups/1');
+      }),
+    );
+    await archiveOne(ctx, archive('topup', other, live.id, { via: 'single' }));
+    expect(outcomes()).toEqual([`failed:${other}`]);
+    expect(ctx.outcomes[0]?.message).toMatch(/^archive failed: .*server error/);
+  });
+});
+
+describe('upload route edges', () => {
+  it('an image that cannot be read fails, names the offers that need it, and is not sent', async () => {
+    const img = image('broken');
+    const upload: UploadAction = { type: 'upload', image: img, neededBy: ['a-1', 'a-2'] };
+    const failed = await uploadImages(ctx, [upload], async () => {
+      throw new Error('EACCES: permission denied');
+    });
+    expect([...failed]).toEqual([img.sha256]);
+    expect(rec.calls).toEqual([]);
+    expect(outcomes()).toEqual(['failed:images/broken.png']);
+    expect(ctx.outcomes[0]?.message).toBe('upload failed: EACCES: permission denied; needed by a-1, a-2');
+    expect(store.getImage(img.sha256)).toBeUndefined();
+  });
+
+  it('records the uploaded image under its sha256 with the id the marketplace gave, and counts progress', async () => {
+    const img = image('front');
+    await uploadImages(ctx, [{ type: 'upload', image: img, neededBy: ['a-1'] }], async () => PNG);
+    const saved = store.getImage(img.sha256);
+    expect(saved?.remoteId).toEqual(expect.any(Number));
+    expect(ctx.imageId(img.sha256)).toBe(saved?.remoteId);
+    expect(progress).toEqual([1]);
+    expect(store.journalUnfinished()).toEqual([]);
+  });
+});
