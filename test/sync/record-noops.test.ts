@@ -1,0 +1,170 @@
+// Actions that send nothing: the outcome each noop reason reports, what it records in the state db, and that
+// none of them counts as progress. Adoptions: the mapping recorded, and applied fields only when no update follows.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import type { AdoptAction, NoopAction, NoopReason } from '../../src/sync/plan.ts';
+import { recordAdopt, recordNoop } from '../../src/sync/record-noops.ts';
+import { RunContext } from '../../src/sync/run-context.ts';
+import { sandboxAndClient } from '../marketplace/support/contract.ts';
+import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
+
+let raw: MarketplaceClient;
+let close: () => Promise<void>;
+let store: SqliteStateStore;
+let rec: RecordingClient;
+let ctx: RunContext;
+let progress: number[];
+
+beforeAll(async () => {
+  ({ client: raw, close } = await sandboxAndClient());
+});
+afterAll(() => close());
+beforeEach(() => {
+  store = openStateStore(':memory:');
+  rec = recordingClient(raw);
+  progress = [];
+  ctx = new RunContext({
+    client: rec.client,
+    store,
+    logger: silentLogger,
+    runId: 'run-1',
+    createAttempts: 1,
+    onProgress: (done) => progress.push(done),
+  });
+});
+afterEach(() => {
+  // Noops and adoptions are state only: never a request.
+  expect(rec.calls).toEqual([]);
+  store.close();
+});
+
+const noop = (reason: NoopReason, over: Partial<NoopAction> = {}): NoopAction => ({
+  type: 'noop',
+  kind: 'item',
+  externalId: 'i-1',
+  reason,
+  detail: `detail of ${reason}`,
+  ...over,
+});
+const mapped = () => store.upsertOffer('item', 'i-1', { remoteId: 41, remoteStatus: 'listed', managed: true });
+
+describe('noops', () => {
+  it.each([
+    ['unchanged', 'unchanged', undefined],
+    ['blocked', 'blocked', 'detail of blocked'],
+    ['drift-reported', 'skipped', 'detail of drift-reported'],
+    ['backoff', 'held', 'detail of backoff'],
+    ['parked', 'held', 'detail of parked'],
+    ['quarantined', 'skipped', 'detail of quarantined'],
+    ['invalid', 'skipped', 'detail of invalid'],
+    ['unconfirmed', 'skipped', 'detail of unconfirmed'],
+  ] as const)('%s is reported %s, and the state row is left as it was', (reason, outcome, message) => {
+    mapped();
+    const before = store.getOffer('item', 'i-1');
+    recordNoop(ctx, noop(reason));
+    expect(ctx.outcomes).toEqual([expect.objectContaining({ kind: 'item', externalId: 'i-1', outcome })]);
+    expect(ctx.outcomes[0]?.message).toBe(message);
+    expect(store.getOffer('item', 'i-1')).toEqual(before);
+    expect(ctx.sold).toEqual([]);
+    // A noop is not work: the progress counts the offers sent and the adoptions only.
+    expect(progress).toEqual([]);
+  });
+
+  it('a reason without detail is reported by its name', () => {
+    recordNoop(ctx, noop('invalid', { detail: undefined }));
+    expect(ctx.outcomes[0]?.message).toBe('invalid');
+  });
+
+  it('blocked and drift-reported name the fields not sent', () => {
+    const changes = [{ field: 'price', from: 1, to: 2, why: 'drift' }] as const;
+    recordNoop(ctx, noop('blocked', { changes }));
+    recordNoop(ctx, noop('drift-reported', { changes }));
+    expect(ctx.outcomes.map((o) => o.fields)).toEqual([['price'], ['price']]);
+  });
+
+  it.each(['sold', 'refunded', 'processing'] as const)('%s: reported sold, recorded, noted once as a sale', (r) => {
+    mapped();
+    recordNoop(ctx, noop(r, { remoteId: 41 }));
+    expect(ctx.outcomes).toEqual([
+      expect.objectContaining({ externalId: 'i-1', outcome: 'sold', message: `detail of ${r}` }),
+    ]);
+    expect(store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 41, remoteStatus: r });
+    expect(ctx.sold).toEqual([expect.objectContaining({ kind: 'item', external_id: 'i-1', id: 41, status: r })]);
+    // Seen again in a later plan of the same run: the state already says so, no second sale.
+    recordNoop(ctx, noop(r, { remoteId: 41 }));
+    expect(ctx.sold).toHaveLength(1);
+  });
+
+  it('sold without a remote id: reported, nothing recorded', () => {
+    recordNoop(ctx, noop('sold'));
+    expect(ctx.outcomes.map((o) => o.outcome)).toEqual(['sold']);
+    expect(store.getOffer('item', 'i-1')).toBeUndefined();
+    expect(ctx.sold).toEqual([]);
+  });
+
+  it('gone: the state row is forgotten and the offer reported skipped', () => {
+    mapped();
+    recordNoop(ctx, noop('gone'));
+    expect(store.getOffer('item', 'i-1')).toBeUndefined();
+    expect(ctx.outcomes).toEqual([expect.objectContaining({ outcome: 'skipped', message: 'detail of gone' })]);
+  });
+
+  it.each(['unmanaged', 'archived'] as const)('%s is not reported at all', (reason) => {
+    mapped();
+    recordNoop(ctx, noop(reason));
+    expect(ctx.outcomes).toEqual([]);
+    expect(store.getOffer('item', 'i-1')?.remoteStatus).toBe('listed');
+  });
+});
+
+describe('adoptions', () => {
+  const desired: DesiredItem = {
+    kind: 'item',
+    externalId: 'i-1',
+    hash: 'h',
+    source: { file: 'items/a.json' },
+    fields: { title: 'T', price: 5 },
+  };
+  const adopt = (remoteId: number): AdoptAction => ({
+    type: 'adopt',
+    kind: 'item',
+    externalId: 'i-1',
+    remote: { id: remoteId, externalId: 'i-1', status: 'listed', updatedAt: 1_700_000_000_000, fields: {} },
+    desired,
+    fields: { title: 'T', price: 5 },
+    reason: 'found on the marketplace under its external_id',
+  });
+
+  it('alone: maps the offer and records the desired fields as applied, reported adopted', () => {
+    recordAdopt(ctx, adopt(7), true);
+    expect(store.getOffer('item', 'i-1')).toMatchObject({
+      remoteId: 7,
+      remoteStatus: 'listed',
+      remoteUpdatedAt: 1_700_000_000_000,
+      managed: true,
+      sourceFile: 'items/a.json',
+      lastApplied: { title: 'T', price: 5 },
+    });
+    expect(ctx.outcomes).toEqual([
+      expect.objectContaining({ outcome: 'adopted', externalId: 'i-1', file: 'items/a.json' }),
+    ]);
+    expect(progress).toEqual([1]);
+  });
+
+  it('with an update to follow: maps it, records nothing as applied and reports nothing yet', () => {
+    recordAdopt(ctx, adopt(7), false);
+    expect(store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 7, managed: true, lastApplied: null });
+    expect(ctx.outcomes).toEqual([]);
+  });
+
+  it('keeps what was applied to the same offer, forgets what was applied to another one', () => {
+    store.upsertOffer('item', 'i-1', { remoteId: 7, lastApplied: { price: 4 }, managed: false });
+    recordAdopt(ctx, adopt(7), false);
+    expect(store.getOffer('item', 'i-1')?.lastApplied).toEqual({ price: 4 });
+    recordAdopt(ctx, adopt(8), false);
+    expect(store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 8, lastApplied: null });
+  });
+});
