@@ -5,8 +5,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { BadResponseError, ServerError, UnauthenticatedError } from '../../src/marketplace/errors.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import { overrideMethod } from '../support/client-override.ts';
+import { routesMatching } from '../marketplace/support/contract.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { readSnapshot } from '../../src/sync/read-snapshot.ts';
@@ -127,5 +128,98 @@ describe('readSnapshot', () => {
     sandbox.setFaults({});
     expect(snapshot.kinds.account.complete).toBe(false);
     expect(snapshot.kinds.account.error).toMatch(/50\d|server error/);
+  });
+});
+
+describe('readSnapshot: what the list says, checked', () => {
+  const offer = (id: number, externalId: string, updatedAt?: number): RemoteOffer => ({
+    id,
+    externalId,
+    status: 'listed',
+    fields: {},
+    ...(updatedAt !== undefined ? { updatedAt } : {}),
+  });
+  /** The real client, with the accounts list answering these pages (and failing after them when `fail`). */
+  function listing(pages: RemoteOffer[][], fail?: Error): MarketplaceClient {
+    return overrideMethod(client, 'accounts', 'list', () =>
+      (async function* () {
+        for (const [i, items] of pages.entries()) yield { items, page: i + 1, hasMore: i + 1 < pages.length };
+        if (fail) throw fail;
+      })(),
+    );
+  }
+  const read = (c: MarketplaceClient, state: OfferRecord[], extra: Partial<Parameters<typeof readSnapshot>[0]> = {}) =>
+    readSnapshot({ client: c, state, mode: 'full', perPage: 100, logger: silentLogger, ...extra });
+
+  it('an external_id listed twice: keeps the offer the state maps, and names the duplicate', async () => {
+    const c = listing([[offer(5, 'dup'), offer(9, 'dup'), offer(3, 'dup'), offer(7, 'one')]]);
+    const { snapshot } = await read(c, [record('dup', 9)]);
+    expect(snapshot.kinds.account.offers.get('dup')?.id).toBe(9);
+    expect(snapshot.kinds.account.duplicates).toEqual(['dup']);
+    expect(snapshot.kinds.account.offers.get('one')?.id).toBe(7);
+  });
+
+  it('an external_id listed twice that the state does not map: keeps the older (lower id)', async () => {
+    const { snapshot } = await read(listing([[offer(5, 'dup'), offer(9, 'dup'), offer(3, 'dup')]]), []);
+    expect(snapshot.kinds.account.offers.get('dup')?.id).toBe(3);
+    const other = await read(listing([[offer(3, 'dup'), offer(5, 'dup')]]), [record('dup', 42)]);
+    expect(other.snapshot.kinds.account.offers.get('dup')?.id).toBe(3);
+  });
+
+  it('a state row the list missed but its GET finds (the list moved under writes) is taken as listed', async () => {
+    const [id] = await seedAccounts(1);
+    const { snapshot } = await read(listing([[]]), [record('s-0', id!)]);
+    expect(snapshot.kinds.account.offers.get('s-0')?.id).toBe(id);
+    expect([...snapshot.gone, ...snapshot.unconfirmed]).toEqual([]);
+  });
+
+  it('a GET that answers another offer under that id (the id was reused) makes it gone', async () => {
+    const [id] = await seedAccounts(1);
+    const { snapshot } = await read(listing([[]]), [record('renamed', id!)]);
+    expect([...snapshot.gone]).toEqual(['account:renamed']);
+    expect(snapshot.kinds.account.offers.has('renamed')).toBe(false);
+  });
+
+  it('checks by GET only rows that map an offer not archived, and only after a complete full sweep', async () => {
+    sandbox.resetCounters();
+    const archived = { ...record('old', 424242), remoteStatus: 'archived' };
+    const unmapped = { ...record('never-sent', 0), remoteId: null };
+    await read(listing([[]]), [archived, unmapped]);
+    const incomplete = await read(listing([[]], new Error('page 2 failed')), [record('x', 424243)]);
+    const incremental = await read(listing([[offer(1, 'a', 5000)]]), [record('y', 424244)], {
+      mode: 'incremental',
+      watermarks: { account: 1000 },
+    });
+    expect(routesMatching(sandbox, /^GET \/api\/v1\/accounts\/\{identifier\}$/)).toEqual([]);
+    expect(incomplete.snapshot.kinds.account.complete).toBe(false);
+    expect(incomplete.snapshot.kinds.account.error).toBe('page 2 failed');
+    expect([...incomplete.snapshot.gone, ...incremental.snapshot.gone]).toEqual([]);
+  });
+
+  it('watermarks: the newest updated_at of a complete read, never moving back; an incomplete read keeps the old one', async () => {
+    const pages = [[offer(1, 'a', 3000), offer(2, 'b', 9000), offer(3, 'c', 4000)]];
+    expect((await read(listing(pages), [])).watermarks.account).toBe(9000);
+    expect((await read(listing(pages), [], { watermarks: { account: 12_000 } })).watermarks.account).toBe(12_000);
+    const failed = await read(listing(pages, new Error('boom')), [], { watermarks: { account: 1000 } });
+    expect(failed.watermarks.account).toBe(1000);
+  });
+
+  it('an incremental read sorts by -updated_at and keeps what is newer than the watermark only', async () => {
+    const sorts: unknown[] = [];
+    const c = overrideMethod(client, 'accounts', 'list', (original, ...args) => {
+      sorts.push((args[0] as { sort?: string }).sort);
+      return (async function* () {
+        yield { items: [offer(1, 'new', 5000), offer(2, 'same', 1000), offer(3, 'old', 999)], page: 1, hasMore: true };
+        yield { items: [offer(4, 'older', 10)], page: 2, hasMore: false };
+      })();
+    });
+    const inc = await read(c, [], { mode: 'incremental', watermarks: { account: 1000 } });
+    expect(sorts).toEqual(['-updated_at']);
+    expect([...inc.snapshot.kinds.account.offers.keys()]).toEqual(['new', 'same']);
+    expect(inc.pages).toBe(1 + 2); // one page of accounts, then one each of items and top-ups
+    const full = await read(c, [], { mode: 'incremental' }); // no watermark yet: a full sweep
+    expect(sorts[1]).toBe('id');
+    expect(full.snapshot.kinds.account.full).toBe(true);
+    expect(full.snapshot.kinds.account.offers.size).toBe(4);
   });
 });
