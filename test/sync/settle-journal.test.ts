@@ -27,8 +27,12 @@ afterEach(() => {
   store.close();
 });
 
-function interrupted(op: 'create' | 'update', externalId: string): number {
-  const entry = store.journalBegin({ runId: 'crashed-run', op, kind: 'item', keys: [externalId] });
+function interrupted(
+  op: 'create' | 'update' | 'recreate' | 'upload',
+  externalId: string,
+  kind: 'item' | 'image' = 'item',
+): number {
+  const entry = store.journalBegin({ runId: 'crashed-run', op, kind, keys: [externalId] });
   store.journalSet(entry.id, 'sent');
   return entry.id;
 }
@@ -70,5 +74,32 @@ describe('settling the journal at start', () => {
     expect(rec.calls).toEqual([]);
     expect(out.settled).toBe(1);
     expect(store.journalUnfinished()).toEqual([]);
+  });
+
+  it('looks up an interrupted re-create as a create, and keeps what was applied to the same offer', async () => {
+    const e = ext('i');
+    const live = await raw.items.create(itemBody(e));
+    store.upsertOffer('item', e, { remoteId: live.id, lastApplied: { price: 250 }, managed: true });
+    interrupted('recreate', e);
+    const out = await settleJournal(store, rec.client, silentLogger);
+    expect(rec.calls).toEqual(['items.findByExternalId']);
+    expect(out).toEqual({ settled: 1, adopted: 1, unsettled: [] });
+    expect(store.getOffer('item', e)).toMatchObject({ remoteId: live.id, lastApplied: { price: 250 } });
+  });
+
+  it('forgets what was applied to another offer of that external_id', async () => {
+    const e = ext('i');
+    const live = await raw.items.create(itemBody(e));
+    store.upsertOffer('item', e, { remoteId: live.id + 1000, lastApplied: { price: 250 }, managed: false });
+    interrupted('create', e);
+    await settleJournal(store, rec.client, silentLogger);
+    expect(store.getOffer('item', e)).toMatchObject({ remoteId: live.id, lastApplied: null, managed: true });
+  });
+
+  it('closes an interrupted image upload without a lookup (an image has no external_id)', async () => {
+    interrupted('upload', 'sha-1', 'image');
+    const out = await settleJournal(store, rec.client, silentLogger);
+    expect(rec.calls).toEqual([]);
+    expect(out).toEqual({ settled: 1, adopted: 0, unsettled: [] });
   });
 });
