@@ -8,7 +8,8 @@ export function overrideMethod(
   client: MarketplaceClient,
   resource: OfferResourceName,
   method: string,
-  impl: (original: (...args: unknown[]) => Promise<unknown>, ...args: unknown[]) => Promise<unknown>,
+  // unknown, not Promise<unknown>: list() answers an async iterable of pages.
+  impl: (original: (...args: unknown[]) => Promise<unknown>, ...args: unknown[]) => unknown,
 ): MarketplaceClient {
   const target = client[resource];
   const proxied = new Proxy(target, {

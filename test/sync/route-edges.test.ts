@@ -393,7 +393,7 @@ describe('bulk route edges', () => {
     const e = ext('t');
     const live = await raw.topUps.create(topUpBody(e));
     store.upsertOffer('topup', e, { remoteId: live.id, remoteStatus: 'listed', managed: true });
-    await bulkArchive(ctx, [archive('topup', e, live.id, bulk)]);
+    await bulkArchive(ctx, [archive('topup', e, live.id, { via: 'bulk-update', batch: 0, ifRefused: 'single' })]);
     expect(rec.calls).toEqual(['topUps.bulkUpdate']);
     expect(outcomes()).toEqual([`archived:${e}`]);
     expect((await raw.topUps.get({ id: live.id })).status).toBe('archived');
