@@ -12,7 +12,6 @@ import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-st
 import { type ExecutorDeps, execute } from '../../src/sync/executor.ts';
 import type { Plan, PlanAction, UpdateAction } from '../../src/sync/plan.ts';
 import {
-  accountBody,
   ext,
   itemBody,
   PNG,

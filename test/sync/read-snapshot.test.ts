@@ -206,7 +206,7 @@ describe('readSnapshot: what the list says, checked', () => {
 
   it('an incremental read sorts by -updated_at and keeps what is newer than the watermark only', async () => {
     const sorts: unknown[] = [];
-    const c = overrideMethod(client, 'accounts', 'list', (original, ...args) => {
+    const c = overrideMethod(client, 'accounts', 'list', (_original, ...args) => {
       sorts.push((args[0] as { sort?: string }).sort);
       return (async function* () {
         yield { items: [offer(1, 'new', 5000), offer(2, 'same', 1000), offer(3, 'old', 999)], page: 1, hasMore: true };
