@@ -71,15 +71,21 @@ export interface ReloadResult {
   readonly removed: string[];
 }
 
-interface Entry {
+/** A record whose identity is known but which is not an offer (it has an error): the identity rules still count it. */
+interface InvalidEntry {
   readonly kind: OfferKind;
   readonly externalId: string;
-  /** Conflict group: kind and external_id in lower case (docs/architecture.md, Identity). */
-  readonly group: string;
-  readonly key: string;
-  readonly offer?: DesiredOffer;
   readonly source: SourceLocation;
+  readonly hash?: undefined;
 }
+
+/** A record with a known identity: the offer itself when valid, so that 100k offers cost no second object each. */
+type Entry = DesiredOffer | InvalidEntry;
+
+const isOffer = (e: Entry): e is DesiredOffer => e.hash !== undefined;
+
+/** Conflict group: kind and external_id in lower case (docs/architecture.md, Identity). */
+const groupOf = (e: Entry): string => conflictGroup(e.kind, e.externalId);
 
 interface FileResult {
   readonly file: string;
@@ -121,8 +127,17 @@ export class Catalogue {
   private readonly parseOptions: ParseOptions;
 
   private readonly results = new Map<string, FileResult>();
-  private readonly groups = new Map<string, Entry[]>();
-  private readonly conflicted = new Set<string>();
+  /**
+   * Entries by kind and lower-case external_id (the conflict group): one entry, or several in conflict. Keyed per
+   * kind so that an external_id already in lower case is its own key, not a second string.
+   */
+  private readonly groups: { readonly [K in OfferKind]: Map<string, Entry | Entry[]> } = {
+    account: new Map(),
+    item: new Map(),
+    topup: new Map(),
+  };
+  /** The conflict groups with more than one entry, by conflictGroup(). */
+  private readonly conflicted = new Map<string, { readonly kind: OfferKind; readonly id: string }>();
   private readonly imageCache = new Map<string, Promise<ImageCheck>>();
   private sortedFiles: string[] | null = null;
   private walkProblems: CatalogueProblem[] = [];
@@ -164,7 +179,7 @@ export class Catalogue {
   private async doLoad(onFile?: (done: number, total: number) => void): Promise<CatalogueSnapshot> {
     const started = performance.now();
     this.results.clear();
-    this.groups.clear();
+    for (const g of Object.values(this.groups)) g.clear();
     this.conflicted.clear();
     this.imageCache.clear();
     this.sortedFiles = null;
@@ -249,10 +264,12 @@ export class Catalogue {
     await eachInTurn([...toRead], async (file) => {
       fresh.set(file, await this.processFile(file, true));
     });
-    const touched = new Set<string>();
-    for (const file of [...toRemove, ...toRead])
-      for (const e of this.results.get(file)?.entries ?? []) touched.add(e.group);
-    for (const r of fresh.values()) for (const e of r?.entries ?? []) touched.add(e.group);
+    const touched = new Map<string, { kind: OfferKind; id: string }>();
+    const touch = (e: Entry): void => {
+      touched.set(groupOf(e), { kind: e.kind, id: e.externalId.toLowerCase() });
+    };
+    for (const file of [...toRemove, ...toRead]) for (const e of this.results.get(file)?.entries ?? []) touch(e);
+    for (const r of fresh.values()) for (const e of r?.entries ?? []) touch(e);
     const before = this.validIn(touched);
     for (const file of toRemove) this.drop(file);
     for (const [file, r] of fresh) {
@@ -273,11 +290,11 @@ export class Catalogue {
   }
 
   /** key -> hash of the valid offers of these conflict groups. */
-  private validIn(groups: ReadonlySet<string>): Map<string, string> {
+  private validIn(groups: ReadonlyMap<string, { kind: OfferKind; id: string }>): Map<string, string> {
     const out = new Map<string, string>();
-    for (const g of groups) {
-      const entries = this.groups.get(g);
-      if (entries?.length === 1 && entries[0]!.offer) out.set(entries[0]!.key, entries[0]!.offer.hash);
+    for (const { kind, id } of groups.values()) {
+      const e = this.groups[kind].get(id);
+      if (e && !Array.isArray(e) && isOffer(e)) out.set(offerKey(e.kind, e.externalId), e.hash);
     }
     return out;
   }
@@ -287,11 +304,14 @@ export class Catalogue {
     this.results.set(r.file, r);
     this.sortedFiles = null;
     for (const e of r.entries) {
-      const list = this.groups.get(e.group);
-      if (list) {
-        list.push(e);
-        this.conflicted.add(e.group);
-      } else this.groups.set(e.group, [e]);
+      const byId = this.groups[e.kind];
+      const id = e.externalId.toLowerCase();
+      const had = byId.get(id);
+      if (had === undefined) byId.set(id, e);
+      else {
+        byId.set(id, Array.isArray(had) ? [...had, e] : [had, e]);
+        this.conflicted.set(groupOf(e), { kind: e.kind, id });
+      }
     }
   }
 
@@ -301,13 +321,20 @@ export class Catalogue {
     this.results.delete(file);
     this.sortedFiles = null;
     for (const e of old.entries) {
-      const list = this.groups.get(e.group);
-      if (!list) continue;
-      const rest = list.filter((x) => x !== e);
-      if (rest.length === 0) this.groups.delete(e.group);
-      else this.groups.set(e.group, rest);
-      if (rest.length <= 1) this.conflicted.delete(e.group);
+      const byId = this.groups[e.kind];
+      const id = e.externalId.toLowerCase();
+      const had = byId.get(id);
+      if (had === undefined) continue;
+      const rest = Array.isArray(had) ? had.filter((x) => x !== e) : had === e ? [] : [had];
+      if (rest.length === 0) byId.delete(id);
+      else byId.set(id, rest.length === 1 ? rest[0]! : rest);
+      if (rest.length <= 1) this.conflicted.delete(groupOf(e));
     }
+  }
+
+  private entriesOf(kind: OfferKind, id: string): readonly Entry[] {
+    const e = this.groups[kind].get(id);
+    return e === undefined ? [] : Array.isArray(e) ? e : [e];
   }
 
   /** One file to its result; null when the path is not an offer file. */
@@ -352,9 +379,7 @@ export class Catalogue {
             ? { file, pointer: n.source.pointer }
             : { file };
       const externalId = n.externalId;
-      const key = offerKey(kind, externalId);
-      const group = conflictGroup(kind, externalId);
-      const base: Entry = { kind, externalId, group, key, source };
+      const base: InvalidEntry = { kind, externalId, source };
       if (!n.valid) {
         entries.push(base);
         continue;
@@ -392,14 +417,7 @@ export class Catalogue {
         entries.push(base);
         continue;
       }
-      entries.push({
-        kind,
-        externalId,
-        group,
-        key,
-        source,
-        offer: this.offer(n.offer, refs, source),
-      });
+      entries.push(this.offer(n.offer, refs, source));
     }
     if (unknownIdentity && !parsed.unreadable) {
       problems.push({
@@ -470,11 +488,14 @@ export class Catalogue {
       for (const p of r.problems) problems.push(p);
       if (r.quarantined) quarantinedFiles.push(file);
       for (const e of r.entries) {
-        if (e.offer && !(anyConflict && this.conflicted.has(e.group))) offers.push(e.offer);
+        if (isOffer(e) && !(anyConflict && this.conflicted.has(groupOf(e)))) offers.push(e);
         else invalidOffers.push({ kind: e.kind, externalId: e.externalId, file });
       }
     }
-    for (const g of [...this.conflicted].sort()) problems.push(...duplicateProblems(this.groups.get(g) ?? []));
+    for (const g of [...this.conflicted.keys()].sort()) {
+      const { kind, id } = this.conflicted.get(g)!;
+      problems.push(...duplicateProblems(this.entriesOf(kind, id)));
+    }
     return {
       dir: this.dir,
       offers,

@@ -13,14 +13,14 @@ export function normaliseItem(record: RawRecord, file: string, locate?: Locator)
     kind: 'item',
     externalId,
     fields: sortKeys({
-      title: w.requiredText('title'),
-      price: w.requiredNumber('price'),
-      type: w.text('type'),
-      game: w.text('game'),
-      server: w.text('server'),
-      stock: w.number('stock'),
-      status: w.text('status'),
       description: w.text('description'),
+      game: w.text('game'),
+      price: w.requiredNumber('price'),
+      server: w.text('server'),
+      status: w.text('status'),
+      stock: w.number('stock'),
+      title: w.requiredText('title'),
+      type: w.text('type'),
     }),
   });
 }

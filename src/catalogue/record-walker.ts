@@ -226,13 +226,16 @@ export class RecordWalker implements Reporter {
     return found ?? this.mismatch(name, v, `one of ${allowed.join(', ')}`);
   }
 
+  // Lists are copied to arrays of their exact length: an array grown by push keeps spare room, and every
+  // loaded offer keeps its lists.
   strings(name: string): readonly string[] | undefined {
     const v = this.values.get(name);
     if (v === undefined) return undefined;
     if (Array.isArray(v)) {
-      const out: string[] = [];
-      for (const x of v) if (typeof x === 'string') out.push(x);
-      if (out.length === v.length) return out;
+      const out = new Array<string>(v.length);
+      let i = 0;
+      for (const x of v) if (typeof x === 'string') out[i++] = x;
+      if (i === v.length) return out;
     }
     return this.mismatch(name, v, 'a list of strings');
   }
@@ -241,9 +244,10 @@ export class RecordWalker implements Reporter {
     const v = this.values.get(name);
     if (v === undefined) return undefined;
     if (Array.isArray(v)) {
-      const out: number[] = [];
-      for (const x of v) if (typeof x === 'number') out.push(x);
-      if (out.length === v.length) return out;
+      const out = new Array<number>(v.length);
+      let i = 0;
+      for (const x of v) if (typeof x === 'number') out[i++] = x;
+      if (i === v.length) return out;
     }
     return this.mismatch(name, v, 'a list of numbers');
   }
