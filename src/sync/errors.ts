@@ -13,6 +13,22 @@ export class RunStoppedError extends Error {
   }
 }
 
+/**
+ * An archive-and-recreate whose archive went out but whose create was not sent because the run stopped: the old
+ * offer is archived and nothing is listed in its place until the next run creates it.
+ */
+export class StoppedAfterArchiveError extends Error {
+  override readonly name = 'StoppedAfterArchiveError';
+  readonly outcomeUnknown = false;
+
+  constructor(readonly remoteId: number) {
+    super(
+      `archived #${remoteId} to re-create it, but the run was stopped before the create was sent: it is not ` +
+        'listed until the next run creates it again',
+    );
+  }
+}
+
 /** Never sent because the run stopped: dropped from the cleared request queue, or not begun after the stop. */
 export function stoppedBeforeSent(err: unknown): boolean {
   return err instanceof QueueClearedError || err instanceof RunStoppedError;
@@ -27,6 +43,7 @@ export function failure(
   prefix = '',
   suffix = '',
 ): { readonly outcome: 'failed' | 'skipped'; readonly message: string } {
+  if (err instanceof StoppedAfterArchiveError) return { outcome: 'skipped', message: err.message };
   if (stoppedBeforeSent(err))
     return { outcome: 'skipped', message: 'not sent: the run was stopped before it was sent; the next run sends it' };
   return { outcome: 'failed', message: prefix + errorMessage(err) + suffix };

@@ -4,7 +4,7 @@ import type { DesiredOffer } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { CAPABILITIES, isCapabilityRefusal, NOT_SERVED } from './capabilities.ts';
 import { imageIdsOf } from './desired-fields.ts';
-import { errorMessage, failure, statusOf } from './errors.ts';
+import { errorMessage, failure, StoppedAfterArchiveError, statusOf, stoppedBeforeSent } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
 import type { OfferFields } from './offer-fields.ts';
@@ -145,6 +145,7 @@ async function archiveAndCreate(
       resourceOf(ctx.client, d.kind).create(createBody(d, fields), { priority: PRIORITY.create }),
     );
   } catch (err) {
+    if (stoppedBeforeSent(err)) throw new StoppedAfterArchiveError(remoteId);
     if (statusOf(err) !== 409) throw err;
     throw new RecreateRefusedError(
       `archived #${remoteId} to re-create it, but the marketplace refused the create (409: it keeps archived ` +

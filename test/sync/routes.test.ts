@@ -186,6 +186,38 @@ describe('update routes', () => {
     expect(ctx.outcomes[0]?.message).toMatch(/keeps archived external_ids/);
   });
 
+  it('recreate stopped after the archive went out: skipped, saying it is archived until the next run', async () => {
+    const d = account(ext('a'), { price: 4444 });
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    // The run stops (SIGTERM) while the archive is on the wire: the create after it is never begun.
+    const stop = new AbortController();
+    const accounts = new Proxy(rec.client.accounts, {
+      get(t, prop, receiver) {
+        if (prop !== 'archive') return Reflect.get(t, prop, receiver) as unknown;
+        return async (...args: Parameters<typeof t.archive>) => {
+          const out = await t.archive(...args);
+          stop.abort(new Error('stopped by SIGTERM'));
+          return out;
+        };
+      },
+    });
+    const stopped = new RunContext({ ...deps(), client: { ...rec.client, accounts }, signal: stop.signal });
+    const route = { via: 'recreate', ifRefused: 'report' } as const;
+    await runUpdate(stopped, update(d, live.id, route), route);
+    expect(rec.calls).toEqual(['accounts.archive']);
+    expect(stopped.outcomes).toEqual([
+      expect.objectContaining({
+        outcome: 'skipped',
+        message: expect.stringMatching(
+          new RegExp(`archived #${live.id} to re-create it.*stopped before the create.*next run creates it again`),
+        ),
+      }),
+    ]);
+    expect((await raw.accounts.get({ id: live.id })).status).toBe('archived');
+    // Not a verdict on the route: the next run probes it again.
+    expect(store.getCapability(CAPABILITIES.accountRecreate)).toBeUndefined();
+  });
+
   it('bulk-update: one call for a batch of top-ups; each is recorded as applied', async () => {
     const ts = [topUp(ext('t'), { price: 401 }), topUp(ext('t'), { price: 402 })];
     const lives = [
