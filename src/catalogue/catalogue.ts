@@ -97,6 +97,9 @@ interface FileResult {
   readonly csv?: CsvDialect;
 }
 
+/** Shared by every account without images (most of them). */
+const NO_IMAGES: readonly ImageRef[] = Object.freeze([]);
+
 const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 /** Files read between two yields to the event loop (reads are synchronous, see read-file.ts). */
@@ -379,15 +382,15 @@ export class Catalogue {
             ? { file, pointer: n.source.pointer }
             : { file };
       const externalId = n.externalId;
-      const base: InvalidEntry = { kind, externalId, source };
       if (!n.valid) {
-        entries.push(base);
+        entries.push({ kind, externalId, source });
         continue;
       }
       const imagePaths = n.offer.kind === 'account' ? n.offer.images : [];
-      let refs: ImageRef[] = [];
+      let refs = NO_IMAGES;
       let imagesOk = true;
       if (imagePaths.length > 0) {
+        const found: ImageRef[] = [];
         const checks = await Promise.all(imagePaths.map((img) => this.image(img.path)));
         checks.forEach((check, i) => {
           const img = imagePaths[i]!;
@@ -409,12 +412,12 @@ export class Catalogue {
               field: img.field,
               message: check.error,
             });
-          } else refs.push(check.image);
+          } else found.push(check.image);
         });
-        if (!imagesOk) refs = [];
+        refs = found;
       }
       if (!imagesOk) {
-        entries.push(base);
+        entries.push({ kind, externalId, source });
         continue;
       }
       entries.push(this.offer(n.offer, refs, source));

@@ -16,9 +16,10 @@ export const RANK_NAMES = [
 export type RankName = (typeof RANK_NAMES)[number];
 export const DIVISIONS = ['I', 'II', 'III', 'IV'] as const;
 
-const RANK_SET: ReadonlySet<string> = new Set(RANK_NAMES);
+/** Name to the table's own string, so that every offer with a rank shares one. */
+const RANK_SET: ReadonlyMap<string, RankName> = new Map(RANK_NAMES.map((n) => [n, n]));
 const ARABIC_TO_ROMAN: Readonly<Record<string, string>> = { '1': 'I', '2': 'II', '3': 'III', '4': 'IV' };
-const ROMAN: ReadonlySet<string> = new Set(DIVISIONS);
+const ROMAN: ReadonlyMap<string, string> = new Map(DIVISIONS.map((d) => [d, d]));
 // Rank name, then a separator (space, underscore, hyphen), then a division in roman or arabic.
 const COMBINED = /^(.+?)[\s_-]+(iv|iii|ii|i|[1-4])$/i;
 
@@ -33,7 +34,7 @@ export type DivisionResult = { readonly division: string | number } | { readonly
 function rankName(text: string): string | undefined {
   // "Grand Master", "grand_master" are the same name.
   const compact = text.toLowerCase().replace(/[\s_-]+/g, '');
-  return RANK_SET.has(compact) ? compact : undefined;
+  return RANK_SET.get(compact);
 }
 
 export function parseRank(value: unknown): RankResult {
@@ -49,7 +50,7 @@ export function parseRank(value: unknown): RankResult {
   if (m) {
     const combinedName = rankName(m[1]!);
     const div = m[2]!.toUpperCase();
-    if (combinedName) return { rank: combinedName, division: ARABIC_TO_ROMAN[div] ?? div };
+    if (combinedName) return { rank: combinedName, division: ARABIC_TO_ROMAN[div] ?? ROMAN.get(div) ?? div };
   }
   return { error: `${RANK_EXPECTED}, got '${value}'` };
 }
@@ -63,8 +64,8 @@ export function parseDivision(value: unknown): DivisionResult {
   if (typeof value !== 'string') return { error: DIVISION_EXPECTED };
   const s = value.trim();
   if (/^\d+$/.test(s)) return { division: Number(s) };
-  const up = s.toUpperCase();
-  if (ROMAN.has(up)) return { division: up };
+  const roman = ROMAN.get(s.toUpperCase());
+  if (roman !== undefined) return { division: roman };
   return { error: `${DIVISION_EXPECTED}, got '${value}'` };
 }
 

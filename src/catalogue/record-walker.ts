@@ -21,6 +21,7 @@ import {
   normPrice,
   normRank,
   normString,
+  ownString,
   type Reporter,
 } from './values.ts';
 
@@ -41,7 +42,8 @@ const MAX_DETAIL_NESTING = 32;
 
 /** An account detail as written, as a JSON value; undefined when nested deeper than `limit` (or not JSON). */
 function detailValue(v: unknown, limit: number): JsonValue | undefined {
-  if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (typeof v === 'string') return ownString(v);
+  if (v === null || typeof v === 'number' || typeof v === 'boolean') return v;
   if (typeof v !== 'object' || limit === 0) return undefined;
   if (Array.isArray(v)) {
     const out: JsonValue[] = [];
@@ -125,7 +127,7 @@ export class RecordWalker implements Reporter {
     }
     // Identity first, so that every later problem names it.
     const rawId = obj.external_id;
-    if (typeof rawId === 'string' && rawId.trim() !== '') this.externalId = rawId.trim();
+    if (typeof rawId === 'string' && rawId.trim() !== '') this.externalId = ownString(rawId.trim());
     else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) {
       this.externalId = String(rawId);
       this.add(

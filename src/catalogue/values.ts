@@ -10,12 +10,21 @@ export interface Reporter {
   warn(message: string): void;
 }
 
+/**
+ * The string as a copy of its own. A value a parser cut out of a file's text (CSV cells, YAML scalars) can be a
+ * slice that keeps the whole text alive for as long as the offer holding it: V8 slices strings of 13 characters
+ * or more (SlicedString::kMinLength), shorter ones are copied already. JSON.parse always makes new strings.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
 export function normString(v: unknown, spec: Pick<FieldSpec, 'verbatim'>, r: Reporter): string | undefined {
   if (typeof v === 'string') {
-    if (spec.verbatim) return v === '' ? undefined : v;
+    if (spec.verbatim) return v === '' ? undefined : ownString(v);
     // Line ends inside a value must not depend on the editor (CRLF) for the hash to be stable.
     const s = (v.includes('\r') ? v.replace(/\r\n?/g, '\n') : v).trim();
-    return s === '' ? undefined : s;
+    return s === '' ? undefined : ownString(s);
   }
   if (typeof v === 'number') {
     r.warn(`expected a string, got the number ${v}: taken as '${v}'; put it in quotes`);
@@ -77,7 +86,9 @@ export function normEnum(v: unknown, spec: Pick<FieldSpec, 'values' | 'synonyms'
     const s = v.trim().toLowerCase();
     if (s === '') return undefined;
     const canonical = spec.synonyms?.[s] ?? s;
-    if (values.includes(canonical)) return canonical;
+    // The table's own string: one copy for every offer, none of the file's text.
+    const known = values.find((x) => x === canonical);
+    if (known !== undefined) return known;
     const near = suggest(s, values);
     r.error(`expected one of ${values.join(', ')}, got '${v}'${near ? `: did you mean '${near}'?` : ''}`);
     return undefined;
@@ -100,7 +111,7 @@ export function normList(v: unknown, r: Reporter, splitCommas: boolean): string[
     const item = items[i];
     if (typeof item === 'string') {
       const s = item.trim();
-      if (s !== '') out.push(s);
+      if (s !== '') out.push(ownString(s));
     } else if (typeof item === 'number') out.push(String(item));
     else {
       r.error(`item ${i + 1} of the list: expected a string, got ${typeName(item)}`);
