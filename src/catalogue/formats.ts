@@ -12,6 +12,7 @@ import { pointerToken } from './catalogue-problem.ts';
 import { hasDecimalComma, type DecimalMark } from './price.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import { LineIndex, type TextPosition } from './text-position.ts';
+import { simpleYamlRecords } from './yaml-simple.ts';
 
 export interface RawRecord {
   readonly value: unknown;
@@ -427,6 +428,19 @@ function decimalMarkOf(
 }
 
 function parseYaml(text: string): ParsedFile {
+  const records = simpleYamlRecords(text);
+  if (!records) return parseYamlFully(text);
+  // Places are only asked for problems: then yaml reads the file again, for the same answers as above.
+  let full: ParsedFile | undefined;
+  const locate: Locator = (record, path) => {
+    full ??= parseYamlFully(text);
+    return full.locate?.(record, path);
+  };
+  return { records, problems: [], unreadable: false, locate };
+}
+
+/** A YAML file read by yaml's parser, whatever its shape: what simple files skip (yaml-simple.ts). */
+export function parseYamlFully(text: string): ParsedFile {
   const out = { records: [] as RawRecord[], problems: [] as ParseProblem[] };
   const lineCounter = new LineCounter();
   let docs: Document.Parsed[];
