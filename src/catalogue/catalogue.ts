@@ -7,7 +7,7 @@ import { isAbsolute } from 'node:path';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import type { DesiredOffer, ImageRef, OfferKind, SourceLocation } from './desired-offer.ts';
-import { decodeText, parseFile, type CsvDialect, type ParseOptions } from './formats.ts';
+import { decodeText, streamFile, type CsvDialect, type ParseOptions } from './formats.ts';
 import { Hmac256, credentialsHmac, offerHash } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { conflictGroup, offerKey } from './identity.ts';
@@ -360,13 +360,17 @@ export class Catalogue {
     if ('error' in read) return quarantinedResult(file, 'error', read.error);
     const decoded = decodeText(read.buf);
     if ('error' in decoded) return quarantinedResult(file, 'error', decoded.error);
-    const parsed = parseFile(c.format, decoded.text, this.parseOptions);
+    // Each record is normalised as it is read: a large NDJSON or CSV file's raw records are never all held.
+    const parsed = streamFile(c.format, decoded.text, this.parseOptions);
     const kind = parsed.kind ?? c.kind;
-    const problems: CatalogueProblem[] = parsed.problems.map((p) => ({ ...p, file, kind }));
-    const entries: Entry[] = [];
-    const images = new Set<string>();
+    /** The records' problems; the file's own come first, once it is read. */
+    let problems: CatalogueProblem[] = [];
+    let entries: Entry[] = [];
+    let images = new Set<string>();
     let unknownIdentity = false;
-    for (const record of parsed.records) {
+    let step = parsed.records.next();
+    for (; !step.done; step = parsed.records.next()) {
+      const record = step.value;
       const n = normaliseRecord(kind, record, file, parsed.locate);
       for (const p of n.problems) problems.push(p);
       if (n.externalId === undefined) {
@@ -422,7 +426,16 @@ export class Catalogue {
       }
       entries.push(this.offer(n.offer, refs, source));
     }
-    if (unknownIdentity && !parsed.unreadable) {
+    const end = step.value;
+    if (end.void) {
+      // Not readable after all (a CSV file broken further down): as if no record had been read.
+      problems = [];
+      entries = [];
+      images = new Set();
+      unknownIdentity = false;
+    }
+    problems = [...end.problems.map((p) => ({ ...p, file, kind })), ...problems];
+    if (unknownIdentity && !end.unreadable) {
       problems.push({
         severity: 'warning',
         file,
@@ -435,9 +448,9 @@ export class Catalogue {
       file,
       entries,
       problems,
-      quarantined: parsed.unreadable || unknownIdentity,
+      quarantined: end.unreadable || unknownIdentity,
       images,
-      ...(parsed.csv ? { csv: parsed.csv } : {}),
+      ...(end.csv ? { csv: end.csv } : {}),
     };
   }
 

@@ -65,11 +65,24 @@ export function detectDelimiter(text: string, from = 0): CsvDelimiter {
   return best;
 }
 
+/** A CSV text's delimiter, and its rows one at a time (rows.next() throws the CsvError of a row that is not CSV). */
+export interface CsvReader {
+  readonly delimiter: CsvDelimiter;
+  readonly delimiterFrom: CsvTable['delimiterFrom'];
+  readonly rows: Generator<CsvRow, void, undefined>;
+}
+
 /**
  * Parses a whole CSV text. Offsets are into `input` as given (a BOM counts as one character). The delimiter is
  * the `sep=` line's, else `delimiter` when given, else detected from the header line.
  */
 export function parseCsv(input: string, delimiter?: CsvDelimiter): CsvTable {
+  const r = readCsv(input, delimiter);
+  return { rows: [...r.rows], delimiter: r.delimiter, delimiterFrom: r.delimiterFrom };
+}
+
+/** parseCsv one row at a time, so that a large file's rows are never all held at once. */
+export function readCsv(input: string, delimiter?: CsvDelimiter): CsvReader {
   let i = input.charCodeAt(0) === BOM ? 1 : 0;
   let line = 1;
   let chosen: CsvDelimiter;
@@ -88,9 +101,12 @@ export function parseCsv(input: string, delimiter?: CsvDelimiter): CsvTable {
     chosen = detectDelimiter(input, i);
     delimiterFrom = 'header';
   }
-  const DELIM = DELIMITER_CHAR[chosen].charCodeAt(0);
-  const text = input;
-  const rows: CsvRow[] = [];
+  return { delimiter: chosen, delimiterFrom, rows: csvRows(input, i, line, DELIMITER_CHAR[chosen].charCodeAt(0)) };
+}
+
+function* csvRows(text: string, from: number, firstLine: number, DELIM: number): Generator<CsvRow, void, undefined> {
+  let i = from;
+  let line = firstLine;
   const n = text.length;
   while (i < n) {
     const rowLine = line;
@@ -156,14 +172,13 @@ export function parseCsv(input: string, delimiter?: CsvDelimiter): CsvTable {
         endOfRow = true;
       }
     }
-    if (!(cells.length === 1 && cells[0] === '')) rows.push({ line: rowLine, offset: rowOffset, cells });
+    if (!(cells.length === 1 && cells[0] === '')) yield { line: rowLine, offset: rowOffset, cells };
     // Blank lines: skip without a row.
     while (i < n && (text.charCodeAt(i) === LF || text.charCodeAt(i) === CR)) {
       i += text.charCodeAt(i) === CR && text.charCodeAt(i + 1) === LF ? 2 : 1;
       line++;
     }
   }
-  return { rows, delimiter: chosen, delimiterFrom };
 }
 
 /**

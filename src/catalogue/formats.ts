@@ -3,7 +3,7 @@
 // column names for nested fields, '|' between list items; YAML: one offer, a list, {kind?, offers}, or
 // several documents.
 import { Composer, LineCounter, Parser, isMap, isSeq, type CST, type Document, type Node as YamlNode } from 'yaml';
-import { CsvError, DELIMITER_CHAR, cellOffset, parseCsv, type CsvDelimiter, type CsvTable } from './csv.ts';
+import { CsvError, DELIMITER_CHAR, cellOffset, readCsv, type CsvDelimiter, type CsvRow, type CsvTable } from './csv.ts';
 import type { OfferKind } from './desired-offer.ts';
 import { locateJsonError } from './json-error.ts';
 import { jsonValueOffsets, nearestOffset } from './json-positions.ts';
@@ -95,19 +95,68 @@ export function decodeText(buf: Uint8Array): { text: string } | { error: string 
   }
 }
 
-export function parseFile(format: Format, text: string, options: ParseOptions = {}): ParsedFile {
+/** What is known of a file once all its records are read. */
+export interface ParseEnd {
+  readonly problems: ParseProblem[];
+  readonly unreadable: boolean;
+  readonly csv?: CsvDialect;
+  /** The file turned out not to be readable at all (CSV broken further down): the records it gave are void. */
+  readonly void?: true;
+}
+
+/**
+ * A file's records one at a time. NDJSON and CSV files are read a line (a row) at a time, so that the loader
+ * normalises each record before the next is read and never holds a large file's raw records all at once.
+ */
+export interface RecordStream {
+  readonly kind?: OfferKind;
+  readonly locate?: Locator;
+  readonly records: Generator<RawRecord, ParseEnd, undefined>;
+}
+
+export function streamFile(format: Format, text: string, options: ParseOptions = {}): RecordStream {
   switch (format) {
     case 'json':
-      return parseJson(text);
+      return whole(parseJson(text));
     case 'ndjson':
-      return parseNdjson(text);
+      return streamNdjson(text);
     case 'csv':
-      return parseCsvFile(text, options);
+      return streamCsv(text, options);
     case 'yaml':
-      return parseYaml(text);
+      return whole(parseYaml(text));
     default:
       return format satisfies never;
   }
+}
+
+/** A whole file's records. */
+export function parseFile(format: Format, text: string, options: ParseOptions = {}): ParsedFile {
+  const stream = streamFile(format, text, options);
+  const records: RawRecord[] = [];
+  let step = stream.records.next();
+  for (; !step.done; step = stream.records.next()) records.push(step.value);
+  const end = step.value;
+  if (end.void) return { records: [], problems: end.problems, unreadable: end.unreadable };
+  return {
+    records,
+    ...(stream.kind ? { kind: stream.kind } : {}),
+    problems: end.problems,
+    unreadable: end.unreadable,
+    ...(stream.locate ? { locate: stream.locate } : {}),
+    ...(end.csv ? { csv: end.csv } : {}),
+  };
+}
+
+function whole(parsed: ParsedFile): RecordStream {
+  function* records(): Generator<RawRecord, ParseEnd, undefined> {
+    yield* parsed.records;
+    return { problems: parsed.problems, unreadable: parsed.unreadable, ...(parsed.csv ? { csv: parsed.csv } : {}) };
+  }
+  return {
+    ...(parsed.kind ? { kind: parsed.kind } : {}),
+    ...(parsed.locate ? { locate: parsed.locate } : {}),
+    records: records(),
+  };
 }
 
 function pointerOf(base: string, path: PathInRecord): string {
@@ -240,49 +289,69 @@ function parseJson(text: string): ParsedFile {
   return { ...out, ...r, locate };
 }
 
-function parseNdjson(text: string): ParsedFile {
-  const out = { records: [] as RawRecord[], problems: [] as ParseProblem[] };
-  let unreadable = false;
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    let l = lines[i]!;
-    if (i === 0 && l.charCodeAt(0) === 0xfeff) l = l.slice(1);
-    if (l.endsWith('\r')) l = l.slice(0, -1);
-    if (l.trim() === '') continue;
-    try {
-      const value: unknown = JSON.parse(l);
-      if (!isPlainObject(value)) {
-        out.problems.push({ severity: 'error', message: 'each line must be one offer (a JSON object)', line: i + 1 });
+function streamNdjson(text: string): RecordStream {
+  function* records(): Generator<RawRecord, ParseEnd, undefined> {
+    const problems: ParseProblem[] = [];
+    let unreadable = false;
+    for (let start = 0, i = 0; start <= text.length; i++) {
+      const nl = text.indexOf('\n', start);
+      const stop = nl < 0 ? text.length : nl;
+      let l = text.slice(start, stop);
+      start = stop + 1;
+      if (i === 0 && l.charCodeAt(0) === 0xfeff) l = l.slice(1);
+      if (l.endsWith('\r')) l = l.slice(0, -1);
+      if (l.trim() === '') continue;
+      try {
+        const value: unknown = JSON.parse(l);
+        if (!isPlainObject(value)) {
+          problems.push({ severity: 'error', message: 'each line must be one offer (a JSON object)', line: i + 1 });
+          unreadable = true;
+        } else yield { value, line: i + 1 };
+      } catch (err) {
+        const at = locateJsonError(l, (err as Error).message);
+        problems.push({
+          severity: 'error',
+          message: `not valid JSON: ${at.message} (column ${at.column}); each line must be one complete JSON object`,
+          line: i + 1,
+          column: at.column,
+        });
         unreadable = true;
-      } else out.records.push({ value, line: i + 1 });
-    } catch (err) {
-      const at = locateJsonError(l, (err as Error).message);
-      out.problems.push({
-        severity: 'error',
-        message: `not valid JSON: ${at.message} (column ${at.column}); each line must be one complete JSON object`,
-        line: i + 1,
-        column: at.column,
-      });
-      unreadable = true;
+      }
     }
+    return { problems, unreadable };
   }
-  // One line's map at a time: problems come record by record.
+  // Where each line starts, found on the first question; one line's map at a time: problems come record by record.
+  let starts: number[] | undefined;
   let cached: { line: number; find: (pointer: string) => TextPosition | undefined } | undefined;
   const locate: Locator = (record, path) => {
     const line = record.line;
     if (line === undefined) return undefined;
     if (cached?.line !== line) {
-      const text = lines[line - 1]!.replace(/^\uFEFF/, '').replace(/\r$/, '');
-      cached = { line, find: jsonLocator(text, line - 1) };
+      starts ??= lineStarts(text);
+      const from = starts[line - 1];
+      if (from === undefined) return undefined;
+      const to = starts[line] ?? text.length + 1;
+      const lineText = text
+        .slice(from, to - 1)
+        .replace(/^\uFEFF/, '')
+        .replace(/\r$/, '');
+      cached = { line, find: jsonLocator(lineText, line - 1) };
     }
     return cached.find(pointerOf('', path));
   };
-  return { ...out, unreadable, locate };
+  return { locate, records: records() };
+}
+
+/** Offsets at which the lines of an NDJSON text start (lines end at LF, as the reader splits them). */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) starts.push(nl + 1);
+  return starts;
 }
 
 const DELIMITER_NAME: Readonly<Record<CsvDelimiter, string>> = { comma: 'comma', semicolon: 'semicolon', tab: 'tab' };
 
-function parseCsvFile(text: string, options: ParseOptions): ParsedFile {
+function streamCsv(text: string, options: ParseOptions): RecordStream {
   const problems: ParseProblem[] = [];
   const lines = new LineIndex(text);
   // A BOM is not a column an editor counts.
@@ -291,24 +360,46 @@ function parseCsvFile(text: string, options: ParseOptions): ParsedFile {
     const p = lines.position(offset);
     return p.line === 1 && bom ? { line: 1, column: Math.max(1, p.column - bom) } : p;
   };
-  let table: CsvTable;
-  try {
-    table = parseCsv(text, options.csvDelimiter === 'auto' ? undefined : options.csvDelimiter);
-  } catch (err) {
+  const setting = options.csvDelimiter === 'auto' ? undefined : options.csvDelimiter;
+  const notCsv = (err: unknown): ParseEnd => {
     if (!(err instanceof CsvError)) throw err;
     const at = position(err.offset);
-    problems.push({ severity: 'error', message: `not valid CSV: ${err.message}`, line: at.line, column: at.column });
-    return { records: [], problems, unreadable: true };
+    return {
+      problems: [{ severity: 'error', message: `not valid CSV: ${err.message}`, line: at.line, column: at.column }],
+      unreadable: true,
+      void: true,
+    };
+  };
+  const ended = (end: ParseEnd): RecordStream => ({
+    records: (function* (): Generator<RawRecord, ParseEnd, undefined> {
+      return end;
+    })(),
+  });
+  /** Whether the rest of the file is CSV: a file that is not is "not valid CSV" whatever else is wrong with it. */
+  const restIsCsv = (rows: Iterator<CsvRow>): ParseEnd | undefined => {
+    try {
+      while (!rows.next().done);
+      return undefined;
+    } catch (err) {
+      return notCsv(err);
+    }
+  };
+  const reader = readCsv(text, setting);
+  const { delimiter } = reader;
+  let header: CsvRow | undefined;
+  try {
+    const first = reader.rows.next();
+    header = first.done ? undefined : first.value;
+  } catch (err) {
+    return ended(notCsv(err));
   }
-  const { rows, delimiter } = table;
-  const header = rows[0];
   if (!header) {
     problems.push({
       severity: 'warning',
       message: 'the file is empty: a CSV file starts with a header row of field names',
       line: 1,
     });
-    return { records: [], problems, unreadable: false };
+    return ended({ problems, unreadable: false, void: true });
   }
   const names = header.cells.map((c) => c.trim());
   const cellAt = (row: { offset: number }, index: number): TextPosition =>
@@ -317,13 +408,15 @@ function parseCsvFile(text: string, options: ParseOptions): ParsedFile {
   for (let c = 0; c < names.length; c++) {
     const name = names[c]!;
     if (name !== '' && seen.has(name)) {
+      const broken = restIsCsv(reader.rows);
+      if (broken) return ended(broken);
       problems.push({
         severity: 'error',
         message: `column '${name}' appears twice in the header: give each field one column`,
         ...cellAt(header, c),
         field: name,
       });
-      return { records: [], problems, unreadable: true };
+      return ended({ problems, unreadable: true, void: true });
     }
     seen.add(name);
   }
@@ -331,57 +424,63 @@ function parseCsvFile(text: string, options: ParseOptions): ParsedFile {
     const dot = n.indexOf('.');
     return dot > 0 ? ([n.slice(0, dot), n.slice(dot + 1)] as const) : ([n] as const);
   });
-  const decimal = decimalMarkOf(rows, names, delimiter, options.decimalMark);
-  const records: RawRecord[] = [];
-  for (let r = 1; r < rows.length; r++) {
-    const row = rows[r]!;
-    const obj: Record<string, unknown> = {};
-    const count = Math.min(row.cells.length, names.length);
-    for (let c = 0; c < count; c++) {
-      const cell = row.cells[c]!;
-      if (cell.trim() === '') continue; // an empty cell is an absent field
-      const path = paths[c]!;
-      const name = path[0];
-      if (name === '') {
-        problems.push({
-          severity: 'warning',
-          message: `cell ${c + 1} has no column name in the header (ignored)`,
-          ...cellAt(row, c),
-        });
-        continue;
+  const decimal = decimalMarkOf(() => readCsv(text, setting).rows, names, delimiter, options.decimalMark);
+  const dialect: CsvDialect = { delimiter, delimiterFrom: reader.delimiterFrom, ...decimal };
+  function* records(): Generator<RawRecord, ParseEnd, undefined> {
+    try {
+      for (const row of reader.rows) {
+        const obj: Record<string, unknown> = {};
+        const count = Math.min(row.cells.length, names.length);
+        for (let c = 0; c < count; c++) {
+          const cell = row.cells[c]!;
+          if (cell.trim() === '') continue; // an empty cell is an absent field
+          const path = paths[c]!;
+          const name = path[0];
+          if (name === '') {
+            problems.push({
+              severity: 'warning',
+              message: `cell ${c + 1} has no column name in the header (ignored)`,
+              ...cellAt(row, c),
+            });
+            continue;
+          }
+          if (path.length === 1) {
+            obj[name] = CSV_LIST_FIELDS.has(name) && cell.includes('|') ? cell.split('|') : cell;
+          } else {
+            const inner = obj[name];
+            const nested: Record<string, unknown> = isPlainObject(inner) ? inner : {};
+            nested[path[1]] = cell;
+            obj[name] = nested;
+          }
+        }
+        let error: string | undefined;
+        if (row.cells.length > names.length) {
+          const d = DELIMITER_NAME[delimiter];
+          error =
+            `this row has ${row.cells.length} cells but the header has ${names.length} columns (${d}-separated): ` +
+            `put double quotes around a value that contains a ${d}`;
+        } else if (row.cells.length < names.length) {
+          problems.push({
+            severity: 'warning',
+            message:
+              `this row has ${row.cells.length} cells but the header has ${names.length} columns: the missing ` +
+              `ones are taken as empty`,
+            line: row.line,
+            column: 1,
+          });
+        }
+        yield {
+          value: obj,
+          line: row.line,
+          offset: row.offset,
+          ...(error ? { error } : {}),
+          ...(decimal.decimalMark === 'comma' ? { decimalMark: 'comma' as const } : {}),
+        };
       }
-      if (path.length === 1) {
-        obj[name] = CSV_LIST_FIELDS.has(name) && cell.includes('|') ? cell.split('|') : cell;
-      } else {
-        const inner = obj[name];
-        const nested: Record<string, unknown> = isPlainObject(inner) ? inner : {};
-        nested[path[1]] = cell;
-        obj[name] = nested;
-      }
+    } catch (err) {
+      return notCsv(err);
     }
-    let error: string | undefined;
-    if (row.cells.length > names.length) {
-      const d = DELIMITER_NAME[delimiter];
-      error =
-        `this row has ${row.cells.length} cells but the header has ${names.length} columns (${d}-separated): ` +
-        `put double quotes around a value that contains a ${d}`;
-    } else if (row.cells.length < names.length) {
-      problems.push({
-        severity: 'warning',
-        message:
-          `this row has ${row.cells.length} cells but the header has ${names.length} columns: the missing ` +
-          `ones are taken as empty`,
-        line: row.line,
-        column: 1,
-      });
-    }
-    records.push({
-      value: obj,
-      line: row.line,
-      offset: row.offset,
-      ...(error ? { error } : {}),
-      ...(decimal.decimalMark === 'comma' ? { decimalMark: 'comma' as const } : {}),
-    });
+    return { problems, unreadable: false, csv: dialect };
   }
   const columns = new Map(names.map((n, c) => [n, c]));
   const locate: Locator = (record, path) => {
@@ -393,21 +492,16 @@ function parseCsvFile(text: string, options: ParseOptions): ParsedFile {
     }
     return position(record.offset);
   };
-  return {
-    records,
-    problems,
-    unreadable: false,
-    locate,
-    csv: { delimiter, delimiterFrom: table.delimiterFrom, ...decimal },
-  };
+  return { locate, records: records() };
 }
 
 /**
  * The decimal mark of a CSV file's prices: the setting when there is one; never a comma in a comma-separated
  * file (it could only be guessed); else a comma when some price is written with one ('24,99', '1.299,00').
+ * The rows are read for it on their own, before the records, and let go.
  */
 function decimalMarkOf(
-  rows: readonly { cells: readonly string[] }[],
+  rows: () => Iterator<CsvRow>,
   names: readonly string[],
   delimiter: CsvDelimiter,
   setting: ParseOptions['decimalMark'],
@@ -418,10 +512,19 @@ function decimalMarkOf(
   names.forEach((n, c) => {
     if (n === 'price' || n.endsWith('.price')) priceColumns.push(c);
   });
-  for (let r = 1; r < rows.length; r++) {
-    for (const c of priceColumns) {
-      const cell = rows[r]!.cells[c];
-      if (cell !== undefined && hasDecimalComma(cell)) return { decimalMark: 'comma', decimalFrom: 'prices' };
+  if (priceColumns.length > 0) {
+    const it = rows();
+    try {
+      it.next(); // the header
+      for (let r = it.next(); !r.done; r = it.next()) {
+        for (const c of priceColumns) {
+          const cell = r.value.cells[c];
+          if (cell !== undefined && hasDecimalComma(cell)) return { decimalMark: 'comma', decimalFrom: 'prices' };
+        }
+      }
+    } catch (err) {
+      // Not CSV further down: the records' read says so.
+      if (!(err instanceof CsvError)) throw err;
     }
   }
   return { decimalMark: 'point', decimalFrom: 'prices' };
