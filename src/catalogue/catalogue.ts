@@ -15,6 +15,7 @@ import { classify } from './layout.ts';
 import { normaliseRecord } from './normalise.ts';
 import type { NormalisedOffer } from './normalised-offer.ts';
 import { readCatalogueFile, type CatalogueFs } from './read-file.ts';
+import type { SharedStrings } from './values.ts';
 import { walkCatalogue } from './walk.ts';
 
 export type { CatalogueProblem } from './catalogue-problem.ts';
@@ -148,6 +149,7 @@ export class Catalogue {
   private rootReal: string | null = null;
   private loaded = false;
   private chain: Promise<unknown> = Promise.resolve();
+  private strings: SharedStrings | undefined;
 
   constructor(opts: CatalogueOptions) {
     if (typeof opts.dir !== 'string' || !isAbsolute(opts.dir))
@@ -174,7 +176,16 @@ export class Catalogue {
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.chain.then(fn, fn);
+    // Equal strings of the offers read in one load (or reload) are kept once; the table goes with it.
+    const withStrings = async (): Promise<T> => {
+      this.strings = new Map();
+      try {
+        return await fn();
+      } finally {
+        this.strings = undefined;
+      }
+    };
+    const run = this.chain.then(withStrings, withStrings);
     this.chain = run.catch(() => undefined);
     return run;
   }
@@ -371,7 +382,7 @@ export class Catalogue {
     let step = parsed.records.next();
     for (; !step.done; step = parsed.records.next()) {
       const record = step.value;
-      const n = normaliseRecord(kind, record, file, parsed.locate);
+      const n = normaliseRecord(kind, record, file, parsed.locate, this.strings);
       for (const p of n.problems) problems.push(p);
       if (n.externalId === undefined) {
         unknownIdentity = true;

@@ -6,11 +6,17 @@ import type { Locator, RawRecord } from './formats.ts';
 import { sortKeys } from './hash.ts';
 import type { Normalised, NormalisedAccount } from './normalised-offer.ts';
 import { RecordWalker } from './record-walker.ts';
+import type { SharedStrings } from './values.ts';
 
 const NESTED = { parameters: PARAMETER_FIELDS, credentials: CREDENTIAL_FIELDS };
 
-export function normaliseAccount(record: RawRecord, file: string, locate?: Locator): Normalised<NormalisedAccount> {
-  const w = new RecordWalker('account', ACCOUNT_FIELDS, record, file, locate, NESTED);
+export function normaliseAccount(
+  record: RawRecord,
+  file: string,
+  locate?: Locator,
+  strings?: SharedStrings,
+): Normalised<NormalisedAccount> {
+  const w = new RecordWalker('account', ACCOUNT_FIELDS, record, file, locate, NESTED, strings);
   const externalId = w.walk();
   if (externalId === undefined) return w.invalid();
   const credentials = credentialsOf(w);

@@ -4,9 +4,15 @@ import { sortKeys } from './hash.ts';
 import { ITEM_FIELDS } from './item-schema.ts';
 import type { Normalised, NormalisedItem } from './normalised-offer.ts';
 import { RecordWalker } from './record-walker.ts';
+import type { SharedStrings } from './values.ts';
 
-export function normaliseItem(record: RawRecord, file: string, locate?: Locator): Normalised<NormalisedItem> {
-  const w = new RecordWalker('item', ITEM_FIELDS, record, file, locate);
+export function normaliseItem(
+  record: RawRecord,
+  file: string,
+  locate?: Locator,
+  strings?: SharedStrings,
+): Normalised<NormalisedItem> {
+  const w = new RecordWalker('item', ITEM_FIELDS, record, file, locate, undefined, strings);
   const externalId = w.walk();
   if (externalId === undefined) return w.invalid();
   return w.valid({

@@ -3,10 +3,16 @@ import type { Locator, RawRecord } from './formats.ts';
 import { sortKeys } from './hash.ts';
 import type { Normalised, NormalisedTopUp } from './normalised-offer.ts';
 import { RecordWalker } from './record-walker.ts';
+import type { SharedStrings } from './values.ts';
 import { TOPUP_FIELDS, WAITING_TIME_UNITS } from './topup-schema.ts';
 
-export function normaliseTopUp(record: RawRecord, file: string, locate?: Locator): Normalised<NormalisedTopUp> {
-  const w = new RecordWalker('topup', TOPUP_FIELDS, record, file, locate);
+export function normaliseTopUp(
+  record: RawRecord,
+  file: string,
+  locate?: Locator,
+  strings?: SharedStrings,
+): Normalised<NormalisedTopUp> {
+  const w = new RecordWalker('topup', TOPUP_FIELDS, record, file, locate, undefined, strings);
   const externalId = w.walk();
   if (externalId === undefined) return w.invalid();
   return w.valid({

@@ -7,11 +7,13 @@ import { normaliseAccount } from './normalise-account.ts';
 import { normaliseItem } from './normalise-item.ts';
 import { normaliseTopUp } from './normalise-topup.ts';
 import type { Normalised, NormalisedOfferOf } from './normalised-offer.ts';
+import type { SharedStrings } from './values.ts';
 
 export type Normaliser<K extends OfferKind> = (
   record: RawRecord,
   file: string,
   locate?: Locator,
+  strings?: SharedStrings,
 ) => Normalised<NormalisedOfferOf<K>>;
 
 export const NORMALISERS: { readonly [K in OfferKind]: Normaliser<K> } = {
@@ -25,6 +27,8 @@ export function normaliseRecord<K extends OfferKind>(
   record: RawRecord,
   file: string,
   locate?: Locator,
+  /** Shares equal strings between the offers of a load (values.ts, SharedStrings). */
+  strings?: SharedStrings,
 ): Normalised<NormalisedOfferOf<K>> {
-  return NORMALISERS[kind](record, file, locate);
+  return NORMALISERS[kind](record, file, locate, strings);
 }

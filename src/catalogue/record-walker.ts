@@ -23,6 +23,8 @@ import {
   normString,
   ownString,
   type Reporter,
+  type SharedStrings,
+  shared,
 } from './values.ts';
 
 type Path = readonly (string | number)[];
@@ -100,6 +102,7 @@ export class RecordWalker implements Reporter {
     private readonly locate: Locator | undefined,
     /** The tables of the objects nested in a record (accounts only). */
     private readonly nested: NestedTables = NO_NESTED,
+    private readonly sharedStrings?: SharedStrings,
   ) {
     this.source = {
       ...(record.line !== undefined ? { line: record.line } : {}),
@@ -113,6 +116,10 @@ export class RecordWalker implements Reporter {
 
   warn(message: string): void {
     this.add('warning', this.path, message);
+  }
+
+  own(s: string): string {
+    return this.sharedStrings ? shared(this.sharedStrings, s) : ownString(s);
   }
 
   /**

@@ -8,6 +8,24 @@ import { suggest } from './suggest.ts';
 export interface Reporter {
   error(message: string): void;
   warn(message: string): void;
+  /** The string to keep in the offer: a copy of its own, shared with the equal strings of other offers. */
+  own(s: string): string;
+}
+
+/**
+ * One copy of each string value of a load's offers, while it loads: a description or a game written the same on
+ * thousands of offers is kept once. Secrets (verbatim fields) never go in.
+ */
+export type SharedStrings = Map<string, string>;
+
+/** `s` from the table, else its own copy, added. */
+export function shared(table: SharedStrings, s: string): string {
+  let x = table.get(s);
+  if (x === undefined) {
+    x = ownString(s);
+    table.set(x, x);
+  }
+  return x;
 }
 
 /**
@@ -24,7 +42,7 @@ export function normString(v: unknown, spec: Pick<FieldSpec, 'verbatim'>, r: Rep
     if (spec.verbatim) return v === '' ? undefined : ownString(v);
     // Line ends inside a value must not depend on the editor (CRLF) for the hash to be stable.
     const s = (v.includes('\r') ? v.replace(/\r\n?/g, '\n') : v).trim();
-    return s === '' ? undefined : ownString(s);
+    return s === '' ? undefined : r.own(s);
   }
   if (typeof v === 'number') {
     r.warn(`expected a string, got the number ${v}: taken as '${v}'; put it in quotes`);
@@ -111,7 +129,7 @@ export function normList(v: unknown, r: Reporter, splitCommas: boolean): string[
     const item = items[i];
     if (typeof item === 'string') {
       const s = item.trim();
-      if (s !== '') out.push(ownString(s));
+      if (s !== '') out.push(r.own(s));
     } else if (typeof item === 'number') out.push(String(item));
     else {
       r.error(`item ${i + 1} of the list: expected a string, got ${typeName(item)}`);
