@@ -27,6 +27,11 @@ export interface RawRecord {
   readonly offset?: number;
   /** YAML: index of the document holding the record. */
   readonly doc?: number;
+  /**
+   * Its strings may be slices of the file's text (CSV cells, YAML scalars), which would keep the whole text
+   * alive: the normaliser copies those it keeps.
+   */
+  readonly fromText?: true;
 }
 
 export type PathInRecord = readonly (string | number)[];
@@ -200,7 +205,8 @@ function recordsOf(
       value,
       pointer: pointerOf('', path),
       ...(p ? { line: p.line } : {}),
-      ...(doc !== undefined ? { doc } : {}),
+      // YAML (a document index): yaml's scalars are slices of the text.
+      ...(doc !== undefined ? { doc, fromText: true as const } : {}),
     };
   };
   if (value === null || value === undefined) return { unreadable: false };
@@ -475,6 +481,7 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
           offset: row.offset,
           ...(error ? { error } : {}),
           ...(decimal.decimalMark === 'comma' ? { decimalMark: 'comma' as const } : {}),
+          fromText: true,
         };
       }
     } catch (err) {

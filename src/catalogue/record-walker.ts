@@ -43,14 +43,14 @@ function isPlainObject(v: unknown): v is RawObject {
 const MAX_DETAIL_NESTING = 32;
 
 /** An account detail as written, as a JSON value; undefined when nested deeper than `limit` (or not JSON). */
-function detailValue(v: unknown, limit: number): JsonValue | undefined {
-  if (typeof v === 'string') return ownString(v);
+function detailValue(v: unknown, limit: number, own: (s: string) => string): JsonValue | undefined {
+  if (typeof v === 'string') return own(v);
   if (v === null || typeof v === 'number' || typeof v === 'boolean') return v;
   if (typeof v !== 'object' || limit === 0) return undefined;
   if (Array.isArray(v)) {
     const out: JsonValue[] = [];
     for (const x of v) {
-      const j = detailValue(x, limit - 1);
+      const j = detailValue(x, limit - 1, own);
       if (j === undefined) return undefined;
       out.push(j);
     }
@@ -59,7 +59,7 @@ function detailValue(v: unknown, limit: number): JsonValue | undefined {
   if (!isPlainObject(v)) return undefined;
   const out: { [key: string]: JsonValue } = {};
   for (const [k, x] of Object.entries(v)) {
-    const j = detailValue(x, limit - 1);
+    const j = detailValue(x, limit - 1, own);
     if (j === undefined) return undefined;
     out[k] = j;
   }
@@ -118,8 +118,11 @@ export class RecordWalker implements Reporter {
     this.add('warning', this.path, message);
   }
 
-  own(s: string): string {
-    return this.sharedStrings ? shared(this.sharedStrings, s) : ownString(s);
+  own(s: string, share = true): string {
+    // Values of JSON and NDJSON files are new strings already (JSON.parse); CSV and YAML ones may be slices.
+    const copy = this.record.fromText === true;
+    if (share && this.sharedStrings) return shared(this.sharedStrings, s, copy);
+    return copy ? ownString(s) : s;
   }
 
   /**
@@ -134,7 +137,7 @@ export class RecordWalker implements Reporter {
     }
     // Identity first, so that every later problem names it.
     const rawId = obj.external_id;
-    if (typeof rawId === 'string' && rawId.trim() !== '') this.externalId = ownString(rawId.trim());
+    if (typeof rawId === 'string' && rawId.trim() !== '') this.externalId = this.own(rawId.trim(), false);
     else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) {
       this.externalId = String(rawId);
       this.add(
@@ -398,7 +401,7 @@ export class RecordWalker implements Reporter {
             this.normValue(known, pv, [...path, k], `parameters.${k}`);
             continue;
           }
-          const detail = detailValue(typeof pv === 'string' ? pv.trim() : pv, MAX_DETAIL_NESTING);
+          const detail = detailValue(typeof pv === 'string' ? pv.trim() : pv, MAX_DETAIL_NESTING, (s) => this.own(s));
           if (detail === undefined) {
             this.path = [...path, k];
             this.error(

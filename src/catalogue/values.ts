@@ -8,8 +8,11 @@ import { suggest } from './suggest.ts';
 export interface Reporter {
   error(message: string): void;
   warn(message: string): void;
-  /** The string to keep in the offer: a copy of its own, shared with the equal strings of other offers. */
-  own(s: string): string;
+  /**
+   * The string to keep in the offer: never a slice of the file's text, and (unless `share` is false, as for
+   * secrets) one copy with the equal strings of other offers.
+   */
+  own(s: string, share?: boolean): string;
 }
 
 /**
@@ -18,11 +21,11 @@ export interface Reporter {
  */
 export type SharedStrings = Map<string, string>;
 
-/** `s` from the table, else its own copy, added. */
-export function shared(table: SharedStrings, s: string): string {
+/** `s` from the table, else `s` (its own copy when `copy`), added. */
+export function shared(table: SharedStrings, s: string, copy: boolean): string {
   let x = table.get(s);
   if (x === undefined) {
-    x = ownString(s);
+    x = copy ? ownString(s) : s;
     table.set(x, x);
   }
   return x;
@@ -39,7 +42,7 @@ export function ownString(s: string): string {
 
 export function normString(v: unknown, spec: Pick<FieldSpec, 'verbatim'>, r: Reporter): string | undefined {
   if (typeof v === 'string') {
-    if (spec.verbatim) return v === '' ? undefined : ownString(v);
+    if (spec.verbatim) return v === '' ? undefined : r.own(v, false);
     // Line ends inside a value must not depend on the editor (CRLF) for the hash to be stable.
     const s = (v.includes('\r') ? v.replace(/\r\n?/g, '\n') : v).trim();
     return s === '' ? undefined : r.own(s);

@@ -124,14 +124,14 @@ export function simpleYamlRecords(text: string): RawRecord[] | undefined {
       current = {};
       if (!pair(line, at, current)) return undefined;
       indent = at;
-      records.push({ value: current, pointer: `/${records.length}`, line: n + 1, doc: 0 });
+      records.push({ value: current, pointer: `/${records.length}`, line: n + 1, doc: 0, fromText: true });
       continue;
     }
     if (list === undefined && first === 0) {
       list = false;
       indent = 0;
       current = {};
-      records.push({ value: current, pointer: '', line: n + 1, doc: 0 });
+      records.push({ value: current, pointer: '', line: n + 1, doc: 0, fromText: true });
     }
     if (current === undefined || first !== indent || !pair(line, first, current)) return undefined;
   }
