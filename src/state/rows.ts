@@ -57,24 +57,68 @@ export const OFFER_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof OffersTable)[];
 
+/**
+ * A row of listOffers. Every run reads all of them at once (100,000 for a large seller), so the row keeps
+ * its last-applied fields as the JSON text the db holds and parses it when read: the planner reads it once per
+ * offer, and the parsed objects were the largest part of the state in memory. Repeated strings (kind, status,
+ * source file) are shared, not one copy per row.
+ */
+class ListedOffer implements OfferRecord {
+  readonly #lastApplied: string | null;
+  constructor(
+    readonly kind: StateKind,
+    readonly externalId: string,
+    readonly remoteId: number | null,
+    lastApplied: string | null,
+    readonly credentialsHmac: string | null,
+    readonly imageHashes: readonly string[],
+    readonly contentHash: string | null,
+    readonly remoteStatus: string | null,
+    readonly remoteUpdatedAt: number | null,
+    readonly managed: boolean,
+    readonly sourceFile: string | null,
+    readonly lossyFields: readonly string[],
+    readonly updatedAt: number,
+  ) {
+    this.#lastApplied = lastApplied;
+  }
+
+  get lastApplied(): Readonly<Record<string, unknown>> | null {
+    return this.#lastApplied === null ? null : (JSON.parse(this.#lastApplied) as Record<string, unknown>);
+  }
+}
+
+/** One shared copy of each distinct string of a column across a listing. */
+export class StringPool {
+  readonly #strings = new Map<string, string>();
+  intern<T extends string | null>(s: T): T {
+    if (s === null) return s;
+    const known = this.#strings.get(s);
+    if (known !== undefined) return known as T;
+    this.#strings.set(s, s);
+    return s;
+  }
+}
+
+const KINDS: Readonly<Record<string, StateKind>> = { account: 'account', item: 'item', topup: 'topup' };
+
 /** The fast path of listOffers: a row as an array in OFFER_COLUMNS order. */
-export function offerFromTuple(t: readonly unknown[]): OfferRecord {
-  const lastApplied = t[3] as string | null;
-  return {
-    kind: t[0] as StateKind,
-    externalId: t[1] as string,
-    remoteId: t[2] as number | null,
-    lastApplied: lastApplied === null ? null : (JSON.parse(lastApplied) as Record<string, unknown>),
-    credentialsHmac: t[4] as string | null,
-    imageHashes: stringArray(t[5] as string),
-    contentHash: t[6] as string | null,
-    remoteStatus: t[7] as string | null,
-    remoteUpdatedAt: t[8] as number | null,
-    managed: t[9] === 1,
-    sourceFile: t[10] as string | null,
-    lossyFields: stringArray(t[11] as string),
-    updatedAt: t[12] as number,
-  };
+export function offerFromTuple(t: readonly unknown[], pool: StringPool): OfferRecord {
+  return new ListedOffer(
+    KINDS[t[0] as string] ?? (t[0] as StateKind),
+    t[1] as string,
+    t[2] as number | null,
+    t[3] as string | null,
+    t[4] as string | null,
+    stringArray(t[5] as string),
+    t[6] as string | null,
+    pool.intern(t[7] as string | null),
+    t[8] as number | null,
+    t[9] === 1,
+    pool.intern(t[10] as string | null),
+    stringArray(t[11] as string),
+    t[12] as number,
+  );
 }
 
 /** The columns an OfferRecordPatch sets, in the order the upsert statements are keyed by. */

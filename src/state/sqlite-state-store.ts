@@ -22,6 +22,7 @@ import {
   applyOfferPatch,
   offerDefaults,
   offerFromTuple,
+  StringPool,
   OFFER_COLUMNS,
   OFFER_PATCH_COLUMNS,
   toCapabilityRecord,
@@ -316,7 +317,8 @@ export class SqliteStateStore implements StateStore {
     // 100k offers are read at the start of every run: arrays, not an object per row, halve the time.
     const rows = kind === undefined ? this.#s.listOffers.tuples() : this.#s.listOffersOfKind.tuples({ kind });
     const out: OfferRecord[] = [];
-    for (const t of rows) out.push(offerFromTuple(t));
+    const pool = new StringPool();
+    for (const t of rows) out.push(offerFromTuple(t, pool));
     return out;
   }
 

@@ -47,12 +47,15 @@ function remembered(rec: OfferRecord | undefined): RemoteOffer | undefined {
   };
 }
 
-/** Catalogue offers first (in catalogue order), then remote-only offers as listed per kind, then state-only. */
-export function match(input: MatchInput): MatchedOffer[] {
+/**
+ * Catalogue offers first (in catalogue order), then remote-only offers as listed per kind, then state-only.
+ * Yielded one at a time: the planner decides each before the next is built, so 100,000 matched records are
+ * never held at once.
+ */
+export function* match(input: MatchInput): Generator<MatchedOffer> {
   const { remote } = input;
   const stateByKey = new Map<OfferKey, OfferRecord>();
   for (const rec of input.state) stateByKey.set(offerKey(rec.kind, rec.externalId), rec);
-  const out: MatchedOffer[] = [];
   const seen = new Set<OfferKey>();
 
   for (const d of input.offers) {
@@ -62,33 +65,40 @@ export function match(input: MatchInput): MatchedOffer[] {
     const snap = remote.kinds[d.kind];
     const listed = snap.offers.get(d.externalId);
     const base = { key, kind: d.kind, externalId: d.externalId, desired: d, state: rec };
-    if (remote.unconfirmed.has(key)) out.push({ ...base, side: 'catalogue', live: undefined, presence: 'unconfirmed' });
-    else if (listed) out.push({ ...base, side: 'both', live: listed, presence: 'listed' });
-    else if (remote.gone.has(key)) out.push({ ...base, side: 'catalogue', live: undefined, presence: 'gone' });
+    if (remote.unconfirmed.has(key)) yield { ...base, side: 'catalogue', live: undefined, presence: 'unconfirmed' };
+    else if (listed) yield { ...base, side: 'both', live: listed, presence: 'listed' };
+    else if (remote.gone.has(key)) yield { ...base, side: 'catalogue', live: undefined, presence: 'gone' };
     else {
       const memory = snap.full ? undefined : remembered(rec);
-      if (memory) out.push({ ...base, side: 'both', live: memory, presence: 'remembered' });
-      else out.push({ ...base, side: 'catalogue', live: undefined, presence: 'absent' });
+      if (memory) yield { ...base, side: 'both', live: memory, presence: 'remembered' };
+      else yield { ...base, side: 'catalogue', live: undefined, presence: 'absent' };
     }
   }
 
-  const removed = (kind: OfferKind, externalId: string, live: RemoteOffer | undefined, presence: Presence) => {
+  const removed = (
+    kind: OfferKind,
+    externalId: string,
+    live: RemoteOffer | undefined,
+    presence: Presence,
+  ): MatchedOffer | undefined => {
     const key = offerKey(kind, externalId);
-    if (seen.has(key)) return;
+    if (seen.has(key)) return undefined;
     seen.add(key);
     const state = stateByKey.get(key);
-    out.push({ key, kind, externalId, side: 'remote', desired: undefined, state, live, presence });
+    return { key, kind, externalId, side: 'remote', desired: undefined, state, live, presence };
   };
   const presenceOf = (key: OfferKey, otherwise: Presence): Presence =>
     remote.gone.has(key) ? 'gone' : remote.unconfirmed.has(key) ? 'unconfirmed' : otherwise;
   for (const kind of OFFER_KINDS)
-    for (const [externalId, live] of remote.kinds[kind].offers)
-      removed(kind, externalId, live, presenceOf(offerKey(kind, externalId), 'listed'));
+    for (const [externalId, live] of remote.kinds[kind].offers) {
+      const m = removed(kind, externalId, live, presenceOf(offerKey(kind, externalId), 'listed'));
+      if (m) yield m;
+    }
   for (const rec of input.state) {
     const presence = presenceOf(offerKey(rec.kind, rec.externalId), 'remembered');
     // In a full sweep an offer absent from the list is either confirmed gone or unconfirmed.
     if (remote.kinds[rec.kind].full && presence === 'remembered') continue;
-    removed(rec.kind, rec.externalId, remembered(rec), presence);
+    const m = removed(rec.kind, rec.externalId, remembered(rec), presence);
+    if (m) yield m;
   }
-  return out;
 }
