@@ -1,6 +1,7 @@
 // The state of one seller in PostgreSQL: the same StateStore as the sqlite file, with every row keyed by
 // seller, so one database serves many sellers and many replicas. Synchronous through SyncPostgresConnection.
 import { silentLogger, type Logger } from '../log/logger.ts';
+import { type OfferView, offerViewOf } from './offer-view.ts';
 import type { MigrationResult } from './migrations.ts';
 import { SCHEMA_VERSION_KEY } from './migrations.ts';
 import { migratePostgres } from './postgres-migrations.ts';
@@ -161,6 +162,11 @@ export class PostgresStateStore implements StateStore {
             kind,
           ]);
     return res.rows.map(toOfferRecord);
+  }
+
+  offerView(): OfferView {
+    // One query per offer would be 100,000 round trips: the listing is read once.
+    return offerViewOf(this.listOffers());
   }
 
   upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): OfferRecord {

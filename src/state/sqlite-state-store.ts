@@ -2,6 +2,7 @@
 // open, every statement compiled once by kysely and prepared once. Synchronous, like better-sqlite3.
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
+import type { OfferView } from './offer-view.ts';
 import type { ExpressionBuilder, OnConflictTables, OnConflictUpdateDatabase, UpdateObject } from 'kysely';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { compile, param, queryBuilder as qb, type CompiledStatement, type SqlValue } from './compiled-statement.ts';
@@ -126,6 +127,22 @@ export class SqliteStateStore implements StateStore {
       ),
       // Explicit column lists: listOffers reads them as tuples, by position.
       listOffers: compile(db, qb.selectFrom('offers').select(OFFER_COLUMNS).orderBy('kind').orderBy('external_id')),
+      findOffer: compile(
+        db,
+        qb
+          .selectFrom('offers')
+          .select(OFFER_COLUMNS)
+          .where('kind', '=', param<string>('kind'))
+          .where('external_id', '=', param<string>('externalId')),
+      ),
+      countManaged: compile(
+        db,
+        qb
+          .selectFrom('offers')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('managed', '=', 1)
+          .where((eb) => eb.or([eb('remote_status', 'is', null), eb('remote_status', '!=', 'archived')])),
+      ),
       listOffersOfKind: compile(
         db,
         qb.selectFrom('offers').select(OFFER_COLUMNS).where('kind', '=', param<string>('kind')).orderBy('external_id'),
@@ -320,6 +337,21 @@ export class SqliteStateStore implements StateStore {
     const pool = new StringPool();
     for (const t of rows) out.push(offerFromTuple(t, pool));
     return out;
+  }
+
+  offerView(): OfferView {
+    const s = this.#s;
+    const pool = new StringPool();
+    return {
+      get(kind, externalId) {
+        for (const t of s.findOffer.tuples({ kind, externalId })) return offerFromTuple(t, pool);
+        return undefined;
+      },
+      *all() {
+        for (const t of s.listOffers.tuples()) yield offerFromTuple(t, pool);
+      },
+      countManaged: () => Number(s.countManaged.get()?.n ?? 0),
+    };
   }
 
   upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): OfferRecord {

@@ -1,3 +1,4 @@
+import type { OfferView } from './offer-view.ts';
 import type {
   CapabilityRecord,
   ImageRecord,
@@ -27,6 +28,8 @@ export interface StateStore {
   // offers
   getOffer(kind: StateKind, externalId: string): OfferRecord | undefined;
   listOffers(kind?: StateKind): OfferRecord[];
+  /** The offers as a run's planning reads them (offer-view.ts). */
+  offerView(): OfferView;
   upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): OfferRecord;
   deleteOffer(kind: StateKind, externalId: string): void;
   /** Many upserts in one transaction (adopting thousands of offers). */

@@ -4,6 +4,7 @@
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
 import { type OfferKey, offerKey } from './offer-key.ts';
 import type { RemoteSnapshot } from './remote-snapshot.ts';
@@ -32,7 +33,7 @@ export interface MatchedOffer {
 
 export interface MatchInput {
   readonly offers: readonly DesiredOffer[];
-  readonly state: readonly OfferRecord[];
+  readonly state: OfferView;
   readonly remote: RemoteSnapshot;
 }
 
@@ -53,15 +54,13 @@ function remembered(rec: OfferRecord | undefined): RemoteOffer | undefined {
  * never held at once.
  */
 export function* match(input: MatchInput): Generator<MatchedOffer> {
-  const { remote } = input;
-  const stateByKey = new Map<OfferKey, OfferRecord>();
-  for (const rec of input.state) stateByKey.set(offerKey(rec.kind, rec.externalId), rec);
+  const { remote, state } = input;
   const seen = new Set<OfferKey>();
 
   for (const d of input.offers) {
     const key = offerKey(d.kind, d.externalId);
     seen.add(key);
-    const rec = stateByKey.get(key);
+    const rec = state.get(d.kind, d.externalId);
     const snap = remote.kinds[d.kind];
     const listed = snap.offers.get(d.externalId);
     const base = { key, kind: d.kind, externalId: d.externalId, desired: d, state: rec };
@@ -84,8 +83,8 @@ export function* match(input: MatchInput): Generator<MatchedOffer> {
     const key = offerKey(kind, externalId);
     if (seen.has(key)) return undefined;
     seen.add(key);
-    const state = stateByKey.get(key);
-    return { key, kind, externalId, side: 'remote', desired: undefined, state, live, presence };
+    const rec = state.get(kind, externalId);
+    return { key, kind, externalId, side: 'remote', desired: undefined, state: rec, live, presence };
   };
   const presenceOf = (key: OfferKey, otherwise: Presence): Presence =>
     remote.gone.has(key) ? 'gone' : remote.unconfirmed.has(key) ? 'unconfirmed' : otherwise;
@@ -94,11 +93,19 @@ export function* match(input: MatchInput): Generator<MatchedOffer> {
       const m = removed(kind, externalId, live, presenceOf(offerKey(kind, externalId), 'listed'));
       if (m) yield m;
     }
-  for (const rec of input.state) {
-    const presence = presenceOf(offerKey(rec.kind, rec.externalId), 'remembered');
+  // Offers only the state knows (few): gathered first, since the view's loop must end before anything else
+  // reads the store.
+  const stateOnly: { rec: OfferRecord; key: OfferKey; presence: Presence }[] = [];
+  for (const rec of state.all()) {
+    const key = offerKey(rec.kind, rec.externalId);
+    if (seen.has(key)) continue;
+    const presence = presenceOf(key, 'remembered');
     // In a full sweep an offer absent from the list is either confirmed gone or unconfirmed.
     if (remote.kinds[rec.kind].full && presence === 'remembered') continue;
-    const m = removed(rec.kind, rec.externalId, remembered(rec), presence);
-    if (m) yield m;
+    stateOnly.push({ rec, key, presence });
+  }
+  for (const { rec, key, presence } of stateOnly) {
+    const { kind, externalId } = rec;
+    yield { key, kind, externalId, side: 'remote', desired: undefined, state: rec, live: remembered(rec), presence };
   }
 }

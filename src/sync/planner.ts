@@ -4,6 +4,7 @@
 // these files; the executor only carries the plan out. See docs/architecture.md.
 import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
+import { asOfferView, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
 import { batchTopUpUpdates, routeArchives } from './batches.ts';
 import { decideDesired } from './decide-desired.ts';
@@ -27,7 +28,8 @@ export interface CatalogueSide {
 
 export interface PlannerInput {
   readonly catalogue: CatalogueSide;
-  readonly state: readonly OfferRecord[];
+  /** The state's records, or the store's view of them (looked up one at a time). */
+  readonly state: readonly OfferRecord[] | OfferView;
   readonly remote: RemoteSnapshot;
   /** sha256 -> marketplace image id, for images already uploaded. */
   readonly uploadedImages: ReadonlyMap<string, number>;
@@ -40,6 +42,7 @@ export interface PlannerInput {
 
 export function plan(input: PlannerInput): Plan {
   const { catalogue, remote, options, uploadedImages } = input;
+  const state = asOfferView(input.state);
   const imageId = (sha256: string) => uploadedImages.get(sha256);
   const quarantinedFiles = new Set(catalogue.quarantinedFiles);
   const invalid = new Set<OfferKey>(catalogue.invalidOffers.map((o) => offerKey(o.kind, o.externalId)));
@@ -50,7 +53,7 @@ export function plan(input: PlannerInput): Plan {
   const target = isTargeted(input.target) ? input.target : undefined;
   const inTarget = target ? targetTest(target) : null;
   let outside = 0;
-  for (const m of match({ offers: catalogue.offers, state: input.state, remote })) {
+  for (const m of match({ offers: catalogue.offers, state, remote })) {
     if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
       outside++;
       continue;
@@ -80,7 +83,7 @@ export function plan(input: PlannerInput): Plan {
     else if (decision) actions.push(decision);
   }
 
-  const managed = input.state.filter((r) => r.managed && r.remoteStatus !== 'archived').length;
+  const managed = state.countManaged();
   const verdict = massArchiveVerdict(archives.length, managed, options.guard, options.allowMassArchive);
   // A stopped run names what it held back (guard-list.ts): sorted, so the first few are stable.
   const guard = verdict.tripped

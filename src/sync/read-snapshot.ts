@@ -3,6 +3,7 @@ import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient, OfferResource, RemoteOffer } from '../marketplace/marketplace-client.ts';
+import { asOfferView, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
 import { isDefinitelyNotFound } from './errors.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
@@ -12,7 +13,8 @@ import { resourceOf } from './resource-of.ts';
 
 export interface ReadSnapshotOptions {
   readonly client: MarketplaceClient;
-  readonly state: readonly OfferRecord[];
+  /** The state's records, or the store's view of them. */
+  readonly state: readonly OfferRecord[] | OfferView;
   /** full: every page in `id` order. incremental: `-updated_at` pages until past the watermark. */
   readonly mode: 'full' | 'incremental';
   /** Epoch ms of the newest updated_at seen per kind (incremental mode). */
@@ -32,6 +34,7 @@ async function readKind(
   resource: OfferResource,
   kind: OfferKind,
   opts: ReadSnapshotOptions,
+  state: OfferView,
 ): Promise<{ snap: KindSnapshot; newest: number | undefined; pages: number }> {
   const offers = new Map<string, RemoteOffer>();
   const duplicates = new Set<string>();
@@ -52,7 +55,7 @@ async function readKind(
         if (prev && prev.id !== offer.id) {
           duplicates.add(offer.externalId);
           // Keep the one the state maps, else the older (lower id).
-          const mapped = opts.state.find((r) => r.kind === kind && r.externalId === offer.externalId)?.remoteId;
+          const mapped = state.get(kind, offer.externalId)?.remoteId;
           if (mapped === offer.id || (mapped !== prev.id && offer.id < prev.id)) offers.set(offer.externalId, offer);
           continue;
         }
@@ -78,7 +81,10 @@ async function readKind(
  * only a definite 404 makes it "gone"; any other failure leaves it "unconfirmed" (never taken for gone).
  */
 export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotResult> {
-  const results = await Promise.all(OFFER_KINDS.map((kind) => readKind(resourceOf(opts.client, kind), kind, opts)));
+  const state = asOfferView(opts.state);
+  const results = await Promise.all(
+    OFFER_KINDS.map((kind) => readKind(resourceOf(opts.client, kind), kind, opts, state)),
+  );
   const kinds = {} as Record<OfferKind, KindSnapshot>;
   const watermarks: Partial<Record<OfferKind, number>> = { ...opts.watermarks };
   let pages = 0;
@@ -91,16 +97,18 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
 
   const gone = new Set<string>();
   const unconfirmed = new Set<string>();
-  const missing = opts.state.filter((rec) => {
+  const missing: OfferRecord[] = [];
+  for (const rec of state.all()) {
     const snap = kinds[rec.kind];
-    return (
+    if (
       snap.full &&
       snap.complete &&
       rec.remoteId !== null &&
       rec.remoteStatus !== 'archived' &&
       !snap.offers.has(rec.externalId)
-    );
-  });
+    )
+      missing.push(rec);
+  }
   await forEachLimit(missing, EXECUTOR_WINDOW, async (rec) => {
     const key = offerKey(rec.kind, rec.externalId);
     try {

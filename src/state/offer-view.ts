@@ -1,0 +1,32 @@
+// What a run's planning reads of the state: one offer by its key, or every offer in turn. The sqlite store
+// answers from the db row by row, so a run of 100,000 offers never holds all their records at once; stores
+// without cheap point reads (PostgreSQL, tests) answer from records in memory.
+import type { OfferRecord, StateKind } from './records.ts';
+
+export interface OfferView {
+  get(kind: StateKind, externalId: string): OfferRecord | undefined;
+  /** Every offer, in (kind, external_id) order. Read nothing else of the store until the loop has ended. */
+  all(): Iterable<OfferRecord>;
+  /** Managed offers not archived on the marketplace: the base of the mass-archive guard. */
+  countManaged(): number;
+}
+
+export function isManagedListed(r: OfferRecord): boolean {
+  return r.managed && r.remoteStatus !== 'archived';
+}
+
+/** A view over records already read (a PostgreSQL listing, a test's table). */
+export function offerViewOf(records: readonly OfferRecord[]): OfferView {
+  const byKey = new Map<string, OfferRecord>();
+  for (const r of records) byKey.set(`${r.kind}:${r.externalId}`, r);
+  return {
+    get: (kind, externalId) => byKey.get(`${kind}:${externalId}`),
+    all: () => records,
+    countManaged: () => records.filter(isManagedListed).length,
+  };
+}
+
+/** The planner and the list reader take either. */
+export function asOfferView(state: readonly OfferRecord[] | OfferView): OfferView {
+  return Array.isArray(state) ? offerViewOf(state) : (state as OfferView);
+}
