@@ -14,12 +14,31 @@ export interface EffectiveFields {
 
 export function effectiveFields(d: DesiredOffer, defaultStatus: string, imageId: ImageIdOf): EffectiveFields {
   const status = d.fields.status ?? defaultStatus;
-  if (d.kind !== 'account') return { fields: { ...d.fields, status }, imagesResolved: true };
-  const { image_ids: _explicit, ...rest } = d.fields;
-  const fields: OfferFields = { ...rest, status };
+  if (d.kind !== 'account') return { fields: copyFields(d.fields, status, false), imagesResolved: true };
   const ids = imageIdsOf(d, imageId);
-  if (ids === null) return { fields, imagesResolved: false };
-  return { fields: ids === undefined ? fields : { ...fields, image_ids: ids }, imagesResolved: true };
+  if (ids === null) return { fields: copyFields(d.fields, status, true), imagesResolved: false };
+  return { fields: copyFields(d.fields, status, true, ids), imagesResolved: true };
+}
+
+/**
+ * `{ ...fields, status }`, without image_ids when `dropImageIds`, then `imageIds` when given. A copy loop, not
+ * an object spread: once the planner has seen all three kinds, V8 gives every spread copy a hidden class of
+ * its own, and 100,000 of them cost 20 MB.
+ */
+function copyFields(
+  fields: OfferFields,
+  status: string,
+  dropImageIds: boolean,
+  imageIds?: readonly number[],
+): OfferFields {
+  const out: Record<string, unknown> = {};
+  for (const k in fields) {
+    if (dropImageIds && k === 'image_ids') continue;
+    out[k] = k === 'status' ? status : fields[k as keyof OfferFields];
+  }
+  if (!Object.hasOwn(out, 'status')) out.status = status;
+  if (imageIds !== undefined) out.image_ids = imageIds;
+  return out as OfferFields;
 }
 
 /**
