@@ -63,14 +63,26 @@ export function* match(input: MatchInput): Generator<MatchedOffer> {
     const rec = state.get(d.kind, d.externalId);
     const snap = remote.kinds[d.kind];
     const listed = snap.offers.get(d.externalId);
-    const base = { key, kind: d.kind, externalId: d.externalId, desired: d, state: rec };
-    if (remote.unconfirmed.has(key)) yield { ...base, side: 'catalogue', live: undefined, presence: 'unconfirmed' };
-    else if (listed) yield { ...base, side: 'both', live: listed, presence: 'listed' };
-    else if (remote.gone.has(key)) yield { ...base, side: 'catalogue', live: undefined, presence: 'gone' };
+    // Each record written out in full: an object spread here gave every one a hidden class of its own (V8).
+    const kind = d.kind;
+    const externalId = d.externalId;
+    const at = (side: MatchedOffer['side'], live: RemoteOffer | undefined, presence: Presence): MatchedOffer => ({
+      key,
+      kind,
+      externalId,
+      side,
+      desired: d,
+      state: rec,
+      live,
+      presence,
+    });
+    if (remote.unconfirmed.has(key)) yield at('catalogue', undefined, 'unconfirmed');
+    else if (listed) yield at('both', listed, 'listed');
+    else if (remote.gone.has(key)) yield at('catalogue', undefined, 'gone');
     else {
       const memory = snap.full ? undefined : remembered(rec);
-      if (memory) yield { ...base, side: 'both', live: memory, presence: 'remembered' };
-      else yield { ...base, side: 'catalogue', live: undefined, presence: 'absent' };
+      if (memory) yield at('both', memory, 'remembered');
+      else yield at('catalogue', undefined, 'absent');
     }
   }
 
