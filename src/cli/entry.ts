@@ -2,7 +2,9 @@
 // (bin/offersync.js, a symlink, npx, `node dist/cli/entry.js`). main.ts only exports, so tests import it freely.
 import { main } from './main.ts';
 import { installSignalHandlers } from './signals.ts';
+import { favourMemoryOverSpeed } from './v8-memory.ts';
 
+favourMemoryOverSpeed();
 installSignalHandlers();
 main(process.argv.slice(2), {
   stdout: process.stdout,
