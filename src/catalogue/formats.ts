@@ -377,7 +377,9 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
     };
   };
   const ended = (end: ParseEnd): RecordStream => ({
+    // A stream with no record: it ends at once with `end`.
     records: (function* (): Generator<RawRecord, ParseEnd, undefined> {
+      yield* [];
       return end;
     })(),
   });

@@ -11,14 +11,7 @@ import type { MarketplaceClient } from '../../src/marketplace/marketplace-client
 import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
 import { type ExecutorDeps, execute } from '../../src/sync/executor.ts';
 import type { Plan, PlanAction, UpdateAction } from '../../src/sync/plan.ts';
-import {
-  ext,
-  itemBody,
-  PNG,
-  type Sandbox,
-  sandboxAndClient,
-  topUpBody,
-} from '../marketplace/support/contract.ts';
+import { ext, itemBody, PNG, type Sandbox, sandboxAndClient, topUpBody } from '../marketplace/support/contract.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 
 let sandbox: Sandbox;
