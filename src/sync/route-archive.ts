@@ -10,9 +10,11 @@ export function archived(ctx: ExecutionContext, a: ArchiveAction): void {
   ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'archived', message: a.reason });
 }
 
-/** An offer a definite 404 says is not there any more: forgotten, not failed. */
+/** An offer a definite 404 says is not there any more: forgotten and reported skipped, not failed. */
 export function alreadyGone(ctx: ExecutionContext, a: ArchiveAction): void {
   ctx.store.deleteOffer(a.kind, a.externalId);
+  const message = 'already gone from the marketplace';
+  ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'skipped', message });
 }
 
 export async function archiveOne(ctx: ExecutionContext, a: ArchiveAction): Promise<void> {
@@ -25,11 +27,7 @@ export async function archiveOne(ctx: ExecutionContext, a: ArchiveAction): Promi
     });
     archived(ctx, a);
   } catch (err) {
-    if (isDefinitelyNotFound(err)) {
-      alreadyGone(ctx, a);
-      const message = 'already gone from the marketplace';
-      return ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'skipped', message });
-    }
+    if (isDefinitelyNotFound(err)) return alreadyGone(ctx, a);
     ctx.report({ kind: a.kind, externalId: a.externalId, ...failure(err, 'archive failed: ') });
   }
 }
