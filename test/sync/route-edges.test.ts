@@ -482,3 +482,295 @@ describe('upload route edges', () => {
     expect(store.journalUnfinished()).toEqual([]);
   });
 });
+
+describe('route edges, continued', () => {
+  const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
+  const patchOrReport = { via: 'patch', ifRefused: 'report' } as const;
+  const lost = (method: string) => async () => {
+    throw serverError(method, '/api/v1/x');
+  };
+
+  it.each([
+    ['create', 'item', () => runCreate(ctx, create(item('j-create')))],
+    [
+      'update',
+      'item',
+      () =>
+        runUpdate(ctx, update(item('j-update'), 1, { via: 'patch', ifRefused: 'fail' }), {
+          via: 'patch',
+          ifRefused: 'fail',
+        }),
+    ],
+    ['archive', 'item', () => archiveOne(ctx, archive('item', 'j-archive', 1, { via: 'single' }))],
+    [
+      'bulk-update',
+      'topup',
+      () => bulkUpdateTopUps(ctx, [update(topUp('j-bulk-1'), 1, bulk), update(topUp('j-bulk-2'), 2, bulk)]),
+    ],
+    [
+      'bulk-remove',
+      'account',
+      () =>
+        bulkArchive(ctx, [archive('account', 'j-remove', 1, { via: 'bulk-remove', batch: 0, ifRefused: 'single' })]),
+    ],
+    [
+      'upload',
+      'image',
+      () =>
+        uploadImages(
+          ctx,
+          [{ type: 'upload', image: { ...image('j'), sha256: 'j-sha' }, neededBy: ['x'] }],
+          async () => PNG,
+        ),
+    ],
+  ] as const)(
+    'a %s whose outcome is unknown stays in the journal under its op, kind and keys',
+    async (op, kind, run) => {
+      let client = overrideMethod(raw, 'items', 'create', lost('POST'));
+      client = overrideMethod(client, 'items', 'update', lost('PATCH'));
+      client = overrideMethod(client, 'topUps', 'bulkUpdate', lost('POST'));
+      client = overrideMethod(client, 'accounts', 'bulkRemove', lost('POST'));
+      client = overrideMethod(client, 'items', 'findByExternalId', async () => null);
+      const upload = client.images.upload.bind(client.images);
+      client = {
+        ...client,
+        images: {
+          ...client.images,
+          upload: async (...args) => {
+            await upload(...args);
+            throw serverError('POST', '/api/v1/images');
+          },
+        },
+      };
+      useClient(client, 1);
+      await run();
+      const keys = {
+        create: ['j-create'],
+        update: ['j-update'],
+        archive: ['j-archive'],
+        'bulk-update': ['j-bulk-1', 'j-bulk-2'],
+        'bulk-remove': ['j-remove'],
+        upload: ['j-sha'],
+      }[op];
+      expect(store.journalUnfinished()).toEqual([
+        expect.objectContaining({ op, kind, keys, state: 'sent', runId: 'run-1' }),
+      ]);
+    },
+  );
+
+  it('adopting an account found on a create sends its credentials: the earlier body is not known to have landed', async () => {
+    const d = { ...account(ext('a')), credentials: { login: 'u', password: 'p-4711' }, credentialsHmac: 'hm' };
+    await raw.accounts.create(accountBody(d.externalId));
+    await runCreate(ctx, create(d, { verifyFirst: true }));
+    expect(rec.calls).toEqual(['accounts.findByExternalId', 'accounts.update']);
+    const stored = sandbox.dump().accounts.find((a) => a.external_id === d.externalId);
+    expect(JSON.stringify(stored)).toContain('p-4711');
+    expect(store.getOffer('account', d.externalId)).toMatchObject({ credentialsHmac: 'hm' });
+  });
+
+  it('an adoption whose patch is blocked reports blocked only, with the mapping recorded', async () => {
+    sandbox.setFaults({ disabled: ['accounts.update'] });
+    const d = account(ext('a'), { price: 4444 });
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    await runCreate(ctx, create(d, { verifyFirst: true, alignRoute: patchOrReport }));
+    expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
+    expect(store.getOffer('account', d.externalId)).toMatchObject({
+      remoteId: live.id,
+      managed: true,
+      sourceFile: 'x.json',
+      remoteStatus: 'listed',
+      lastApplied: null,
+    });
+  });
+
+  it('an adoption whose patch fails keeps the mapping, so the next run does not create it again', async () => {
+    const d = item(ext('i'), { price: -3 });
+    const live = await raw.items.create(itemBody(d.externalId));
+    await runCreate(ctx, create(d, { verifyFirst: true }));
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, managed: true });
+  });
+
+  it('an account update whose image failed to upload is not sent', async () => {
+    const img = image('front');
+    ctx.failedUploads.add(img.sha256);
+    const d = account(ext('a'), {}, [img]);
+    await runUpdate(ctx, update(d, 1, { via: 'patch', ifRefused: 'fail' }), { via: 'patch', ifRefused: 'fail' });
+    expect(rec.calls).toEqual([]);
+    expect(ctx.outcomes[0]).toMatchObject({
+      outcome: 'failed',
+      message: 'not sent: image images/front.png failed to upload',
+    });
+  });
+
+  it('a blocked update names the fields it would have sent, never the credentials', async () => {
+    sandbox.setFaults({ disabled: ['accounts.update'] });
+    const d = {
+      ...account(ext('a'), { price: 2468 }),
+      credentials: { login: 'u', password: 'p' },
+      credentialsHmac: 'hm',
+    };
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    await runUpdate(ctx, update(d, live.id, patchOrReport, { sendCredentials: true }), patchOrReport);
+    expect(ctx.outcomes[0]).toMatchObject({ outcome: 'blocked', fields: ['price'] });
+    expect(store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({
+      usable: false,
+      detail: expect.stringMatching(/^405: /),
+    });
+  });
+
+  it('the recreate route: archive, then create; refused with a 409, it says the listing is lost and why', async () => {
+    const d = account(ext('a'), { price: 1357 });
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    const route = { via: 'recreate', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(d, live.id, route), route);
+    expect(rec.calls).toEqual(['accounts.archive', 'accounts.create']);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(ctx.outcomes[0]?.message).toMatch(
+      new RegExp(
+        `^archived #${live.id} to re-create it, but the marketplace refused the create \\(409: it keeps archived external_ids\\)\\. .*are now reported as blocked\\.`,
+      ),
+    );
+    expect(store.getCapability(CAPABILITIES.accountRecreate)).toMatchObject({
+      usable: false,
+      detail: expect.stringMatching(/^409 after archive: /),
+    });
+  });
+
+  it('a re-create refused for the offer (422), not for the route, fails that offer only', async () => {
+    const d = account(ext('a'), { price: -9 });
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    const route = { via: 'recreate', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(d, live.id, route), route);
+    expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    expect(store.getCapability(CAPABILITIES.accountRecreate)).toBeUndefined();
+  });
+
+  it('bulk-update refused as a route: the detail remembered is the status and the message', async () => {
+    sandbox.setFaults({ disabled: ['topUps.bulkUpdate'] });
+    const t = topUp(ext('t'), { price: 111 });
+    const live = await raw.topUps.create(topUpBody(t.externalId));
+    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
+    expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)?.detail).toMatch(/^404: /);
+  });
+
+  it('bulk-update answered with counts that say all were updated: applied, no read-back', async () => {
+    sandbox.setRepresentation({ bulkCountsOnly: true });
+    const ts = [topUp(ext('t'), { price: 121 }), topUp(ext('t'), { price: 122 })];
+    const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
+    await bulkUpdateTopUps(
+      ctx,
+      ts.map((t, i) => ({ ...update(t, lives[i]!.id, bulk), reason: 'adopted' as const })),
+    );
+    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(ctx.outcomes.map((o) => `${o.kind}:${o.outcome}`)).toEqual(['topup:adopted', 'topup:adopted']);
+    expect(ctx.outcomes[0]?.fields).toEqual(['price']);
+    expect(store.getOffer('topup', ts[1]!.externalId)).toMatchObject({
+      remoteId: lives[1]!.id,
+      lastApplied: { price: 122 },
+    });
+  });
+
+  it('bulk-update answered with neither outcomes nor counts: read back through the list', async () => {
+    const t = topUp(ext('t'), { price: 131 });
+    const live = await raw.topUps.create(topUpBody(t.externalId));
+    useClient(
+      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+        await original(...args);
+        return { success: true };
+      }),
+    );
+    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
+    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list']);
+    expect(outcomes()).toEqual([`updated:${t.externalId}`]);
+  });
+
+  it('bulk-update unconfirmed because the list fails too: each top-up reported failed', async () => {
+    const t = topUp(ext('t'), { price: 141 });
+    const live = await raw.topUps.create(topUpBody(t.externalId));
+    let client = overrideMethod(raw, 'topUps', 'bulkUpdate', async () => ({ success: true }));
+    client = overrideMethod(client, 'topUps', 'list', () => {
+      throw serverError('GET', '/api/v1/top-ups');
+    });
+    useClient(client);
+    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
+    expect(ctx.outcomes).toEqual([
+      expect.objectContaining({
+        kind: 'topup',
+        outcome: 'failed',
+        message: expect.stringMatching(/^bulk-update left it unconfirmed: /),
+      }),
+    ]);
+  });
+
+  it('top-up archives by bulk-update that the count leaves short: the list shows which, the rest go singly', async () => {
+    const es = [ext('t'), ext('t')];
+    const lives = await Promise.all(es.map((e) => raw.topUps.create(topUpBody(e))));
+    useClient(
+      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+        await original([(args[0] as unknown[])[0]], args[1]); // archives the first only
+        return { success: true, counts: { updated: 1 } };
+      }),
+    );
+    const route = { via: 'bulk-update', batch: 0, ifRefused: 'single' } as const;
+    await bulkArchive(
+      ctx,
+      es.map((e, i) => archive('topup', e, lives[i]!.id, route)),
+    );
+    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list', 'topUps.update']);
+    expect(outcomes().sort()).toEqual(es.map((e) => `archived:${e}`).sort());
+    expect((await raw.topUps.get({ id: lives[1]!.id })).status).toBe('archived');
+  });
+
+  it('bulk-remove failing as a whole fails each account, named by the route', async () => {
+    const e = ext('a');
+    useClient(overrideMethod(raw, 'accounts', 'bulkRemove', lost('POST')));
+    await bulkArchive(ctx, [archive('account', e, 1, { via: 'bulk-remove', batch: 0, ifRefused: 'single' })]);
+    expect(ctx.outcomes).toEqual([
+      expect.objectContaining({
+        kind: 'account',
+        externalId: e,
+        outcome: 'failed',
+        message: expect.stringMatching(/^bulk-remove failed: /),
+      }),
+    ]);
+  });
+
+  it('bulk-remove short of its count: what the list shows archived is done, an account still listed goes singly', async () => {
+    const es = [ext('a'), ext('a')];
+    const lives = await Promise.all(es.map((e) => raw.accounts.create(accountBody(e))));
+    useClient(
+      overrideMethod(raw, 'accounts', 'bulkRemove', async (original, ...args) => {
+        await original({ ids: [lives[0]!.id] }, args[1]);
+        return { success: true, removed: 1 };
+      }),
+    );
+    const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
+    await bulkArchive(
+      ctx,
+      es.map((e, i) => archive('account', e, lives[i]!.id, route)),
+    );
+    expect(rec.calls).toEqual(['accounts.bulkRemove', 'accounts.list', 'accounts.archive']);
+    expect(outcomes().sort()).toEqual(es.map((e) => `archived:${e}`).sort());
+  });
+
+  it('bulk-remove confirmed by GET: an account still listed is archived singly, one already gone is reported skipped', async () => {
+    const es = [ext('a'), ext('a')];
+    const listed = await raw.accounts.create(accountBody(es[0]!));
+    let client = overrideMethod(raw, 'accounts', 'bulkRemove', async () => ({ success: true, removed: 0 }));
+    client = overrideMethod(client, 'accounts', 'list', () => {
+      throw serverError('GET', '/api/v1/accounts');
+    });
+    useClient(client);
+    store.upsertOffer('account', es[1]!, { remoteId: 987_654_320, managed: true });
+    const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
+    await bulkArchive(ctx, [
+      archive('account', es[0]!, listed.id, route),
+      archive('account', es[1]!, 987_654_320, route),
+    ]);
+    expect(rec.calls.filter((c) => c === 'accounts.archive')).toEqual(['accounts.archive']);
+    expect((await raw.accounts.get({ id: listed.id })).status).toBe('archived');
+    expect(outcomes().sort()).toEqual([`archived:${es[0]}`, `skipped:${es[1]}`].sort());
+    expect(store.getOffer('account', es[1]!)).toBeUndefined();
+  });
+});
