@@ -221,8 +221,13 @@ describe('execute', () => {
     const live = await raw.items.create(itemBody(gone));
     const stop = new AbortController();
     stop.abort();
-    await execute(planOf([create(item(ext('i'))), archiveOf('item', gone, live.id)]), deps({ signal: stop.signal }));
+    const out = await execute(
+      planOf([create(item(ext('i'))), archiveOf('item', gone, live.id)]),
+      deps({ signal: stop.signal }),
+    );
     expect(rec.calls).toEqual([]);
+    // Archives are not even begun: only the create is reported (as not sent).
+    expect(out.map((o) => o.externalId)).not.toContain(gone);
     expect((await raw.items.get({ id: live.id })).status).toBe('listed');
   });
 

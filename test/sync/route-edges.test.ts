@@ -468,6 +468,7 @@ describe('upload route edges', () => {
     expect([...failed]).toEqual([img.sha256]);
     expect(rec.calls).toEqual([]);
     expect(outcomes()).toEqual(['failed:images/broken.png']);
+    expect(ctx.outcomes[0]).toMatchObject({ kind: 'image', file: 'images/broken.png' });
     expect(ctx.outcomes[0]?.message).toBe('upload failed: EACCES: permission denied; needed by a-1, a-2');
     expect(store.getImage(img.sha256)).toBeUndefined();
   });
@@ -480,6 +481,12 @@ describe('upload route edges', () => {
     expect(ctx.imageId(img.sha256)).toBe(saved?.remoteId);
     expect(progress).toEqual([1]);
     expect(store.journalUnfinished()).toEqual([]);
+    expect(ctx.outcomes).toEqual([{ kind: 'image', externalId: 'images/front.png', outcome: 'uploaded' }]);
+    const listed = (await raw.images.list()).find((i) => i.id === saved?.remoteId);
+    expect(saved?.url).toBe(listed?.url ?? null);
+    expect(saved?.url).toEqual(expect.any(String));
+    await uploadImages(ctx, [{ type: 'upload', image: img, neededBy: ['a-1'] }], async () => PNG);
+    expect(ctx.outcomes[1]).toEqual({ kind: 'image', externalId: 'images/front.png', outcome: 'unchanged' });
   });
 });
 

@@ -84,7 +84,11 @@ describe('settling the journal at start', () => {
     const out = await settleJournal(store, rec.client, silentLogger);
     expect(rec.calls).toEqual(['items.findByExternalId']);
     expect(out).toEqual({ settled: 1, adopted: 1, unsettled: [] });
-    expect(store.getOffer('item', e)).toMatchObject({ remoteId: live.id, lastApplied: { price: 250 } });
+    expect(store.getOffer('item', e)).toMatchObject({
+      remoteId: live.id,
+      lastApplied: { price: 250 },
+      remoteStatus: 'listed',
+    });
   });
 
   it('forgets what was applied to another offer of that external_id', async () => {
