@@ -1,0 +1,124 @@
+// Planning stage 1: the catalogue, the state db and the remote snapshot merged into one record per offer,
+// each with its side and what the remote picture says of it (listed, remembered, gone, unconfirmed, absent).
+import { describe, expect, it } from 'vitest';
+import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
+import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
+import type { OfferRecord } from '../../src/state/records.ts';
+import { type MatchedOffer, match } from '../../src/sync/match.ts';
+import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
+
+const desired = (externalId: string): DesiredItem => ({
+  kind: 'item',
+  externalId,
+  hash: 'h',
+  source: { file: 'items/i.json' },
+  fields: { title: externalId, price: 1 },
+});
+const remote = (externalId: string, id: number): RemoteOffer => ({ id, externalId, status: 'listed', fields: {} });
+const state = (externalId: string, over: Partial<OfferRecord> = {}): OfferRecord => ({
+  kind: 'item',
+  externalId,
+  remoteId: 40,
+  lastApplied: null,
+  credentialsHmac: null,
+  imageHashes: [],
+  contentHash: null,
+  remoteStatus: 'listed',
+  remoteUpdatedAt: null,
+  managed: true,
+  sourceFile: 'items/i.json',
+  lossyFields: [],
+  updatedAt: 0,
+  ...over,
+});
+function snapshot(
+  listed: RemoteOffer[],
+  full: boolean,
+  sets: { gone?: string[]; unconfirmed?: string[] } = {},
+): RemoteSnapshot {
+  return {
+    kinds: {
+      account: emptyKindSnapshot(),
+      item: { ...emptyKindSnapshot(full), offers: new Map(listed.map((r) => [r.externalId, r])) },
+      topup: emptyKindSnapshot(),
+    },
+    gone: new Set(sets.gone ?? []),
+    unconfirmed: new Set(sets.unconfirmed ?? []),
+  };
+}
+const brief = (m: MatchedOffer) => `${m.externalId}:${m.side}:${m.presence}`;
+
+describe('match', () => {
+  it('full sweep: catalogue offers first in their order, then remote-only as listed, then state-only', () => {
+    const out = match({
+      offers: [desired('c2'), desired('c1'), desired('both')],
+      state: [state('kept-gone'), state('state-unconfirmed'), state('state-quiet')],
+      remote: snapshot([remote('both', 3), remote('remote-only', 4)], true, {
+        gone: ['item:kept-gone'],
+        unconfirmed: ['item:state-unconfirmed'],
+      }),
+    });
+    expect(out.map(brief)).toEqual([
+      'c2:catalogue:absent',
+      'c1:catalogue:absent',
+      'both:both:listed',
+      'remote-only:remote:listed',
+      'kept-gone:remote:gone',
+      'state-unconfirmed:remote:unconfirmed',
+    ]);
+    expect(out[2]).toMatchObject({ key: 'item:both', kind: 'item', live: { id: 3 }, desired: { externalId: 'both' } });
+    expect(out[3]).toMatchObject({ desired: undefined, live: { id: 4 } });
+  });
+
+  it('a catalogue offer the list missed: gone or unconfirmed as the check by id said, the state row attached', () => {
+    const out = match({
+      offers: [desired('g'), desired('u')],
+      state: [state('g'), state('u', { remoteId: 41 })],
+      remote: snapshot([], true, { gone: ['item:g'], unconfirmed: ['item:u'] }),
+    });
+    expect(out.map(brief)).toEqual(['g:catalogue:gone', 'u:catalogue:unconfirmed']);
+    expect(out[1]).toMatchObject({ live: undefined, state: { remoteId: 41 } });
+  });
+
+  it('unconfirmed wins over a listing (a crash left a write on it unsettled)', () => {
+    const out = match({
+      offers: [desired('x')],
+      state: [],
+      remote: snapshot([remote('x', 9)], true, { unconfirmed: ['item:x'] }),
+    });
+    expect(out.map(brief)).toEqual(['x:catalogue:unconfirmed']);
+  });
+
+  it('incremental read: an offer not returned is remembered from the state, with its id and status', () => {
+    const out = match({
+      offers: [desired('quiet'), desired('never-sent'), desired('sold-before')],
+      state: [
+        state('quiet', { remoteId: 50, remoteStatus: null }),
+        state('never-sent', { remoteId: null }),
+        state('sold-before', { remoteId: 51, remoteStatus: 'sold' }),
+        state('state-only', { remoteId: 52 }),
+      ],
+      remote: snapshot([], false),
+    });
+    expect(out.map(brief)).toEqual([
+      'quiet:both:remembered',
+      'never-sent:catalogue:absent',
+      'sold-before:both:remembered',
+      'state-only:remote:remembered',
+    ]);
+    expect(out[0]?.live).toEqual({ id: 50, externalId: 'quiet', fields: {} });
+    expect(out[2]?.live).toEqual({ id: 51, externalId: 'sold-before', status: 'sold', fields: {} });
+    expect(out[3]?.live).toMatchObject({ id: 52, status: 'listed' });
+  });
+
+  it('full sweep: a state row the list missed and nobody checked is not an offer any more', () => {
+    const out = match({ offers: [], state: [state('quiet')], remote: snapshot([], true) });
+    expect(out).toEqual([]);
+  });
+
+  it('each offer once, even when state and remote both know it', () => {
+    const out = match({ offers: [], state: [state('r')], remote: snapshot([remote('r', 40)], false) });
+    expect(out.map(brief)).toEqual(['r:remote:listed']);
+    expect(out[0]?.state).toMatchObject({ remoteId: 40 });
+  });
+});
