@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
-import { type MatchedOffer, match } from '../../src/sync/match.ts';
+import { offerViewOf } from '../../src/state/offer-view.ts';
+import { type MatchedOffer, match as matchView } from '../../src/sync/match.ts';
 import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
 
 const desired = (externalId: string): DesiredItem => ({
@@ -46,6 +47,10 @@ function snapshot(
     unconfirmed: new Set(sets.unconfirmed ?? []),
   };
 }
+/** match over a state table, its records gathered. */
+const match = (input: { offers: DesiredItem[]; state: OfferRecord[]; remote: RemoteSnapshot }): MatchedOffer[] => [
+  ...matchView({ ...input, state: offerViewOf(input.state) }),
+];
 const brief = (m: MatchedOffer) => `${m.externalId}:${m.side}:${m.presence}`;
 
 describe('match', () => {
