@@ -11,7 +11,7 @@ const divisionText = 'Division I, II, III or IV, or a numeric division id.';
 
 export const ACCOUNT_FIELDS: FieldTable = {
   external_id: EXTERNAL_ID,
-  title: { type: 'string', required: true, description: 'Title of the listing.' },
+  title: { type: 'string', required: true, distinct: true, description: 'Title of the listing.' },
   price: {
     type: 'price',
     required: true,
@@ -56,7 +56,7 @@ export const ACCOUNT_FIELDS: FieldTable = {
   champions: { type: 'list', description: 'A list, or one comma-separated string (CSV: items separated by |).' },
   skins: { type: 'list', description: 'A list, or one comma-separated string (CSV: items separated by |).' },
   roles: { type: 'list', description: 'A list, or one comma-separated string (CSV: items separated by |).' },
-  in_game_name: { type: 'string', description: 'In-game name.' },
+  in_game_name: { type: 'string', distinct: true, description: 'In-game name.' },
   image_ids: {
     type: 'image_ids',
     description: 'Ids of images already uploaded: [1, 2], "1,2", [{id: 1}] or [{image_id: 1}].',
@@ -92,7 +92,13 @@ export const ACCOUNT_FIELDS: FieldTable = {
     target: 'credentials.email_password',
     description: 'Deprecated: write credentials.email_password.',
   },
-  ign: { type: 'string', legacy: true, target: 'in_game_name', description: 'Deprecated: write in_game_name.' },
+  ign: {
+    type: 'string',
+    legacy: true,
+    target: 'in_game_name',
+    distinct: true,
+    description: 'Deprecated: write in_game_name.',
+  },
 };
 
 export const CREDENTIAL_FIELDS: FieldTable = {

@@ -35,6 +35,8 @@ export interface FieldSpec {
   readonly legacy?: boolean;
   /** Kept exactly as written (passwords: a space may be part of one). */
   readonly verbatim?: boolean;
+  /** Different on (nearly) every offer, as a title: not worth looking up among the load's shared strings. */
+  readonly distinct?: boolean;
 }
 
 export type FieldTable = Readonly<Record<string, FieldSpec>>;

@@ -4,7 +4,7 @@ import { fileSchemaOf } from './zod-schema.ts';
 
 export const ITEM_FIELDS: FieldTable = {
   external_id: EXTERNAL_ID,
-  title: { type: 'string', required: true, description: 'Title of the listing.' },
+  title: { type: 'string', required: true, distinct: true, description: 'Title of the listing.' },
   price: {
     type: 'price',
     required: true,

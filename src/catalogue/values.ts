@@ -40,12 +40,16 @@ export function ownString(s: string): string {
   return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
 
-export function normString(v: unknown, spec: Pick<FieldSpec, 'verbatim'>, r: Reporter): string | undefined {
+export function normString(
+  v: unknown,
+  spec: Pick<FieldSpec, 'verbatim' | 'distinct'>,
+  r: Reporter,
+): string | undefined {
   if (typeof v === 'string') {
     if (spec.verbatim) return v === '' ? undefined : r.own(v, false);
     // Line ends inside a value must not depend on the editor (CRLF) for the hash to be stable.
     const s = (v.includes('\r') ? v.replace(/\r\n?/g, '\n') : v).trim();
-    return s === '' ? undefined : r.own(s);
+    return s === '' ? undefined : r.own(s, spec.distinct !== true);
   }
   if (typeof v === 'number') {
     r.warn(`expected a string, got the number ${v}: taken as '${v}'; put it in quotes`);
