@@ -72,6 +72,19 @@ export interface NestedTables {
 }
 const NO_NESTED: NestedTables = { parameters: {}, credentials: {} };
 
+const NO_IMAGES: readonly ImagePathRef[] = [];
+
+/** The required fields of a table but external_id (read first), in the table's order; found once per table. */
+const REQUIRED = new WeakMap<FieldTable, readonly string[]>();
+function requiredOf(table: FieldTable): readonly string[] {
+  let names = REQUIRED.get(table);
+  if (!names) {
+    names = Object.keys(table).filter((n) => table[n]!.required && n !== 'external_id');
+    REQUIRED.set(table, names);
+  }
+  return names;
+}
+
 const RANK_DIVISION: Readonly<Record<string, string>> = {
   current_rank: 'current_division',
   flex_rank: 'flex_division',
@@ -87,9 +100,10 @@ export class RecordWalker implements Reporter {
   /** Canonical values by target name; nested ones dotted (parameters.level, credentials.login). */
   private readonly values = new Map<string, JsonValue>();
   /** Objects the record states even when empty (parameters: {}). */
-  private readonly containers = new Set<string>();
-  private readonly images: ImagePathRef[] = [];
-  private readonly failed = new Set<string>();
+  private containers: Set<string> | undefined;
+  private images: ImagePathRef[] | undefined;
+  /** Created when first needed, as the two above: most records need none of them. */
+  private failed: Set<string> | undefined;
   /** Path of the value being normalised, for the problems the value normalisers report. */
   private path: Path = [];
   private readonly source: RecordSource;
@@ -171,15 +185,14 @@ export class RecordWalker implements Reporter {
       if (v === null || v === undefined) continue;
       const target = spec.target ?? key;
       this.normValue(spec, v, [key], target);
-      if (spec.legacy && !this.failed.has(target)) {
+      if (spec.legacy && !this.failed?.has(target)) {
         this.add('warning', [key], `'${key}' is not a field of the API: it was moved to ${target}; write it there`);
       }
     }
 
-    for (const name in this.table) {
-      const spec = this.table[name]!;
-      if (spec.required && name !== 'external_id' && !this.values.has(name) && !this.failed.has(name)) {
-        this.add('error', [name], `${name} is required: ${spec.description}`);
+    for (const name of requiredOf(this.table)) {
+      if (!this.values.has(name) && !this.failed?.has(name)) {
+        this.add('error', [name], `${name} is required: ${this.table[name]!.description}`);
       }
     }
     return this.errors > 0 ? undefined : this.externalId;
@@ -200,7 +213,7 @@ export class RecordWalker implements Reporter {
 
   /** The gallery images the record names, in order. */
   imagePaths(): readonly ImagePathRef[] {
-    return this.images;
+    return this.images ?? NO_IMAGES;
   }
 
   // Typed reads of the canonical values. A value of another type means the field table and the kind's
@@ -275,7 +288,7 @@ export class RecordWalker implements Reporter {
 
   /** The object of details under `container` (parameters); undefined when the record states none. */
   details(container: string): AccountDetails | undefined {
-    if (!this.containers.has(container)) return undefined;
+    if (!this.containers?.has(container)) return undefined;
     const prefix = `${container}.`;
     const out: { [detail: string]: JsonValue } = {};
     for (const [name, v] of this.values) if (name.startsWith(prefix)) out[name.slice(prefix.length)] = v;
@@ -327,7 +340,7 @@ export class RecordWalker implements Reporter {
         `'${from}' gives ${target} a second time and disagrees (${canonicalJson(existing)} before, ` +
           `${canonicalJson(value)} here): keep one`,
       );
-      this.failed.add(target);
+      (this.failed ??= new Set()).add(target);
     }
   }
 
@@ -376,7 +389,7 @@ export class RecordWalker implements Reporter {
         const base = this.pointerOf(path);
         const field = path.join('.');
         for (let i = 0; i < l.length; i++)
-          this.images.push({
+          (this.images ??= []).push({
             path: l[i]!,
             field,
             at: Array.isArray(v) ? [...path, i] : path,
@@ -392,7 +405,7 @@ export class RecordWalker implements Reporter {
           this.error(`expected an object of account details (level, rank, ...), got ${typeName(v)}`);
           break;
         }
-        this.containers.add('parameters');
+        (this.containers ??= new Set()).add('parameters');
         for (const k in v) {
           const pv = v[k];
           if (pv === null || pv === undefined) continue;
@@ -437,6 +450,6 @@ export class RecordWalker implements Reporter {
     }
     if (value !== undefined) this.assign(target, value, path);
     this.path = saved;
-    if (this.errors > before) this.failed.add(target);
+    if (this.errors > before) (this.failed ??= new Set()).add(target);
   }
 }
