@@ -325,6 +325,11 @@ export class RecordWalker implements Reporter {
     });
   }
 
+  private fail(target: string): void {
+    if (!this.failed) this.failed = new Set();
+    this.failed.add(target);
+  }
+
   /** Keeps a value under its canonical name; two names for one field (aliases) must agree. */
   private assign(target: string, value: JsonValue, fromPath: Path): void {
     const existing = this.values.get(target);
@@ -340,7 +345,7 @@ export class RecordWalker implements Reporter {
         `'${from}' gives ${target} a second time and disagrees (${canonicalJson(existing)} before, ` +
           `${canonicalJson(value)} here): keep one`,
       );
-      (this.failed ??= new Set()).add(target);
+      this.fail(target);
     }
   }
 
@@ -388,8 +393,9 @@ export class RecordWalker implements Reporter {
         if (l === undefined) break;
         const base = this.pointerOf(path);
         const field = path.join('.');
+        if (!this.images) this.images = [];
         for (let i = 0; i < l.length; i++)
-          (this.images ??= []).push({
+          this.images.push({
             path: l[i]!,
             field,
             at: Array.isArray(v) ? [...path, i] : path,
@@ -405,7 +411,8 @@ export class RecordWalker implements Reporter {
           this.error(`expected an object of account details (level, rank, ...), got ${typeName(v)}`);
           break;
         }
-        (this.containers ??= new Set()).add('parameters');
+        if (!this.containers) this.containers = new Set();
+        this.containers.add('parameters');
         for (const k in v) {
           const pv = v[k];
           if (pv === null || pv === undefined) continue;
@@ -450,6 +457,6 @@ export class RecordWalker implements Reporter {
     }
     if (value !== undefined) this.assign(target, value, path);
     this.path = saved;
-    if (this.errors > before) (this.failed ??= new Set()).add(target);
+    if (this.errors > before) this.fail(target);
   }
 }
