@@ -35,6 +35,8 @@ export interface CompiledStatement<R> {
   all(params?: SqlParams): R[];
   /** Rows as arrays in select-list order: for big reads, it skips building an object per row. */
   tuples(params?: SqlParams): IterableIterator<unknown[]>;
+  /** The first row as an array, for lookups by key run 100,000 times a plan. */
+  tuple(params?: SqlParams): unknown[] | undefined;
 }
 
 type Slot = { readonly named: true; readonly name: string } | { readonly named: false; readonly value: SqlValue };
@@ -65,6 +67,10 @@ export function compile<R>(db: BetterSqlite3.Database, query: Compilable<R>): Co
     tuples: (params) => {
       rawStmt ??= db.prepare<unknown[], unknown[]>(compiled.sql).raw(true);
       return rawStmt.iterate(...bind(params));
+    },
+    tuple: (params) => {
+      rawStmt ??= db.prepare<unknown[], unknown[]>(compiled.sql).raw(true);
+      return rawStmt.get(...bind(params));
     },
   };
 }

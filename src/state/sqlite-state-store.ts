@@ -135,6 +135,10 @@ export class SqliteStateStore implements StateStore {
           .where('kind', '=', param<string>('kind'))
           .where('external_id', '=', param<string>('externalId')),
       ),
+      listOfferKeys: compile(
+        db,
+        qb.selectFrom('offers').select(['kind', 'external_id']).orderBy('kind').orderBy('external_id'),
+      ),
       countManaged: compile(
         db,
         qb
@@ -344,11 +348,14 @@ export class SqliteStateStore implements StateStore {
     const pool = new StringPool();
     return {
       get(kind, externalId) {
-        for (const t of s.findOffer.tuples({ kind, externalId })) return offerFromTuple(t, pool);
-        return undefined;
+        const t = s.findOffer.tuple({ kind, externalId });
+        return t === undefined ? undefined : offerFromTuple(t, pool);
       },
       *all() {
         for (const t of s.listOffers.tuples()) yield offerFromTuple(t, pool);
+      },
+      *keys() {
+        for (const t of s.listOfferKeys.tuples()) yield [t[0] as StateKind, t[1] as string] as const;
       },
       countManaged: () => Number(s.countManaged.get()?.n ?? 0),
     };

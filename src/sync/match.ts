@@ -105,19 +105,20 @@ export function* match(input: MatchInput): Generator<MatchedOffer> {
       const m = removed(kind, externalId, live, presenceOf(offerKey(kind, externalId), 'listed'));
       if (m) yield m;
     }
-  // Offers only the state knows (few): gathered first, since the view's loop must end before anything else
-  // reads the store.
-  const stateOnly: { rec: OfferRecord; key: OfferKey; presence: Presence }[] = [];
-  for (const rec of state.all()) {
-    const key = offerKey(rec.kind, rec.externalId);
+  // Offers only the state knows (few): their keys gathered first, since the view's loop must end before
+  // anything else reads the store, then each looked up whole.
+  const stateOnly: { kind: OfferKind; externalId: string; key: OfferKey; presence: Presence }[] = [];
+  for (const [kind, externalId] of state.keys()) {
+    const key = offerKey(kind, externalId);
     if (seen.has(key)) continue;
     const presence = presenceOf(key, 'remembered');
     // In a full sweep an offer absent from the list is either confirmed gone or unconfirmed.
-    if (remote.kinds[rec.kind].full && presence === 'remembered') continue;
-    stateOnly.push({ rec, key, presence });
+    if (remote.kinds[kind].full && presence === 'remembered') continue;
+    stateOnly.push({ kind, externalId, key, presence });
   }
-  for (const { rec, key, presence } of stateOnly) {
-    const { kind, externalId } = rec;
+  for (const { kind, externalId, key, presence } of stateOnly) {
+    const rec = state.get(kind, externalId);
+    if (!rec) continue;
     yield { key, kind, externalId, side: 'remote', desired: undefined, state: rec, live: remembered(rec), presence };
   }
 }

@@ -97,17 +97,16 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
 
   const gone = new Set<string>();
   const unconfirmed = new Set<string>();
+  // Keys first (the view's loop must end before the store is read again), then the few not listed, whole.
+  const unlisted: (readonly [OfferKind, string])[] = [];
+  for (const [kind, externalId] of state.keys()) {
+    const snap = kinds[kind];
+    if (snap.full && snap.complete && !snap.offers.has(externalId)) unlisted.push([kind, externalId]);
+  }
   const missing: OfferRecord[] = [];
-  for (const rec of state.all()) {
-    const snap = kinds[rec.kind];
-    if (
-      snap.full &&
-      snap.complete &&
-      rec.remoteId !== null &&
-      rec.remoteStatus !== 'archived' &&
-      !snap.offers.has(rec.externalId)
-    )
-      missing.push(rec);
+  for (const [kind, externalId] of unlisted) {
+    const rec = state.get(kind, externalId);
+    if (rec && rec.remoteId !== null && rec.remoteStatus !== 'archived') missing.push(rec);
   }
   await forEachLimit(missing, EXECUTOR_WINDOW, async (rec) => {
     const key = offerKey(rec.kind, rec.externalId);
