@@ -5,6 +5,8 @@ import type { OfferRecord, StateKind } from './records.ts';
 
 export interface OfferView {
   get(kind: StateKind, externalId: string): OfferRecord | undefined;
+  /** Many at once, in the order asked (undefined where the state has none): one query per batch, not per offer. */
+  getMany(keys: readonly OfferKeyPair[]): (OfferRecord | undefined)[];
   /** Every offer, in (kind, external_id) order. Read nothing else of the store until the loop has ended. */
   all(): Iterable<OfferRecord>;
   /** The key of every offer, in the same order: cheaper than `all` when few records are wanted whole. */
@@ -25,6 +27,7 @@ export function offerViewOf(records: readonly OfferRecord[]): OfferView {
   for (const r of records) byKey.set(`${r.kind}:${r.externalId}`, r);
   return {
     get: (kind, externalId) => byKey.get(`${kind}:${externalId}`),
+    getMany: (keys) => keys.map(([kind, externalId]) => byKey.get(`${kind}:${externalId}`)),
     all: () => records,
     keys: () => records.map((r) => [r.kind, r.externalId] as const),
     countManaged: () => records.filter(isManagedListed).length,

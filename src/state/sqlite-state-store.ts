@@ -2,7 +2,7 @@
 // open, every statement compiled once by kysely and prepared once. Synchronous, like better-sqlite3.
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import type { OfferView } from './offer-view.ts';
+import type { OfferKeyPair, OfferView } from './offer-view.ts';
 import type { ExpressionBuilder, OnConflictTables, OnConflictUpdateDatabase, UpdateObject } from 'kysely';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { compile, param, queryBuilder as qb, type CompiledStatement, type SqlValue } from './compiled-statement.ts';
@@ -58,6 +58,9 @@ export function openStateStore(path: string, opts: OpenStateStoreOptions = {}): 
 }
 
 type OfferUpsert = { readonly kind: StateKind; readonly externalId: string; readonly patch: OfferRecordPatch };
+
+/** Offers looked up per statement by OfferView.getMany. */
+const LOOKUP_BATCH = 200;
 
 export class SqliteStateStore implements StateStore {
   readonly path: string;
@@ -351,6 +354,7 @@ export class SqliteStateStore implements StateStore {
         const t = s.findOffer.tuple({ kind, externalId });
         return t === undefined ? undefined : offerFromTuple(t, pool);
       },
+      getMany: (keys) => this.#getMany(keys, pool),
       *all() {
         for (const t of s.listOffers.tuples()) yield offerFromTuple(t, pool);
       },
@@ -359,6 +363,47 @@ export class SqliteStateStore implements StateStore {
       },
       countManaged: () => Number(s.countManaged.get()?.n ?? 0),
     };
+  }
+
+  #manyStatement: BetterSqlite3.Statement<unknown[], unknown[]> | undefined;
+
+  /**
+   * Rows of one kind by external_id, LOOKUP_BATCH at a time: a 100,000-offer plan asks for each of its offers, and
+   * one statement per offer was most of its time. Unused slots are NULL, which matches nothing.
+   */
+  #getMany(keys: readonly OfferKeyPair[], pool: StringPool): (OfferRecord | undefined)[] {
+    this.#manyStatement ??= this.#db
+      .prepare<unknown[], unknown[]>(
+        `SELECT ${OFFER_COLUMNS.join(', ')} FROM offers WHERE kind = ? AND external_id IN ` +
+          `(${Array.from({ length: LOOKUP_BATCH }, () => '?').join(', ')})`,
+      )
+      .raw(true);
+    const out: (OfferRecord | undefined)[] = new Array(keys.length).fill(undefined);
+    const byKind = new Map<StateKind, number[]>();
+    keys.forEach(([kind], i) => {
+      const at = byKind.get(kind);
+      if (at) at.push(i);
+      else byKind.set(kind, [i]);
+    });
+    for (const [kind, positions] of byKind) {
+      for (let from = 0; from < positions.length; from += LOOKUP_BATCH) {
+        const part = positions.slice(from, from + LOOKUP_BATCH);
+        const where = new Map<string, number[]>();
+        const ids: (string | null)[] = new Array(LOOKUP_BATCH).fill(null);
+        part.forEach((pos, j) => {
+          const id = keys[pos]![1];
+          ids[j] = id;
+          const at = where.get(id);
+          if (at) at.push(pos);
+          else where.set(id, [pos]);
+        });
+        for (const t of this.#manyStatement.iterate(kind, ...ids)) {
+          const rec = offerFromTuple(t, pool);
+          for (const pos of where.get(rec.externalId) ?? []) out[pos] = rec;
+        }
+      }
+    }
+    return out;
   }
 
   upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): OfferRecord {

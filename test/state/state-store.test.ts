@@ -154,6 +154,52 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       store.upsertOffers([]);
     });
 
+    it('answers a run through its view: by key, many at once in the order asked, keys and records in order, managed count', () => {
+      store.upsertOffer('item', 'b', { remoteId: 2, managed: true, remoteStatus: 'listed', lastApplied: { price: 5 } });
+      store.upsertOffer('item', 'a', { remoteId: 1, managed: true, remoteStatus: 'archived' });
+      store.upsertOffer('account', 'a', { remoteId: 3, managed: true });
+      store.upsertOffer('topup', 'x', { remoteId: 4, managed: false, remoteStatus: 'listed' });
+      // More than one lookup batch of one kind, to cross the batch edge.
+      store.upsertOffers(
+        Array.from({ length: 450 }, (_, i) => ({
+          kind: 'topup' as const,
+          externalId: `t${i}`,
+          patch: { remoteId: 100 + i },
+        })),
+      );
+      const view = store.offerView();
+      expect(view.get('item', 'b')?.lastApplied).toEqual({ price: 5 });
+      expect(view.get('item', 'zz')).toBeUndefined();
+      expect(view.get('topup', 'b')).toBeUndefined();
+      const asked = [
+        ['topup', 't449'],
+        ['item', 'b'],
+        ['item', 'nope'],
+        ['account', 'a'],
+        ['item', 'b'],
+        ...Array.from({ length: 450 }, (_, i) => ['topup', `t${i}`] as const),
+      ] as const;
+      const got = view.getMany(asked);
+      expect(got.map((r) => r?.remoteId)).toEqual([
+        549,
+        2,
+        undefined,
+        3,
+        2,
+        ...Array.from({ length: 450 }, (_, i) => 100 + i),
+      ]);
+      expect(got[1]?.lastApplied).toEqual({ price: 5 });
+      const keys = [...view.keys()];
+      expect(keys.slice(0, 3)).toEqual([
+        ['account', 'a'],
+        ['item', 'a'],
+        ['item', 'b'],
+      ]);
+      expect([...view.all()].map((r) => [r.kind, r.externalId])).toEqual(keys);
+      // Managed and not archived: a null status counts (never seen archived).
+      expect(view.countManaged()).toBe(2);
+    });
+
     it('writes and reads 100k offers', () => {
       const rows = Array.from({ length: 100_000 }, (_, i) => ({
         kind: (['account', 'item', 'topup'] as const)[i % 3] as 'account' | 'item' | 'topup',
