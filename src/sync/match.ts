@@ -57,7 +57,10 @@ function remembered(rec: OfferRecord | undefined): RemoteOffer | undefined {
  */
 export function* match(input: MatchInput): Generator<MatchedOffer> {
   const { remote, state } = input;
-  const seen = new Set<OfferKey>();
+  // Seen external_ids per kind: no key string built and hashed per offer for a lookup (100,000s per plan).
+  const seen: Record<OfferKind, Set<string>> = { account: new Set(), item: new Set(), topup: new Set() };
+  const presenceOf = (key: OfferKey, otherwise: Presence): Presence =>
+    remote.gone.has(key) ? 'gone' : remote.unconfirmed.has(key) ? 'unconfirmed' : otherwise;
 
   // The state of a batch of catalogue offers is read in one go: one lookup per offer was most of a plan's time.
   let batch: readonly (OfferRecord | undefined)[] = [];
@@ -65,59 +68,41 @@ export function* match(input: MatchInput): Generator<MatchedOffer> {
     const d = input.offers[i]!;
     if (i % STATE_BATCH === 0)
       batch = state.getMany(input.offers.slice(i, i + STATE_BATCH).map((o): OfferKeyPair => [o.kind, o.externalId]));
-    const key = offerKey(d.kind, d.externalId);
-    seen.add(key);
+    const { kind, externalId } = d;
+    const key = offerKey(kind, externalId);
+    seen[kind].add(externalId);
     const rec = batch[i % STATE_BATCH];
-    const snap = remote.kinds[d.kind];
-    const listed = snap.offers.get(d.externalId);
-    // Each record written out in full: an object spread here gave every one a hidden class of its own (V8).
-    const kind = d.kind;
-    const externalId = d.externalId;
-    const at = (side: MatchedOffer['side'], live: RemoteOffer | undefined, presence: Presence): MatchedOffer => ({
-      key,
-      kind,
-      externalId,
-      side,
-      desired: d,
-      state: rec,
-      live,
-      presence,
-    });
-    if (remote.unconfirmed.has(key)) yield at('catalogue', undefined, 'unconfirmed');
-    else if (listed) yield at('both', listed, 'listed');
-    else if (remote.gone.has(key)) yield at('catalogue', undefined, 'gone');
+    const snap = remote.kinds[kind];
+    const listed = snap.offers.get(externalId);
+    if (remote.unconfirmed.has(key)) yield matched(key, d, rec, 'catalogue', undefined, 'unconfirmed');
+    else if (listed) yield matched(key, d, rec, 'both', listed, 'listed');
+    else if (remote.gone.has(key)) yield matched(key, d, rec, 'catalogue', undefined, 'gone');
     else {
       const memory = snap.full ? undefined : remembered(rec);
-      if (memory) yield at('both', memory, 'remembered');
-      else yield at('catalogue', undefined, 'absent');
+      if (memory) yield matched(key, d, rec, 'both', memory, 'remembered');
+      else yield matched(key, d, rec, 'catalogue', undefined, 'absent');
     }
   }
 
-  const removed = (
-    kind: OfferKind,
-    externalId: string,
-    live: RemoteOffer | undefined,
-    presence: Presence,
-  ): MatchedOffer | undefined => {
-    const key = offerKey(kind, externalId);
-    if (seen.has(key)) return undefined;
-    seen.add(key);
-    const rec = state.get(kind, externalId);
-    return { key, kind, externalId, side: 'remote', desired: undefined, state: rec, live, presence };
-  };
-  const presenceOf = (key: OfferKey, otherwise: Presence): Presence =>
-    remote.gone.has(key) ? 'gone' : remote.unconfirmed.has(key) ? 'unconfirmed' : otherwise;
   for (const kind of OFFER_KINDS)
     for (const [externalId, live] of remote.kinds[kind].offers) {
-      const m = removed(kind, externalId, live, presenceOf(offerKey(kind, externalId), 'listed'));
-      if (m) yield m;
+      if (seen[kind].has(externalId)) continue;
+      seen[kind].add(externalId);
+      const key = offerKey(kind, externalId);
+      const rec = state.get(kind, externalId);
+      const presence = presenceOf(key, 'listed');
+      yield { key, kind, externalId, side: 'remote', desired: undefined, state: rec, live, presence };
     }
-  // Offers only the state knows (few): their keys gathered first, since the view's loop must end before
-  // anything else reads the store, then each looked up whole.
+
+  // Offers only the state knows. In a full sweep they matter only when gone or unconfirmed: with every kind
+  // swept and neither set holding anything (a routine run), there is nothing to look for.
+  const everyKindFull = OFFER_KINDS.every((k) => remote.kinds[k].full);
+  if (everyKindFull && remote.gone.size === 0 && remote.unconfirmed.size === 0) return;
+  // Their keys gathered first, since the view's loop must end before anything else reads the store.
   const stateOnly: { kind: OfferKind; externalId: string; key: OfferKey; presence: Presence }[] = [];
   for (const [kind, externalId] of state.keys()) {
+    if (seen[kind].has(externalId)) continue;
     const key = offerKey(kind, externalId);
-    if (seen.has(key)) continue;
     const presence = presenceOf(key, 'remembered');
     // In a full sweep an offer absent from the list is either confirmed gone or unconfirmed.
     if (remote.kinds[kind].full && presence === 'remembered') continue;
@@ -128,4 +113,16 @@ export function* match(input: MatchInput): Generator<MatchedOffer> {
     if (!rec) continue;
     yield { key, kind, externalId, side: 'remote', desired: undefined, state: rec, live: remembered(rec), presence };
   }
+}
+
+/** A catalogue offer's record, written out in full: an object spread gave each a hidden class of its own (V8). */
+function matched(
+  key: OfferKey,
+  d: DesiredOffer,
+  rec: OfferRecord | undefined,
+  side: MatchedOffer['side'],
+  live: RemoteOffer | undefined,
+  presence: Presence,
+): MatchedOffer {
+  return { key, kind: d.kind, externalId: d.externalId, side, desired: d, state: rec, live, presence };
 }
