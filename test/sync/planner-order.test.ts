@@ -172,7 +172,7 @@ describe('planner: assembly', () => {
         target: { files: ['items/b.json'] },
       }),
     );
-    expect(p.actions.map((x) => `${x.type}:${x.externalId}`)).toEqual([
+    expect(p.actions.map((x) => `${x.type}:${x.type === 'upload' ? x.image.path : x.externalId}`)).toEqual([
       'create:in-b',
       'create:in-b2',
       'archive:gone-in-b',
