@@ -159,6 +159,13 @@ describe('readSnapshot: what the list says, checked', () => {
     expect(snapshot.kinds.account.offers.get('one')?.id).toBe(7);
   });
 
+  it('a read that fails after a duplicate still names it, and keeps what it read', async () => {
+    const c = listing([[offer(5, 'dup'), offer(3, 'dup'), offer(8, 'one')]], new Error('page 2 failed'));
+    const { snapshot } = await read(c, []);
+    expect(snapshot.kinds.account).toMatchObject({ complete: false, full: true, duplicates: ['dup'] });
+    expect([...snapshot.kinds.account.offers.keys()]).toEqual(['dup', 'one']);
+  });
+
   it('an external_id listed twice that the state does not map: keeps the older (lower id)', async () => {
     const { snapshot } = await read(listing([[offer(5, 'dup'), offer(9, 'dup'), offer(3, 'dup')]]), []);
     expect(snapshot.kinds.account.offers.get('dup')?.id).toBe(3);
@@ -193,12 +200,14 @@ describe('readSnapshot: what the list says, checked', () => {
     expect(routesMatching(sandbox, /^GET \/api\/v1\/accounts\/\{identifier\}$/)).toEqual([]);
     expect(incomplete.snapshot.kinds.account.complete).toBe(false);
     expect(incomplete.snapshot.kinds.account.error).toBe('page 2 failed');
+    expect(incomplete.snapshot.kinds.account.full).toBe(true);
     expect([...incomplete.snapshot.gone, ...incremental.snapshot.gone]).toEqual([]);
   });
 
   it('watermarks: the newest updated_at of a complete read, never moving back; an incomplete read keeps the old one', async () => {
     const pages = [[offer(1, 'a', 3000), offer(2, 'b', 9000), offer(3, 'c', 4000)]];
-    expect((await read(listing(pages), [])).watermarks.account).toBe(9000);
+    // A kind whose list was empty gets no watermark (never NaN).
+    expect((await read(listing(pages), [])).watermarks).toEqual({ account: 9000 });
     expect((await read(listing(pages), [], { watermarks: { account: 12_000 } })).watermarks.account).toBe(12_000);
     const failed = await read(listing(pages, new Error('boom')), [], { watermarks: { account: 1000 } });
     expect(failed.watermarks.account).toBe(1000);
