@@ -11,7 +11,15 @@ import type { MarketplaceClient } from '../../src/marketplace/marketplace-client
 import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
 import { type ExecutorDeps, execute } from '../../src/sync/executor.ts';
 import type { Plan, PlanAction, UpdateAction } from '../../src/sync/plan.ts';
-import { ext, itemBody, PNG, type Sandbox, sandboxAndClient, topUpBody } from '../marketplace/support/contract.ts';
+import {
+  accountBody,
+  ext,
+  itemBody,
+  PNG,
+  type Sandbox,
+  sandboxAndClient,
+  topUpBody,
+} from '../marketplace/support/contract.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 
 let sandbox: Sandbox;
@@ -198,6 +206,47 @@ describe('execute', () => {
     expect(rec.calls).toEqual(['items.update']);
     expect(out.map((o) => `${o.outcome}:${o.externalId}`)).toEqual([`adopted:${i.externalId}`]);
     expect(store.getOffer('item', i.externalId)?.lastApplied).toMatchObject({ price: 777 });
+  });
+
+  it('an adoption alone sends nothing and records the live offer as applied', async () => {
+    const i = item(ext('i'));
+    const live = await raw.items.create(itemBody(i.externalId));
+    const remote = { id: live.id, externalId: i.externalId, status: 'listed', fields: {} };
+    const adopt: PlanAction = {
+      type: 'adopt',
+      kind: 'item',
+      externalId: i.externalId,
+      remote,
+      desired: i,
+      fields: i.fields,
+      reason: 'found',
+    };
+    const progress: number[] = [];
+    const out = await execute(planOf([adopt]), deps({ onProgress: (done) => progress.push(done) }));
+    expect(rec.calls).toEqual([]);
+    expect(out.map((o) => `${o.outcome}:${o.externalId}`)).toEqual([`adopted:${i.externalId}`]);
+    expect(progress).toEqual([1]);
+    expect(store.getOffer('item', i.externalId)).toMatchObject({ remoteId: live.id, managed: true });
+    expect(store.getOffer('item', i.externalId)?.lastApplied).toMatchObject({ price: 250 });
+  });
+
+  it('archives planned in bulk go by their bulk route, the single ones by their own call', async () => {
+    const [a, b, i] = [ext('a'), ext('a'), ext('i')];
+    const [la, lb] = [await raw.accounts.create(accountBody(a)), await raw.accounts.create(accountBody(b))];
+    const li = await raw.items.create(itemBody(i));
+    const bulk = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
+    const out = await execute(
+      planOf([
+        { type: 'archive', kind: 'account', externalId: a, remoteId: la.id, route: bulk, reason: 'removed' },
+        { type: 'archive', kind: 'account', externalId: b, remoteId: lb.id, route: bulk, reason: 'removed' },
+        archiveOf('item', i, li.id),
+      ]),
+      deps(),
+    );
+    expect(rec.calls.sort()).toEqual(['accounts.bulkRemove', 'items.update']);
+    expect(out.map((o) => `${o.outcome}:${o.externalId}`).sort()).toEqual(
+      [`archived:${a}`, `archived:${b}`, `archived:${i}`].sort(),
+    );
   });
 
   it('top-ups planned in bulk go in one call; single-route ones by their own PATCH', async () => {

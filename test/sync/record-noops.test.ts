@@ -96,6 +96,7 @@ describe('noops', () => {
     // Seen again in a later plan of the same run: the state already says so, no second sale.
     recordNoop(ctx, noop(r, { remoteId: 41 }));
     expect(ctx.sold).toHaveLength(1);
+    expect(progress).toEqual([]);
   });
 
   it('sold without a remote id: reported, nothing recorded', () => {
@@ -110,6 +111,7 @@ describe('noops', () => {
     recordNoop(ctx, noop('gone'));
     expect(store.getOffer('item', 'i-1')).toBeUndefined();
     expect(ctx.outcomes).toEqual([expect.objectContaining({ outcome: 'skipped', message: 'detail of gone' })]);
+    expect(progress).toEqual([]);
   });
 
   it.each(['unmanaged', 'archived'] as const)('%s is not reported at all', (reason) => {
@@ -156,7 +158,13 @@ describe('adoptions', () => {
 
   it('with an update to follow: maps it, records nothing as applied and reports nothing yet', () => {
     recordAdopt(ctx, adopt(7), false);
-    expect(store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 7, managed: true, lastApplied: null });
+    expect(store.getOffer('item', 'i-1')).toMatchObject({
+      remoteId: 7,
+      managed: true,
+      lastApplied: null,
+      remoteStatus: 'listed',
+      remoteUpdatedAt: 1_700_000_000_000,
+    });
     expect(ctx.outcomes).toEqual([]);
   });
 
