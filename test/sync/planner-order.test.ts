@@ -168,7 +168,7 @@ describe('planner: assembly', () => {
           invalidOffers: [],
         },
         state: [{ ...state[0]!, sourceFile: 'items/b.json' }],
-        remote: snapshot(state),
+        remote: snapshot([...state, row('item', 'web-only', 10)]),
         target: { files: ['items/b.json'] },
       }),
     );
@@ -177,7 +177,7 @@ describe('planner: assembly', () => {
       'create:in-b2',
       'archive:gone-in-b',
     ]);
-    expect(p.target).toMatchObject({ files: ['items/b.json'], description: '--file items/b.json', outside: 1 });
+    expect(p.target).toMatchObject({ files: ['items/b.json'], description: '--file items/b.json', outside: 2 });
     expect(plan(input({})).target).toBeUndefined();
   });
 });

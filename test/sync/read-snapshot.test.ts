@@ -166,6 +166,26 @@ describe('readSnapshot: what the list says, checked', () => {
     expect([...snapshot.kinds.account.offers.keys()]).toEqual(['dup', 'one']);
   });
 
+  it('the same offer on two pages (the list moved under writes) is not a duplicate', async () => {
+    const { snapshot } = await read(listing([[offer(5, 'a')], [offer(5, 'a')]]), []);
+    expect(snapshot.kinds.account.duplicates).toEqual([]);
+    expect(snapshot.kinds.account.offers.get('a')?.id).toBe(5);
+  });
+
+  it('a full read with watermarks known still reads every page, in id order', async () => {
+    const sorts: unknown[] = [];
+    const c = overrideMethod(client, 'accounts', 'list', (_original, ...args) => {
+      sorts.push((args[0] as { sort?: string }).sort);
+      return (async function* () {
+        yield { items: [offer(1, 'new', 5000), offer(2, 'old', 10)], page: 1, hasMore: false };
+      })();
+    });
+    const full = await read(c, [], { mode: 'full', watermarks: { account: 1000 } });
+    expect(sorts).toEqual(['id']);
+    expect(full.snapshot.kinds.account.full).toBe(true);
+    expect([...full.snapshot.kinds.account.offers.keys()]).toEqual(['new', 'old']);
+  });
+
   it('an external_id listed twice that the state does not map: keeps the older (lower id)', async () => {
     const { snapshot } = await read(listing([[offer(5, 'dup'), offer(9, 'dup'), offer(3, 'dup')]]), []);
     expect(snapshot.kinds.account.offers.get('dup')?.id).toBe(3);
@@ -191,7 +211,8 @@ describe('readSnapshot: what the list says, checked', () => {
     sandbox.resetCounters();
     const archived = { ...record('old', 424242), remoteStatus: 'archived' };
     const unmapped = { ...record('never-sent', 0), remoteId: null };
-    await read(listing([[]]), [archived, unmapped]);
+    const first = await read(listing([[]]), [archived, unmapped]);
+    expect([...first.snapshot.gone, ...first.snapshot.unconfirmed]).toEqual([]);
     const incomplete = await read(listing([[]], new Error('page 2 failed')), [record('x', 424243)]);
     const incremental = await read(listing([[offer(1, 'a', 5000)]]), [record('y', 424244)], {
       mode: 'incremental',
