@@ -349,6 +349,7 @@ describe('bulk route edges', () => {
     expect(rec.calls).toEqual(['topUps.bulkUpdate']);
     expect(outcomes()).toEqual([`updated:${ts[0]!.externalId}`, `failed:${ts[1]!.externalId}`]);
     expect(ctx.outcomes[1]?.message).toMatch(/^bulk-update: .*sold/);
+    expect(ctx.outcomes[1]?.kind).toBe('topup');
     expect(store.getOffer('topup', ts[0]!.externalId)?.lastApplied).toMatchObject({ price: 601 });
     expect(store.getOffer('topup', ts[1]!.externalId)).toBeUndefined();
   });
@@ -423,6 +424,8 @@ describe('bulk route edges', () => {
       es.map((e, i) => archive('account', e, lives[i]!.id, route)),
     );
     expect(rec.calls.filter((c) => c === 'accounts.get')).toHaveLength(3);
+    // Both found archived by their GET: neither is archived again.
+    expect(rec.calls.filter((c) => c === 'accounts.archive')).toEqual([]);
     expect(outcomes().sort()).toEqual(
       [`archived:${es[0]}`, `archived:${es[1]}`, `failed:${es[2]}`].sort((a, b) => a.localeCompare(b)),
     );

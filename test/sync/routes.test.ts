@@ -248,6 +248,8 @@ describe('update routes', () => {
     );
     expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.update', 'topUps.update']);
     expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)?.usable).toBe(false);
+    // Each top-up by a plain PATCH: nothing learnt of the account routes.
+    expect(store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
     expect(outcomes().sort()).toEqual(ts.map((t) => `updated:${t.externalId}`).sort());
   });
 });
