@@ -113,11 +113,16 @@ describe('stop signals', { timeout: 120_000 }, () => {
     const run = reconcile();
     try {
       await until('a few updates', () => sandbox.dump().items.some((i) => String(i.title).startsWith('New')));
+      // Answers slow enough that the writes in flight are still running when the second signal comes: on a
+      // loaded machine, 40 ms of latency let the graceful stop finish first (exit 1) now and then.
+      sandbox.setFaults({ latencyMs: 5_000 });
+      await new Promise((r) => setTimeout(r, 300)); // the next writes are sent and held
       run.child.kill('SIGINT');
       await until('the first signal to be handled', () => /SIGINT: stopping/.test(run.stderr()));
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(130);
     } finally {
+      sandbox.setFaults({ latencyMs: 40 });
       run.child.kill('SIGKILL');
     }
   });
