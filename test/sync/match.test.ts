@@ -126,4 +126,13 @@ describe('match', () => {
     expect(out.map(brief)).toEqual(['r:remote:listed']);
     expect(out[0]?.state).toMatchObject({ remoteId: 40 });
   });
+
+  it('reads the state of the catalogue offers in batches: an offer past the first batch still gets its row', () => {
+    const offers = Array.from({ length: 1203 }, (_, i) => desired(`o-${i}`));
+    const rows = offers.map((d, i) => state(d.externalId, { remoteId: 1000 + i }));
+    const out = match({ offers, state: rows, remote: snapshot([], false) });
+    expect(out).toHaveLength(1203);
+    for (const i of [0, 499, 500, 501, 1000, 1202])
+      expect(out[i]).toMatchObject({ externalId: `o-${i}`, live: { id: 1000 + i } });
+  });
 });
