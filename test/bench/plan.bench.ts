@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { OfferView } from '../../src/state/offer-view.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
-import { UNKNOWN_CAPABILITIES } from '../../src/sync/capabilities.ts';
 import { plan } from '../../src/sync/planner.ts';
 import type { KindSnapshot } from '../../src/sync/remote-snapshot.ts';
+import { PLANNER_OPTIONS } from '../support/planner-options.ts';
 
 const N = Number(process.env.BENCH_OFFERS ?? 100_000);
 const desired: DesiredOffer[] = [];
@@ -113,17 +113,7 @@ function measure(label: string, view: readonly OfferRecord[] | OfferView): boole
       unconfirmed: new Set(),
     },
     uploadedImages: new Map(),
-    options: {
-      defaultStatus: 'listed',
-      prune: 'managed',
-      ownedPattern: null,
-      drift: 'local-wins',
-      capabilities: { ...UNKNOWN_CAPABILITIES, accountUpdate: 'usable' },
-      bulk: { removeSize: 100, topUpUpdateSize: 100 },
-      updateFallback: 'report',
-      guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
-      allowMassArchive: false,
-    },
+    options: PLANNER_OPTIONS,
   });
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);

@@ -11,18 +11,9 @@ import type { MatchedOffer, Presence } from '../../src/sync/match.ts';
 import type { CreateAction, NoopAction, PlanAction, UpdateAction } from '../../src/sync/plan.ts';
 import type { PlannerOptions } from '../../src/sync/planner-options.ts';
 import { emptyKindSnapshot } from '../../src/sync/remote-snapshot.ts';
+import { PLANNER_OPTIONS } from '../support/planner-options.ts';
 
-const options: PlannerOptions = {
-  defaultStatus: 'listed',
-  prune: 'managed',
-  ownedPattern: null,
-  drift: 'local-wins',
-  capabilities: { ...UNKNOWN_CAPABILITIES, accountUpdate: 'usable' },
-  bulk: { removeSize: 100, topUpUpdateSize: 100 },
-  updateFallback: 'report',
-  guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
-  allowMassArchive: false,
-};
+const options: PlannerOptions = PLANNER_OPTIONS;
 const img: ImageRef = {
   path: 'images/a.png',
   absPath: '/c/images/a.png',

@@ -4,22 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredAccount, DesiredItem, ImageRef } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
-import { UNKNOWN_CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { UploadAction } from '../../src/sync/plan.ts';
 import { type PlannerInput, type PlannerOptions, plan } from '../../src/sync/planner.ts';
 import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
+import { PLANNER_OPTIONS } from '../support/planner-options.ts';
 
-const options: PlannerOptions = {
-  defaultStatus: 'listed',
-  prune: 'managed',
-  ownedPattern: null,
-  drift: 'local-wins',
-  capabilities: { ...UNKNOWN_CAPABILITIES, accountUpdate: 'usable' },
-  bulk: { removeSize: 100, topUpUpdateSize: 100 },
-  updateFallback: 'report',
-  guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
-  allowMassArchive: false,
-};
+const options: PlannerOptions = PLANNER_OPTIONS;
 const image = (name: string): ImageRef => ({
   path: `images/${name}.png`,
   absPath: `/c/images/${name}.png`,

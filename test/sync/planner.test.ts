@@ -10,21 +10,11 @@ import type {
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import type { Plan, PlanAction } from '../../src/sync/plan.ts';
-import { UNKNOWN_CAPABILITIES } from '../../src/sync/capabilities.ts';
 import { plan, type PlannerInput, type PlannerOptions } from '../../src/sync/planner.ts';
 import { emptyKindSnapshot, type KindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
+import { PLANNER_OPTIONS } from '../support/planner-options.ts';
 
-const options: PlannerOptions = {
-  defaultStatus: 'listed',
-  prune: 'managed',
-  ownedPattern: null,
-  drift: 'local-wins',
-  capabilities: { ...UNKNOWN_CAPABILITIES, accountUpdate: 'usable' },
-  bulk: { removeSize: 100, topUpUpdateSize: 100 },
-  updateFallback: 'report',
-  guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
-  allowMassArchive: false,
-};
+const options: PlannerOptions = PLANNER_OPTIONS;
 
 function account(
   externalId: string,
