@@ -1,10 +1,16 @@
 // Mutation testing: npm run mutation (not part of CI: hours on two cores). Scope it while working, e.g.
 //   npm run mutation -- --mutate 'src/queue/**/*.ts'
 // Incremental: a second run re-tests only mutants whose code or tests changed (reports/stryker-incremental.json).
+// Two environment variables, since Stryker's command line has no flag for the runner's config or the JSON report:
+//   MUTATION_TESTS=unit  runs vitest.mutation-unit.config.ts (no whole-run reconcile tests: quick, a lower bound)
+//   MUTATION_RUN=name    writes reports/mutation/name.json and keeps reports/stryker-incremental-name.json, so that
+//                        runs over different files keep their results side by side (npm run mutation:summary).
+const tests = process.env.MUTATION_TESTS === 'unit' ? 'vitest.mutation-unit.config.ts' : 'vitest.mutation.config.ts';
+const run = process.env.MUTATION_RUN ?? 'mutation';
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutation.config.ts' },
+  vitest: { configFile: tests },
   coverageAnalysis: 'perTest',
   mutate: [
     'src/sync/**/*.ts',
@@ -24,10 +30,10 @@ export default {
   concurrency: 2,
   timeoutMS: 20_000,
   incremental: true,
-  incrementalFile: 'reports/stryker-incremental.json',
+  incrementalFile: `reports/stryker-incremental-${run}.json`,
   reporters: ['clear-text', 'progress', 'html', 'json'],
-  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: `reports/mutation/${run}.html` },
+  jsonReporter: { fileName: `reports/mutation/${run}.json` },
   thresholds: { high: 90, low: 85, break: null },
   ignorePatterns: ['dist', 'coverage', 'reports', '.offersync', 'test/bench', 'test/e2e'],
   tempDirName: '.stryker-tmp',

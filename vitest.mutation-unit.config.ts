@@ -1,7 +1,7 @@
 // The mutation tests without the end-to-end reconcile tests (those that drive a whole run through
 // test/support/harness.ts): for a quick mutation run of one layer on a busy machine. A score measured with it is a
 // lower bound of the one vitest.mutation.config.ts gives: a mutant only a whole run would catch counts as survived.
-//   npm run mutation -- --concurrency 1 --vitest.configFile vitest.mutation-unit.config.ts --mutate '...'
+//   MUTATION_TESTS=unit npm run mutation -- --concurrency 1 --mutate 'src/queue/**/*.ts'
 import { defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.mutation.config.ts';
 
