@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import { NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
+import { MethodNotAllowedError, NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
@@ -782,5 +782,83 @@ describe('route edges, continued', () => {
     expect((await raw.accounts.get({ id: listed.id })).status).toBe('archived');
     expect(outcomes().sort()).toEqual([`archived:${es[0]}`, `skipped:${es[1]}`].sort());
     expect(store.getOffer('account', es[1]!)).toBeUndefined();
+  });
+});
+
+describe('route edges the mutants found untested', () => {
+  const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
+  const removeRoute = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
+  const lost = (method: string) => async () => {
+    throw serverError(method, '/api/v1/x');
+  };
+
+  it('a bulk-update of two fields that the list shows half applied sends the top-up again by PATCH', async () => {
+    const t = topUp(ext('t'), { price: 151, stock: 7 });
+    const live = await raw.topUps.create(topUpBody(t.externalId));
+    useClient(
+      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+        // The marketplace takes the price and drops the stock, and its counts say nothing of either.
+        const [el] = args[0] as { stock?: number }[];
+        await original([{ ...el, stock: undefined }], args[1]);
+        return { success: true };
+      }),
+    );
+    const changes = [
+      { field: 'price', from: 999, to: 151, why: 'changed' },
+      { field: 'stock', from: 10, to: 7, why: 'changed' },
+    ] as const;
+    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk, { changes: [...changes] })]);
+    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list', 'topUps.update']);
+    expect(outcomes()).toEqual([`updated:${t.externalId}`]);
+    const after = await raw.topUps.get({ id: live.id });
+    expect(after.fields).toMatchObject({ price: 151, stock: 7 });
+  });
+
+  it('a bulk-remove short of its count, for an account the list no longer holds at all: archived singly, gone', async () => {
+    const e = ext('a');
+    useClient(overrideMethod(raw, 'accounts', 'bulkRemove', async () => ({ success: true, removed: 0 })));
+    store.upsertOffer('account', e, { remoteId: 987_654_322, managed: true });
+    await bulkArchive(ctx, [archive('account', e, 987_654_322, removeRoute)]);
+    expect(rec.calls).toEqual(['accounts.bulkRemove', 'accounts.list', 'accounts.archive']);
+    expect(outcomes()).toEqual([`skipped:${e}`]);
+    expect(store.getOffer('account', e)).toBeUndefined();
+  });
+
+  it('an account PATCH answered 405 is the route refused even when the offer is gone: learnt, reported blocked', async () => {
+    const d = account(ext('a'), { price: 2468 });
+    useClient(
+      overrideMethod(raw, 'accounts', 'update', async () => {
+        throw new MethodNotAllowedError({ method: 'PATCH', path: '/api/v1/accounts/987654323', status: 405 });
+      }),
+    );
+    const route = { via: 'patch', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(d, 987_654_323, route), route);
+    expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
+    expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
+    expect(store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({ usable: false });
+  });
+
+  it('a re-create whose archive is lost stays in the journal as a recreate of that account', async () => {
+    const d = account(ext('a'), { price: 1470 });
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    useClient(overrideMethod(raw, 'accounts', 'archive', lost('PATCH')), 1);
+    const route = { via: 'recreate', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(d, live.id, route), route);
+    expect(rec.calls).toEqual(['accounts.archive']);
+    expect(store.journalUnfinished()).toEqual([
+      expect.objectContaining({ op: 'recreate', kind: 'account', keys: [d.externalId], state: 'sent' }),
+    ]);
+  });
+
+  it('a re-create whose create is lost stays in the journal as a create of that account, to be looked up', async () => {
+    const d = account(ext('a'), { price: 1471 });
+    const live = await raw.accounts.create(accountBody(d.externalId));
+    useClient(overrideMethod(raw, 'accounts', 'create', lost('POST')), 1);
+    const route = { via: 'recreate', ifRefused: 'report' } as const;
+    await runUpdate(ctx, update(d, live.id, route), route);
+    expect(rec.calls).toEqual(['accounts.archive', 'accounts.create']);
+    expect(store.journalUnfinished()).toEqual([
+      expect.objectContaining({ op: 'create', kind: 'account', keys: [d.externalId], state: 'sent' }),
+    ]);
   });
 });
