@@ -639,6 +639,37 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     routes: ['archive:single:a1', 'archive:single:i1'],
   },
   {
+    name: 'one top-up update beside an item update and a top-up create still goes by PATCH',
+    input: input({
+      desired: [topup('t1', { price: 301 }), item('i1', { price: 302 }), topup('t9')],
+      state: [recordOf(topup('t1'), 5), recordOf(item('i1'), 6)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5)], item: [remoteOf(item('i1'), 6)] }),
+    }),
+    routes: ['update:patch>fail:t1', 'update:patch>fail:i1'],
+  },
+  {
+    name: 'top-up updates in bulk leave the item update beside them a PATCH',
+    input: input({
+      desired: [topup('t1', { price: 301 }), topup('t2', { price: 303 }), item('i1', { price: 302 })],
+      state: [recordOf(topup('t1'), 5), recordOf(topup('t2'), 7), recordOf(item('i1'), 6)],
+      remote: snapshot(
+        [],
+        {},
+        {},
+        { topup: [remoteOf(topup('t1'), 5), remoteOf(topup('t2'), 7)], item: [remoteOf(item('i1'), 6)] },
+      ),
+    }),
+    routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:patch>fail:i1'],
+  },
+  {
+    name: 'one account archive beside two item archives still goes by DELETE',
+    input: input({
+      state: [recordOf(a1, 1), recordOf(item('i1'), 2), recordOf(item('i2'), 3)],
+      remote: snapshot([remoteOf(a1, 1)], {}, {}, { item: [remoteOf(item('i1'), 2), remoteOf(item('i2'), 3)] }),
+    }),
+    routes: ['archive:single:a1', 'archive:single:i1', 'archive:single:i2'],
+  },
+  {
     name: 'a single account archive goes by DELETE, not in bulk',
     input: input({ state: [recordOf(a1, 1)], remote: snapshot([remoteOf(a1, 1)]) }),
     routes: ['archive:single:a1'],
