@@ -39,6 +39,29 @@ function call(log: string[], fails: 'no' | 'refused' | 'other', proberFallsBack 
 }
 
 describe('capability gate', () => {
+  it('a route known to be served is not probed again: calls go side by side, and nothing is learnt anew', async () => {
+    const mem = memory(true);
+    const gate = new CapabilityGate(mem);
+    let started = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const c: ProbedCall<string> = {
+      ...call([], 'no'),
+      attempt: async () => {
+        started++;
+        await held;
+        return 'sent';
+      },
+    };
+    const both = Promise.all([gate.call(c), gate.call(c)]);
+    // Both attempts are under way before either answers: no probe holds the second back.
+    await new Promise((r) => setImmediate(r));
+    expect(started).toBe(2);
+    release();
+    expect(await both).toEqual(['sent', 'sent']);
+    expect(mem.records.get(NAME)?.learntAt).toBe(0);
+  });
+
   it('an unknown route: the first call probes alone, the others wait and follow its success', async () => {
     const mem = memory();
     const gate = new CapabilityGate(mem);

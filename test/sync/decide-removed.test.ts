@@ -154,7 +154,7 @@ describe('decideRemoved', () => {
       null,
     ],
   ] as const)('%s', (_name, m, ctx, expected) => {
-    expect(decideRemoved(m, ctx)).toEqual(expected);
+    expect(decideRemoved(m, ctx)).toStrictEqual(expected);
   });
 
   it('an offer neither in the state db nor on the marketplace is never archived, whatever the prune policy', () => {

@@ -662,6 +662,16 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:patch>fail:i1'],
   },
   {
+    name: 'a top-up create before the top-up updates takes no place in their bulk batches',
+    input: input({
+      desired: [topup('t9'), topup('t1', { price: 301 }), topup('t2', { price: 303 })],
+      state: [recordOf(topup('t1'), 5), recordOf(topup('t2'), 7)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5), remoteOf(topup('t2'), 7)] }),
+      options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2 } },
+    }),
+    routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2'],
+  },
+  {
     name: 'one account archive beside two item archives still goes by DELETE',
     input: input({
       state: [recordOf(a1, 1), recordOf(item('i1'), 2), recordOf(item('i2'), 3)],
