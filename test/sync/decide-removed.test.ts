@@ -81,6 +81,12 @@ describe('decideRemoved', () => {
       noop('gone', 'no longer on the marketplace: forgotten', 41),
     ],
     [
+      'gone, with no id known: forgotten, no id given',
+      matched('gone', rec({ remoteId: null }), undefined),
+      complete,
+      noop('gone', 'no longer on the marketplace: forgotten', undefined),
+    ],
+    [
       'unconfirmed: retried next run',
       matched('unconfirmed', rec(), undefined),
       complete,
