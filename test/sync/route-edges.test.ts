@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { MethodNotAllowedError, NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
@@ -812,6 +812,26 @@ describe('route edges the mutants found untested', () => {
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
     const after = await raw.topUps.get({ id: live.id });
     expect(after.fields).toMatchObject({ price: 151, stock: 7 });
+  });
+
+  it('a bulk-update confirmed through a list that does not echo the field sent: taken as applied, no PATCH', async () => {
+    const t = topUp(ext('t'), { stock: 4 });
+    const live = await raw.topUps.create(topUpBody(t.externalId));
+    let client = overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+      await original(...args);
+      return { success: true };
+    });
+    client = overrideMethod(client, 'topUps', 'list', async function* (original, ...args) {
+      const pages = (original as unknown as (...a: unknown[]) => AsyncIterable<{ items: RemoteOffer[] }>)(...args);
+      for await (const page of pages) {
+        yield { ...page, items: page.items.map((o) => ({ ...o, fields: { ...o.fields, stock: undefined } })) };
+      }
+    });
+    useClient(client);
+    const changes = [{ field: 'stock', from: 10, to: 4, why: 'changed' } as const];
+    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk, { changes })]);
+    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list']);
+    expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
 
   it('a bulk-remove short of its count, for an account the list no longer holds at all: archived singly, gone', async () => {
