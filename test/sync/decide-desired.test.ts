@@ -127,7 +127,11 @@ describe('decideDesired: creates', () => {
 
   it('an offer the check by id could not confirm is left for the next run', () => {
     const [n] = decide(item(), { state: stateOf(item()), presence: 'unconfirmed' }) as NoopAction[];
-    expect(n).toMatchObject({ type: 'noop', reason: 'unconfirmed' });
+    expect(n).toMatchObject({
+      type: 'noop',
+      reason: 'unconfirmed',
+      detail: 'missing from the list and the check by id failed: retried next run',
+    });
   });
 });
 
@@ -282,6 +286,19 @@ describe('decideDesired: live offers', () => {
       state: stateOf(item({ type: 'skin' })),
     });
     expect(summary(only)).toEqual(['noop:blocked']);
+  });
+
+  it('each of the five fields the API lets a PATCH change is sent; two fixed fields are named together', () => {
+    const was = { title: 'I', price: 500, stock: 1, status: 'listed', description: 'd', type: 'skin', server: 'euw' };
+    const now = { title: 'J', price: 600, stock: 2, status: 'listed', description: 'e' };
+    const sent = decide(item({ ...was, ...now }), { live: live(was), state: stateOf(item(was)) });
+    expect(summary(sent)).toEqual(['update:changed']);
+    const fields = one<UpdateAction>(sent, 'update').changes.map((c) => c.field);
+    expect(fields.sort()).toEqual(['description', 'price', 'stock', 'title']);
+    const fixed = decide(item({ ...was, type: 'gold', server: 'na' }), { live: live(was), state: stateOf(item(was)) });
+    expect(one<NoopAction>(fixed, 'noop').detail).toBe(
+      'the API cannot change server, type of an item: give it a new external_id to list it anew',
+    );
   });
 });
 
