@@ -66,6 +66,6 @@ describe('three-way diff', () => {
       price: 5,
       status: 'sold',
     });
-    expect(liveFieldsOf({ id: 1, externalId: 'a', fields: { price: 5 } })).toEqual({ price: 5 });
+    expect(liveFieldsOf({ id: 1, externalId: 'a', fields: { price: 5 } })).toStrictEqual({ price: 5 });
   });
 });
