@@ -117,6 +117,30 @@ describe('reconcile: the run around the plan', () => {
     expect(inc.report.counts).toMatchObject({ item: { updated: 2 } });
   });
 
+  it('a run its signal stops ends stopped, is recorded so, and moves no watermark', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(4));
+    await h.reconcile(); // creates
+    h.write('items/a.json', items(4, 200));
+    await h.reconcile(); // reads the creates (watermark), then patches
+    const saved = withStore(h, (s) => s.getMeta('watermark.item'));
+    h.write('items/a.json', items(4, 300));
+    const stop = new AbortController();
+    const { report } = await h.reconcile({
+      onProgress: (done) => {
+        if (done === 1) stop.abort(new Error('SIGTERM'));
+      },
+      signal: stop.signal,
+    });
+    expect(report.outcome).toBe('stopped');
+    expect(report.counts).toMatchObject({ item: { updated: expect.any(Number) } });
+    withStore(h, (s) => {
+      expect(s.listRuns(1).map((r) => r.outcome)).toEqual(['stopped']);
+      // The snapshot of this run saw the patches of the last one, but a stopped run leaves the mark as it was.
+      expect(s.getMeta('watermark.item')).toBe(saved);
+    });
+  });
+
   it('reports the catalogue errors as failed offers naming file, line and field, and the requests it sent', async () => {
     h = await createHarness();
     h.write(
