@@ -73,6 +73,27 @@ describe('targeted runs', () => {
     const targeted = await h.reconcile({ target: { files: ['items/a.json'] } });
     expect(targeted.report.outcome).toBe('converged');
   });
+
+  it('catalogue errors inside the target fail it: an offer by its id, a broken file for --file but not --match', async () => {
+    h = await createHarness();
+    h.write('items/a.json', JSON.stringify([item('a-1', 100), item('a-2', -5)]));
+    h.write('items/broken.json', '[{"external_id": "b-1", "title": "B", ');
+    h.write('top-ups/t.json', JSON.stringify([{ external_id: 't-1', offer_title: 'T', price: -1 }]));
+    const failed = (r: Awaited<ReturnType<Harness['reconcile']>>) =>
+      r.report.outcomes
+        .filter((o) => o.outcome === 'failed')
+        .map((o) => `${o.kind} ${o.externalId}`)
+        .sort();
+    const byFile = await h.reconcile({ target: { files: ['items/a.json', 'items/broken.json'] } });
+    expect(failed(byFile)).toEqual(['item (file)', 'item a-2']);
+    const byMatch = await h.reconcile({ target: { match: 'a-*' } });
+    expect(failed(byMatch)).toEqual(['item a-2']);
+    // Even a glob matching every external_id leaves out an error that names none.
+    const everyId = await h.reconcile({ target: { match: '*' } });
+    expect(failed(everyId)).toEqual(['item a-2', 'topup t-1']);
+    const byKind = await h.reconcile({ target: { kinds: ['topup'] } });
+    expect(failed(byKind)).toEqual(['topup t-1']);
+  });
 });
 
 describe('target flags', () => {
