@@ -23,11 +23,14 @@ export function globRegExp(glob: string): RegExp {
     if (c === '*') out += '.*';
     else if (c === '?') out += '.';
     else if (c === '[') {
-      const end = glob.indexOf(']', i + 2);
+      // A ']' first in the class (after the '!' of a negated one) is one of its characters, as in sh.
+      const negated = glob[i + 1] === '!';
+      const first = negated ? i + 2 : i + 1;
+      const end = glob.indexOf(']', first + 1);
       if (end < 0) out += '\\[';
       else {
-        const body = glob.slice(i + 1, end).replace(/\\/g, '\\\\');
-        out += body.startsWith('!') ? `[^${body.slice(1)}]` : `[${body}]`;
+        const members = glob.slice(first, end).replace(/[\\\]]/g, '\\$&');
+        out += negated ? `[^${members}]` : `[${members}]`;
         i = end;
       }
     } else out += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
