@@ -1,0 +1,305 @@
+// A saved plan's pure parts (the whole-run behaviour is in saved-plan.test.ts): what of each write is compared,
+// the file read back only when untouched, the differences a fresh plan shows, and the refusals that keep a plan
+// to one state db and one application.
+import { describe, expect, it } from 'vitest';
+import type { DesiredAccount, DesiredItem, ImageRef } from '../../src/catalogue/desired-offer.ts';
+import type { GuardVerdict, Plan, PlanAction } from '../../src/sync/plan.ts';
+import {
+  appliedAt,
+  comparable,
+  differences,
+  markApplied,
+  readSavedPlan,
+  SAVED_PLAN_FORMAT,
+  type SavedPlan,
+  savedPlanKeys,
+  savedPlanRefusal,
+  savePlan,
+  stateIdOf,
+  writesOf,
+} from '../../src/sync/saved-plan.ts';
+
+const item: DesiredItem = {
+  kind: 'item',
+  externalId: 'i-1',
+  hash: 'hash-i1',
+  source: { file: 'items/a.json' },
+  fields: { title: 'One', price: 100 },
+};
+const account: DesiredAccount = {
+  kind: 'account',
+  externalId: 'acc-1',
+  hash: 'hash-acc1',
+  source: { file: 'accounts/a.json' },
+  fields: { title: 'Acc', price: 900 },
+  credentials: { password: 'secret-pw' },
+  images: [],
+};
+const image: ImageRef = {
+  path: 'img/a.png',
+  absPath: '/abs/img/a.png',
+  sha256: 'abc',
+  sizeBytes: 12,
+  mimeType: 'image/png',
+};
+
+const create: PlanAction = {
+  type: 'create',
+  kind: 'account',
+  externalId: 'acc-1',
+  desired: account,
+  fields: account.fields,
+  imagesPending: false,
+  verifyFirst: false,
+  alignRoute: { via: 'patch', ifRefused: 'fail' },
+  reason: 'new',
+};
+const update: PlanAction = {
+  type: 'update',
+  kind: 'item',
+  externalId: 'i-1',
+  remoteId: 11,
+  desired: item,
+  changes: [{ field: 'price', from: 90, to: 100, why: 'changed' }],
+  fields: item.fields,
+  imagesPending: false,
+  sendCredentials: false,
+  sendImages: false,
+  route: { via: 'patch', ifRefused: 'fail' },
+  reason: 'changed',
+};
+const archive: PlanAction = {
+  type: 'archive',
+  kind: 'item',
+  externalId: 'i-9',
+  remoteId: 19,
+  route: { via: 'single' },
+  reason: 'gone from the catalogue',
+};
+const adopt: PlanAction = {
+  type: 'adopt',
+  kind: 'item',
+  externalId: 'i-1',
+  remote: { id: 11, externalId: 'i-1', status: 'listed', fields: { title: 'One', price: 100 } },
+  desired: item,
+  fields: item.fields,
+  reason: 'found',
+};
+const upload: PlanAction = { type: 'upload', image, neededBy: ['acc-1'] };
+const noop: PlanAction = { type: 'noop', kind: 'item', externalId: 'i-2', reason: 'unchanged' };
+const guard: GuardVerdict = { tripped: false, archives: 1, limit: 25 };
+const planOf = (...actions: PlanAction[]): Plan => ({ actions, guard, archiveSuppressed: [], warnings: [] });
+const meta = {
+  id: 'plan-1',
+  seller: 'seller-a',
+  marketplace: 'http://127.0.0.1:1234',
+  stateId: 'state-1',
+  allowMassArchive: false,
+  now: new Date('2026-11-24T10:00:00Z'),
+};
+
+function memoryMeta(): { getMeta(k: string): string | undefined; setMeta(k: string, v: string): void } {
+  const m = new Map<string, string>();
+  return { getMeta: (k) => m.get(k), setMeta: (k, v) => void m.set(k, v) };
+}
+
+describe('comparable', () => {
+  it('stands a desired offer in by its hash, never its credentials', () => {
+    const c = comparable(create)!;
+    expect(c.desired).toBe('hash-acc1');
+    expect(c).toMatchObject({ type: 'create', kind: 'account', externalId: 'acc-1', verifyFirst: false });
+    expect(JSON.stringify(c)).not.toContain('secret-pw');
+    expect(comparable(update)).toMatchObject({
+      type: 'update',
+      remoteId: 11,
+      desired: 'hash-i1',
+      changes: [{ to: 100 }],
+    });
+  });
+
+  it('keeps of an adopt the remote id and status only', () => {
+    expect(comparable(adopt)).toEqual({
+      type: 'adopt',
+      kind: 'item',
+      externalId: 'i-1',
+      fields: item.fields,
+      reason: 'found',
+      desired: 'hash-i1',
+      remote: { id: 11, status: 'listed' },
+    });
+    const { status: _s, ...noStatus } = (adopt as { remote: object }).remote as { status: string };
+    expect(comparable({ ...adopt, remote: noStatus } as PlanAction)).toMatchObject({
+      remote: { id: 11, status: null },
+    });
+  });
+
+  it('keeps an archive whole, an upload by its image, and nothing of a noop', () => {
+    expect(comparable(archive)).toEqual({ ...archive });
+    expect(comparable(upload)).toEqual({
+      type: 'upload',
+      sha256: 'abc',
+      path: 'img/a.png',
+      bytes: 12,
+      neededBy: ['acc-1'],
+    });
+    expect(comparable(noop)).toBeNull();
+  });
+});
+
+describe('writesOf and savePlan', () => {
+  it('keys the writes by offer and by image, leaves noops out', () => {
+    const w = writesOf(planOf(create, archive, upload, noop));
+    expect(Object.keys(w).sort()).toEqual(['account:acc-1', 'image:abc', 'item:i-9']);
+    expect(savedPlanKeys(savePlan(planOf(create, archive, upload, noop), meta))).toEqual(['account:acc-1', 'item:i-9']);
+  });
+
+  it('writes the metadata and a digest a reader accepts', () => {
+    const saved = savePlan(planOf(update), meta);
+    expect(saved).toMatchObject({
+      format: SAVED_PLAN_FORMAT,
+      id: 'plan-1',
+      createdAt: '2026-11-24T10:00:00.000Z',
+      seller: 'seller-a',
+      marketplace: 'http://127.0.0.1:1234',
+      stateId: 'state-1',
+      allowMassArchive: false,
+    });
+    expect(saved.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(readSavedPlan(JSON.stringify(saved))).toEqual(saved);
+    expect(savePlan(planOf(update), { ...meta, allowMassArchive: true }).digest).not.toBe(saved.digest);
+  });
+});
+
+describe('readSavedPlan', () => {
+  const saved = savePlan(planOf(update, archive), meta);
+  const text = (p: unknown) => JSON.stringify(p);
+
+  it('refuses what is not JSON, or not a plan of this format', () => {
+    expect(readSavedPlan('{oops')).toEqual({ error: 'not a saved plan: not JSON' });
+    for (const v of [null, 'x', {}, { ...saved, format: 'offersync-plan/2' }])
+      expect(readSavedPlan(text(v))).toEqual({
+        error: `not a saved plan of this offersync (format ${SAVED_PLAN_FORMAT})`,
+      });
+  });
+
+  it.each(['id', 'createdAt', 'seller', 'marketplace', 'stateId', 'digest'])(
+    'refuses a plan whose %s is missing',
+    (f) => {
+      expect(readSavedPlan(text({ ...saved, [f]: 5 }))).toEqual({ error: `not a saved plan: ${f} is missing` });
+    },
+  );
+
+  it('refuses a plan without its writes or mass-archive flag', () => {
+    const { writes: _w, ...noWrites } = saved;
+    for (const v of [noWrites, { ...saved, writes: 'x' }, { ...saved, allowMassArchive: 'false' }])
+      expect(readSavedPlan(text(v))).toEqual({ error: 'not a saved plan: writes are missing' });
+  });
+
+  it('refuses a plan edited after it was written', () => {
+    const edited = { ...saved, writes: { ...saved.writes, 'item:i-9': { ...saved.writes['item:i-9'], remoteId: 20 } } };
+    expect(readSavedPlan(text(edited))).toEqual({
+      error: 'the saved plan was changed after it was written (digest differs)',
+    });
+    expect(readSavedPlan(text({ ...saved, allowMassArchive: true }))).toHaveProperty('error');
+  });
+});
+
+describe('differences', () => {
+  const saved = savePlan(planOf(update, archive, upload), meta);
+
+  it('is empty for the same plan, whatever its order and noops', () => {
+    expect(differences(saved, planOf(noop, upload, archive, update))).toEqual([]);
+  });
+
+  it('names a write gone, one of another type, one changed by field, and one not saved', () => {
+    const changed: PlanAction = { ...update, changes: [{ field: 'price', from: 90, to: 120, why: 'changed' }] };
+    const relisted: PlanAction = { ...update, type: 'update', reason: 'drift', changes: [] };
+    expect(differences(saved, planOf(changed, create))).toEqual([
+      'item:i-1: planned update, now update with other changes',
+      'item:i-9: planned archive, now nothing to do',
+      'image:abc: planned upload, now nothing to do',
+      'account:acc-1: not in the saved plan, now create',
+    ]);
+    expect(differences(saved, planOf(relisted, archive, upload))).toEqual([
+      'item:i-1: planned update, now update with other changes, reason',
+    ]);
+    const adoptInstead: PlanAction = { ...adopt };
+    expect(differences(saved, planOf(adoptInstead, archive, upload))).toEqual(['item:i-1: planned update, now adopt']);
+  });
+});
+
+describe('state id and applied plans', () => {
+  it('makes the state id once and keeps it', () => {
+    const store = memoryMeta();
+    const id = stateIdOf(store);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(stateIdOf(store)).toBe(id);
+    store.setMeta('state.id', 'given');
+    expect(stateIdOf(store)).toBe('given');
+  });
+
+  it('remembers when each plan was applied, once per id, and reads a damaged list as empty', () => {
+    const store = memoryMeta();
+    expect(appliedAt(store, 'p1')).toBeUndefined();
+    markApplied(store, 'p1', new Date('2026-01-01T00:00:00Z'));
+    markApplied(store, 'p2', new Date('2026-01-02T00:00:00Z'));
+    markApplied(store, 'p1', new Date('2026-01-03T00:00:00Z'));
+    expect(appliedAt(store, 'p1')).toBe('2026-01-03T00:00:00.000Z');
+    expect(appliedAt(store, 'p2')).toBe('2026-01-02T00:00:00.000Z');
+    expect(JSON.parse(store.getMeta('plans.applied')!)).toEqual([
+      { id: 'p2', at: '2026-01-02T00:00:00.000Z' },
+      { id: 'p1', at: '2026-01-03T00:00:00.000Z' },
+    ]);
+    store.setMeta('plans.applied', '[{"id":"p3","at":"x"},{"id":4},null,"p2"]');
+    expect(appliedAt(store, 'p3')).toBe('x');
+    expect(appliedAt(store, 'p2')).toBeUndefined();
+    store.setMeta('plans.applied', '{"id":"p3","at":"x"}');
+    expect(appliedAt(store, 'p3')).toBeUndefined();
+    store.setMeta('plans.applied', '{oops');
+    expect(appliedAt(store, 'p3')).toBeUndefined();
+    markApplied(store, 'p4', new Date('2026-01-04T00:00:00Z'));
+    expect(appliedAt(store, 'p4')).toBe('2026-01-04T00:00:00.000Z');
+  });
+
+  it('remembers the last thousand applied plans, forgetting the oldest', () => {
+    const store = memoryMeta();
+    const at = new Date('2026-01-01T00:00:00Z');
+    for (let i = 0; i < 1001; i++) markApplied(store, `p${i}`, at);
+    expect(JSON.parse(store.getMeta('plans.applied')!)).toHaveLength(1000);
+    expect(appliedAt(store, 'p0')).toBeUndefined();
+    expect(appliedAt(store, 'p1')).toBe('2026-01-01T00:00:00.000Z');
+    expect(appliedAt(store, 'p1000')).toBe('2026-01-01T00:00:00.000Z');
+  });
+});
+
+describe('savedPlanRefusal', () => {
+  const saved: SavedPlan = savePlan(planOf(update), meta);
+  const here = { stateId: 'state-1', marketplace: 'http://127.0.0.1:1234', seller: 'seller-a' };
+
+  it('accepts the plan on its own state db, marketplace and seller, once', () => {
+    const store = memoryMeta();
+    expect(savedPlanRefusal(saved, here, store)).toBeUndefined();
+    markApplied(store, 'other-plan', new Date('2026-01-01T00:00:00Z'));
+    expect(savedPlanRefusal(saved, here, store)).toBeUndefined();
+    markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
+    expect(savedPlanRefusal(saved, here, store)).toBe(
+      'the plan was already applied (at 2026-01-01T00:00:00.000Z): a saved plan applies at most once',
+    );
+  });
+
+  it('refuses another state db first, then another marketplace or seller', () => {
+    const store = memoryMeta();
+    markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
+    expect(savedPlanRefusal(saved, { ...here, stateId: 'state-2', seller: 'b' }, store)).toBe(
+      'the plan was made from another state db (state-1; this one is state-2): ' +
+        'a saved plan applies only to the state it was made from',
+    );
+    const fresh = memoryMeta();
+    expect(savedPlanRefusal(saved, { ...here, marketplace: 'https://market.example' }, fresh)).toBe(
+      'the plan was made against http://127.0.0.1:1234, not https://market.example',
+    );
+    expect(savedPlanRefusal(saved, { ...here, seller: 'seller-b' }, fresh)).toBe(
+      'the plan was made for seller seller-a, not seller-b',
+    );
+  });
+});
