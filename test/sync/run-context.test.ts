@@ -1,0 +1,282 @@
+// The RunContext of one executor run, on a real sqlite state db: each write journaled before it is sent and
+// settled after (an unknown outcome left "sent" for the next start), nothing begun once stopped, outcomes and
+// progress counted, what was applied recorded as last applied, sales noted once, refused capabilities probed
+// again after their age.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DesiredAccount, DesiredItem } from '../../src/catalogue/desired-offer.ts';
+import { createLogger, silentLogger } from '../../src/log/logger.ts';
+import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
+import type { JournalState } from '../../src/state/records.ts';
+import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { RunStoppedError } from '../../src/sync/errors.ts';
+import { OfferBackoffs } from '../../src/sync/offer-backoff.ts';
+import { RunContext, type RunContextDeps } from '../../src/sync/run-context.ts';
+
+const T0 = Date.parse('2027-03-01T12:00:00.000Z');
+const HOUR = 3_600_000;
+let store: SqliteStateStore;
+let now: number;
+let states: { id: number; state: JournalState; error: string | null | undefined }[];
+
+beforeEach(() => {
+  now = T0;
+  store = openStateStore(':memory:', { now: () => now });
+  states = [];
+  const set = store.journalSet.bind(store);
+  // Observed, not replaced: the real store still records every state.
+  store.journalSet = (id, state, error) => {
+    states.push({ id, state, error });
+    set(id, state, error);
+  };
+});
+afterEach(() => store.close());
+
+const client = {} as MarketplaceClient;
+const ctxOf = (over: Partial<RunContextDeps> = {}) =>
+  new RunContext({ client, store, logger: silentLogger, runId: 'run-1', createAttempts: 3, ...over });
+
+const item: DesiredItem = {
+  kind: 'item',
+  externalId: 'it-1',
+  hash: 'hash-it-1',
+  source: { file: 'items/a.json' },
+  fields: { title: 'One', price: 100, stock: 5, status: 'listed' },
+};
+const account: DesiredAccount = {
+  kind: 'account',
+  externalId: 'acc-1',
+  hash: 'hash-acc-1',
+  source: { file: 'accounts/a.json' },
+  fields: { title: 'Acc', price: 900, current_rank: 'gold' },
+  credentialsHmac: 'hmac-1',
+  images: [
+    { path: 'a.png', absPath: '/a.png', sha256: 'sha-a', sizeBytes: 1, mimeType: 'image/png' },
+    { path: 'b.png', absPath: '/b.png', sha256: 'sha-b', sizeBytes: 1, mimeType: 'image/png' },
+  ],
+};
+const remote = (over: Partial<RemoteOffer> = {}): RemoteOffer => ({ id: 41, externalId: 'it-1', fields: {}, ...over });
+
+describe('journaled', () => {
+  it('journals the write as sent before the request and done after it', async () => {
+    const ctx = ctxOf();
+    const out = await ctx.journaled('update', 'item', ['it-1', 'it-2'], async (entry) => {
+      expect(entry).toMatchObject({ runId: 'run-1', op: 'update', kind: 'item', keys: ['it-1', 'it-2'] });
+      expect(store.journalUnfinished().map((e) => e.state)).toEqual(['sent']);
+      return 'answer';
+    });
+    expect(out).toBe('answer');
+    expect(states.map((s) => s.state)).toEqual(['sent', 'done']);
+    expect(store.journalUnfinished()).toEqual([]);
+  });
+
+  it('journals a refused write as failed, with the message scrubbed of secrets', async () => {
+    const ctx = ctxOf();
+    const err = Object.assign(new Error('422 bad price'), { status: 422, outcomeUnknown: false });
+    await expect(ctx.journaled('create', 'item', ['it-1'], () => Promise.reject(err))).rejects.toBe(err);
+    expect(states.map((s) => [s.state, s.error])).toEqual([
+      ['sent', undefined],
+      ['failed', '422 bad price'],
+    ]);
+    expect(store.journalUnfinished()).toEqual([]);
+  });
+
+  it('leaves a write whose outcome is unknown as sent, for the next start to settle', async () => {
+    const ctx = ctxOf();
+    const err = Object.assign(new Error('socket hang up'), { outcomeUnknown: true });
+    await expect(ctx.journaled('create', 'item', ['it-1'], () => Promise.reject(err))).rejects.toBe(err);
+    expect(states.map((s) => s.state)).toEqual(['sent']);
+    expect(store.journalUnfinished().map((e) => [e.op, e.keys, e.state])).toEqual([['create', ['it-1'], 'sent']]);
+  });
+
+  it('begins nothing once the run is stopped', async () => {
+    const stop = new AbortController();
+    const ctx = ctxOf({ signal: stop.signal });
+    await ctx.journaled('archive', 'item', ['it-1'], async () => undefined);
+    stop.abort(new Error('SIGTERM'));
+    let sent = false;
+    const refused = ctx.journaled('archive', 'item', ['it-2'], async () => {
+      sent = true;
+    });
+    await expect(refused).rejects.toBeInstanceOf(RunStoppedError);
+    await expect(refused).rejects.toMatchObject({ message: 'not begun: SIGTERM' });
+    expect(sent).toBe(false);
+    expect(states.map((s) => s.state)).toEqual(['sent', 'done']);
+  });
+});
+
+describe('report', () => {
+  it('keeps every outcome, counts progress for those that count, and logs a failure', () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'warn',
+      format: 'json',
+      destination: { write: (l: string) => void lines.push(l) },
+    });
+    const progress: [number, number][] = [];
+    const ctx = ctxOf({ logger, onProgress: (d, t) => progress.push([d, t]) });
+    ctx.total = 3;
+    ctx.report({ kind: 'item', externalId: 'it-1', outcome: 'updated' });
+    ctx.report({ kind: 'image', externalId: 'sha', outcome: 'uploaded' }, false);
+    ctx.report({ kind: 'item', externalId: 'it-2', outcome: 'failed', file: 'items/a.json', message: '422 no' });
+    expect(ctx.outcomes.map((o) => o.externalId)).toEqual(['it-1', 'sha', 'it-2']);
+    expect(progress).toEqual([
+      [1, 3],
+      [2, 3],
+    ]);
+    expect(lines.map((l) => JSON.parse(l))).toMatchObject([
+      { level: 40, msg: 'offer failed', kind: 'item', externalId: 'it-2', file: 'items/a.json', err: '422 no' },
+    ]);
+  });
+
+  it('needs no progress listener', () => {
+    const ctx = ctxOf();
+    ctx.report({ kind: 'item', externalId: 'it-1', outcome: 'updated' });
+    expect(ctx.outcomes).toHaveLength(1);
+  });
+});
+
+describe('applied', () => {
+  it('records what was sent as last applied, with the offer as planned', () => {
+    const ctx = ctxOf();
+    ctx.applied(
+      account,
+      remote({ id: 41, externalId: 'acc-1', status: 'active', updatedAt: T0 - 5, fields: { current_rank: 17 } }),
+      account.fields,
+      account.fields,
+    );
+    expect(store.getOffer('account', 'acc-1')).toMatchObject({
+      remoteId: 41,
+      lastApplied: { title: 'Acc', price: 900, current_rank: 'gold' },
+      credentialsHmac: 'hmac-1',
+      imageHashes: ['sha-a', 'sha-b'],
+      contentHash: 'hash-acc-1',
+      remoteStatus: 'active',
+      remoteUpdatedAt: T0 - 5,
+      managed: true,
+      sourceFile: 'accounts/a.json',
+      lossyFields: ['current_rank'],
+    });
+  });
+
+  it('keeps of a field not sent the value last applied to the same offer, else the desired one', () => {
+    const ctx = ctxOf();
+    store.upsertOffer('item', 'it-1', {
+      remoteId: 41,
+      lastApplied: { title: 'Old', price: 90, stock: 4 },
+      lossyFields: ['stock'],
+      credentialsHmac: 'stale',
+      imageHashes: ['x'],
+    });
+    ctx.applied(item, remote({ status: 'listed' }), { price: 100 }, item.fields);
+    expect(store.getOffer('item', 'it-1')).toMatchObject({
+      lastApplied: { title: 'Old', price: 100, stock: 4, status: 'listed' },
+      lossyFields: ['stock'],
+      credentialsHmac: null,
+      imageHashes: [],
+    });
+  });
+
+  it('does not carry last applied or lossy fields over from another remote offer', () => {
+    const ctx = ctxOf();
+    store.upsertOffer('item', 'it-1', {
+      remoteId: 40,
+      lastApplied: { title: 'Old', price: 90 },
+      lossyFields: ['stock'],
+    });
+    ctx.applied(item, remote({ id: 41 }), { price: 100 }, item.fields);
+    expect(store.getOffer('item', 'it-1')).toMatchObject({
+      remoteId: 41,
+      lastApplied: { title: 'One', price: 100, stock: 5, status: 'listed' },
+      lossyFields: [],
+    });
+  });
+
+  it('takes the status sent when the answer echoes none, and null when neither says', () => {
+    const ctx = ctxOf();
+    ctx.applied(item, remote(), { status: 'paused' }, item.fields);
+    expect(store.getOffer('item', 'it-1')).toMatchObject({ remoteStatus: 'paused', remoteUpdatedAt: null });
+    ctx.applied({ ...item, externalId: 'it-2' }, remote({ id: 42 }), { price: 1 }, { price: 1 });
+    expect(store.getOffer('item', 'it-2')).toMatchObject({ remoteStatus: null });
+  });
+
+  it('records an account with no credentials as having none', () => {
+    const ctx = ctxOf();
+    const { credentialsHmac: _h, ...bare } = account;
+    ctx.applied(bare, remote({ externalId: 'acc-1' }), {}, account.fields);
+    expect(store.getOffer('account', 'acc-1')?.credentialsHmac).toBeNull();
+  });
+
+  it('forgets the backoff of an offer the marketplace took, and notes a refusal', () => {
+    const backoffs = new OfferBackoffs(store, { initialMs: 60_000, maxMs: HOUR, parkAfter: 5 }, () => now);
+    const ctx = ctxOf({ backoffs });
+    const refused = Object.assign(new Error('422 bad'), { status: 422 });
+    expect(ctx.refused(item, refused)).toBe(
+      '; not sent again before 2027-03-01T12:01:00.000Z unless its catalogue entry changes',
+    );
+    expect(backoffs.all().has('item:it-1')).toBe(true);
+    ctx.applied(item, remote(), item.fields, item.fields);
+    expect(backoffs.all().size).toBe(0);
+    expect(ctxOf().refused(item, refused)).toBe('');
+  });
+});
+
+describe('markLocked', () => {
+  it('notes a sale once, with its time, and records the status', () => {
+    const ctx = ctxOf();
+    store.upsertOffer('item', 'it-1', { remoteId: 41, remoteStatus: 'listed' });
+    ctx.markLocked('item', 'it-1', remote({ status: 'sold', soldAt: T0 }));
+    expect(ctx.sold).toEqual([
+      {
+        kind: 'item',
+        external_id: 'it-1',
+        id: 41,
+        status: 'sold',
+        sold_at: '2027-03-01T12:00:00.000Z',
+        seen_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+    ]);
+    expect(store.getOffer('item', 'it-1')).toMatchObject({ remoteId: 41, remoteStatus: 'sold' });
+    ctx.markLocked('item', 'it-1', remote({ status: 'sold', soldAt: T0 }));
+    expect(ctx.sold).toHaveLength(1);
+  });
+
+  it('notes a sale of an offer it never saw, with no sale time when the answer gives none', () => {
+    const ctx = ctxOf();
+    ctx.markLocked('item', 'it-9', remote({ id: 49, status: 'refunded', soldAt: null }));
+    expect(ctx.sold).toMatchObject([{ external_id: 'it-9', id: 49, status: 'refunded', sold_at: null }]);
+  });
+
+  it('notes nothing when the answer has no status', () => {
+    const ctx = ctxOf();
+    store.upsertOffer('item', 'it-1', { remoteId: 41, remoteStatus: 'listed' });
+    ctx.markLocked('item', 'it-1', remote());
+    expect(ctx.sold).toEqual([]);
+    expect(store.getOffer('item', 'it-1')?.remoteStatus).toBeNull();
+  });
+});
+
+describe('images and capabilities', () => {
+  it('reads an uploaded image id from the state db', () => {
+    const ctx = ctxOf();
+    store.putImage({ sha256: 'sha-a', remoteId: 501, url: null, uploadedAt: T0 });
+    expect(ctx.imageId('sha-a')).toBe(501);
+    expect(ctx.imageId('sha-b')).toBeUndefined();
+  });
+
+  it('probes a refused route again once its refusal is older than reprobeAfterMs, by the given clock', async () => {
+    store.setCapability(CAPABILITIES.accountUpdate, false, 'not served');
+    const probe = (ctx: RunContext) =>
+      ctx.capabilities.call({
+        capability: CAPABILITIES.accountUpdate,
+        attempt: async () => 'sent by the route',
+        refusal: async () => null,
+        fallback: async () => 'fallback',
+        proberFallsBack: true,
+      });
+    expect(await probe(ctxOf())).toBe('fallback');
+    expect(await probe(ctxOf({ reprobeAfterMs: HOUR, now: () => T0 + HOUR - 1 }))).toBe('fallback');
+    expect(await probe(ctxOf({ reprobeAfterMs: HOUR, now: () => T0 + HOUR }))).toBe('sent by the route');
+    expect(store.getCapability(CAPABILITIES.accountUpdate)?.usable).toBe(true);
+  });
+});
