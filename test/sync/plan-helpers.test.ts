@@ -1,0 +1,59 @@
+// Reading a plan: which actions write, whether it has anything to do (an adopt writes state), and the line a
+// targeted run prints.
+import { describe, expect, it } from 'vitest';
+import type { GuardVerdict, Plan, PlanAction } from '../../src/sync/plan.ts';
+import { hasChanges, isWrite, targetNote } from '../../src/sync/plan.ts';
+import { emptyKindSnapshot } from '../../src/sync/remote-snapshot.ts';
+import { fieldNames } from '../../src/sync/offer-fields.ts';
+
+const guard: GuardVerdict = { tripped: false, archives: 0, limit: 25 };
+const planOf = (actions: PlanAction[], target?: Plan['target']): Plan => ({
+  actions,
+  guard,
+  archiveSuppressed: [],
+  warnings: [],
+  ...(target ? { target } : {}),
+});
+const noop = { type: 'noop', kind: 'item', externalId: 'a', reason: 'unchanged' } as PlanAction;
+const of = (type: string) => ({ type }) as unknown as PlanAction;
+
+describe('plan helpers', () => {
+  it('counts create, update, archive and upload as writes, not adopt or noop', () => {
+    expect(['create', 'update', 'archive', 'upload', 'adopt', 'noop'].map((t) => isWrite(of(t)))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('has changes when any action writes, or adopts', () => {
+    expect(hasChanges(planOf([]))).toBe(false);
+    expect(hasChanges(planOf([noop, noop]))).toBe(false);
+    expect(hasChanges(planOf([noop, of('adopt')]))).toBe(true);
+    expect(hasChanges(planOf([of('archive'), noop]))).toBe(true);
+  });
+
+  it('says how many offers a targeted run left outside it', () => {
+    expect(targetNote(planOf([]))).toBeUndefined();
+    expect(targetNote(planOf([], { kinds: ['item'], description: '--only item', outside: 1 }))).toBe(
+      'targeted run (--only item): 1 offer outside the target left as they are; nothing outside it is archived',
+    );
+    expect(targetNote(planOf([], { match: 'a*', description: "--match 'a*'", outside: 0 }))).toBe(
+      "targeted run (--match 'a*'): 0 offers outside the target left as they are; nothing outside it is archived",
+    );
+  });
+});
+
+describe('small shapes', () => {
+  it('an empty kind snapshot is complete, full unless said otherwise, with no offers or duplicates', () => {
+    expect(emptyKindSnapshot()).toEqual({ offers: new Map(), full: true, complete: true, duplicates: [] });
+    expect(emptyKindSnapshot(false).full).toBe(false);
+  });
+
+  it('lists the field names an offer states, sorted', () => {
+    expect(fieldNames({ title: 'T', price: 1, game: 'g' })).toEqual(['game', 'price', 'title']);
+  });
+});

@@ -1,0 +1,67 @@
+// Request bodies: a create sends the external_id and every field, an update the planned values; credentials go
+// only in an account's body, and only when they are to be sent.
+import { describe, expect, it } from 'vitest';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import type { DesiredAccount, DesiredItem } from '../../src/catalogue/desired-offer.ts';
+import { changesToBody, createBody, withCredentials } from '../../src/sync/request-body.ts';
+import { resourceOf } from '../../src/sync/resource-of.ts';
+
+const account: DesiredAccount = {
+  kind: 'account',
+  externalId: 'acc-1',
+  hash: 'h',
+  source: { file: 'a.json' },
+  fields: { title: 'T', price: 1 },
+  credentials: { login: 'me', password: 'pw' },
+  images: [],
+};
+const item: DesiredItem = {
+  kind: 'item',
+  externalId: 'it-1',
+  hash: 'h',
+  source: { file: 'i.json' },
+  fields: { title: 'T', price: 1 },
+};
+
+describe('request bodies', () => {
+  it('an update sends each change at its desired value', () => {
+    expect(
+      changesToBody([
+        { field: 'price', from: 1, to: 2, why: 'changed' },
+        { field: 'title', from: 'a', to: 'b', why: 'drift' },
+      ]),
+    ).toEqual({ price: 2, title: 'b' });
+    expect(changesToBody([])).toEqual({});
+  });
+
+  it('a create sends the external_id, every field and an account its credentials', () => {
+    expect(createBody(account, { title: 'T', price: 1 })).toEqual({
+      external_id: 'acc-1',
+      title: 'T',
+      price: 1,
+      credentials: { login: 'me', password: 'pw' },
+    });
+    expect(createBody(item, { title: 'T', price: 1 })).toEqual({ external_id: 'it-1', title: 'T', price: 1 });
+  });
+
+  it('adds credentials only to an account that has them, when they are to be sent', () => {
+    const body = { price: 3 };
+    expect(withCredentials(body, account, true)).toEqual({ price: 3, credentials: { login: 'me', password: 'pw' } });
+    expect(withCredentials(body, account, false)).toBe(body);
+    const { credentials: _c, ...bare } = account;
+    expect(withCredentials(body, bare, true)).toBe(body);
+    expect(withCredentials(body, item, true)).toBe(body);
+    expect(body).toEqual({ price: 3 });
+  });
+});
+
+describe('resourceOf', () => {
+  it('serves each kind from its own resource', () => {
+    const client = { accounts: 'A', items: 'I', topUps: 'T' } as unknown as MarketplaceClient;
+    expect([resourceOf(client, 'account'), resourceOf(client, 'item'), resourceOf(client, 'topup')]).toEqual([
+      'A',
+      'I',
+      'T',
+    ]);
+  });
+});
