@@ -43,6 +43,9 @@ describe('sameValue', () => {
     ['a key only on the right', { a: 1 }, { a: 1, b: 2 }],
     ['a key with a value and an undefined one', { a: 1, b: 2 }, { a: 1, b: undefined }],
     ['the same count of other keys', { a: 1 }, { b: 1 }],
+    ['a number and an empty object', 1, {}],
+    ['an empty object and a number', {}, 1],
+    ['a text and an empty object', 'ab', {}],
   ])('different: %s', (_name, a, b) => {
     expect(sameValue(a, b)).toBe(false);
   });

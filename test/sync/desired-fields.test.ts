@@ -43,6 +43,11 @@ describe('effectiveFields', () => {
     expect(Object.keys(paused.fields)).toEqual(['status', 'title', 'price']);
   });
 
+  it('states the default status for a status key left undefined', () => {
+    const d: DesiredItem = { ...item, fields: { title: 'T', price: 1, status: undefined } };
+    expect(effectiveFields(d, 'listed', imageId).fields).toEqual({ title: 'T', price: 1, status: 'listed' });
+  });
+
   it('sends an account its explicit image_ids then its uploaded gallery', () => {
     expect(effectiveFields(account({ image_ids: [7] }, [img('sha-a'), img('sha-b')]), 'listed', imageId)).toEqual({
       fields: { title: 'T', price: 1, image_ids: [7, 501, 502], status: 'listed' },

@@ -1,10 +1,10 @@
 // sold.jsonl retention (issue 11): rotated past its size cap, so a daemon running for months keeps at most
 // two files of sales.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendSold, soldLogPath, type SoldEntry } from '../../src/sync/sold-log.ts';
+import { appendSold, SOLD_LOG_MAX_BYTES, soldLogPath, type SoldEntry } from '../../src/sync/sold-log.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -48,5 +48,29 @@ describe('sold.jsonl', () => {
   it('writes nothing for an in-memory state db or no sales', () => {
     expect(soldLogPath(':memory:')).toBeNull();
     expect(() => appendSold(':memory:', [entry(1)])).not.toThrow();
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-sold-'));
+    dirs.push(dir);
+    appendSold(join(dir, 'state.db'), []);
+    expect(existsSync(join(dir, 'sold.jsonl'))).toBe(false);
+  });
+
+  it('rotates a file that reached the cap exactly, and by default at 8 MiB', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-sold-'));
+    dirs.push(dir);
+    const statePath = join(dir, 'state.db');
+    const path = soldLogPath(statePath)!;
+    writeFileSync(path, 'x'.repeat(99));
+    appendSold(statePath, [entry(1)], 100);
+    expect(existsSync(`${path}.1`)).toBe(false);
+    writeFileSync(path, 'x'.repeat(100));
+    appendSold(statePath, [entry(2)], 100);
+    expect(statSync(`${path}.1`).size).toBe(100);
+    rmSync(`${path}.1`);
+    writeFileSync(path, Buffer.alloc(SOLD_LOG_MAX_BYTES - 1, 0x78));
+    appendSold(statePath, [entry(3)]);
+    expect(existsSync(`${path}.1`)).toBe(false);
+    appendSold(statePath, [entry(4)]);
+    expect(statSync(`${path}.1`).size).toBeGreaterThan(8 * 1024 * 1024);
+    expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(entry(4))}\n`);
   });
 });
