@@ -1,13 +1,18 @@
 // The writer lease as a holder sees it: waiting, taking over at expiry, heartbeats, losing it, and the
 // at-once takeover of a holder proven dead (same boot and pid namespace, pid gone) and of no other.
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LeaseClaim, WriterLease } from '../../src/state/records.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 import {
   acquireWriterLease,
   LeaseHeldError,
   LeaseLostError,
+  type LeaseStore,
   localClaim,
   localScope,
 } from '../../src/state/writer-lease.ts';
@@ -139,5 +144,233 @@ describe('acquireWriterLease', () => {
     expect(store.currentLease()?.holder).toBe(lease.holder);
     lease.release();
     store.close();
+  });
+});
+
+// The same lease on a real sqlite file, with one fake clock for the holder's timers and the store's judgement of
+// expiry (vi's fake timers fake Date.now, which the store is given): polls and heartbeats run when the test moves
+// time, never by sleeping.
+describe('acquireWriterLease on a state db file, by a fake clock', () => {
+  const START = 1_000_000;
+  const me: LeaseClaim = { holder: 'this-instance', pid: process.pid, hostname: 'this-host', scope: localScope() };
+  const dirs: string[] = [];
+  beforeEach(() => {
+    vi.useFakeTimers({ now: START });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  function fileStore() {
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-writer-lease-'));
+    dirs.push(dir);
+    return openStateStore(join(dir, 'state.db'), { now: () => Date.now() });
+  }
+  /** The promise's outcome as soon as it has one, read without awaiting it. */
+  function outcome<T>(p: Promise<T>): { value?: T; error?: unknown } {
+    const o: { value?: T; error?: unknown } = {};
+    p.then(
+      (v) => {
+        o.value = v;
+      },
+      (e: unknown) => {
+        o.error = e;
+      },
+    );
+    return o;
+  }
+
+  it.each([
+    { ttlMs: 1_000, pollMs: 250 },
+    { ttlMs: 100_000, pollMs: 1_000 },
+    { ttlMs: 100, pollMs: 50 },
+  ])(
+    'polls a held lease every ttl/4 (here $pollMs ms), telling the caller once; takes it at the next poll once freed',
+    async ({ ttlMs, pollMs }) => {
+      const store = fileStore();
+      store.acquireLease(other(), 3_600_000);
+      const waitedFor: WriterLease[] = [];
+      const stop = new AbortController();
+      const taking = outcome(
+        acquireWriterLease(store, {
+          ttlMs,
+          waitMs: Number.POSITIVE_INFINITY,
+          claim: me,
+          signal: stop.signal,
+          onWait: (h) => waitedFor.push(h),
+        }),
+      );
+      await vi.advanceTimersByTimeAsync(pollMs * 5);
+      expect(waitedFor.map((h) => h.holder)).toEqual(['other-instance']);
+      store.releaseLease('other-instance');
+      await vi.advanceTimersByTimeAsync(pollMs - 1);
+      expect(taking.value).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(taking.value?.holder).toBe('this-instance');
+      expect(store.currentLease()).toMatchObject({ holder: 'this-instance', expiresAt: Date.now() + ttlMs });
+      // Each poll's wait let go of the stop signal: a wait of hours leaves no pile of listeners on it.
+      expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+      taking.value?.release();
+      store.close();
+    },
+  );
+
+  it('gives up when waitMs runs out, not at the next poll, naming holder, expiry and time waited', async () => {
+    const store = fileStore();
+    store.acquireLease(other(), 3_600_000);
+    const taking = outcome(acquireWriterLease(store, { ttlMs: 60_000, waitMs: 1_500, claim: me }));
+    await vi.advanceTimersByTimeAsync(1_499);
+    expect(taking.error).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    const err = taking.error as LeaseHeldError;
+    expect(err).toBeInstanceOf(LeaseHeldError);
+    expect(err.name).toBe('LeaseHeldError');
+    expect(err.waitedMs).toBe(1_500);
+    expect(err.message).toBe(
+      'another offersync (instance other-instance, pid 1 on other-host) holds the state db until ' +
+        '1970-01-01T01:16:40.000Z; nothing was sent (waited 1.5 s). Wait for it to finish or stop it, ' +
+        'or pass --lock-timeout <duration> (e.g. 2m) to wait for it; a killed process lets go when its lease expires.',
+    );
+    expect(vi.getTimerCount()).toBe(0);
+    expect(store.currentLease()?.holder).toBe('other-instance');
+    store.close();
+  });
+
+  it('a stop signal ends a wait between polls, leaving no timer; an aborted one takes nothing', async () => {
+    const store = fileStore();
+    store.acquireLease(other(), 3_600_000);
+    const stop = new AbortController();
+    const taking = outcome(
+      acquireWriterLease(store, { ttlMs: 1_000, waitMs: Number.POSITIVE_INFINITY, claim: me, signal: stop.signal }),
+    );
+    await vi.advanceTimersByTimeAsync(600);
+    stop.abort(new Error('stopping'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect((taking.error as Error).message).toBe('stopping');
+    expect(vi.getTimerCount()).toBe(0);
+
+    store.releaseLease('other-instance');
+    await expect(acquireWriterLease(store, { ttlMs: 1_000, claim: me, signal: stop.signal })).rejects.toThrow(
+      'stopping',
+    );
+    expect(store.currentLease()).toBeUndefined();
+    store.close();
+  });
+
+  it('renews every ttl/3, so a live holder never runs out, and stops renewing once released', async () => {
+    const store = fileStore();
+    const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me });
+    expect(store.currentLease()?.expiresAt).toBe(START + 3_000);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(store.currentLease()?.expiresAt).toBe(START + 3_000);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.currentLease()?.expiresAt).toBe(START + 1_000 + 3_000);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(store.acquireLease(other(), 60_000).ok).toBe(false);
+    expect(lease.lost.aborted).toBe(false);
+
+    lease.release();
+    expect(store.currentLease()).toBeUndefined();
+    // No heartbeat after release takes the lease back.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(store.currentLease()).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+    store.close();
+  });
+
+  it('once lost, stops for good: onLost once, and no taking it back when the new holder lets go', async () => {
+    const store = fileStore();
+    const onLost = vi.fn();
+    const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me, onLost });
+    // A stall: the clock moves past the TTL with no heartbeat run; another instance takes the lease.
+    vi.setSystemTime(Date.now() + 5_000);
+    expect(store.acquireLease(other(), 60_000).ok).toBe(true);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lease.lost.aborted).toBe(true);
+    const reason = lease.lost.reason as LeaseLostError;
+    expect(reason).toBeInstanceOf(LeaseLostError);
+    expect(reason.name).toBe('LeaseLostError');
+    expect(reason.heldBy.holder).toBe('other-instance');
+    expect(reason.message).toBe(
+      'lost the writer lease to another offersync (instance other-instance, pid 1 on other-host): ' +
+        'no further write is started',
+    );
+    expect(onLost.mock.calls).toEqual([[reason.heldBy]]);
+
+    store.releaseLease('other-instance');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(onLost).toHaveBeenCalledTimes(1);
+    expect(store.currentLease()).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+    store.close();
+  });
+
+  it('a heartbeat that cannot reach the store reports it, keeps the lease, and renews at the next beat', async () => {
+    const store = fileStore();
+    let down = false;
+    // The real store behind an outage switch: a disk or network gone for one beat, which no real part does on cue.
+    const flaky: LeaseStore = {
+      acquireLease: (claim, ttlMs, takeOverFrom) => {
+        if (down) throw new Error('state db unreachable');
+        return store.acquireLease(claim, ttlMs, takeOverFrom);
+      },
+      releaseLease: (holder) => store.releaseLease(holder),
+    };
+    const errors: unknown[] = [];
+    const lease = await acquireWriterLease(flaky, { ttlMs: 3_000, claim: me, onRenewError: (e) => errors.push(e) });
+    down = true;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['state db unreachable']);
+    expect(lease.lost.aborted).toBe(false);
+    down = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(errors).toHaveLength(1);
+    expect(store.currentLease()).toMatchObject({ holder: 'this-instance', expiresAt: START + 2_000 + 3_000 });
+    lease.release();
+    store.close();
+  });
+
+  it('does not take over a holder whose pid lives or it cannot tell (no scope, a pid it may not signal)', async () => {
+    if (localScope() === '') return; // not Linux: no holder is ever proven dead by its pid
+    const store = fileStore();
+    const gone = deadPid();
+    // Alive in this boot and pid namespace: the parent process (the test runner).
+    store.acquireLease(other({ pid: process.ppid, scope: localScope() }), 60_000);
+    await expect(acquireWriterLease(store, { ttlMs: 1_000, claim: me })).rejects.toThrow(LeaseHeldError);
+    // Both without a scope (not Linux): equal scopes, but '' proves nothing.
+    store.releaseLease('other-instance');
+    store.acquireLease(other({ pid: gone, scope: '' }), 60_000);
+    await expect(acquireWriterLease(store, { ttlMs: 1_000, claim: { ...me, scope: '' } })).rejects.toThrow(
+      LeaseHeldError,
+    );
+    // A pid this process may not signal (another user's, when not root) is alive: only ESRCH proves it gone. The
+    // tests run as root, which may signal any pid, so the kernel's EPERM is stood in for.
+    store.releaseLease('other-instance');
+    store.acquireLease(other({ pid: gone, scope: localScope() }), 60_000);
+    vi.spyOn(process, 'kill').mockImplementation(() => {
+      throw Object.assign(new Error('kill EPERM'), { code: 'EPERM' });
+    });
+    await expect(acquireWriterLease(store, { ttlMs: 1_000, claim: me })).rejects.toThrow(LeaseHeldError);
+    expect(store.currentLease()?.holder).toBe('other-instance');
+    store.close();
+  });
+});
+
+describe('the heartbeat and the local scope', () => {
+  it('never keeps the process alive on its own (its timer is unref’d)', async () => {
+    const store = openStateStore(':memory:');
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const lease = await acquireWriterLease(store, { ttlMs: 60_000 });
+    expect(timers()).toBe(before);
+    lease.release();
+    store.close();
+  });
+
+  it('names this boot and pid namespace as <boot id>/pid:[inode], the same on every call (Linux)', () => {
+    if (localScope() === '') return;
+    expect(localScope()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/pid:\[\d+\]$/);
+    expect(localClaim().scope).toBe(localScope());
   });
 });
