@@ -1,0 +1,137 @@
+// Which store a configuration opens: the sqlite file (its folder made owner-only) without a URL, PostgreSQL with
+// one, with the password, retention and a shared connection passed through; and what a person reads when the
+// PostgreSQL server cannot be reached (the URL without its password).
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.ts';
+import { isPostgres, openSellerStateStore } from '../../src/state/open-state-store.ts';
+import { openPostgresConnection, PostgresStateStore } from '../../src/state/postgres-state-store.ts';
+import { SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import type { StateStore } from '../../src/state/state-store.ts';
+import { PostgresError } from '../../src/state/sync-postgres-connection.ts';
+import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+
+/** A logger whose JSON lines the test reads. */
+function memoryLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({ format: 'json', destination: { write: (l: string) => lines.push(JSON.parse(l)) } });
+  return { logger, lines };
+}
+
+/** Three finished runs: with keepRuns 1, pruning drops two of them. */
+function threeRuns(store: StateStore): void {
+  for (const id of ['run-1', 'run-2', 'run-3']) {
+    store.runStart(id, 'reconcile');
+    store.runEnd(id, 'converged', {});
+  }
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'offersync-open-state-'));
+  dirs.push(dir);
+  return dir;
+}
+
+describe('openSellerStateStore without a URL', () => {
+  it('opens the sqlite file, creating its folder owner-only, with the logger and keepRuns given', () => {
+    const folder = join(tempDir(), 'not', 'yet');
+    const path = join(folder, 'state.db');
+    const loc = { path, url: '', keepRuns: 1 };
+    expect(isPostgres(loc)).toBe(false);
+    const { logger, lines } = memoryLogger();
+    const store = openSellerStateStore(loc, 'shop-1', { logger });
+    expect(store).toBeInstanceOf(SqliteStateStore);
+    expect((store as SqliteStateStore).path).toBe(path);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(lines.filter((l) => l.msg === 'state db migrated').length).toBeGreaterThan(0);
+    threeRuns(store);
+    expect(store.pruneHistory().runs).toBe(2);
+    store.upsertOffer('item', 'sku-1', { remoteId: 7 });
+    store.close();
+    // The file is the state: opened again, it holds what was written.
+    const again = openSellerStateStore(loc, 'shop-1', { logger });
+    expect(again.getOffer('item', 'sku-1')?.remoteId).toBe(7);
+    again.close();
+  });
+
+  it('keeps 200 runs when keepRuns is not set, and needs no folder for :memory:', () => {
+    const { logger } = memoryLogger();
+    const store = openSellerStateStore({ path: ':memory:', url: '' }, 'shop-1', { logger });
+    threeRuns(store);
+    expect(store.pruneHistory().runs).toBe(0);
+    store.close();
+  });
+});
+
+describe('openSellerStateStore with a URL', () => {
+  it('opens PostgreSQL, not the file: an unreachable server is named without its password, and no folder is made', () => {
+    const folder = join(tempDir(), 'unused');
+    const loc = { path: join(folder, 'state.db'), url: 'postgres://sync:s3cret-pw@127.0.0.1:1/offers', password: 'x' };
+    expect(isPostgres(loc)).toBe(true);
+    const { logger } = memoryLogger();
+    let err: unknown;
+    try {
+      openSellerStateStore(loc, 'shop-1', { logger });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(PostgresError);
+    expect((err as Error).message).toMatch(
+      /^state db postgres:\/\/sync:\*\*\*@127\.0\.0\.1:1\/offers: connect ECONNREFUSED 127\.0\.0\.1:1/,
+    );
+    expect((err as Error).message).not.toContain('s3cret-pw');
+    expect(() => statSync(folder)).toThrow(/ENOENT/);
+  });
+
+  describe('against a real server', () => {
+    let server: TestPostgres;
+    let url: string;
+    beforeAll(async () => {
+      server = await startPostgres();
+      url = await server.createDatabase();
+    }, 60_000);
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('passes the password given apart from the URL, and keepRuns, to the seller store it opens', () => {
+      const bare = new URL(url);
+      bare.password = '';
+      const { logger } = memoryLogger();
+      const store = openSellerStateStore(
+        { path: '', url: bare.toString(), password: server.password, keepRuns: 1 },
+        'shop-1',
+        { logger },
+      );
+      expect(store).toBeInstanceOf(PostgresStateStore);
+      expect((store as PostgresStateStore).seller).toBe('shop-1');
+      threeRuns(store);
+      expect(store.pruneHistory().runs).toBe(2);
+      store.close();
+    });
+
+    it('uses the connection given rather than opening one of its own, and leaves it open at close', () => {
+      const { connection } = openPostgresConnection({ url });
+      try {
+        const { logger } = memoryLogger();
+        // The URL leads nowhere: only the connection given can serve the store.
+        const store = openSellerStateStore({ path: '', url: 'postgres://nobody@127.0.0.1:1/none' }, 'shop-2', {
+          logger,
+          connection,
+        });
+        threeRuns(store);
+        expect(store.pruneHistory().runs).toBe(0);
+        store.close();
+        expect(connection.query<{ n: number }>('SELECT 1 AS n').rows).toEqual([{ n: 1 }]);
+      } finally {
+        connection.close();
+      }
+    });
+  });
+});
