@@ -42,11 +42,21 @@ describe('reconcile: the run around the plan', () => {
   it('a dry run plans and sends nothing, records no run, and leaves the journal for the next real run', async () => {
     h = await createHarness();
     h.write('items/a.json', items(2));
+    h.write('accounts/a.json', JSON.stringify([{ external_id: 'ac-0', title: 'Account 0', price: 900 }]));
     withStore(h, (s) => {
       const e = s.journalBegin({ runId: 'crashed', op: 'create', kind: 'item', keys: ['it-0'] });
       s.journalSet(e.id, 'sent');
+      // A re-create cut off between its archive and its create: looked up first too.
+      const r = s.journalBegin({ runId: 'crashed', op: 'recreate', kind: 'account', keys: ['ac-0'] });
+      s.journalSet(r.id, 'sent');
+      // An update cut off is no create: nothing to look up before creating it-1.
+      const u = s.journalBegin({ runId: 'crashed', op: 'update', kind: 'item', keys: ['it-1'] });
+      s.journalSet(u.id, 'sent');
     });
     const { report, plan } = await h.reconcile({ dryRun: true });
+    expect(plan.actions.find((a) => a.type === 'create' && a.externalId === 'ac-0')).toMatchObject({
+      verifyFirst: true,
+    });
     expect(report.outcome).toBe('planned');
     expect(h.writes()).toBe(0);
     // The interrupted create is looked up first, not assumed new.
@@ -59,7 +69,7 @@ describe('reconcile: the run around the plan', () => {
     });
     withStore(h, (s) => {
       expect(s.listRuns(10)).toEqual([]);
-      expect(s.journalUnfinished()).toHaveLength(1);
+      expect(s.journalUnfinished()).toHaveLength(3);
       expect(s.currentLease()).toBeUndefined();
     });
   });
