@@ -1,11 +1,13 @@
 // The reconciler's own bookkeeping around plan and execute: a marketplace it cannot read, a dry run, a plan a
 // saved-plan check refuses, the run history, the incremental watermarks, the catalogue's failures in the report
 // and the request count. Against the sandbox, wired as the CLI wires it.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openServices } from '../../src/cli/services.ts';
+import { silentLogger } from '../../src/log/logger.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
-import { MarketplaceUnreadableError } from '../../src/sync/reconciler.ts';
+import { MarketplaceUnreadableError, reconcile } from '../../src/sync/reconciler.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 
 let h: Harness | undefined;
@@ -172,5 +174,124 @@ describe('reconcile: the run around the plan', () => {
     );
     expect(report.requests).toBe(sent);
     expect(report.durationMs).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('reconcile: the run around the plan, continued', () => {
+  const other = { holder: 'elsewhere', pid: 4242, hostname: 'other-host', scope: 'another-boot' };
+
+  it('a dry run reads while another instance holds the writer lease: plan needs no lease', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(1));
+    withStore(h, (s) => expect(s.acquireLease(other, 60_000).ok).toBe(true));
+    const { report } = await h.reconcile({ dryRun: true });
+    expect(report.outcome).toBe('planned');
+    withStore(h, (s) => expect(s.currentLease()?.holder).toBe('elsewhere'));
+  });
+
+  it('holds the writer lease for the configured TTL while it writes, 30 s by default, and lets go after', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(1));
+    const leaseSeen = (): number => withStore(h!, (s) => s.currentLease()!.expiresAt - Date.now());
+    let left = 0;
+    await h.reconcile({ onPlan: () => (left = leaseSeen()) });
+    // Bounds, not a duration: the lease was taken moments before the plan, for 30 s.
+    expect(left).toBeGreaterThan(20_000);
+    expect(left).toBeLessThanOrEqual(30_000);
+    withStore(h, (s) => expect(s.currentLease()).toBeUndefined());
+    h.config = { ...h.config, state: { ...h.config.state, leaseTtlMs: 90_000 } };
+    await h.reconcile({ onPlan: () => (left = leaseSeen()) });
+    expect(left).toBeGreaterThan(80_000);
+  });
+
+  it('two runs on one set of services (as the daemon runs them): each reports only its own requests', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(3));
+    const services = openServices(h.config, { logger: silentLogger });
+    try {
+      const run = () => reconcile(services.reconcileDeps, { command: 'test', dryRun: false });
+      const first = await run();
+      h.sandbox.resetCounters();
+      const second = await run();
+      const sent = Object.values(h.sandbox.counters().byRoute).reduce(
+        (n, byStatus) => n + Object.values(byStatus).reduce((a, b) => a + b, 0),
+        0,
+      );
+      expect(first.report.requests).toBeGreaterThan(sent);
+      expect(second.report.requests).toBe(sent);
+      expect(second.report.durationMs).toBeGreaterThanOrEqual(0);
+      expect(second.report.durationMs).toBeLessThan(600_000);
+      expect(second.report.runId).toMatch(/^\d{8}T\d{6}-[0-9a-f]{6}$/);
+      expect(second.report.runId).not.toBe(first.report.runId);
+    } finally {
+      await services.close();
+    }
+  });
+
+  it('an update the marketplace cannot take (blocked) makes the run partial, not converged', async () => {
+    h = await createHarness({ config: { accounts: { updateFallback: 'report' } } });
+    h.write('accounts/a.json', JSON.stringify([{ external_id: 'ac-1', title: 'Account 1', price: 900 }]));
+    expect((await h.reconcile()).report.outcome).toBe('converged');
+    h.sandbox.setFaults({ disabled: ['accounts.update'] });
+    h.write('accounts/a.json', JSON.stringify([{ external_id: 'ac-1', title: 'Account 1', price: 901 }]));
+    const { report } = await h.reconcile();
+    expect(report.counts).toMatchObject({ account: { blocked: 1 } });
+    expect(report.outcome).toBe('partial');
+  });
+
+  it('a catalogue warning is no failure: the run converges and the warning fails no offer', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(1));
+    h.write('items/stock.xlsx', 'a spreadsheet offersync cannot read');
+    const { report, catalogue } = await h.reconcile();
+    expect(catalogue.problems).toEqual([expect.objectContaining({ severity: 'warning', file: 'items/stock.xlsx' })]);
+    expect(report.outcome).toBe('converged');
+    expect(report.outcomes.filter((o) => o.outcome === 'failed')).toEqual([]);
+  });
+
+  it('a catalogue error names file:line:column#pointer, and a whole-file error its file with the message alone', async () => {
+    h = await createHarness();
+    h.write('items/a.json', `[\n  {"external_id": "bad-1", "title": "Bad", "price": "lots"}\n]\n`);
+    h.write('items/broken.json', '[{"external_id": "b-1"');
+    const { report, catalogue } = await h.reconcile();
+    const failed = report.outcomes.filter((o) => o.outcome === 'failed');
+    expect(failed.find((o) => o.externalId === 'bad-1')?.file).toMatch(/^items\/a\.json:2:\d+#\/0\/price$/);
+    const whole = catalogue.problems.find((p) => p.file === 'items/broken.json')!;
+    expect(whole.field).toBeUndefined();
+    expect(failed.find((o) => o.externalId === '(file)')).toMatchObject({ kind: 'item', message: whole.message });
+  });
+
+  it('a run the guard stops moves no watermark, and a kind with no offers gets none', async () => {
+    h = await createHarness();
+    const many = (price: number) =>
+      JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ external_id: `g-${i}`, title: `G ${i}`, price })));
+    h.write('items/a.json', many(100));
+    await h.reconcile(); // creates
+    h.write('items/a.json', many(200));
+    await h.reconcile(); // reads the creates (watermark), then patches them
+    const saved = withStore(h, (s) => s.getMeta('watermark.item'));
+    expect(saved).toBeDefined();
+    h.write('items/a.json', '[]');
+    const { report } = await h.reconcile();
+    expect(report.outcome).toBe('aborted');
+    withStore(h, (s) => {
+      expect(s.getMeta('watermark.item')).toBe(saved);
+      expect(s.getMeta('watermark.account')).toBeUndefined();
+      expect(s.getMeta('watermark.topup')).toBeUndefined();
+    });
+  });
+
+  it('a plan the guard would stop says so first, and writes no held-back list (nothing was held: nothing ran)', async () => {
+    h = await createHarness();
+    const many = JSON.stringify(
+      Array.from({ length: 30 }, (_, i) => ({ external_id: `g-${i}`, title: 'G', price: 1 })),
+    );
+    h.write('items/a.json', many);
+    await h.reconcile();
+    h.write('items/a.json', '[]');
+    const { report } = await h.reconcile({ dryRun: true });
+    expect(report.messages[0]).toMatch(/would archive 30 offers, more than the limit of 25/);
+    expect(report.messages.some((m) => m.startsWith('held back by the guard'))).toBe(false);
+    expect(readdirSync(dirname(h.statePath)).filter((f) => f.startsWith('guard-'))).toEqual([]);
   });
 });
