@@ -5,9 +5,12 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openServices } from '../../src/cli/services.ts';
+import { ServerError } from '../../src/marketplace/errors.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 import { MarketplaceUnreadableError, reconcile } from '../../src/sync/reconciler.ts';
+import { overrideMethod } from '../support/client-override.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 
 let h: Harness | undefined;
@@ -237,6 +240,17 @@ describe('reconcile: the run around the plan, continued', () => {
     const { report } = await h.reconcile();
     expect(report.counts).toMatchObject({ account: { blocked: 1 } });
     expect(report.outcome).toBe('partial');
+  });
+
+  it('one kind whose list cannot be read does not stop the others: they are written, it is left as it is', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(2));
+    const noTopUps = (client: MarketplaceClient) =>
+      overrideMethod(client, 'topUps', 'list', () => {
+        throw new ServerError({ method: 'GET', path: '/api/v1/top-ups', status: 503 });
+      });
+    const { report } = await h.reconcile({}, undefined, noTopUps);
+    expect(report.counts).toMatchObject({ item: { created: 2 } });
   });
 
   it('a catalogue warning is no failure: the run converges and the warning fails no offer', async () => {

@@ -47,4 +47,24 @@ describe('re-probe of a refused capability', () => {
     expect(after.getCapability(CAPABILITIES.topUpBulkUpdate)?.usable).toBe(true);
     after.close();
   });
+
+  it('asks again after capabilities.reprobeAfterHours as configured, not the default day', async () => {
+    h = await createHarness({ config: { capabilities: { reprobeAfterHours: 2 } } });
+    const harness = h;
+    topUps(harness, 100);
+    await harness.reconcile();
+    const store = openStateStore(harness.statePath);
+    store.setCapability(CAPABILITIES.topUpBulkUpdate, false, '404: once refused');
+    store.close();
+    harness.now = () => Date.now() + HOUR;
+    topUps(harness, 200);
+    harness.sandbox.resetCounters();
+    await harness.reconcile();
+    expect(requestsByRoute(harness.sandbox)['POST /api/v1/top-ups/bulk-update']).toBeUndefined();
+    harness.now = () => Date.now() + 3 * HOUR;
+    topUps(harness, 300);
+    harness.sandbox.resetCounters();
+    expect((await harness.reconcile()).report.outcome).toBe('converged');
+    expect(requestsByRoute(harness.sandbox)['POST /api/v1/top-ups/bulk-update']).toBe(1);
+  });
 });
