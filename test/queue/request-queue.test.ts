@@ -1,59 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock, flush } from '../../src/queue/fake-clock.ts';
+import { flush } from '../../src/queue/fake-clock.ts';
 import { QueueClearedError } from '../../src/queue/queue-cleared-error.ts';
-import type { QueueEvent } from '../../src/queue/queue-event.ts';
 import { RequestQueue, type RequestQueueOptions } from '../../src/queue/request-queue.ts';
-import type { RequestMeta } from '../../src/queue/request-scheduler.ts';
-
-class FakeApiError extends Error {
-  constructor(
-    message: string,
-    readonly flags: { retryable: boolean; outcomeUnknown: boolean; rateLimited?: boolean; retryAfterMs?: number },
-  ) {
-    super(message);
-    Object.assign(this, flags);
-  }
-}
-const serverError = (n = 0) => new FakeApiError(`500 #${n}`, { retryable: true, outcomeUnknown: true });
-const tooMany = (retryAfterMs?: number) =>
-  new FakeApiError('429', { retryable: true, outcomeUnknown: false, rateLimited: true, retryAfterMs });
-const refused = () => new FakeApiError('422', { retryable: false, outcomeUnknown: false });
-
-const get = (path = '/x', priority?: number): RequestMeta => ({ method: 'GET', path, idempotent: true, priority });
-const create = (path = '/accounts'): RequestMeta => ({ method: 'POST', path, idempotent: false });
-
-function setup(opts: Partial<RequestQueueOptions> = {}) {
-  const clock = new FakeClock();
-  const t0 = clock.now();
-  const events: QueueEvent[] = [];
-  const q = new RequestQueue({ ratePerSec: 1000, clock, random: () => 0.5, onEvent: (e) => events.push(e), ...opts });
-  return { clock, t0, q, events };
-}
-
-function deferred<T = void>() {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** A send() that fails with the given errors in turn, then answers `value`; records when each attempt went. */
-function scripted<T>(clock: FakeClock, errors: unknown[], value: T) {
-  const at: number[] = [];
-  const send = async (): Promise<T> => {
-    at.push(clock.now());
-    const e = errors.shift();
-    if (e !== undefined) throw e;
-    return value;
-  };
-  return { send, at };
-}
-
-/** Runs the fake clock until `p` settles (and everything sleeping woke). */
-async function drive<T>(clock: FakeClock, p: Promise<T>): Promise<T> {
-  p.catch(() => undefined);
-  await clock.runAll();
-  return p;
-}
+import {
+  create,
+  deferred,
+  drive,
+  FakeApiError,
+  get,
+  refused,
+  scripted,
+  serverError,
+  setup,
+  tooMany,
+} from './request-queue-harness.ts';
 
 describe('RequestQueue options', () => {
   it.each([
@@ -129,6 +89,17 @@ describe('RequestQueue', () => {
     gate.resolve();
     await Promise.all([blocker, ...later]);
     expect(order).toEqual(['high', 'high2', 'mid', 'low', 'none']);
+  });
+
+  it('a late high-priority request overtakes those already waiting for a token', async () => {
+    const { q, clock, t0 } = setup({ ratePerSec: 10, burst: 1 });
+    const order: string[] = [];
+    const send = (name: string) => async () => void order.push(`${name}@${clock.now() - t0}`);
+    const early = ['a', 'b', 'c'].map((name) => q.schedule(get(`/${name}`), send(name)));
+    await clock.advance(50);
+    const urgent = q.schedule(get('/urgent', 10), send('urgent'));
+    await drive(clock, Promise.all([...early, urgent]));
+    expect(order).toEqual(['a@0', 'b@100', 'urgent@200', 'c@300']);
   });
 
   it('paces at the configured rate after a full first burst', async () => {
@@ -227,13 +198,18 @@ describe('RequestQueue', () => {
   });
 
   it('gives up after maxAttempts and throws the last error', async () => {
-    const { q, clock } = setup({ maxAttempts: 4 });
+    const { q, clock, events } = setup({ maxAttempts: 4 });
     const errors = [serverError(1), serverError(2), serverError(3), serverError(4), serverError(5)];
     const last = errors[3];
     const s = scripted(clock, errors, 'x');
     await expect(drive(clock, q.schedule(get(), s.send))).rejects.toBe(last);
     expect(s.at).toHaveLength(4);
     expect(q.stats()).toMatchObject({ requests: 4, retries: 3, failures: 1 });
+    expect(events.at(-1)).toMatchObject({
+      type: 'failed',
+      attempts: 4,
+      reason: 'outcome unknown, idempotent; 4 attempts made',
+    });
   });
 
   it('waits at least a Retry-After given with a 503', async () => {
@@ -295,6 +271,7 @@ describe('RequestQueue', () => {
     expect(
       events.filter((e) => e.type === 'rate-limited').map((e) => e.type === 'rate-limited' && e.firstOfEpisode),
     ).toEqual([true, false, false, false]);
+    expect(events.filter((e) => e.type === 'paused')).toHaveLength(1);
     await drive(clock, all);
     expect(q.stats()).toMatchObject({ requests: 8, retries: 4, failures: 0 });
   });
