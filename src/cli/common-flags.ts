@@ -16,7 +16,8 @@ export const CONFIG_OPTIONS = {
 
 /** --seller, for the commands that work seller by seller (plan, reconcile, status). */
 export const SELLER_OPTION = { seller: { type: 'string' } } as const satisfies ParseArgsConfig['options'];
-export const SELLER_HELP = `  --seller <id>          only this seller of the configuration's sellers: list (default: every seller)`;
+export const SELLER_HELP =
+  "  --seller <id>          only this seller of the configuration's sellers: list (default: every seller)";
 
 export const CONFIG_HELP = `Configuration flags (each overrides the environment and the config file):
   --config <file>      config file (env OFFERSYNC_CONFIG); every key is in config/default.yaml

@@ -26,14 +26,16 @@ export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean
 
   const secs = (since: number) => Math.max(0.001, (now() - since) / 1000);
   const readingLine = () =>
-    `reading: catalogue ${files.done}/${files.total} files, marketplace ${requests} requests  ${secs(started).toFixed(1)} s`;
+    `reading: catalogue ${files.done}/${files.total} files, ` +
+    `marketplace ${requests} requests  ${secs(started).toFixed(1)} s`;
   const writingLine = () => {
     const { done, total } = writes;
     const rate = done / secs(writes.started);
     const eta = rate > 0 ? Math.ceil((total - done) / rate) : 0;
     const width = 30;
     const filled = total > 0 ? Math.round((done / total) * width) : width;
-    return `writing: [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${rate.toFixed(1)}/s  ETA ${eta} s`;
+    const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`;
+    return `writing: [${bar}] ${done}/${total}  ${rate.toFixed(1)}/s  ETA ${eta} s`;
   };
   const draw = (force = false) => {
     const t = now();

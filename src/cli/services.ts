@@ -125,7 +125,8 @@ export function openServices(
     throw new ConfigError(
       config.seller === 'default' && config.sellerConfigs.length === 0
         ? 'no API key: set OFFERSYNC_API_KEY, or OFFERSYNC_API_KEY_FILE naming a file that holds it'
-        : `seller ${config.seller}: no API key: its apiKeyFile must name a readable file, or its apiKeyEnv a set variable`,
+        : `seller ${config.seller}: no API key: ` +
+            'its apiKeyFile must name a readable file, or its apiKeyEnv a set variable',
     );
   }
   registerSecret(config.apiKey);

@@ -130,7 +130,8 @@ function sellerStatus(
     const out: string[] = [`State db: ${where}`];
     out.push(
       lease
-        ? `Writer lease: instance ${lease.holder} (pid ${lease.pid} on ${lease.hostname}), ${lease.expiresAt > Date.now() ? 'until' : 'expired at'} ${new Date(lease.expiresAt).toISOString()}`
+        ? `Writer lease: instance ${lease.holder} (pid ${lease.pid} on ${lease.hostname}), ` +
+            `${lease.expiresAt > Date.now() ? 'until' : 'expired at'} ${new Date(lease.expiresAt).toISOString()}`
         : 'Writer lease: free',
     );
     out.push('', 'Offers (by marketplace status):');

@@ -99,7 +99,8 @@ function readValueFile(name: string, file: string, cwd: string): string {
     return readFileSync(resolve(cwd, file), 'utf8').trim();
   } catch (err) {
     throw new EnvConfigError(
-      `${name} names ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): point it at the file holding the value`,
+      `${name} names ${file}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}): ` +
+        'point it at the file holding the value',
     );
   }
 }

@@ -224,7 +224,9 @@ try {
       samples.push({ run, rss: m.rss, heap: m.heapUsed, ...dbFigures() });
       const s = samples[samples.length - 1]!;
       console.log(
-        `  run ${String(run).padStart(4)}: RSS ${mb(s.rss)}, heap ${mb(s.heap)}; state db ${mb(s.dbBytes)} (runs ${s.runs}, journal ${s.journal}, offers ${s.offers}); ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        `  run ${String(run).padStart(4)}: RSS ${mb(s.rss)}, heap ${mb(s.heap)}; ` +
+          `state db ${mb(s.dbBytes)} (runs ${s.runs}, journal ${s.journal}, offers ${s.offers}); ` +
+          `${((performance.now() - t0) / 1000).toFixed(0)} s`,
       );
     }
   }
@@ -237,10 +239,13 @@ try {
     const rssGrowth = growth(first.rss, end.rss);
     const heapGrowth = growth(first.heap, end.heap);
     console.log(
-      `  growth from run ${first.run} to run ${end.run}: RSS ${rssGrowth.toFixed(1)}% (${mb(first.rss)} -> ${mb(end.rss)}), heap ${heapGrowth.toFixed(1)}% (${mb(first.heap)} -> ${mb(end.heap)}) (goal < 5% each)`,
+      `  growth from run ${first.run} to run ${end.run}: ` +
+        `RSS ${rssGrowth.toFixed(1)}% (${mb(first.rss)} -> ${mb(end.rss)}), ` +
+        `heap ${heapGrowth.toFixed(1)}% (${mb(first.heap)} -> ${mb(end.heap)}) (goal < 5% each)`,
     );
     console.log(
-      `  state db: ${mb(first.dbBytes)} -> ${mb(end.dbBytes)}; runs kept ${end.runs} (state.keepRuns ${KEEP_RUNS}); journal ${first.journal} -> ${end.journal}; offer rows ${first.offers} -> ${end.offers}`,
+      `  state db: ${mb(first.dbBytes)} -> ${mb(end.dbBytes)}; runs kept ${end.runs} (state.keepRuns ${KEEP_RUNS}); ` +
+        `journal ${first.journal} -> ${end.journal}; offer rows ${first.offers} -> ${end.offers}`,
     );
     if (rssGrowth >= 5 || heapGrowth >= 5) failed = true;
     if (end.runs > KEEP_RUNS) failed = true;

@@ -85,12 +85,15 @@ try {
     ].join('\n')}\n`,
   );
   console.log(
-    `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ${shape.images} images), sandbox without a rate limit:`,
+    `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) ` +
+      `of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ` +
+      `${shape.images} images), sandbox without a rate limit:`,
   );
   for (const name of ['first sync', 'no-op run']) {
     const r = await runCli(work);
     console.log(
-      `  ${name}: exit ${r.code}, ${r.wallS.toFixed(1)} s; peak RSS ${mb(r.peakRss)} (goal < ${GOAL_MB} MB), peak V8 heap in use ${mb(r.peakHeap)}`,
+      `  ${name}: exit ${r.code}, ${r.wallS.toFixed(1)} s; peak RSS ${mb(r.peakRss)} (goal < ${GOAL_MB} MB), ` +
+        `peak V8 heap in use ${mb(r.peakHeap)}`,
     );
     if (r.code !== 0) {
       failed = true;

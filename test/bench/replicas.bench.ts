@@ -75,8 +75,9 @@ try {
       }
       console.log(
         `${replicas} replica(s): sellers per replica ${split.map((r) => r.held.length).join('/')}; ` +
-          `create ${total} offers in ${(createMs / 1000).toFixed(1)} s (${Math.round(total / (createMs / 1000))} offers/s, ` +
-          `startup included); update all in ${(updateMs / 1000).toFixed(1)} s (${Math.round(total / (updateMs / 1000))} offers/s)`,
+          `create ${total} offers in ${(createMs / 1000).toFixed(1)} s ` +
+          `(${Math.round(total / (createMs / 1000))} offers/s, startup included); ` +
+          `update all in ${(updateMs / 1000).toFixed(1)} s (${Math.round(total / (updateMs / 1000))} offers/s)`,
       );
     } finally {
       for (const p of procs) p.child.kill('SIGTERM');

@@ -79,8 +79,10 @@ const yamlText = fc
 describe('simple YAML files', () => {
   it('reads the common shapes, as yaml does', () => {
     const shapes = [
-      '- external_id: i-1\n  title: "Skin code 1"\n  price: 500\n  type: skin\n  stock: 3\n- external_id: i-2\n  title: B\n  price: 1.5\n',
-      "---\n# items\n- external_id: i-1\n  title: 'It''s'\n\n  # price below\n  price: \"9.99\"\n  active: true\n  note: ~\n",
+      '- external_id: i-1\n  title: "Skin code 1"\n  price: 500\n  type: skin\n  stock: 3\n' +
+        '- external_id: i-2\n  title: B\n  price: 1.5\n',
+      "---\n# items\n- external_id: i-1\n  title: 'It''s'\n\n" +
+        '  # price below\n  price: "9.99"\n  active: true\n  note: ~\n',
       'external_id: one\r\ntitle: Only offer\r\nprice: 7\r\n',
       '-   external_id: wide\n    title: 🔥 Wide indent\n    price: +12\n',
     ];

@@ -96,7 +96,7 @@ describe('sellers', () => {
     );
   });
 
-  it('reconciles every seller, one report each; a seller without its key fails alone (exit 2), the others converge', async () => {
+  it('reconciles each seller, a report each; one without its key fails alone (exit 2), others converge', async () => {
     const c = io(env, dir);
     expect(await reconcile.run([], c)).toBe(2);
     expect(c.out()).toMatch(/== seller eu-shop\n[\s\S]*== seller broken-shop\n[\s\S]*== seller us-shop\n/);

@@ -58,7 +58,8 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'catalogue', 'items', 'items.json'), JSON.stringify(items));
   writeFileSync(
     join(dir, 'offersync.yaml'),
-    `baseUrl: ${sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\nrateLimit:\n  ratePerSec: 20\n  burst: 2\n  concurrency: 2\n`,
+    `baseUrl: ${sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\n` +
+      'rateLimit:\n  ratePerSec: 20\n  burst: 2\n  concurrency: 2\n',
   );
 });
 
@@ -69,7 +70,7 @@ afterAll(async () => {
 
 // Each test starts CLI processes through tsx: slow on a loaded 2-core machine.
 describe('stop signals', { timeout: 120_000 }, () => {
-  it('SIGTERM mid-run: no further write, exit 1, journal settled; the next run converges without a duplicate', async () => {
+  it('SIGTERM mid-run: no further write, exit 1, journal settled; the next run converges, no duplicate', async () => {
     const run = reconcile();
     try {
       await until('a few creates', () => sandbox.dump().items.length >= 5);
