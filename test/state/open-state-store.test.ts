@@ -70,7 +70,7 @@ describe('openSellerStateStore without a URL', () => {
 });
 
 describe('openSellerStateStore with a URL', () => {
-  it('opens PostgreSQL, not the file: an unreachable server is named without its password, and no folder is made', () => {
+  it('opens PostgreSQL, not the file: an unreachable server is named without its password, no folder made', () => {
     const folder = join(tempDir(), 'unused');
     const loc = { path: join(folder, 'state.db'), url: 'postgres://sync:s3cret-pw@127.0.0.1:1/offers', password: 'x' };
     expect(isPostgres(loc)).toBe(true);

@@ -154,7 +154,7 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       store.upsertOffers([]);
     });
 
-    it('answers a run through its view: by key, many at once in the order asked, keys and records in order, managed count', () => {
+    it('a run view answers by key, many at once in the order asked, keys and records in order, managed count', () => {
       store.upsertOffer('item', 'b', { remoteId: 2, managed: true, remoteStatus: 'listed', lastApplied: { price: 5 } });
       store.upsertOffer('item', 'a', { remoteId: 1, managed: true, remoteStatus: 'archived' });
       store.upsertOffer('account', 'a', { remoteId: 3, managed: true });

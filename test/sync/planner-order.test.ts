@@ -141,7 +141,8 @@ describe('planner: assembly', () => {
       'the topup list could not be read completely (a page failed): no topup is archived this run',
     ]);
     expect(p.warnings).toEqual([
-      "the marketplace lists account 'dup-1' more than once: offersync manages the one it maps, fix the other on the website",
+      "the marketplace lists account 'dup-1' more than once: " +
+        'offersync manages the one it maps, fix the other on the website',
     ]);
     const clean = plan(input({}));
     expect([clean.archiveSuppressed, clean.warnings]).toEqual([[], []]);

@@ -225,7 +225,7 @@ describe('readSnapshot: what the list says, checked', () => {
     expect([...incomplete.snapshot.gone, ...incremental.snapshot.gone]).toEqual([]);
   });
 
-  it('watermarks: the newest updated_at of a complete read, never moving back; an incomplete read keeps the old one', async () => {
+  it('watermark: the newest updated_at of a complete read, never moving back; an incomplete one keeps it', async () => {
     const pages = [[offer(1, 'a', 3000), offer(2, 'b', 9000), offer(3, 'c', 4000)]];
     // A kind whose list was empty gets no watermark (never NaN).
     expect((await read(listing(pages), [])).watermarks).toEqual({ account: 9000 });

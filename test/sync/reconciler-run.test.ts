@@ -112,7 +112,7 @@ describe('reconcile: the run around the plan', () => {
     });
   });
 
-  it('saves the newest updated_at per kind after a full run, for the next incremental one; not after a targeted run', async () => {
+  it('a full run saves the newest updated_at per kind for the next incremental run; a targeted run, none', async () => {
     h = await createHarness();
     h.write('items/a.json', items(3));
     await h.reconcile(); // creates: the snapshot it read was empty
@@ -156,11 +156,12 @@ describe('reconcile: the run around the plan', () => {
     });
   });
 
-  it('reports the catalogue errors as failed offers naming file, line and field, and the requests it sent', async () => {
+  it('reports catalogue errors as failed offers naming file, line and field, and the requests it sent', async () => {
     h = await createHarness();
     h.write(
       'items/a.json',
-      `[\n  {"external_id": "ok-1", "title": "Fine", "price": 100},\n  {"external_id": "bad-1", "title": "Bad", "price": "lots"}\n]\n`,
+      `[\n  {"external_id": "ok-1", "title": "Fine", "price": 100},\n` +
+        `  {"external_id": "bad-1", "title": "Bad", "price": "lots"}\n]\n`,
     );
     h.sandbox.resetCounters();
     const { report } = await h.reconcile();
@@ -263,7 +264,7 @@ describe('reconcile: the run around the plan, continued', () => {
     expect(report.outcomes.filter((o) => o.outcome === 'failed')).toEqual([]);
   });
 
-  it('a catalogue error names file:line:column#pointer, and a whole-file error its file with the message alone', async () => {
+  it('a catalogue error names file:line:column#pointer; a whole-file error, its file and the message', async () => {
     h = await createHarness();
     h.write('items/a.json', `[\n  {"external_id": "bad-1", "title": "Bad", "price": "lots"}\n]\n`);
     h.write('items/broken.json', '[{"external_id": "b-1"');
@@ -295,7 +296,7 @@ describe('reconcile: the run around the plan, continued', () => {
     });
   });
 
-  it('a plan the guard would stop says so first, and writes no held-back list (nothing was held: nothing ran)', async () => {
+  it('a plan the guard would stop says so first and writes no held-back list (nothing held: nothing ran)', async () => {
     h = await createHarness();
     const many = JSON.stringify(
       Array.from({ length: 30 }, (_, i) => ({ external_id: `g-${i}`, title: 'G', price: 1 })),

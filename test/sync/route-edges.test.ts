@@ -568,7 +568,7 @@ describe('route edges, continued', () => {
     },
   );
 
-  it('adopting an account found on a create sends its credentials: the earlier body is not known to have landed', async () => {
+  it('adopting an account found on a create sends its credentials: the earlier body may not have landed', async () => {
     const d = { ...account(ext('a')), credentials: { login: 'u', password: 'p-4711' }, credentialsHmac: 'hm' };
     await raw.accounts.create(accountBody(d.externalId));
     await runCreate(ctx, create(d, { verifyFirst: true }));
@@ -638,7 +638,8 @@ describe('route edges, continued', () => {
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toMatch(
       new RegExp(
-        `^archived #${live.id} to re-create it, but the marketplace refused the create \\(409: it keeps archived external_ids\\)\\. .*are now reported as blocked\\.`,
+        `^archived #${live.id} to re-create it, but the marketplace refused the create ` +
+          `\\(409: it keeps archived external_ids\\)\\. .*are now reported as blocked\\.`,
       ),
     );
     expect(store.getCapability(CAPABILITIES.accountRecreate)).toMatchObject({
@@ -713,7 +714,7 @@ describe('route edges, continued', () => {
     ]);
   });
 
-  it('top-up archives by bulk-update that the count leaves short: the list shows which, the rest go singly', async () => {
+  it('top-up archives by bulk-update the count leaves short: the list shows which, the rest go singly', async () => {
     const es = [ext('t'), ext('t')];
     const lives = await Promise.all(es.map((e) => raw.topUps.create(topUpBody(e))));
     useClient(
@@ -746,7 +747,7 @@ describe('route edges, continued', () => {
     ]);
   });
 
-  it('bulk-remove short of its count: what the list shows archived is done, an account still listed goes singly', async () => {
+  it('bulk-remove short of its count: what the list shows archived is done, one still listed goes singly', async () => {
     const es = [ext('a'), ext('a')];
     const lives = await Promise.all(es.map((e) => raw.accounts.create(accountBody(e))));
     useClient(
@@ -764,7 +765,7 @@ describe('route edges, continued', () => {
     expect(outcomes().sort()).toEqual(es.map((e) => `archived:${e}`).sort());
   });
 
-  it('bulk-remove confirmed by GET: an account still listed is archived singly, one already gone is reported skipped', async () => {
+  it('bulk-remove confirmed by GET: one still listed is archived singly, one gone is reported skipped', async () => {
     const es = [ext('a'), ext('a')];
     const listed = await raw.accounts.create(accountBody(es[0]!));
     let client = overrideMethod(raw, 'accounts', 'bulkRemove', async () => ({ success: true, removed: 0 }));
@@ -814,7 +815,7 @@ describe('route edges the mutants found untested', () => {
     expect(after.fields).toMatchObject({ price: 151, stock: 7 });
   });
 
-  it('a bulk-update confirmed through a list that does not echo the field sent: taken as applied, no PATCH', async () => {
+  it('a bulk-update confirmed by a list that does not echo the field sent: taken as applied, no PATCH', async () => {
     const t = topUp(ext('t'), { stock: 4 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     let client = overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
@@ -834,7 +835,7 @@ describe('route edges the mutants found untested', () => {
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
 
-  it('a bulk-remove short of its count, for an account the list no longer holds at all: archived singly, gone', async () => {
+  it('a bulk-remove short of its count, for an account the list no longer holds: archived singly, gone', async () => {
     const e = ext('a');
     useClient(overrideMethod(raw, 'accounts', 'bulkRemove', async () => ({ success: true, removed: 0 })));
     store.upsertOffer('account', e, { remoteId: 987_654_322, managed: true });
@@ -844,7 +845,7 @@ describe('route edges the mutants found untested', () => {
     expect(store.getOffer('account', e)).toBeUndefined();
   });
 
-  it('an account PATCH answered 405 is the route refused even when the offer is gone: learnt, reported blocked', async () => {
+  it('an account PATCH answered 405 is the route refused even if the offer is gone: learnt, blocked', async () => {
     const d = account(ext('a'), { price: 2468 });
     useClient(
       overrideMethod(raw, 'accounts', 'update', async () => {

@@ -74,7 +74,7 @@ describe('targeted runs', () => {
     expect(targeted.report.outcome).toBe('converged');
   });
 
-  it('catalogue errors inside the target fail it: an offer by its id, a broken file for --file but not --match', async () => {
+  it('catalogue errors in the target fail it: an offer by its id, a broken file for --file, not --match', async () => {
     h = await createHarness();
     h.write('items/a.json', JSON.stringify([item('a-1', 100), item('a-2', -5)]));
     h.write('items/broken.json', '[{"external_id": "b-1", "title": "B", ');
