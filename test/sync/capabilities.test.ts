@@ -26,6 +26,12 @@ describe('readCapabilities', () => {
       topUpBulkUpdate: 'unknown',
       accountRecreate: 'unusable',
     });
+    expect(readCapabilities((n) => rec(n, n !== CAPABILITIES.accountUpdate))).toEqual({
+      accountUpdate: 'unusable',
+      accountBulkRemove: 'usable',
+      topUpBulkUpdate: 'usable',
+      accountRecreate: 'usable',
+    });
     expect(readCapabilities(() => undefined)).toEqual(UNKNOWN_CAPABILITIES);
     expect(Object.values(UNKNOWN_CAPABILITIES)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
   });

@@ -2,7 +2,7 @@
 // are read until every offer asked for was seen, the list ends, or the offers read reach 4 per offer asked for plus
 // two default pages (200); only the offers asked for are returned.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import type { ListOptions, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { confirmThroughList } from '../../src/sync/confirm-through-list.ts';
 import type { ExecutionContext } from '../../src/sync/execution-context.ts';
 import { ext, itemBody, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
@@ -60,6 +60,23 @@ describe('confirmThroughList', () => {
       ITEMS / PER_PAGE,
     );
     expect([...found.keys()].sort((a, b) => a - b)).toEqual([ids[0], ids[ITEMS - 1]]);
+  });
+
+  it('asks for the list sorted by -updated_at, whatever the marketplace sorts by default', async () => {
+    const asked: unknown[] = [];
+    const items = client.items;
+    const observed = {
+      ...client,
+      items: {
+        ...items,
+        list: (opts?: ListOptions) => {
+          asked.push(opts);
+          return items.list(opts);
+        },
+      },
+    } as MarketplaceClient;
+    await confirmThroughList({ client: observed } as unknown as ExecutionContext, 'item', [ids[0]!]);
+    expect(asked).toEqual([{ sort: '-updated_at' }]);
   });
 
   it('reads the list of the kind asked for', async () => {

@@ -58,6 +58,8 @@ describe('per-offer backoff', () => {
     [401, false],
     [429, false],
     [408, false],
+    [302, false],
+    [399, false],
     [500, false],
     [undefined, false],
   ])('status %s is a final refusal: %s', (status, final) => {

@@ -156,7 +156,7 @@ describe('writesOf and savePlan', () => {
   it('writes the metadata and a digest a reader accepts', () => {
     const saved = savePlan(planOf(update), meta);
     expect(saved).toMatchObject({
-      format: SAVED_PLAN_FORMAT,
+      format: 'offersync-plan/1',
       id: 'plan-1',
       createdAt: '2026-11-24T10:00:00.000Z',
       seller: 'seller-a',
@@ -255,10 +255,12 @@ describe('state id and applied plans', () => {
     expect(appliedAt(store, 'p2')).toBeUndefined();
     store.setMeta('plans.applied', '{"id":"p3","at":"x"}');
     expect(appliedAt(store, 'p3')).toBeUndefined();
-    store.setMeta('plans.applied', '{oops');
-    expect(appliedAt(store, 'p3')).toBeUndefined();
     markApplied(store, 'p4', new Date('2026-01-04T00:00:00Z'));
-    expect(appliedAt(store, 'p4')).toBe('2026-01-04T00:00:00.000Z');
+    expect(JSON.parse(store.getMeta('plans.applied')!)).toEqual([{ id: 'p4', at: '2026-01-04T00:00:00.000Z' }]);
+    store.setMeta('plans.applied', '{oops');
+    expect(appliedAt(store, 'p4')).toBeUndefined();
+    markApplied(store, 'p5', new Date('2026-01-05T00:00:00Z'));
+    expect(JSON.parse(store.getMeta('plans.applied')!)).toEqual([{ id: 'p5', at: '2026-01-05T00:00:00.000Z' }]);
   });
 
   it('remembers the last thousand applied plans, forgetting the oldest', () => {
