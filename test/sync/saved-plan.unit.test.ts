@@ -171,10 +171,12 @@ describe('writesOf and savePlan', () => {
 });
 
 describe('readSavedPlan', () => {
-  const saved = savePlan(planOf(update, archive), meta);
+  // Made inside each test: code run while tests are collected is not attributed to a test.
+  const makeSaved = () => savePlan(planOf(update, archive), meta);
   const text = (p: unknown) => JSON.stringify(p);
 
   it('refuses what is not JSON, or not a plan of this format', () => {
+    const saved = makeSaved();
     expect(readSavedPlan('{oops')).toEqual({ error: 'not a saved plan: not JSON' });
     for (const v of [null, 'x', {}, { ...saved, format: 'offersync-plan/2' }])
       expect(readSavedPlan(text(v))).toEqual({
@@ -185,17 +187,19 @@ describe('readSavedPlan', () => {
   it.each(['id', 'createdAt', 'seller', 'marketplace', 'stateId', 'digest'])(
     'refuses a plan whose %s is missing',
     (f) => {
-      expect(readSavedPlan(text({ ...saved, [f]: 5 }))).toEqual({ error: `not a saved plan: ${f} is missing` });
+      expect(readSavedPlan(text({ ...makeSaved(), [f]: 5 }))).toEqual({ error: `not a saved plan: ${f} is missing` });
     },
   );
 
   it('refuses a plan without its writes or mass-archive flag', () => {
+    const saved = makeSaved();
     const { writes: _w, ...noWrites } = saved;
     for (const v of [noWrites, { ...saved, writes: 'x' }, { ...saved, allowMassArchive: 'false' }])
       expect(readSavedPlan(text(v))).toEqual({ error: 'not a saved plan: writes are missing' });
   });
 
   it('refuses a plan edited after it was written', () => {
+    const saved = makeSaved();
     const edited = { ...saved, writes: { ...saved.writes, 'item:i-9': { ...saved.writes['item:i-9'], remoteId: 20 } } };
     expect(readSavedPlan(text(edited))).toEqual({
       error: 'the saved plan was changed after it was written (digest differs)',
@@ -205,13 +209,15 @@ describe('readSavedPlan', () => {
 });
 
 describe('differences', () => {
-  const saved = savePlan(planOf(update, archive, upload), meta);
+  const makeSaved = () => savePlan(planOf(update, archive, upload), meta);
 
   it('is empty for the same plan, whatever its order and noops', () => {
+    const saved = makeSaved();
     expect(differences(saved, planOf(noop, upload, archive, update))).toEqual([]);
   });
 
   it('names a write gone, one of another type, one changed by field, and one not saved', () => {
+    const saved = makeSaved();
     const changed: PlanAction = { ...update, changes: [{ field: 'price', from: 90, to: 120, why: 'changed' }] };
     const relisted: PlanAction = { ...update, type: 'update', reason: 'drift', changes: [] };
     expect(differences(saved, planOf(changed, create))).toEqual([
@@ -275,10 +281,11 @@ describe('state id and applied plans', () => {
 });
 
 describe('savedPlanRefusal', () => {
-  const saved: SavedPlan = savePlan(planOf(update), meta);
+  const makeSaved = (): SavedPlan => savePlan(planOf(update), meta);
   const here = { stateId: 'state-1', marketplace: 'http://127.0.0.1:1234', seller: 'seller-a' };
 
   it('accepts the plan on its own state db, marketplace and seller, once', () => {
+    const saved = makeSaved();
     const store = memoryMeta();
     expect(savedPlanRefusal(saved, here, store)).toBeUndefined();
     markApplied(store, 'other-plan', new Date('2026-01-01T00:00:00Z'));
@@ -290,6 +297,7 @@ describe('savedPlanRefusal', () => {
   });
 
   it('refuses another state db first, then another marketplace or seller', () => {
+    const saved = makeSaved();
     const store = memoryMeta();
     markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
     expect(savedPlanRefusal(saved, { ...here, stateId: 'state-2', seller: 'b' }, store)).toBe(
