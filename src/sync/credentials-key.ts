@@ -13,7 +13,7 @@ export function credentialsKeyPath(statePath: string): string | null {
 export function loadCredentialsKey(statePath: string): Uint8Array {
   const path = credentialsKeyPath(statePath);
   if (!path) return memoryKey;
-  if (existsSync(path)) return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  if (existsSync(path)) return readKey(path);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   try {
@@ -21,9 +21,14 @@ export function loadCredentialsKey(statePath: string): Uint8Array {
     return key;
   } catch (err) {
     // Another process wrote it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readKey(path);
     throw err;
   }
+}
+
+/** The key as its file holds it: hex on one line. */
+function readKey(path: string): Uint8Array {
+  return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
 }
 
 /**
