@@ -1,8 +1,9 @@
 // The reconciler's own bookkeeping around plan and execute: a marketplace it cannot read, a dry run, a plan a
 // saved-plan check refuses, the run history, the incremental watermarks, the catalogue's failures in the report
 // and the request count. Against the sandbox, wired as the CLI wires it.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openServices } from '../../src/cli/services.ts';
 import { ServerError } from '../../src/marketplace/errors.ts';
@@ -11,7 +12,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 import { MarketplaceUnreadableError, reconcile } from '../../src/sync/reconciler.ts';
 import { overrideMethod } from '../support/client-override.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { createHarness, type Harness, requestsByRoute } from '../support/harness.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -97,6 +98,7 @@ describe('reconcile: the run around the plan', () => {
     h.write('items/a.json', items(2));
     const first = await h.reconcile({ command: 'reconcile' });
     expect(first.report.outcome).toBe('converged');
+    expect(first.report.messages).toEqual([]);
     h.write('items/a.json', JSON.stringify([{ external_id: 'it-0', title: 'Item 0', price: -5 }]));
     h.write('items/b.json', items(0));
     const second = await h.reconcile({ command: 'daemon' });
@@ -227,6 +229,10 @@ describe('reconcile: the run around the plan, continued', () => {
       expect(second.report.durationMs).toBeLessThan(600_000);
       expect(second.report.runId).toMatch(/^\d{8}T\d{6}-[0-9a-f]{6}$/);
       expect(second.report.runId).not.toBe(first.report.runId);
+      // A caller that counts no requests, and one that holds the lease itself and passes no stop signal.
+      const bare = { ...services.reconcileDeps, requestCount: undefined, leaseHeldByCaller: true };
+      const third = await reconcile(bare, { command: 'test', dryRun: false });
+      expect(third.report).toMatchObject({ outcome: 'converged', requests: 0 });
     } finally {
       await services.close();
     }
@@ -305,8 +311,103 @@ describe('reconcile: the run around the plan, continued', () => {
     await h.reconcile();
     h.write('items/a.json', '[]');
     const { report } = await h.reconcile({ dryRun: true });
-    expect(report.messages[0]).toMatch(/would archive 30 offers, more than the limit of 25/);
-    expect(report.messages.some((m) => m.startsWith('held back by the guard'))).toBe(false);
+    expect(report.messages).toEqual([expect.stringMatching(/would archive 30 offers, more than the limit of 25/)]);
     expect(readdirSync(dirname(h.statePath)).filter((f) => f.startsWith('guard-'))).toEqual([]);
+  });
+
+  it('waits for a writer lease another instance holds when given a lock timeout, and runs once it is let go', async () => {
+    h = await createHarness({ config: { state: { leaseTtlMs: 2_000 } } });
+    h.write('items/a.json', items(1));
+    mkdirSync(dirname(h.statePath), { recursive: true });
+    const holder = openStateStore(h.statePath);
+    expect(holder.acquireLease(other, 60_000).ok).toBe(true);
+    const waits: string[] = [];
+    const logger = { ...silentLogger, child: () => logger, warn: (_o: unknown, msg: string) => waits.push(msg) };
+    const run = h.reconcile({ lockTimeoutMs: 30_000 }, logger as unknown as typeof silentLogger);
+    // Let go once the run has said it waits (bounded: the run gives up after 30 s anyway).
+    for (let i = 0; i < 300 && waits.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    holder.releaseLease('elsewhere');
+    holder.close();
+    expect((await run).report.outcome).toBe('converged');
+    expect(waits).toContain('writer lease held: waiting for it');
+  });
+
+  it('an offer missing from the list whose check by id fails is not created again: left for the next run', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(1));
+    await h.reconcile();
+    h.write('items/a.json', items(1, 500));
+    const client = (c: MarketplaceClient) =>
+      overrideMethod(
+        overrideMethod(c, 'items', 'list', async function* (original, ...args) {
+          const pages = (
+            original as unknown as (...a: unknown[]) => AsyncIterable<{ items: { externalId: string }[] }>
+          )(...args);
+          for await (const page of pages) yield { ...page, items: page.items.filter((o) => o.externalId !== 'it-0') };
+        }),
+        'items',
+        'get',
+        async () => {
+          throw new ServerError({ method: 'GET', path: '/api/v1/items/1', status: 503 });
+        },
+      );
+    h.sandbox.resetCounters();
+    const { report } = await h.reconcile({}, undefined, client);
+    expect(h.writes()).toBe(0);
+    expect(report.outcomes).toContainEqual(expect.objectContaining({ externalId: 'it-0', outcome: 'skipped' }));
+    expect(h.sandbox.dump().items.filter((o) => o.external_id === 'it-0')).toHaveLength(1);
+  });
+
+  it('a catalogue folder that cannot be read fails as a file-level problem, and nothing is archived', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(2));
+    await h.reconcile();
+    rmSync(h.catalogueDir, { recursive: true, force: true });
+    h.sandbox.resetCounters();
+    const { report } = await h.reconcile();
+    expect(h.writes()).toBe(0);
+    expect(report.outcomes.filter((o) => o.outcome === 'failed')).toEqual([
+      expect.objectContaining({ kind: 'file', externalId: '(file)', file: '.' }),
+    ]);
+  });
+
+  it('an incremental run reads from its watermark: fewer list pages than a full sweep', async () => {
+    h = await createHarness({ config: { lists: { perPage: 1 } } });
+    h.write('items/a.json', items(4));
+    await h.reconcile(); // creates
+    await h.reconcile(); // sees them: watermark
+    h.write(
+      'items/a.json',
+      JSON.stringify([{ external_id: 'it-0', title: 'Item 0', price: 999 }, ...JSON.parse(items(4)).slice(1)]),
+    );
+    const listPages = () => requestsByRoute(h!.sandbox)['GET /api/v1/items'] ?? 0;
+    h.sandbox.resetCounters();
+    await h.reconcile({ mode: 'incremental' }); // patches it-0
+    const incremental = listPages();
+    h.sandbox.resetCounters();
+    await h.reconcile(); // a full sweep
+    expect(listPages()).toBeGreaterThanOrEqual(4);
+    expect(incremental).toBeLessThan(listPages());
+  });
+
+  it('a run that breaks off (the state db fails under it) is recorded failed, and the error reaches the caller', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(2));
+    await h.reconcile();
+    rmSync(h.statePath); // state lost: the next run adopts both offers, which writes the offers table first
+    const broken = h.reconcile({
+      onPlan: () => {
+        const db = new Database(h!.statePath);
+        db.exec('DROP TABLE offers');
+        db.close();
+      },
+    });
+    await expect(broken).rejects.toThrow(/offers/);
+    // Read as it is: the store itself cannot open a db without its offers table.
+    const db = new Database(h.statePath, { readonly: true });
+    expect(db.prepare('SELECT outcome FROM runs ORDER BY started_at DESC LIMIT 1').get()).toEqual({
+      outcome: 'failed',
+    });
+    db.close();
   });
 });

@@ -59,8 +59,11 @@ describe('re-probe of a refused capability', () => {
     harness.now = () => Date.now() + HOUR;
     topUps(harness, 200);
     harness.sandbox.resetCounters();
-    await harness.reconcile();
+    const { plan } = await harness.reconcile();
     expect(requestsByRoute(harness.sandbox)['POST /api/v1/top-ups/bulk-update']).toBeUndefined();
+    // The plan itself already knows: each top-up goes by its own PATCH, none is planned in a bulk batch.
+    const routes = plan.actions.flatMap((a) => (a.type === 'update' ? [a.route.via] : []));
+    expect(routes).toEqual(['patch', 'patch', 'patch']);
     harness.now = () => Date.now() + 3 * HOUR;
     topUps(harness, 300);
     harness.sandbox.resetCounters();
