@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
-import type { Target } from '../sync/target.ts';
+import { globRegExp, type Target } from '../sync/target.ts';
 import { UsageError } from './command.ts';
 
 export const TARGET_OPTIONS = {
@@ -45,6 +45,14 @@ export function resolveTarget(flags: TargetFlags, catalogueDir: string, cwd: str
   }
   const files = flags.file?.map((f) => catalogueFile(f, catalogueDir, cwd));
   if (flags.match !== undefined && flags.match === '') throw new UsageError('--match takes a glob, got nothing');
+  if (flags.match !== undefined) {
+    try {
+      globRegExp(flags.match);
+    } catch (err) {
+      // A class whose range runs backwards ('[z-a]') is no pattern at all: say so before any run starts.
+      throw new UsageError(`--match '${flags.match}' is not a glob offersync can read: ${(err as Error).message}`);
+    }
+  }
   return {
     ...(kinds ? { kinds } : {}),
     ...(files ? { files } : {}),

@@ -1,7 +1,7 @@
 // The HMAC key for offer credentials: random, in a 0600 file beside the state db (not inside it), so the
 // state can notice a changed password without holding anything that rebuilds it.
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const memoryKey = randomBytes(32);
@@ -16,19 +16,32 @@ export function loadCredentialsKey(statePath: string): Uint8Array {
   if (existsSync(path)) return readKey(path);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
+  // Written whole to a file of our own, then linked into place: a full disk or a crash mid-write leaves no
+  // half key file behind, and of two processes racing, the second link fails and reads the first one's key.
+  const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(tmp, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    linkSync(tmp, path);
     return key;
   } catch (err) {
     // Another process wrote it first: use theirs.
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readKey(path);
     throw err;
+  } finally {
+    rmSync(tmp, { force: true });
   }
 }
 
-/** The key as its file holds it: hex on one line. */
+/** The key as its file holds it: 64 hex digits on one line. */
 function readKey(path: string): Uint8Array {
-  return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  const text = readFileSync(path, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/i.test(text)) {
+    throw new Error(
+      `${path} does not hold a credentials key (64 hex digits): delete it and offersync makes a new one ` +
+        "(each account's credentials are then sent again once)",
+    );
+  }
+  return Buffer.from(text, 'hex');
 }
 
 /**

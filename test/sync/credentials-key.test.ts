@@ -1,7 +1,7 @@
 // The HMAC key of offer credentials: 32 random bytes in a 0600 file beside the state db, made once and read back
 // by every later run (and by a process that lost the race to write it); one key per process for an in-memory
 // state; for PostgreSQL, derived from the API key.
-import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -37,6 +37,23 @@ describe('credentials key', () => {
     const state = join(dir, 'state.db');
     writeFileSync(`${state}.hmac-key`, `  ${'ab'.repeat(32)}\n\n`);
     expect(hex(loadCredentialsKey(state))).toBe('ab'.repeat(32));
+  });
+
+  it('a key file that does not hold a whole key stops with its name and what to do, never a short key', () => {
+    const dir = tmp();
+    const state = join(dir, 'state.db');
+    for (const bad of ['', 'ab'.repeat(20), `${'ab'.repeat(32)}zz`]) {
+      writeFileSync(`${state}.hmac-key`, bad);
+      expect(() => loadCredentialsKey(state)).toThrow(
+        `${state}.hmac-key does not hold a credentials key (64 hex digits): delete it and offersync makes a new one`,
+      );
+    }
+  });
+
+  it('leaves no temporary file beside the key', () => {
+    const dir = tmp();
+    loadCredentialsKey(join(dir, 'state.db'));
+    expect(readdirSync(dir)).toEqual(['state.db.hmac-key']);
   });
 
   it('on losing the race to write the file, reads the one there instead of failing', () => {

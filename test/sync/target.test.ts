@@ -116,5 +116,12 @@ describe('target flags', () => {
     expect(() => resolveTarget({ file: ['/etc/passwd'] }, dir, '/')).toThrow(/not a file of the catalogue/);
     expect(resolveTarget({ only: 'item,topup' }, dir, '/')).toEqual({ kinds: ['item', 'topup'] });
     expect(() => resolveTarget({ only: 'items' }, dir, '/')).toThrow(/--only takes account, item, topup/);
+    expect(() => resolveTarget({ match: 'x[z-a]' }, dir, '/')).toThrow(
+      expect.objectContaining({
+        name: 'UsageError',
+        message: expect.stringMatching(/^--match 'x\[z-a\]' is not a glob/),
+      }),
+    );
+    expect(resolveTarget({ match: 'gold-[a-c]*' }, dir, '/')).toEqual({ match: 'gold-[a-c]*' });
   });
 });
