@@ -43,6 +43,11 @@ describe('AIMD with a configured rate (a hard ceiling)', () => {
     const s = aimdInitial(cfg, T0);
     expect(aimdRate(cfg, aimdAdvertised(cfg, s, 20, T0), T0 + 60_000)).toBe(20);
     expect(aimdRate(cfg, aimdAdvertised(cfg, s, 500, T0), T0 + 60_000)).toBe(50);
+    // The state's own rate (the queue reports it in its 'rate-limited' event) is the one taken, not the advert.
+    expect(aimdAdvertised(cfg, s, 500, T0).rate).toBe(50);
+    const held = aimdDecrease(cfg, s, T0); // hold 45
+    expect(aimdAdvertised(cfg, held, 40, T0).rate).toBe(40);
+    expect(aimdAdvertised(cfg, held, 48, T0).rate).toBe(45);
   });
 
   it.each([

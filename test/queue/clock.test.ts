@@ -1,9 +1,22 @@
 // The system clock, on real timers kept short: the assertions are about order and aborts, never durations.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/queue/clock.ts';
 
-/** Resolves with `label` on a real timer of `ms`. */
-const timer = (ms: number, label: string) => new Promise<string>((resolve) => setTimeout(() => resolve(label), ms));
+/** `p`, or `label` if a real timer of `ms` fires first; the timer is cleared either way. */
+async function raceTimer<T>(p: Promise<T>, ms: number, label: string): Promise<T | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(label), ms);
+  });
+  try {
+    return await Promise.race([p, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 describe('systemClock', () => {
   it('tells the epoch milliseconds', () => {
@@ -15,15 +28,15 @@ describe('systemClock', () => {
 
   it('sleep resolves after a shorter timer started after it, and without a signal', async () => {
     const sleep = systemClock.sleep(40).then(() => 'sleep');
-    const first = await Promise.race([sleep, timer(0, 'timer')]);
-    expect(first).toBe('timer');
+    expect(await raceTimer(sleep, 0, 'timer')).toBe('timer');
     await expect(sleep).resolves.toBe('sleep');
   });
 
-  it('sleep with a signal that never aborts resolves; aborting it afterwards changes nothing', async () => {
+  it('sleep with a long-lived signal resolves and leaves no listener on it', async () => {
     const ctl = new AbortController();
-    await expect(systemClock.sleep(1, ctl.signal)).resolves.toBeUndefined();
-    ctl.abort(new Error('late'));
+    for (let i = 0; i < 3; i++) await expect(systemClock.sleep(1, ctl.signal)).resolves.toBeUndefined();
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
+    ctl.abort(new Error('late')); // after the sleeps: changes nothing
   });
 
   it('sleep rejects at once with the reason of a signal already aborted', async () => {
@@ -31,15 +44,21 @@ describe('systemClock', () => {
     const ctl = new AbortController();
     ctl.abort(reason);
     const sleep = systemClock.sleep(60_000, ctl.signal).then(() => 'sleep');
-    await expect(Promise.race([sleep, timer(20, 'timer')])).rejects.toBe(reason);
+    await expect(raceTimer(sleep, 20, 'timer')).rejects.toBe(reason);
   });
 
-  it('sleep rejects with the reason when its signal aborts before the time is up', async () => {
+  it('an abort during the sleep rejects it with the reason, drops its timer and its listener', async () => {
     const reason = new Error('cleared');
     const ctl = new AbortController();
+    const before = timeouts();
     const sleep = systemClock.sleep(60_000, ctl.signal).then(() => 'sleep');
+    expect(timeouts()).toBe(before + 1); // read in the same synchronous step: the count sees the sleep's timer
     setTimeout(() => ctl.abort(reason), 1);
-    await expect(Promise.race([sleep, timer(1_000, 'timer')])).rejects.toBe(reason);
+    await expect(raceTimer(sleep, 1_000, 'timer')).rejects.toBe(reason);
+    // A stopping process is not held up by the timer of a backoff it cut short. (At most: a timer of the
+    // test runner may have ended meanwhile.)
+    expect(timeouts()).toBeLessThanOrEqual(before);
+    expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
   });
 
   it('a negative sleep resolves like a zero one', async () => {
