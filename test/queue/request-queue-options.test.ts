@@ -80,6 +80,8 @@ describe('resolveRequestQueueOptions', () => {
     [{ ratePerSec: 5, burst: true }, /"burst": expected an integer >= 1, received true/],
     [{ ratePerSec: 5, burst: {} }, /"burst": expected an integer >= 1, received object/],
     [{ ratePerSec: undefined }, /"ratePerSec": .*received undefined/],
+    [{ ratePerSec: null }, /"ratePerSec": .*received null/],
+    [{ ratePerSec: 5, backoff: { baseMs: -1 } }, /"backoff.baseMs": expected a finite number >= 0, received -1/],
   ])('refuses %o, naming the option, what it expects and what it got', (opts, message) => {
     expect(() => resolveRequestQueueOptions(opts as unknown as RequestQueueOptions)).toThrow(message);
   });

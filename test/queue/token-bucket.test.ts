@@ -74,7 +74,25 @@ describe('TokenBucket', () => {
     b.setRate(1, T0 + 500); // 5 tokens accrued at 10/s
     expect(b.tokens(T0 + 500)).toBeCloseTo(5);
     expect(b.tokens(T0 + 1500)).toBeCloseTo(6);
+    expect(b.rate).toBe(1);
     expect(() => b.setRate(0, T0)).toThrow(/ratePerSec/);
+  });
+
+  it('a level short of one token by float drift only (1 - 1e-6) grants the token', () => {
+    const b = new TokenBucket({ ratePerSec: 10, capacity: 1, now: T0, tokens: 1 - 1e-6 });
+    expect(b.take(T0)).toBe(0);
+    expect(b.tokens(T0)).toBe(0);
+  });
+
+  it('cap: at most the tokens the server says are left, never more than there were, never below zero', () => {
+    const b = new TokenBucket({ ratePerSec: 10, capacity: 10, now: T0 });
+    b.cap(3, T0);
+    expect(b.tokens(T0)).toBe(3);
+    b.cap(8, T0);
+    expect(b.tokens(T0)).toBe(3);
+    b.cap(-2, T0);
+    expect(b.tokens(T0)).toBe(0);
+    expect(b.tokens(T0 + 100)).toBeCloseTo(1);
   });
 
   it('reset into the future: nothing accrues before that moment', () => {
