@@ -63,6 +63,25 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       ]);
     });
 
+    it('reads the same records by key, in a listing and through the view, managed or not', () => {
+      store.upsertOffer('item', 'kept', { remoteId: 1, managed: true, lastApplied: { price: 5 }, lossyFields: ['x'] });
+      store.upsertOffer('item', 'foreign', {
+        remoteId: 2,
+        managed: false,
+        remoteStatus: 'listed',
+        sourceFile: 'a.csv',
+      });
+      const byKey = ['foreign', 'kept'].map((id) => store.getOffer('item', id));
+      const plain = (o: OfferRecord | undefined) => o && { ...o, lastApplied: o.lastApplied };
+      expect(byKey.map((o) => o?.managed)).toEqual([false, true]);
+      expect(store.listOffers().map(plain)).toEqual(byKey);
+      expect(store.listOffers('item').map(plain)).toEqual(byKey);
+      const view = store.offerView();
+      expect([...view.all()].map(plain)).toEqual(byKey);
+      expect(plain(view.get('item', 'foreign'))).toEqual(byKey[0]);
+      expect(view.getMany([['item', 'foreign']]).map(plain)).toEqual([byKey[0]]);
+    });
+
     it('patches: unspecified fields keep their value, null clears, updatedAt moves', () => {
       store.upsertOffer('topup', 't1', {
         remoteId: 1,
@@ -189,6 +208,13 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         ...Array.from({ length: 450 }, (_, i) => 100 + i),
       ]);
       expect(got[1]?.lastApplied).toEqual({ price: 5 });
+      // One answer per key asked, a missing last one included.
+      expect(
+        view.getMany([
+          ['item', 'b'],
+          ['item', 'gone'],
+        ]).length,
+      ).toBe(2);
       const keys = [...view.keys()];
       expect(keys.slice(0, 3)).toEqual([
         ['account', 'a'],
@@ -278,6 +304,16 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       store.journalSet(b.id, 'failed');
       // Run r1 is not in the run history, so its settled entries go.
       expect(store.pruneHistory()).toEqual({ runs: 0, journal: 3 });
+    });
+
+    it("keeps an entry's error until a new one or null is given", () => {
+      const e = store.journalBegin({ runId: 'r1', op: 'update', kind: 'item', keys: ['sku-1'] });
+      store.journalSet(e.id, 'sent', '503: retrying');
+      expect(store.journalUnfinished().map((u) => u.error)).toEqual(['503: retrying']);
+      store.journalSet(e.id, 'sent');
+      expect(store.journalUnfinished().map((u) => u.error)).toEqual(['503: retrying']);
+      store.journalSet(e.id, 'pending', null);
+      expect(store.journalUnfinished().map((u) => [u.state, u.error])).toEqual([['pending', null]]);
     });
 
     it('refuses to set an entry that does not exist', () => {
@@ -426,6 +462,19 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         }),
       ).toThrow(/synchronous/);
       expect(store.getOffer('item', 'a')).toBeUndefined();
+    });
+
+    it('refuses any thenable, not only a Promise, and returns objects and null as they are', () => {
+      expect(() =>
+        store.transaction(() => {
+          store.upsertOffer('item', 'a', {});
+          return { then: () => undefined };
+        }),
+      ).toThrow(/synchronous/);
+      expect(store.getOffer('item', 'a')).toBeUndefined();
+      const obj = { then: 'not a function' };
+      expect(store.transaction(() => obj)).toBe(obj);
+      expect(store.transaction(() => null)).toBeNull();
     });
   });
 
