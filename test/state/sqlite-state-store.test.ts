@@ -1,0 +1,110 @@
+// What only the sqlite store does: where its db lives (a file, memory or a private temporary db), what it logs
+// when it migrates, how it waits for another process's write lock, the modes of its files, and closing.
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.ts';
+import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'offersync-sqlite-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Another process that holds the db's write lock for holdMs, then commits; resolves once it holds it. */
+function lockInAnotherProcess(path: string, holdMs: number): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const db = new (require('better-sqlite3'))(process.argv[1]);
+       db.exec('BEGIN IMMEDIATE');
+       process.stdout.write('locked\\n');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${holdMs});`,
+      path,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', () => resolve());
+    child.on('exit', (code) => reject(new Error(`the locking process ended (${code}) before it held the lock`)));
+  });
+}
+
+describe('sqlite state store', () => {
+  it('keeps :memory: and the empty path (a private temporary db) off the disk', () => {
+    const cwd = process.cwd();
+    const dir = tempDir();
+    process.chdir(dir);
+    try {
+      for (const path of [':memory:', '']) {
+        const store = openStateStore(path);
+        store.upsertOffer('item', 'a', { remoteId: 1 });
+        expect(store.getOffer('item', 'a')?.remoteId).toBe(1);
+        store.close();
+      }
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it('logs each migration it applies, with the db path, and nothing when the db is up to date', () => {
+    const path = join(tempDir(), 'state.db');
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({ format: 'json', destination: { write: (l: string) => lines.push(JSON.parse(l)) } });
+    openStateStore(path, { logger }).close();
+    expect(lines.map(({ component, path, version, name, msg }) => ({ component, path, version, name, msg }))).toEqual([
+      { component: 'state', path, version: 1, name: 'initial', msg: 'state db migrated' },
+      { component: 'state', path, version: 2, name: 'lease-scope', msg: 'state db migrated' },
+    ]);
+    openStateStore(path, { logger }).close();
+    expect(lines).toHaveLength(2);
+  });
+
+  it("waits for another process's write lock (5 s by default) rather than failing at once", async () => {
+    const path = join(tempDir(), 'state.db');
+    const store = openStateStore(path);
+    const impatient = openStateStore(path, { busyTimeoutMs: 0 });
+    try {
+      await lockInAnotherProcess(path, 1_500);
+      expect(() => impatient.upsertOffer('item', 'a', {})).toThrow(/database is locked/);
+      store.upsertOffer('item', 'b', { remoteId: 2 });
+      expect(store.getOffer('item', 'b')?.remoteId).toBe(2);
+    } finally {
+      impatient.close();
+      store.close();
+    }
+  });
+
+  it('tightens -wal and -shm that another connection made readable by others', () => {
+    const path = join(tempDir(), 'state.db');
+    const first = openStateStore(path);
+    first.upsertOffer('item', 'a', {});
+    // As left by a tool that opened the db while it was still 0644: SQLite gave them the db's mode then, and
+    // they live on while that connection does.
+    for (const f of [`${path}-wal`, `${path}-shm`]) chmodSync(f, 0o644);
+    const second = openStateStore(path);
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) expect(statSync(f).mode & 0o777).toBe(0o600);
+    second.close();
+    first.close();
+  });
+
+  it('closes: the db is let go (its WAL folded back into the file) and a second close does nothing', () => {
+    const path = join(tempDir(), 'state.db');
+    const store = openStateStore(path);
+    store.upsertOffer('item', 'a', {});
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    store.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    expect(() => store.getOffer('item', 'a')).toThrow(/not open/);
+    expect(() => store.close()).not.toThrow();
+  });
+});
