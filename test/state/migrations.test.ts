@@ -63,6 +63,44 @@ describe('migrations', () => {
     );
   });
 
+  it('tells what to do about a newer db: upgrade, or another state.path', () => {
+    const db = new BetterSqlite3(':memory:');
+    migrate(db, '/srv/state.db', [{ version: 3, name: 'three', sql: 'SELECT 1' }]);
+    let err: unknown;
+    try {
+      migrate(db, '/srv/state.db', [{ version: 1, name: 'one', sql: 'SELECT 1' }]);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StateSchemaTooNewError);
+    expect(err).toMatchObject({ name: 'StateSchemaTooNewError', path: '/srv/state.db', found: 3, known: 1 });
+    expect((err as Error).message).toBe(
+      'state db /srv/state.db has schema version 3, newer than this offersync knows (1); ' +
+        'upgrade offersync, or point state.path at another file',
+    );
+  });
+
+  it('stops when a newer offersync migrated the db meanwhile, rather than calling the rest already applied', () => {
+    const db = new BetterSqlite3(':memory:');
+    // The other process, in a trigger: as soon as version 1 is written, the db is at version 9.
+    const v1: Migration = {
+      version: 1,
+      name: 'one',
+      sql: `CREATE TRIGGER newer AFTER INSERT ON meta WHEN NEW.key = 'schema_version'
+            BEGIN UPDATE meta SET value = '9' WHERE key = 'schema_version'; END`,
+    };
+    const v2: Migration = { version: 2, name: 'two', sql: 'CREATE TABLE b (y INTEGER)' };
+    expect(() => migrate(db, ':memory:', [v1, v2])).toThrow('schema version 9, newer than this offersync knows (2)');
+    expect(tables(db)).toEqual(['meta']);
+  });
+
+  it('names the migrations of this release', () => {
+    expect(MIGRATIONS.map((m) => [m.version, m.name])).toEqual([
+      [1, 'initial'],
+      [2, 'lease-scope'],
+    ]);
+  });
+
   it('applies only the migrations a db lacks, in order, each with its version bump', () => {
     const db = new BetterSqlite3(':memory:');
     const v1: Migration = { version: 1, name: 'one', sql: 'CREATE TABLE a (x INTEGER)' };
