@@ -306,6 +306,18 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     store.close();
   });
 
+  it('a loss with no onLost handler is still no renew error', async () => {
+    const store = fileStore();
+    const errors: unknown[] = [];
+    const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me, onRenewError: (e) => errors.push(e) });
+    vi.setSystemTime(Date.now() + 5_000);
+    store.acquireLease(other(), 60_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lease.lost.reason).toBeInstanceOf(LeaseLostError);
+    expect(errors).toEqual([]);
+    store.close();
+  });
+
   it('a heartbeat that cannot reach the store reports it, keeps the lease, and renews at the next beat', async () => {
     const store = fileStore();
     let down = false;
