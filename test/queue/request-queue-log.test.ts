@@ -1,0 +1,71 @@
+// What the queue's log tells an operator following a run: retries, 429 pauses and resumes, adverts, give-ups.
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.ts';
+import { flush } from '../../src/queue/fake-clock.ts';
+import { drive, get, refused, scripted, serverError, setup, tooMany } from './request-queue-harness.ts';
+
+function logged() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    level: 'debug',
+    format: 'json',
+    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+  });
+  const find = (msg: string) => lines.filter((l) => l.msg === msg);
+  return { logger, lines, find };
+}
+
+describe('RequestQueue log', () => {
+  it('logs a 429 pause with its length, the resume with its rate, each line as the request queue', async () => {
+    const log = logged();
+    const { q, clock } = setup({ ratePerSec: 100, burst: 100, logger: log.logger });
+    const p = q.schedule(get('/offers'), scripted(clock, [tooMany(2000)], 'ok').send);
+    await flush();
+    expect(log.find('rate limited: request queue paused')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        method: 'GET',
+        path: '/offers',
+        pauseMs: 2000,
+        rate: 50,
+        retryAfterMs: 2000,
+      }),
+    ]);
+    await drive(clock, p);
+    expect(log.find('request queue resumed')).toEqual([expect.objectContaining({ level: 30, rate: 50 })]);
+    expect(log.lines.length).toBeGreaterThan(0);
+    for (const line of log.lines) expect(line.component).toBe('request-queue');
+  });
+
+  it('logs each retry at debug with its delay and reason, and a request that gave up', async () => {
+    const log = logged();
+    const { q, clock } = setup({ logger: log.logger });
+    const err = refused();
+    await expect(drive(clock, q.schedule(get('/items'), scripted(clock, [serverError(), err], 'x').send))).rejects.toBe(
+      err,
+    );
+    expect(log.find('retrying request')).toEqual([
+      expect.objectContaining({
+        level: 20,
+        method: 'GET',
+        path: '/items',
+        attempt: 1,
+        delayMs: 125,
+        reason: 'outcome unknown, idempotent',
+      }),
+    ]);
+    expect(log.find('request failed')).toEqual([
+      expect.objectContaining({ level: 20, method: 'GET', path: '/items', attempts: 2, reason: 'not retryable' }),
+    ]);
+    expect(log.find('request failed')[0]?.err).toMatchObject({ message: '422' });
+  });
+
+  it('logs an advertised limit once, with the rate taken', async () => {
+    const log = logged();
+    const { q } = setup({ ratePerSec: 20, logger: log.logger });
+    for (let i = 0; i < 3; i++) await q.schedule(get(), async () => ({ rateLimit: { ratePerSec: 50 } }));
+    expect(log.find('the marketplace advertises its rate limit')).toEqual([
+      expect.objectContaining({ level: 30, advertised: 50, rate: 20 }),
+    ]);
+  });
+});
