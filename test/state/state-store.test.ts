@@ -468,10 +468,12 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect(() =>
         store.transaction(() => {
           store.upsertOffer('item', 'a', {});
+          // biome-ignore lint/suspicious/noThenProperty: the thenable under test
           return { then: () => undefined };
         }),
       ).toThrow(/synchronous/);
       expect(store.getOffer('item', 'a')).toBeUndefined();
+      // biome-ignore lint/suspicious/noThenProperty: a 'then' that is no function, under test
       const obj = { then: 'not a function' };
       expect(store.transaction(() => obj)).toBe(obj);
       expect(store.transaction(() => null)).toBeNull();
