@@ -23,6 +23,8 @@ export default {
     // suite (test/state/state-store.test.ts) against both in npm test.
     '!src/state/postgres-*.ts',
     '!src/state/sync-postgres-connection.ts',
+    // PostgreSQL-only too (the replicas' registry): test/e2e/replicas.test.ts runs it against a real server.
+    '!src/state/replica-registry.ts',
     // Test support that lives in src/ for the tests' sake.
     '!src/queue/fake-clock.ts',
   ],

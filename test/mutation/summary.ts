@@ -72,8 +72,13 @@ for (const f of readdirSync(reasonDir).filter((n) => n.endsWith('.yaml'))) {
   }
 }
 
+/** A replacement as the list prints it (one line, at most 80 characters), so a reason may copy it from there. */
+function shown(replacement: string | undefined): string {
+  return (replacement ?? '').replace(/\s+/g, ' ').slice(0, 80).replaceAll('`', "'");
+}
+
 function key(file: string, line: number, mutator: string, replacement: string | undefined): string {
-  return `${file}:${line} ${mutator} ${replacement ?? ''}`;
+  return `${file}:${line} ${mutator} ${shown(replacement)}`;
 }
 
 function count(mutants: Mutant[]): Counts {
@@ -129,8 +134,7 @@ for (const file of [...files.keys()].sort()) {
     const reason = reasons.get(key(file, line, m.mutatorName, m.replacement));
     if (reason === undefined) unexplained++;
     const what = m.status === 'NoCoverage' ? `${m.mutatorName} (no coverage)` : m.mutatorName;
-    const shown = (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80).replaceAll('`', "'");
-    survivors.push(`- \`${file}:${line}\` ${what} \`${shown}\`: ${reason ?? 'NO REASON GIVEN'}`);
+    survivors.push(`- \`${file}:${line}\` ${what} \`${shown(m.replacement)}\`: ${reason ?? 'NO REASON GIVEN'}`);
   }
 }
 
