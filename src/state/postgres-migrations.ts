@@ -137,7 +137,8 @@ export function migratePostgres(
   try {
     conn.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     conn.query(
-      `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+      'CREATE TABLE IF NOT EXISTS schema_migrations ' +
+        '(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
     );
     conn.query('COMMIT');
   } catch (err) {

@@ -268,7 +268,8 @@ export class PostgresStateStore implements StateStore {
 
   listImages(): ImageRecord[] {
     return this.#q<ImagesTable>(
-      'SELECT sha256, remote_id, url, uploaded_at FROM images WHERE seller = $1 ORDER BY uploaded_at, sha256 COLLATE "C"',
+      'SELECT sha256, remote_id, url, uploaded_at FROM images WHERE seller = $1 ' +
+        'ORDER BY uploaded_at, sha256 COLLATE "C"',
     ).rows.map(toImageRecord);
   }
 

@@ -21,7 +21,8 @@ export class ReplicaRegistry {
   /** Announces (or renews) this replica for ttlMs; returns how many replicas are live, this one included. */
   heartbeat(claim: LeaseClaim, ttlMs: number): number {
     this.conn.query(
-      `INSERT INTO replicas (holder, pid, hostname, started_at, expires_at) VALUES ($1, $2, $3, ${DB_NOW}, ${DB_NOW} + $4)
+      `INSERT INTO replicas (holder, pid, hostname, started_at, expires_at)
+       VALUES ($1, $2, $3, ${DB_NOW}, ${DB_NOW} + $4)
        ON CONFLICT (holder) DO UPDATE SET expires_at = excluded.expires_at`,
       [claim.holder, claim.pid, claim.hostname, ttlMs],
     );

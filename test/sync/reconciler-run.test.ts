@@ -315,7 +315,7 @@ describe('reconcile: the run around the plan, continued', () => {
     expect(readdirSync(dirname(h.statePath)).filter((f) => f.startsWith('guard-'))).toEqual([]);
   });
 
-  it('waits for a writer lease another instance holds when given a lock timeout, and runs once it is let go', async () => {
+  it('waits for a writer lease another instance holds with a lock timeout, and runs once it is let go', async () => {
     h = await createHarness({ config: { state: { leaseTtlMs: 2_000 } } });
     h.write('items/a.json', items(1));
     mkdirSync(dirname(h.statePath), { recursive: true });
@@ -390,7 +390,7 @@ describe('reconcile: the run around the plan, continued', () => {
     expect(incremental).toBeLessThan(listPages());
   });
 
-  it('a run that breaks off (the state db fails under it) is recorded failed, and the error reaches the caller', async () => {
+  it('a run the state db fails under is recorded failed, and the error reaches the caller', async () => {
     h = await createHarness();
     h.write('items/a.json', items(2));
     await h.reconcile();
