@@ -1,6 +1,8 @@
 // Mutation testing: npm run mutation (not part of CI: hours on two cores). Scope it while working, e.g.
 //   npm run mutation -- --mutate 'src/queue/**/*.ts'
-// Incremental: a second run re-tests only mutants whose code or tests changed (reports/stryker-incremental.json).
+// Incremental: a second run re-tests only mutants whose code or tests changed (reports/stryker-incremental-*.json),
+// but keeps the old result of a static mutant (a module-level constant) even after tests that kill it were added:
+// measure a final figure with --force (docs/mutation-testing.md).
 // Two environment variables, since Stryker's command line has no flag for the runner's config or the JSON report:
 //   MUTATION_TESTS=unit  runs vitest.mutation-unit.config.ts (no whole-run reconcile tests: quick, a lower bound)
 //   MUTATION_RUN=name    writes reports/mutation/name.json and keeps reports/stryker-incremental-name.json, so that
