@@ -20,16 +20,21 @@ const topUps = (h: Harness, price: number) =>
     ),
   );
 
+/** A harness whose top-ups were created, with the bulk-update route then remembered as refused. */
+async function withRefusedBulkUpdate(config: Record<string, unknown> = {}): Promise<Harness> {
+  const harness = await createHarness({ config });
+  topUps(harness, 100);
+  expect((await harness.reconcile()).report.outcome).toBe('converged');
+  const store = openStateStore(harness.statePath);
+  store.setCapability(CAPABILITIES.topUpBulkUpdate, false, '404: once refused');
+  store.close();
+  return harness;
+}
+
 describe('re-probe of a refused capability', () => {
   it('keeps a refusal for the interval, then asks the route again and uses it', async () => {
-    h = await createHarness();
+    h = await withRefusedBulkUpdate();
     const harness = h;
-    topUps(harness, 100);
-    expect((await harness.reconcile()).report.outcome).toBe('converged');
-    const store = openStateStore(harness.statePath);
-    store.setCapability(CAPABILITIES.topUpBulkUpdate, false, '404: once refused');
-    store.close();
-
     harness.now = () => Date.now() + HOUR;
     topUps(harness, 200);
     harness.sandbox.resetCounters();
@@ -49,13 +54,8 @@ describe('re-probe of a refused capability', () => {
   });
 
   it('asks again after capabilities.reprobeAfterHours as configured, not the default day', async () => {
-    h = await createHarness({ config: { capabilities: { reprobeAfterHours: 2 } } });
+    h = await withRefusedBulkUpdate({ capabilities: { reprobeAfterHours: 2 } });
     const harness = h;
-    topUps(harness, 100);
-    await harness.reconcile();
-    const store = openStateStore(harness.statePath);
-    store.setCapability(CAPABILITIES.topUpBulkUpdate, false, '404: once refused');
-    store.close();
     harness.now = () => Date.now() + HOUR;
     topUps(harness, 200);
     harness.sandbox.resetCounters();
