@@ -42,10 +42,11 @@ describe('credentials key', () => {
   it('a key file that does not hold a whole key stops with its name and what to do, never a short key', () => {
     const dir = tmp();
     const state = join(dir, 'state.db');
-    for (const bad of ['', 'ab'.repeat(20), `${'ab'.repeat(32)}zz`]) {
+    for (const bad of ['', 'ab'.repeat(20), `${'ab'.repeat(32)}zz`, `zz${'ab'.repeat(32)}`]) {
       writeFileSync(`${state}.hmac-key`, bad);
       expect(() => loadCredentialsKey(state)).toThrow(
-        `${state}.hmac-key does not hold a credentials key (64 hex digits): delete it and offersync makes a new one`,
+        `${state}.hmac-key does not hold a credentials key (64 hex digits): delete it and offersync makes a new ` +
+          "one (each account's credentials are then sent again once)",
       );
     }
   });
