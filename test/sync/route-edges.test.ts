@@ -1,6 +1,9 @@
 // The executor routes' edges, each against the sandbox through a recording client: an offer sold under a
 // route, a create whose outcome is unknown, refusals that are the offer's and not the route's, bulk answers
 // that refuse one element, and uploads that fail. routes.test.ts has each route's ordinary path.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
@@ -490,6 +493,19 @@ describe('upload route edges', () => {
     expect(saved?.url).toEqual(expect.any(String));
     await uploadImages(ctx, [{ type: 'upload', image: img, neededBy: ['a-1'] }], async () => PNG);
     expect(ctx.outcomes[1]).toEqual({ kind: 'image', externalId: 'images/front.png', outcome: 'unchanged' });
+  });
+
+  it('reads the image from its file on disk when no reader is given, as a run does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-upload-'));
+    try {
+      const img = { ...image('disk'), absPath: join(dir, 'disk.png') };
+      writeFileSync(img.absPath, PNG);
+      await uploadImages(ctx, [{ type: 'upload', image: img, neededBy: ['a-1'] }]);
+      expect(ctx.outcomes).toEqual([{ kind: 'image', externalId: 'images/disk.png', outcome: 'uploaded' }]);
+      expect(store.getImage(img.sha256)?.remoteId).toEqual(expect.any(Number));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
