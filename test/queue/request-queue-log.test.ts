@@ -1,23 +1,12 @@
 // What the queue's log tells an operator following a run: retries, 429 pauses and resumes, adverts, give-ups.
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log/logger.ts';
 import { flush } from '../../src/queue/fake-clock.ts';
+import { captureLog } from '../support/log-capture.ts';
 import { drive, get, refused, scripted, serverError, setup, tooMany } from './request-queue-harness.ts';
-
-function logged() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({
-    level: 'debug',
-    format: 'json',
-    destination: { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
-  });
-  const find = (msg: string) => lines.filter((l) => l.msg === msg);
-  return { logger, lines, find };
-}
 
 describe('RequestQueue log', () => {
   it('logs a 429 pause with its length, the resume with its rate, each line as the request queue', async () => {
-    const log = logged();
+    const log = captureLog();
     const { q, clock } = setup({ ratePerSec: 100, burst: 100, logger: log.logger });
     const p = q.schedule(get('/offers'), scripted(clock, [tooMany(2000)], 'ok').send);
     await flush();
@@ -38,7 +27,7 @@ describe('RequestQueue log', () => {
   });
 
   it('logs each retry at debug with its delay and reason, and a request that gave up', async () => {
-    const log = logged();
+    const log = captureLog();
     const { q, clock } = setup({ logger: log.logger });
     const err = refused();
     await expect(drive(clock, q.schedule(get('/items'), scripted(clock, [serverError(), err], 'x').send))).rejects.toBe(
@@ -61,7 +50,7 @@ describe('RequestQueue log', () => {
   });
 
   it('logs an advertised limit once, with the rate taken', async () => {
-    const log = logged();
+    const log = captureLog();
     const { q } = setup({ ratePerSec: 20, logger: log.logger });
     for (let i = 0; i < 3; i++) await q.schedule(get(), async () => ({ rateLimit: { ratePerSec: 50 } }));
     expect(log.find('the marketplace advertises its rate limit')).toEqual([

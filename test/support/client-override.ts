@@ -1,6 +1,6 @@
 // The real client with one method of one resource replaced: for faults the sandbox cannot aim at a single
 // call (a 5xx on the first account PATCH only, an HTML 404 on one GET).
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 
 type OfferResourceName = 'accounts' | 'items' | 'topUps';
 
@@ -28,4 +28,20 @@ export function overrideMethod(
     [resource]: proxied,
     close: () => client.close(),
   };
+}
+
+type ListPage = { readonly items: RemoteOffer[] };
+
+/** The real client whose `list` of one resource shows each page as `map` rewrites it (an offer left out, a field
+ * the marketplace does not echo). */
+export function mapListPages(
+  client: MarketplaceClient,
+  resource: OfferResourceName,
+  map: (page: ListPage) => ListPage,
+): MarketplaceClient {
+  return overrideMethod(client, resource, 'list', async function* (original, ...args) {
+    // list() answers an async iterable of pages, not the promise overrideMethod's signature names.
+    const pages = (original as unknown as (...a: unknown[]) => AsyncIterable<ListPage>)(...args);
+    for await (const page of pages) yield map(page);
+  });
 }

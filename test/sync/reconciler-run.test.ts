@@ -11,8 +11,9 @@ import type { MarketplaceClient } from '../../src/marketplace/marketplace-client
 import { silentLogger } from '../../src/log/logger.ts';
 import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 import { MarketplaceUnreadableError, reconcile } from '../../src/sync/reconciler.ts';
-import { overrideMethod } from '../support/client-override.ts';
+import { mapListPages, overrideMethod } from '../support/client-override.ts';
 import { createHarness, type Harness, requestsByRoute } from '../support/harness.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -24,6 +25,13 @@ const items = (n: number, price = 100) =>
   JSON.stringify(
     Array.from({ length: n }, (_, i) => ({ external_id: `it-${i}`, title: `Item ${i}`, price: price + i })),
   );
+/** Requests the sandbox answered since its counters were last reset. */
+const requestsSent = (harness: Harness): number =>
+  Object.values(harness.sandbox.counters().byRoute).reduce(
+    (n, byStatus) => n + Object.values(byStatus).reduce((a, b) => a + b, 0),
+    0,
+  );
+
 function withStore<T>(harness: Harness, fn: (store: ReturnType<typeof openStateStore>) => T): T {
   mkdirSync(dirname(harness.statePath), { recursive: true });
   const store = openStateStore(harness.statePath);
@@ -174,11 +182,7 @@ describe('reconcile: the run around the plan', () => {
     ]);
     expect(failed[0]?.message).toMatch(/^price: /);
     expect(report.counts).toMatchObject({ item: { created: 1, failed: 1 } });
-    const sent = Object.values(h.sandbox.counters().byRoute).reduce(
-      (n, byStatus) => n + Object.values(byStatus).reduce((a, b) => a + b, 0),
-      0,
-    );
-    expect(report.requests).toBe(sent);
+    expect(report.requests).toBe(requestsSent(h));
     expect(report.durationMs).toBeGreaterThanOrEqual(0);
   });
 });
@@ -219,10 +223,7 @@ describe('reconcile: the run around the plan, continued', () => {
       const first = await run();
       h.sandbox.resetCounters();
       const second = await run();
-      const sent = Object.values(h.sandbox.counters().byRoute).reduce(
-        (n, byStatus) => n + Object.values(byStatus).reduce((a, b) => a + b, 0),
-        0,
-      );
+      const sent = requestsSent(h);
       expect(first.report.requests).toBeGreaterThan(sent);
       expect(second.report.requests).toBe(sent);
       expect(second.report.durationMs).toBeGreaterThanOrEqual(0);
@@ -321,15 +322,15 @@ describe('reconcile: the run around the plan, continued', () => {
     mkdirSync(dirname(h.statePath), { recursive: true });
     const holder = openStateStore(h.statePath);
     expect(holder.acquireLease(other, 60_000).ok).toBe(true);
-    const waits: string[] = [];
-    const logger = { ...silentLogger, child: () => logger, warn: (_o: unknown, msg: string) => waits.push(msg) };
-    const run = h.reconcile({ lockTimeoutMs: 30_000 }, logger as unknown as typeof silentLogger);
+    const log = captureLog('warn');
+    const waiting = () => log.find('writer lease held: waiting for it');
+    const run = h.reconcile({ lockTimeoutMs: 30_000 }, log.logger);
     // Let go once the run has said it waits (bounded: the run gives up after 30 s anyway).
-    for (let i = 0; i < 300 && waits.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 300 && waiting().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     holder.releaseLease('elsewhere');
     holder.close();
     expect((await run).report.outcome).toBe('converged');
-    expect(waits).toContain('writer lease held: waiting for it');
+    expect(waiting()).toEqual([expect.objectContaining({ holder: 'elsewhere', pid: 4242, host: 'other-host' })]);
   });
 
   it('an offer missing from the list whose check by id fails is not created again: left for the next run', async () => {
@@ -339,12 +340,7 @@ describe('reconcile: the run around the plan, continued', () => {
     h.write('items/a.json', items(1, 500));
     const client = (c: MarketplaceClient) =>
       overrideMethod(
-        overrideMethod(c, 'items', 'list', async function* (original, ...args) {
-          const pages = (
-            original as unknown as (...a: unknown[]) => AsyncIterable<{ items: { externalId: string }[] }>
-          )(...args);
-          for await (const page of pages) yield { ...page, items: page.items.filter((o) => o.externalId !== 'it-0') };
-        }),
+        mapListPages(c, 'items', (page) => ({ ...page, items: page.items.filter((o) => o.externalId !== 'it-0') })),
         'items',
         'get',
         async () => {

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { MethodNotAllowedError, NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
-import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
+import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
@@ -27,7 +27,7 @@ import {
   sandboxAndClient,
   topUpBody,
 } from '../marketplace/support/contract.ts';
-import { overrideMethod } from '../support/client-override.ts';
+import { mapListPages, overrideMethod } from '../support/client-override.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 
 let sandbox: Sandbox;
@@ -838,12 +838,10 @@ describe('route edges the mutants found untested', () => {
       await original(...args);
       return { success: true };
     });
-    client = overrideMethod(client, 'topUps', 'list', async function* (original, ...args) {
-      const pages = (original as unknown as (...a: unknown[]) => AsyncIterable<{ items: RemoteOffer[] }>)(...args);
-      for await (const page of pages) {
-        yield { ...page, items: page.items.map((o) => ({ ...o, fields: { ...o.fields, stock: undefined } })) };
-      }
-    });
+    client = mapListPages(client, 'topUps', (page) => ({
+      ...page,
+      items: page.items.map((o) => ({ ...o, fields: { ...o.fields, stock: undefined } })),
+    }));
     useClient(client);
     const changes = [{ field: 'stock', from: 10, to: 4, why: 'changed' } as const];
     await bulkUpdateTopUps(ctx, [update(t, live.id, bulk, { changes })]);

@@ -4,7 +4,7 @@
 // again after their age.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredAccount, DesiredItem } from '../../src/catalogue/desired-offer.ts';
-import { createLogger, silentLogger } from '../../src/log/logger.ts';
+import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { JournalState } from '../../src/state/records.ts';
 import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
@@ -12,6 +12,7 @@ import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import { RunStoppedError } from '../../src/sync/errors.ts';
 import { OfferBackoffs } from '../../src/sync/offer-backoff.ts';
 import { RunContext, type RunContextDeps } from '../../src/sync/run-context.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 const T0 = Date.parse('2027-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -107,12 +108,7 @@ describe('journaled', () => {
 
 describe('report', () => {
   it('keeps every outcome, counts progress for those that count, and logs a failure', () => {
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: 'warn',
-      format: 'json',
-      destination: { write: (l: string) => void lines.push(l) },
-    });
+    const { logger, lines } = captureLog('warn');
     const progress: [number, number][] = [];
     const ctx = ctxOf({ logger, onProgress: (d, t) => progress.push([d, t]) });
     ctx.total = 3;
@@ -124,7 +120,7 @@ describe('report', () => {
       [1, 3],
       [2, 3],
     ]);
-    expect(lines.map((l) => JSON.parse(l))).toMatchObject([
+    expect(lines).toMatchObject([
       { level: 40, msg: 'offer failed', kind: 'item', externalId: 'it-2', file: 'items/a.json', err: '422 no' },
     ]);
   });
