@@ -39,6 +39,19 @@ function deadPid(): number {
   return Number(r.stdout.toString());
 }
 
+/** The real store behind an outage switch: a disk or network gone for a beat, which no real part does on cue. */
+function withOutage(store: LeaseStore): LeaseStore & { down: boolean } {
+  const flaky = {
+    down: false,
+    acquireLease: (claim: LeaseClaim, ttlMs: number, takeOverFrom?: string) => {
+      if (flaky.down) throw new Error('state db unreachable');
+      return store.acquireLease(claim, ttlMs, takeOverFrom);
+    },
+    releaseLease: (holder: string) => store.releaseLease(holder),
+  };
+  return flaky;
+}
+
 describe('acquireWriterLease', () => {
   it('takes a free lease under a random instance id (never pid@host) and lets go of it', async () => {
     const { store } = storeWithClock();
@@ -308,16 +321,9 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
 
   it('a heartbeat that cannot reach the store and has no onRenewError does not crash the process', async () => {
     const store = fileStore();
-    let down = false;
-    const flaky: LeaseStore = {
-      acquireLease: (claim, ttlMs, takeOverFrom) => {
-        if (down) throw new Error('state db unreachable');
-        return store.acquireLease(claim, ttlMs, takeOverFrom);
-      },
-      releaseLease: (holder) => store.releaseLease(holder),
-    };
+    const flaky = withOutage(store);
     const lease = await acquireWriterLease(flaky, { ttlMs: 3_000, claim: me });
-    down = true;
+    flaky.down = true;
     // An error thrown from the heartbeat's timer would surface here (and, for real, end the process).
     await vi.advanceTimersByTimeAsync(2_000);
     expect(lease.lost.aborted).toBe(false);
@@ -339,22 +345,14 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
 
   it('a heartbeat that cannot reach the store reports it, keeps the lease, and renews at the next beat', async () => {
     const store = fileStore();
-    let down = false;
-    // The real store behind an outage switch: a disk or network gone for one beat, which no real part does on cue.
-    const flaky: LeaseStore = {
-      acquireLease: (claim, ttlMs, takeOverFrom) => {
-        if (down) throw new Error('state db unreachable');
-        return store.acquireLease(claim, ttlMs, takeOverFrom);
-      },
-      releaseLease: (holder) => store.releaseLease(holder),
-    };
+    const flaky = withOutage(store);
     const errors: unknown[] = [];
     const lease = await acquireWriterLease(flaky, { ttlMs: 3_000, claim: me, onRenewError: (e) => errors.push(e) });
-    down = true;
+    flaky.down = true;
     await vi.advanceTimersByTimeAsync(1_000);
     expect(errors.map((e) => (e as Error).message)).toEqual(['state db unreachable']);
     expect(lease.lost.aborted).toBe(false);
-    down = false;
+    flaky.down = false;
     await vi.advanceTimersByTimeAsync(1_000);
     expect(errors).toHaveLength(1);
     expect(store.currentLease()).toMatchObject({ holder: 'this-instance', expiresAt: START + 2_000 + 3_000 });
