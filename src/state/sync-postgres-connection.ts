@@ -57,8 +57,8 @@ function workerEntry(): { code: string | URL; eval: boolean } {
       .replace(/\.cjs$/, '.mjs'),
   ).href;
   const worker = new URL('./postgres-worker.ts', import.meta.url).href;
-  const code =
-    `import(${JSON.stringify(api)})` + `.then((m) => { m.register(); return import(${JSON.stringify(worker)}); })`;
+  const load = `import(${JSON.stringify(api)})`;
+  const code = `${load}.then((m) => { m.register(); return import(${JSON.stringify(worker)}); })`;
   return { code, eval: true };
 }
 
