@@ -1,7 +1,7 @@
 // The HMAC key for offer credentials: random, in a 0600 file beside the state db (not inside it), so the
 // state can notice a changed password without holding anything that rebuilds it.
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const memoryKey = randomBytes(32);
@@ -15,21 +15,17 @@ export function loadCredentialsKey(statePath: string): Uint8Array {
   if (!path) return memoryKey;
   if (existsSync(path)) return readKey(path);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  // Written whole to a file of our own, then linked into place: a full disk or a crash mid-write leaves no
-  // half key file behind, and of two processes racing, the second link fails and reads the first one's key.
+  // Written whole to a file of our own, then renamed into place (any filesystem renames atomically; not every one
+  // links): a full disk or a crash mid-write leaves no half key file behind. Of two processes making it at the
+  // same moment the last rename wins, and each uses what the file then holds.
   const tmp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-    linkSync(tmp, path);
-    return key;
-  } catch (err) {
-    // Another process wrote it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readKey(path);
-    throw err;
+    writeFileSync(tmp, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+    renameSync(tmp, path);
   } finally {
     rmSync(tmp, { force: true });
   }
+  return readKey(path);
 }
 
 /** The key as its file holds it: 64 hex digits on one line. */
