@@ -1,5 +1,6 @@
 // `npm run mutation:summary [-- --write] [report.json ...]`: merges Stryker's JSON reports (default: every
-// reports/mutation/*.json; for a file in several, the newest report wins), prints the score per folder and per file,
+// reports/mutation/*.json; for a file in several, the newest report wins, so merge whole-file runs only: a run over
+// a line range would stand for its whole file), prints the score per folder and per file,
 // and lists every surviving or uncovered mutant with the reason it is harmless, from test/mutation/survivors/*.yaml.
 // A survivor with no reason there is printed as such and makes the command exit 1: each one left must be named.
 // --write puts the tables and the list into docs/mutation-testing.md, between its summary markers.
