@@ -1,13 +1,34 @@
 #!/usr/bin/env node
-// The installed command: runs the compiled CLI in dist/ (`npm run build`; `npm pack` builds it first).
-// In a clone, `npm run dev -- <command>` runs the TypeScript sources through tsx instead, with no build.
+// The offersync command. Installed from the package it runs the compiled CLI in dist/; in a clone after
+// `npm install` (no dist/), it runs the TypeScript sources through tsx, so `npx offersync ...` works there too.
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/entry.js', import.meta.url);
-if (!existsSync(entry)) {
+// better-sqlite3 13 (the state db) loads on Node 22 or newer only; older ones would crash on the first state read.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
   process.stderr.write(
-    'offersync: dist/ is missing: run `npm run build` first, or `npm run dev -- <command>` to run the sources.\n',
+    `offersync: Node.js ${process.versions.node} is too old: it needs Node.js 22 or newer (the image and the tests ` +
+      'run Node.js 24). In a clone, `npm install` puts Node.js 24 in node_modules/.bin, which `npx offersync` and ' +
+      '`npm run` use.\n',
   );
   process.exit(2);
 }
-await import(entry.href);
+
+const compiled = new URL('../dist/cli/entry.js', import.meta.url);
+const sources = new URL('../src/cli/entry.ts', import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else if (existsSync(sources)) {
+  let tsx;
+  try {
+    tsx = await import('tsx/esm/api');
+  } catch {
+    process.stderr.write('offersync: dist/ is missing and tsx is not installed: run `npm install` in the clone.\n');
+    process.exit(2);
+  }
+  tsx.register();
+  await import(sources.href);
+} else {
+  process.stderr.write('offersync: dist/ is missing: reinstall the package.\n');
+  process.exit(2);
+}

@@ -12,7 +12,7 @@ import { DaemonMetrics } from '../daemon/metrics.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
 import { StatusBoard } from '../daemon/status-board.ts';
 import { notifySeller, openServices, type Services } from './services.ts';
-import { onStopSignal } from './signals.ts';
+import { holdUntilStopSignal } from './signals.ts';
 
 const HELP = `Usage: offersync daemon [flags]
 
@@ -83,17 +83,15 @@ export const command: Command = {
     daemon.metrics.registry.setDefaultLabels({ seller: config.seller });
     // A second signal ends the process at once (signals.ts).
     let stopping: Promise<void> | undefined;
-    const stopped = new Promise<void>((resolve) => {
-      onStopSignal((signal) => {
-        logger.info({ signal }, 'stopping: no further write is started; a second signal exits at once');
-        stopping ??= daemon.stop();
-        resolve();
-      });
+    const wait = holdUntilStopSignal((signal) => {
+      logger.info({ signal }, 'stopping: no further write is started; a second signal exits at once');
+      stopping ??= daemon.stop();
     });
     try {
       await daemon.start();
     } catch (err) {
       if (!stopping) {
+        wait.release();
         await services.close();
         throw err;
       }
@@ -104,7 +102,7 @@ export const command: Command = {
         : '';
       io.stderr.write(`offersync daemon: watching ${config.catalogue.dir}${health}\n`);
     }
-    await stopped;
+    await wait.stopped;
     await stopping;
     await services.close();
     await services.notifier.flush(NOTIFY_FLUSH_MS);
@@ -157,18 +155,22 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
       };
     },
   });
-  const stopped = new Promise<void>((resolve) => {
-    onStopSignal((signal) => {
-      logger.info({ signal }, 'stopping: no further write is started; letting go of every seller');
-      resolve();
-    });
+  const wait = holdUntilStopSignal((signal) => {
+    logger.info({ signal }, 'stopping: no further write is started; letting go of every seller');
   });
-  await replica.start();
+  try {
+    await replica.start();
+  } catch (err) {
+    wait.release();
+    await replica.stop();
+    connection?.close();
+    throw err;
+  }
   io.stderr.write(
     `offersync daemon: replica ${replica.claim.holder}, ${sellers.length} seller(s)` +
       `${replica.healthPort ? `; health on http://${config.daemon.healthHost}:${replica.healthPort}/readyz` : ''}\n`,
   );
-  await stopped;
+  await wait.stopped;
   await replica.stop();
   connection?.close();
   return EXIT.ok;

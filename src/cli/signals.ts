@@ -16,6 +16,38 @@ export function onStopSignal(fn: (signal: StopSignal) => void): () => void {
   };
 }
 
+/** A wait for the first stop signal that holds the event loop until then. */
+export interface StopWait {
+  /** Resolves on the first stop signal, after `onSignal` ran. */
+  readonly stopped: Promise<StopSignal>;
+  /** Lets go of the event loop and of the signal (a command that ends by itself, on an error). */
+  release(): void;
+}
+
+/**
+ * A daemon must never exit by itself, and with its health server off, no seller claimed or every seller broken,
+ * nothing else may hold the event loop (the balancing timer is unref'd so that a stopped replica never lingers).
+ */
+export function holdUntilStopSignal(onSignal: (signal: StopSignal) => void): StopWait {
+  // The longest delay a Node timer takes (2^31 - 1 ms); it does nothing but keep the process alive.
+  const hold = setInterval(() => {}, 2_147_483_647);
+  let unregister = (): void => {};
+  const stopped = new Promise<StopSignal>((resolve) => {
+    unregister = onStopSignal((signal) => {
+      clearInterval(hold);
+      onSignal(signal);
+      resolve(signal);
+    });
+  });
+  return {
+    stopped,
+    release: () => {
+      clearInterval(hold);
+      unregister();
+    },
+  };
+}
+
 /** Installed once by the process entry point (entry.ts), never by main(): tests call main() in-process. */
 export function installSignalHandlers(): void {
   let received = 0;
