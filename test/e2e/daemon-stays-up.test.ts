@@ -119,7 +119,11 @@ describe('the daemon never exits by itself', () => {
       await c.end();
     }
     const d = startDaemon('pg-unclaimed', [], { OFFERSYNC_API_KEY: KEY, OFFERSYNC_STATE_URL: url });
-    await until('the replica started', async () => (d.stderr().includes('replica starting') ? true : undefined));
+    await until(
+      'the replica started',
+      async () => (d.stderr().includes('replica starting') ? true : undefined),
+      30_000,
+    );
     await staysUpThenStops(d);
     expect(d.stderr()).not.toContain('seller claimed');
   }, 90_000);
@@ -130,8 +134,10 @@ describe('the daemon never exits by itself', () => {
       '  - id: one\n    catalogue: ./catalogue\n    apiKeyEnv: NO_SUCH_KEY_ONE',
       '  - id: two\n    catalogue: ./catalogue\n    apiKeyEnv: NO_SUCH_KEY_TWO',
     ]);
-    await until('both sellers reported broken', async () =>
-      (d.stderr().match(/seller cannot start/g) ?? []).length >= 2 ? true : undefined,
+    await until(
+      'both sellers reported broken',
+      async () => ((d.stderr().match(/seller cannot start/g) ?? []).length >= 2 ? true : undefined),
+      30_000,
     );
     await staysUpThenStops(d);
   }, 60_000);
