@@ -3,7 +3,8 @@
 # Builds the Dockerfile (secrets planted in the build context must stay out), then in a pod of its own (the
 # sandbox marketplace and the daemon share the pod's loopback; only the health port is published, to 127.0.0.1):
 # readiness, a catalogue edit reaching the marketplace, /metrics from the host, a non-root user with a read-only
-# catalogue, takeover after kill -9 by a container with another hostname (it waits, never exits), podman stop
+# catalogue, takeover after kill -9 by a container with another hostname (it waits, never exits), two minutes
+# under catalogue edits with five kill -9 / takeover cycles (no abort, crash or restart), podman stop
 # within 10 s with exit 0, a one-shot reconcile stopped mid-run (prompt, empty journal), the image's files and
 # layers (no test/, .git, state, key), and podman kube play of deploy/kubernetes. Prints size and cold start.
 # Every container, pod and volume it makes is named offersync-ct-* and removed at the end.
@@ -198,11 +199,82 @@ grep -q 'took over the writer lease' <<<"$(logs_of "$P-daemon-b")" || fail "daem
 ok "daemon-b (hostname daemon-b) took over and was ready $took ms after the kill -9 (lease TTL $TTL_MS ms; the first reconcile included), never exiting"
 
 # ---------------------------------------------------------------------------------------------------------------
+# The image's runtime under the load that once aborted it (a prepared statement finalised by the garbage collector
+# outside a JavaScript context, SIGABRT): a daemon in the image for at least CT_SOAK_SECONDS under catalogue edits,
+# with at least CT_CYCLES kill -9 / takeover cycles, each by a new container on the same state. Any abort, crash,
+# restart or duplicate fails it.
+SOAK_S=${CT_SOAK_SECONDS:-120}
+CYCLES=${CT_CYCLES:-5}
+say "in the image for at least ${SOAK_S} s under catalogue edits, with at least $CYCLES kill -9 / takeover cycles"
+write_stock() { # write_stock <base price>: 20 items, written whole then renamed in, as an inventory script does
+  local base=$1 i sep='' body='['
+  for i in $(seq 1 20); do
+    body+="$sep{\"external_id\":\"ct-$i\",\"title\":\"Gold pack $i\",\"price\":$((base + i)),\"stock\":3,\"type\":\"gold\"}"
+    sep=,
+  done
+  printf '%s]\n' "$body" >"$WORK/catalogue/items/.stock.tmp"
+  chmod a+r "$WORK/catalogue/items/.stock.tmp"
+  mv "$WORK/catalogue/items/.stock.tmp" "$WORK/catalogue/items/stock.json"
+}
+on_sandbox() { # on_sandbox <base price>: every item at base + i, each external_id once
+  sandbox_js "const m=d.items.filter(i=>/^ct-\\d+$/.test(i.external_id));
+    const ids=new Set(m.map(i=>i.external_id));
+    process.exit(ids.size===m.length&&m.length===20&&m.every(i=>i.price===$1+Number(i.external_id.slice(3)))?0:1)"
+}
+# A container must be running, never restarted, its log free of what a crash of node or of an addon prints.
+alive() {
+  local c=$1 st
+  st=$(podman inspect "$c" --format '{{.State.Status}} {{.RestartCount}}')
+  [ "$st" = "running 0" ] || fail "$c: $st (it exited or restarted by itself)"
+  crashed "$c"
+}
+crashed() {
+  if logs_of "$1" | grep -nE 'Assertion failed|FATAL ERROR|\bAborted\b|core dumped|Segmentation fault|Native stack trace'; then
+    fail "$1 crashed (above)"
+  fi
+}
+current="$P-daemon-b"
+soak_start=$(date +%s)
+cycle=0
+price=1000
+write_stock $price
+wait_for 60 "the 20 items at their first prices" on_sandbox $price
+while [ $cycle -lt "$CYCLES" ] || [ $(($(date +%s) - soak_start)) -lt "$SOAK_S" ]; do
+  [ $cycle -lt 40 ] || fail "more than 40 cycles: the loop should have ended"
+  cycle=$((cycle + 1))
+  # An edit the running daemon carries out, then one it is killed in the middle of.
+  price=$((price + 100))
+  write_stock $price
+  wait_for 60 "cycle $cycle: the edit to reach the sandbox" on_sandbox $price
+  alive "$current"
+  price=$((price + 100))
+  write_stock $price
+  sleep 0.$((RANDOM % 10))
+  pm kill -s KILL "$current" >/dev/null
+  t_kill=$(ms)
+  code=$(podman wait "$current" 2>/dev/null || podman inspect "$current" --format '{{.State.ExitCode}}')
+  [ "$code" = 137 ] || fail "cycle $cycle: $current ended with $code, not 137 (SIGKILL)"
+  crashed "$current"
+  next="$P-daemon-c$cycle"
+  pm run -d --hostname "daemon-c$cycle" --name "$next" "${DAEMON_ARGS[@]}" "$IMAGE" >/dev/null
+  # Edits go on while the new container waits for the lease.
+  price=$((price + 100))
+  write_stock $price
+  wait_for $((TTL_MS / 1000 + 60)) "cycle $cycle: $next to take over and carry out the edits" on_sandbox $price
+  alive "$next"
+  printf 'ok   cycle %d: %s killed (137), %s took over; the last edit on the sandbox %d ms after the kill\n' \
+    "$cycle" "${current#"$P-"}" "${next#"$P-"}" $(($(ms) - t_kill))
+  current=$next
+done
+printf 'FIGURE in-image soak: %d kill -9 / takeover cycles in %d s, %d catalogue edits; no abort, crash or restart\n' \
+  "$cycle" $(($(date +%s) - soak_start)) $((cycle * 3 + 1))
+
+# ---------------------------------------------------------------------------------------------------------------
 say "podman stop of the daemon"
 t0=$(ms)
-pm stop -t 10 "$P-daemon-b" >/dev/null
+pm stop -t 10 "$current" >/dev/null
 took=$(($(ms) - t0))
-code=$(podman inspect "$P-daemon-b" --format '{{.State.ExitCode}}')
+code=$(podman inspect "$current" --format '{{.State.ExitCode}}')
 [ "$code" = 0 ] || fail "the daemon exited $code on podman stop"
 [ "$took" -lt 10000 ] || fail "podman stop took $took ms"
 ok "podman stop returned in $took ms, exit code 0"
