@@ -50,7 +50,7 @@ export const command: Command = {
       const config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
       // Several sellers, or a state in PostgreSQL (replicas may share it): one Daemon per seller, under a Replica.
       if (config.sellerConfigs.length > 0 || config.state.url) return await runReplica(config, io);
-      services = openServices(config, {
+      services = await openServices(config, {
         logger: cliLogger(config, io),
         observe: metricsScope,
       });
@@ -125,10 +125,10 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
     logger,
     leaseTtlMs: config.state.leaseTtlMs,
     health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
-    openSeller(seller, claim) {
+    async openSeller(seller, claim) {
       const sc = sellers.find((s) => s.seller === seller);
       if (!sc) throw new Error(`no seller ${seller}`);
-      const services = openServices(sc, { logger, ...(connection ? { connection } : {}) });
+      const services = await openServices(sc, { logger, ...(connection ? { connection } : {}) });
       const daemon = new Daemon({
         deps: services.reconcileDeps,
         store: services.store,
@@ -147,7 +147,7 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
       daemon.metrics.registry.setDefaultLabels({ seller });
       return {
         daemon,
-        tryLease: (c, ttl) => services.store.acquireLease(c, ttl).ok,
+        tryLease: async (c, ttl) => (await services.store.acquireLease(c, ttl)).ok,
         close: async () => {
           await services.close();
           await services.notifier.flush(NOTIFY_FLUSH_MS);

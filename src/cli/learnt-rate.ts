@@ -18,10 +18,10 @@ function positive(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v) && v > 0;
 }
 
-export function loadLearntRate(store: StateStore, now: number): LearntRate | undefined {
+export async function loadLearntRate(store: StateStore, now: number): Promise<LearntRate | undefined> {
   let raw: unknown;
   try {
-    raw = JSON.parse(store.getMeta(KEY) ?? 'null');
+    raw = JSON.parse((await store.getMeta(KEY)) ?? 'null');
   } catch {
     return undefined; // unreadable: start safe
   }
@@ -42,15 +42,15 @@ export function startRate(config: Config, learnt: LearntRate | undefined): numbe
 }
 
 /** After a run: the rate reached, and the hold (its time kept when it is the one the run started with). */
-export function saveLearntRate(
+export async function saveLearntRate(
   store: StateStore,
   before: LearntRate | undefined,
   stats: { readonly currentRate: number; readonly holdRate: number | null },
   now: number,
-): void {
+): Promise<void> {
   const hold =
     stats.holdRate === null
       ? undefined
       : { ratePerSec: stats.holdRate, at: before?.hold?.ratePerSec === stats.holdRate ? before.hold.at : now };
-  store.setMeta(KEY, JSON.stringify({ ratePerSec: stats.currentRate, ...(hold ? { hold } : {}) }));
+  await store.setMeta(KEY, JSON.stringify({ ratePerSec: stats.currentRate, ...(hold ? { hold } : {}) }));
 }

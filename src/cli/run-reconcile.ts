@@ -88,7 +88,7 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
   let target: Target | undefined;
   try {
     target = opts.target ? resolveTarget(opts.target, config.catalogue.dir, io.cwd) : undefined;
-    services = openServices(config, {
+    services = await openServices(config, {
       logger: cliLogger(config, io),
       observe: { onResponse: () => progress.marketplaceRequest() },
     });
@@ -122,13 +122,13 @@ async function runWith(
     jsonLines ? `${JSON.stringify({ seller: config.seller, ...doc })}\n` : `${JSON.stringify(doc, null, 2)}\n`;
   const store = services.store;
   const here = {
-    stateId: opts.out || opts.savedPlan ? stateIdOf(store) : '',
+    stateId: opts.out || opts.savedPlan ? await stateIdOf(store) : '',
     marketplace: new URL(config.baseUrl).origin,
     seller: config.seller,
   };
   const saved = opts.savedPlan?.plan;
   if (saved) {
-    const refusal = savedPlanRefusal(saved, here, store);
+    const refusal = await savedPlanRefusal(saved, here, store);
     if (refusal) {
       await services.close();
       io.stderr.write(`offersync reconcile: ${opts.savedPlan!.path}: ${refusal}. Nothing was sent.\n`);
@@ -171,10 +171,10 @@ async function runWith(
         ? {
             target: { keys: savedPlanKeys(saved) },
             allowMassArchive: saved.allowMassArchive,
-            accept: (fresh) => {
+            accept: async (fresh) => {
               const diff = differences(saved, fresh);
               if (diff.length === 0) {
-                markApplied(store, saved.id, new Date());
+                await markApplied(store, saved.id, new Date());
                 return [];
               }
               return [
@@ -186,7 +186,7 @@ async function runWith(
           }
         : {}),
     });
-    if (!opts.dryRun) services.notifier.afterRun(result);
+    if (!opts.dryRun) await services.notifier.afterRun(result);
   } catch (err) {
     progress.end();
     if (stop.signal.aborted) {

@@ -13,6 +13,7 @@ import type { StateStore } from '../state/state-store.ts';
 import { capabilityUsable } from '../state/capability-reprobe.ts';
 import type { SyncPostgresConnection } from '../state/sync-postgres-connection.ts';
 import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-key.ts';
+import { errorMessage } from '../sync/errors.ts';
 import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
@@ -105,8 +106,13 @@ const LAST_REQUEST_KEY = 'queue.lastRequestAt';
  * state db sent its last request (it may have ended with the server's bucket empty). Costs at most
  * burst / rate seconds at start; saves a 429 and its Retry-After pause when runs follow each other.
  */
-export function startTokens(store: StateStore, config: Config, now: number, learnt?: LearntRate): number {
-  const last = Number(store.getMeta(LAST_REQUEST_KEY) ?? 0);
+export async function startTokens(
+  store: StateStore,
+  config: Config,
+  now: number,
+  learnt?: LearntRate,
+): Promise<number> {
+  const last = Number((await store.getMeta(LAST_REQUEST_KEY)) ?? 0);
   const refilled = ((now - last) / 1000) * startRate(config, learnt);
   return Math.max(0, Math.min(config.rateLimit.burst, refilled));
 }
@@ -117,10 +123,10 @@ export interface ServiceObservers {
   readonly onQueueEvent?: (e: QueueEvent) => void;
 }
 
-export function openServices(
+export async function openServices(
   config: Config,
   opts: { logger?: Logger; connection?: SyncPostgresConnection; observe?: ServiceObservers } = {},
-): Services {
+): Promise<Services> {
   if (!config.apiKey) {
     throw new ConfigError(
       config.seller === 'default' && config.sellerConfigs.length === 0
@@ -136,14 +142,18 @@ export function openServices(
   });
   const store = openStore(config, logger, opts.connection);
   const auto = config.rateLimit.ratePerSec === 'auto';
-  const learnt = auto ? loadLearntRate(store, Date.now()) : undefined;
+  const learnt = auto ? await loadLearntRate(store, Date.now()) : undefined;
+  const tokens = await startTokens(store, config, Date.now(), learnt);
+  // The client asks its capability memory synchronously, in the middle of a request: it reads the verdicts
+  // loaded here, and a new verdict is written through to the state db (a lost write only means a new probe).
+  const verdicts = new Map((await store.listCapabilities()).map((c) => [c.name, c]));
   const queue = new RequestQueue({
     ratePerSec: config.rateLimit.ratePerSec,
     startRatePerSec: startRate(config, learnt),
     ...(learnt?.hold ? { startHoldPerSec: learnt.hold.ratePerSec } : {}),
     increasePerSec: auto ? config.rateLimit.startPerSec : config.rateLimit.ratePerSec * 0.1,
     burst: config.rateLimit.burst,
-    startTokens: startTokens(store, config, Date.now(), learnt),
+    startTokens: tokens,
     concurrency: config.rateLimit.concurrency,
     maxAttempts: config.rateLimit.maxAttempts,
     logger,
@@ -161,8 +171,13 @@ export function openServices(
     limitWindowSec: config.rateLimit.limitWindowSec,
     capabilities: {
       usable: (name) =>
-        capabilityUsable(store.getCapability(name), Date.now(), config.capabilities.reprobeAfterHours * 3_600_000),
-      remember: (name, usable, detail) => store.setCapability(name, usable, detail),
+        capabilityUsable(verdicts.get(name), Date.now(), config.capabilities.reprobeAfterHours * 3_600_000),
+      remember: (name, usable, detail) => {
+        verdicts.set(name, { name, usable, detail, learntAt: Date.now() });
+        store.setCapability(name, usable, detail).catch((err: unknown) => {
+          logger.warn({ capability: name, err: errorMessage(err) }, 'capability verdict not saved: probed again');
+        });
+      },
     },
     list: {
       sortParam: config.lists.sortParam,
@@ -213,10 +228,10 @@ export function openServices(
     async close() {
       await client.close();
       if (queue.stats().requests > 0) {
-        store.setMeta(LAST_REQUEST_KEY, String(Date.now()));
-        if (auto) saveLearntRate(store, learnt, queue.stats(), Date.now());
+        await store.setMeta(LAST_REQUEST_KEY, String(Date.now()));
+        if (auto) await saveLearntRate(store, learnt, queue.stats(), Date.now());
       }
-      store.close();
+      await store.close();
     },
   };
 }

@@ -55,11 +55,12 @@ export const command: Command = {
       : undefined;
     try {
       if (sellers.length === 1 && first) {
-        const one = sellerStatus(first, shared);
+        const one = await sellerStatus(first, shared);
         io.stdout.write(values.json ? `${JSON.stringify(one.json, null, 2)}\n` : one.text);
         return EXIT.ok;
       }
-      const all = sellers.map((c) => ({ seller: c.seller, ...sellerStatus(c, shared) }));
+      const all: { seller: string; text: string; json: Record<string, unknown> }[] = [];
+      for (const c of sellers) all.push({ seller: c.seller, ...(await sellerStatus(c, shared)) });
       if (values.json)
         io.stdout.write(`${JSON.stringify({ sellers: all.map((a) => ({ seller: a.seller, ...a.json })) }, null, 2)}\n`);
       else io.stdout.write(all.map((a) => `== seller ${a.seller}\n${a.text}`).join('\n'));
@@ -71,10 +72,10 @@ export const command: Command = {
 };
 
 /** One seller's status, as text and as JSON. */
-function sellerStatus(
+async function sellerStatus(
   config: Config,
   connection: SyncPostgresConnection | undefined,
-): { text: string; json: Record<string, unknown> } {
+): Promise<{ text: string; json: Record<string, unknown> }> {
   const where = config.state.url ? redactUrl(config.state.url) : config.state.path;
   if (!config.state.url && config.state.path !== ':memory:' && !existsSync(config.state.path)) {
     return {
@@ -84,7 +85,7 @@ function sellerStatus(
   }
   const store = openStore(config, silentLogger, connection);
   try {
-    const offers = store.listOffers();
+    const offers = await store.listOffers();
     const byKind: Record<string, Record<string, number>> = {};
     let lossy = 0;
     for (const o of offers) {
@@ -94,14 +95,17 @@ function sellerStatus(
       row[status] = (row[status] ?? 0) + 1;
       if (o.lossyFields.length > 0) lossy++;
     }
-    const runs = store.listRuns(5);
-    const journal = store.journalUnfinished();
+    const runs = await store.listRuns(5);
+    const journal = await store.journalUnfinished();
     const now = Date.now();
     const reprobeMs = config.capabilities.reprobeAfterHours * 3_600_000;
     // A refused capability is asked again once its verdict is reprobeAfterHours old.
-    const caps = store.listCapabilities().map((c) => ({ ...c, reprobeAt: c.usable ? null : c.learntAt + reprobeMs }));
-    const learntRate = loadLearntRate(store, now);
-    const heldBack = [...loadBackoffs(store).values()].sort((a, b) => b.lastRefusedAt - a.lastRefusedAt);
+    const caps = (await store.listCapabilities()).map((c) => ({
+      ...c,
+      reprobeAt: c.usable ? null : c.learntAt + reprobeMs,
+    }));
+    const learntRate = await loadLearntRate(store, now);
+    const heldBack = [...(await loadBackoffs(store)).values()].sort((a, b) => b.lastRefusedAt - a.lastRefusedAt);
     const soldPath = soldLogPath(config.state.path);
     const sold =
       soldPath && existsSync(soldPath)
@@ -113,7 +117,9 @@ function sellerStatus(
             .map((l) => JSON.parse(l) as Record<string, unknown>)
         : [];
     const lease =
-      'currentLease' in store ? (store as { currentLease(): WriterLease | undefined }).currentLease() : undefined;
+      'currentLease' in store
+        ? await (store as { currentLease(): Promise<WriterLease | undefined> }).currentLease()
+        : undefined;
     const json = {
       state: where,
       // Which offersync (a daemon replica, or a reconcile) holds this seller's writer lease, if any.
@@ -196,7 +202,7 @@ function sellerStatus(
     }
     return { text: `${out.join('\n')}\n`, json };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -201,13 +201,13 @@ export class Daemon {
         { command: `daemon:${trigger}`, dryRun: false, mode, signal: run.signal },
       );
       const { report } = result;
-      this.opts.notifier?.afterRun(result);
+      await this.opts.notifier?.afterRun(result);
       this.opts.status?.board.recordRun(result, trigger);
       this.lastReport = report;
       this.lastError = null;
       this.ready = !lease.lost.aborted;
       this.recorder.recordRun(report, trigger);
-      this.recorder.recordBackoffs(loadBackoffs(this.opts.store).values());
+      this.recorder.recordBackoffs((await loadBackoffs(this.opts.store)).values());
       const failed = report.outcomes.filter((o) => o.outcome === 'failed').length;
       log.info(
         { trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs },
@@ -225,7 +225,7 @@ export class Daemon {
   }
 
   /** The HTML of the status page, or null without one. */
-  statusPage(): string | null {
+  async statusPage(): Promise<string | null> {
     const status = this.opts.status;
     if (!status) return null;
     const daemon = {
@@ -235,7 +235,7 @@ export class Daemon {
       waiting: this.leaseWait,
       lastOutcome: this.lastReport?.outcome ?? null,
     };
-    return renderStatusPage(status.board.view(daemon, status.queue?.() ?? null));
+    return renderStatusPage(await status.board.view(daemon, status.queue?.() ?? null));
   }
 
   health(): { ok: boolean; ready: boolean; detail: Record<string, unknown> } {
@@ -264,7 +264,7 @@ export class Daemon {
     this.tasks = [];
     await this.watcher?.close();
     await this.idle();
-    this.lease?.release();
+    await this.lease?.release();
     await this.healthServer?.close();
   }
 }

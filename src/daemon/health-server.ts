@@ -6,7 +6,7 @@ import type { Registry } from 'prom-client';
 export interface HealthSource {
   health(): { readonly ok: boolean; readonly ready: boolean; readonly detail: Readonly<Record<string, unknown>> };
   /** The status page's HTML (`/`), or null without one. */
-  statusPage?(): string | null;
+  statusPage?(): Promise<string | null>;
 }
 
 // The page runs no script and loads nothing: the policy says so to the browser, and no other site may frame it.
@@ -30,7 +30,7 @@ export async function startHealthServer(
   source: HealthSource,
   metrics: { readonly registry: Pick<Registry, 'metrics' | 'contentType'> },
 ): Promise<HealthServer> {
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/' && source.statusPage) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -40,7 +40,7 @@ export async function startHealthServer(
       }
       let html: string | null;
       try {
-        html = source.statusPage();
+        html = await source.statusPage();
       } catch {
         html = null;
       }

@@ -18,7 +18,7 @@ import { startHealthServer, type HealthServer } from './health-server.ts';
 export interface SellerRuntime {
   readonly daemon: Daemon;
   /** Takes the seller's lease for `claim` now, without waiting: false when another replica holds it. */
-  tryLease(claim: LeaseClaim, ttlMs: number): boolean;
+  tryLease(claim: LeaseClaim, ttlMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -26,7 +26,7 @@ export interface ReplicaOptions {
   /** Seller ids, in configuration order. */
   readonly sellers: readonly string[];
   /** Opens a seller's services and daemon (not started); throws when the seller cannot run (no key...). */
-  readonly openSeller: (seller: string, claim: LeaseClaim) => SellerRuntime;
+  readonly openSeller: (seller: string, claim: LeaseClaim) => Promise<SellerRuntime>;
   /** null: sqlite, every seller runs here. */
   readonly registry: ReplicaRegistry | null;
   readonly logger: Logger;
@@ -93,11 +93,11 @@ export class Replica {
     const registry = this.#opts.registry;
     const sellers = this.#opts.sellers;
     if (!registry) {
-      for (const s of sellers) if (!this.#held.has(s)) this.#claim(s, true);
+      for (const s of sellers) if (!this.#held.has(s)) await this.#claim(s, true);
       return;
     }
-    this.#live = registry.heartbeat(this.claim, this.#opts.leaseTtlMs);
-    this.#holders = registry.holders(sellers);
+    this.#live = await registry.heartbeat(this.claim, this.#opts.leaseTtlMs);
+    this.#holders = await registry.holders(sellers);
     // The first round only announces this replica: replicas started together then count each other before
     // anyone claims, instead of the first one claiming every seller and giving most back a moment later.
     if (this.#tick === 1) return;
@@ -135,17 +135,17 @@ export class Replica {
       this.#unheldSince.set(seller, since);
       const overdue = this.#tick - since >= 2;
       if (this.#held.size >= share && !overdue) continue;
-      this.#claim(seller, false);
+      await this.#claim(seller, false);
     }
   }
 
   /** Opens the seller and, with PostgreSQL, takes its lease; starts its daemon without waiting for its run. */
-  #claim(seller: string, sqlite: boolean): void {
+  async #claim(seller: string, sqlite: boolean): Promise<void> {
     const broken = this.#broken.get(seller);
     if (broken && broken.retryAt > this.#tick) return;
     let runtime: SellerRuntime;
     try {
-      runtime = this.#opts.openSeller(seller, this.claim);
+      runtime = await this.#opts.openSeller(seller, this.claim);
     } catch (err) {
       // One seller that cannot run (no key, a state that will not open) never stops the others.
       const error = errorMessage(err);
@@ -154,7 +154,13 @@ export class Replica {
       return;
     }
     this.#broken.delete(seller);
-    if (!sqlite && !runtime.tryLease(this.claim, this.#opts.leaseTtlMs)) {
+    let leased = sqlite;
+    try {
+      leased ||= await runtime.tryLease(this.claim, this.#opts.leaseTtlMs);
+    } catch (err) {
+      this.#opts.logger.warn({ seller, err: errorMessage(err) }, 'seller lease not taken: the state db did not answer');
+    }
+    if (!leased) {
       void runtime.close();
       return;
     }
@@ -224,7 +230,7 @@ export class Replica {
     await this.#ticking;
     await Promise.all([...this.#held.keys()].map((s) => this.#drop(s)));
     try {
-      this.#opts.registry?.leave(this.claim.holder);
+      await this.#opts.registry?.leave(this.claim.holder);
     } catch (err) {
       this.#opts.logger.warn({ err: errorMessage(err) }, 'replica: could not sign off (it expires on its own)');
     }

@@ -17,17 +17,17 @@ export class RunNotifier {
   ) {}
 
   /** After a run that wrote (not a dry run). Never throws: a notification must not fail a run. */
-  afterRun(result: { readonly report: RunReport; readonly catalogue?: CatalogueView }): void {
+  async afterRun(result: { readonly report: RunReport; readonly catalogue?: CatalogueView }): Promise<void> {
     if (!this.webhooks.enabled || result.report.outcome === 'planned') return;
     try {
       const { notifications, told } = notificationsOfRun(
         result.report,
         result.catalogue,
         this.seller,
-        parseTold(this.store.getMeta(TOLD_KEY)),
+        parseTold(await this.store.getMeta(TOLD_KEY)),
         this.now(),
       );
-      this.store.setMeta(TOLD_KEY, JSON.stringify(told));
+      await this.store.setMeta(TOLD_KEY, JSON.stringify(told));
       this.webhooks.send(notifications);
     } catch {
       // The state db refused the memory of what was told (closing, disk full): the run itself stands.

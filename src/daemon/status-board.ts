@@ -117,25 +117,25 @@ export class StatusBoard {
     this.offerCounts = undefined; // counted again at the next view
   }
 
-  view(daemon: StatusView['daemon'], queue: QueueView | null, now = Date.now()): StatusView {
-    if (!this.offerCounts) this.offerCounts = this.countOffers();
+  async view(daemon: StatusView['daemon'], queue: QueueView | null, now = Date.now()): Promise<StatusView> {
+    if (!this.offerCounts) this.offerCounts = await this.countOffers();
     return {
       seller: this.seller,
       generatedAt: now,
       refreshSeconds: this.refreshSeconds,
       daemon: { ...daemon, lastError: daemon.lastError === null ? null : scrubSecrets(daemon.lastError) },
       offers: this.offerCounts,
-      runs: this.mergedRuns(),
-      problems: this.problems(),
+      runs: await this.mergedRuns(),
+      problems: await this.problems(),
       ...this.catalogueErrors(),
       sales: this.sales(),
       queue,
     };
   }
 
-  private countOffers(): StatusView['offers'] {
+  private async countOffers(): Promise<StatusView['offers']> {
     const byKind = new Map<string, Record<string, number>>();
-    for (const o of this.store.listOffers()) {
+    for (const o of await this.store.listOffers()) {
       const row = byKind.get(o.kind) ?? {};
       byKind.set(o.kind, row);
       const status = o.remoteStatus ?? 'unknown';
@@ -145,10 +145,9 @@ export class StatusBoard {
   }
 
   /** The daemon's own runs, and before them those the state db remembers (another process, before a restart). */
-  private mergedRuns(): RunView[] {
+  private async mergedRuns(): Promise<RunView[]> {
     const known = new Set(this.runs.map((r) => r.id));
-    const older = this.store
-      .listRuns(MAX_RUNS)
+    const older = (await this.store.listRuns(MAX_RUNS))
       .filter((r) => !known.has(r.id))
       .map(
         (r): RunView => ({
@@ -184,7 +183,7 @@ export class StatusBoard {
     return scrubSecrets(offer ? scrubCredentials(offer, message) : message);
   }
 
-  private problems(): ProblemView[] {
+  private async problems(): Promise<ProblemView[]> {
     const out: ProblemView[] = [];
     const seen = new Set<string>();
     const catalogueFailures = new Set(
@@ -207,7 +206,7 @@ export class StatusBoard {
         ...(where ? { where } : {}),
       });
     }
-    for (const b of loadBackoffs(this.store).values()) {
+    for (const b of (await loadBackoffs(this.store)).values()) {
       const key = `${b.kind}:${b.externalId}`;
       if (seen.has(key)) continue;
       const title = this.titleOf(b.kind, b.externalId);

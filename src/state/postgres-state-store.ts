@@ -103,6 +103,9 @@ export const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 /** Rows per INSERT in upsertOffers: 13 parameters each, well under PostgreSQL's 65,535. */
 const UPSERT_BATCH = 1000;
 
+/** Tries of acquireLease when the lease keeps being released between its two statements. */
+const LEASE_ATTEMPTS = 5;
+
 const SELECT_OFFER = `SELECT ${OFFER_COLUMNS.join(', ')} FROM offers`;
 
 export class PostgresStateStore implements StateStore {
@@ -146,7 +149,7 @@ export class PostgresStateStore implements StateStore {
 
   // offers
 
-  getOffer(kind: StateKind, externalId: string): OfferRecord | undefined {
+  async getOffer(kind: StateKind, externalId: string): Promise<OfferRecord | undefined> {
     const row = this.#q<OffersTable>(`${SELECT_OFFER} WHERE seller = $1 AND kind = $2 AND external_id = $3`, [
       kind,
       externalId,
@@ -154,7 +157,7 @@ export class PostgresStateStore implements StateStore {
     return row && toOfferRecord(row);
   }
 
-  listOffers(kind?: StateKind): OfferRecord[] {
+  async listOffers(kind?: StateKind): Promise<OfferRecord[]> {
     const res =
       kind === undefined
         ? this.#q<OffersTable>(`${SELECT_OFFER} WHERE seller = $1 ORDER BY kind, external_id COLLATE "C"`)
@@ -164,21 +167,21 @@ export class PostgresStateStore implements StateStore {
     return res.rows.map(toOfferRecord);
   }
 
-  offerView(): OfferView {
+  async offerView(): Promise<OfferView> {
     // One query per offer would be 100,000 round trips: the listing is read once.
-    return offerViewOf(this.listOffers());
+    return offerViewOf(await this.listOffers());
   }
 
-  upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): OfferRecord {
+  async upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): Promise<OfferRecord> {
     const row = this.#upsert(kind, externalId, patch, this.#now(), true);
     if (!row) throw new Error('state db: offer upsert returned no row');
     return row;
   }
 
   /** Many rows per INSERT (a round trip each would make adopting 100k offers take a minute). */
-  upsertOffers(rows: readonly { kind: StateKind; externalId: string; patch: OfferRecordPatch }[]): void {
+  async upsertOffers(rows: readonly { kind: StateKind; externalId: string; patch: OfferRecordPatch }[]): Promise<void> {
     if (rows.length === 0) return;
-    this.transaction(() => {
+    await this.transaction(async () => {
       const now = this.#now();
       // Rows go in order; a batch holds rows of one patch shape and each key once (one INSERT cannot
       // update a row twice), so a later patch of the same offer still lands after the earlier one.
@@ -207,7 +210,7 @@ export class PostgresStateStore implements StateStore {
     });
   }
 
-  deleteOffer(kind: StateKind, externalId: string): void {
+  async deleteOffer(kind: StateKind, externalId: string): Promise<void> {
     this.#q('DELETE FROM offers WHERE seller = $1 AND kind = $2 AND external_id = $3', [kind, externalId]);
   }
 
@@ -249,7 +252,7 @@ export class PostgresStateStore implements StateStore {
 
   // images
 
-  getImage(sha256: string): ImageRecord | undefined {
+  async getImage(sha256: string): Promise<ImageRecord | undefined> {
     const row = this.#q<ImagesTable>(
       'SELECT sha256, remote_id, url, uploaded_at FROM images WHERE seller = $1 AND sha256 = $2',
       [sha256],
@@ -257,7 +260,7 @@ export class PostgresStateStore implements StateStore {
     return row && toImageRecord(row);
   }
 
-  putImage(rec: ImageRecord): void {
+  async putImage(rec: ImageRecord): Promise<void> {
     this.#q(
       `INSERT INTO images (seller, sha256, remote_id, url, uploaded_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (seller, sha256) DO UPDATE SET remote_id = excluded.remote_id, url = excluded.url,
@@ -266,7 +269,7 @@ export class PostgresStateStore implements StateStore {
     );
   }
 
-  listImages(): ImageRecord[] {
+  async listImages(): Promise<ImageRecord[]> {
     return this.#q<ImagesTable>(
       'SELECT sha256, remote_id, url, uploaded_at FROM images WHERE seller = $1 ' +
         'ORDER BY uploaded_at, sha256 COLLATE "C"',
@@ -275,12 +278,12 @@ export class PostgresStateStore implements StateStore {
 
   // journal
 
-  journalBegin(entry: {
+  async journalBegin(entry: {
     runId: string;
     op: JournalOp;
     kind: JournalEntry['kind'];
     keys: readonly string[];
-  }): JournalEntry {
+  }): Promise<JournalEntry> {
     const now = this.#now();
     const values = [entry.runId, entry.op, entry.kind, JSON.stringify(entry.keys), now];
     const insert = `INSERT INTO journal (seller, run_id, op, kind, keys, state, error, created_at, updated_at)`;
@@ -306,7 +309,7 @@ export class PostgresStateStore implements StateStore {
     return toJournalEntry(row);
   }
 
-  journalSet(id: number, state: JournalState, error?: string | null): void {
+  async journalSet(id: number, state: JournalState, error?: string | null): Promise<void> {
     const now = this.#now();
     const res =
       error === undefined
@@ -320,7 +323,7 @@ export class PostgresStateStore implements StateStore {
     if (res.rowCount === 0) throw new Error(`state db: no journal entry ${id}`);
   }
 
-  journalUnfinished(): JournalEntry[] {
+  async journalUnfinished(): Promise<JournalEntry[]> {
     return this.#q<JournalRow>(
       `SELECT id, run_id, op, kind, keys, state, error, created_at, updated_at FROM journal
        WHERE seller = $1 AND state IN ('pending', 'sent') ORDER BY id`,
@@ -328,8 +331,8 @@ export class PostgresStateStore implements StateStore {
   }
 
   /** Retention, like the sqlite store: the newest keepRuns runs of this seller and their settled journal. */
-  pruneHistory(): { runs: number; journal: number } {
-    return this.transaction(() => {
+  async pruneHistory(): Promise<{ runs: number; journal: number }> {
+    return this.transaction(async () => {
       const runs = this.#q(
         `DELETE FROM runs WHERE seller = $1 AND id NOT IN (
            SELECT id FROM runs WHERE seller = $1 ORDER BY started_at DESC, id COLLATE "C" DESC LIMIT $2)`,
@@ -345,7 +348,7 @@ export class PostgresStateStore implements StateStore {
 
   // capabilities
 
-  getCapability(name: string): CapabilityRecord | undefined {
+  async getCapability(name: string): Promise<CapabilityRecord | undefined> {
     const row = this.#q<CapabilitiesTable>(
       'SELECT name, usable, detail, learnt_at FROM capabilities WHERE seller = $1 AND name = $2',
       [name],
@@ -353,7 +356,7 @@ export class PostgresStateStore implements StateStore {
     return row && toCapabilityRecord(row);
   }
 
-  setCapability(name: string, usable: boolean, detail: string | null = null): void {
+  async setCapability(name: string, usable: boolean, detail: string | null = null): Promise<void> {
     this.#q(
       `INSERT INTO capabilities (seller, name, usable, detail, learnt_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (seller, name) DO UPDATE SET usable = excluded.usable, detail = excluded.detail,
@@ -362,7 +365,7 @@ export class PostgresStateStore implements StateStore {
     );
   }
 
-  listCapabilities(): CapabilityRecord[] {
+  async listCapabilities(): Promise<CapabilityRecord[]> {
     return this.#q<CapabilitiesTable>(
       'SELECT name, usable, detail, learnt_at FROM capabilities WHERE seller = $1 ORDER BY name COLLATE "C"',
     ).rows.map(toCapabilityRecord);
@@ -370,7 +373,7 @@ export class PostgresStateStore implements StateStore {
 
   // runs
 
-  runStart(id: string, command: string): void {
+  async runStart(id: string, command: string): Promise<void> {
     this.#q(
       `INSERT INTO runs (seller, id, command, started_at, ended_at, outcome, counts)
        VALUES ($1, $2, $3, $4, NULL, 'running', '{}')`,
@@ -378,7 +381,11 @@ export class PostgresStateStore implements StateStore {
     );
   }
 
-  runEnd(id: string, outcome: NonNullable<RunRecord['outcome']>, counts: Readonly<Record<string, number>>): void {
+  async runEnd(
+    id: string,
+    outcome: NonNullable<RunRecord['outcome']>,
+    counts: Readonly<Record<string, number>>,
+  ): Promise<void> {
     const res = this.#q('UPDATE runs SET ended_at = $3, outcome = $4, counts = $5 WHERE seller = $1 AND id = $2', [
       id,
       this.#now(),
@@ -388,7 +395,7 @@ export class PostgresStateStore implements StateStore {
     if (res.rowCount === 0) throw new Error(`state db: no run ${id}`);
   }
 
-  listRuns(limit: number): RunRecord[] {
+  async listRuns(limit: number): Promise<RunRecord[]> {
     return this.#q<RunsTable>(
       `SELECT id, command, started_at, ended_at, outcome, counts FROM runs WHERE seller = $1
        ORDER BY started_at DESC, id COLLATE "C" DESC LIMIT $2`,
@@ -398,12 +405,12 @@ export class PostgresStateStore implements StateStore {
 
   // meta
 
-  getMeta(key: string): string | undefined {
+  async getMeta(key: string): Promise<string | undefined> {
     return this.#q<{ value: string }>('SELECT value FROM seller_meta WHERE seller = $1 AND key = $2', [key]).rows[0]
       ?.value;
   }
 
-  setMeta(key: string, value: string): void {
+  async setMeta(key: string, value: string): Promise<void> {
     if (key === SCHEMA_VERSION_KEY) throw new Error(`state db: meta key "${key}" belongs to the migrations`);
     this.#q(
       `INSERT INTO seller_meta (seller, key, value) VALUES ($1, $2, $3)
@@ -420,34 +427,37 @@ export class PostgresStateStore implements StateStore {
    * Expiry is judged by the database's clock, the one clock every replica shares. A lease that changes hands
    * gets a new epoch, and this store fences its later writes with the epoch it won (see journalBegin).
    */
-  acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): LeaseAttempt {
-    const won = this.#q<{ epoch: number; expires_at: number }>(
-      `INSERT INTO seller_leases AS l (seller, holder, pid, hostname, scope, epoch, expires_at)
-       VALUES ($1, $2, $3, $4, $5, 1, ${DB_NOW} + $6)
-       ON CONFLICT (seller) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, hostname = excluded.hostname,
-         scope = excluded.scope, expires_at = excluded.expires_at,
-         epoch = CASE WHEN l.holder = excluded.holder THEN l.epoch ELSE l.epoch + 1 END
-       WHERE l.holder = excluded.holder OR l.holder = $7 OR l.expires_at <= ${DB_NOW}
-       RETURNING epoch, expires_at`,
-      [claim.holder, claim.pid, claim.hostname, claim.scope, ttlMs, takeOverFrom ?? null],
-    ).rows[0];
-    if (won) {
-      this.#fence = { holder: claim.holder, epoch: won.epoch };
-      return { ok: true, expiresAt: won.expires_at };
+  async acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): Promise<LeaseAttempt> {
+    // A lease released between the two statements is asked for again, a bounded number of times.
+    for (let attempt = 1; ; attempt++) {
+      const won = this.#q<{ epoch: number; expires_at: number }>(
+        `INSERT INTO seller_leases AS l (seller, holder, pid, hostname, scope, epoch, expires_at)
+         VALUES ($1, $2, $3, $4, $5, 1, ${DB_NOW} + $6)
+         ON CONFLICT (seller) DO UPDATE SET holder = excluded.holder, pid = excluded.pid,
+           hostname = excluded.hostname, scope = excluded.scope, expires_at = excluded.expires_at,
+           epoch = CASE WHEN l.holder = excluded.holder THEN l.epoch ELSE l.epoch + 1 END
+         WHERE l.holder = excluded.holder OR l.holder = $7 OR l.expires_at <= ${DB_NOW}
+         RETURNING epoch, expires_at`,
+        [claim.holder, claim.pid, claim.hostname, claim.scope, ttlMs, takeOverFrom ?? null],
+      ).rows[0];
+      if (won) {
+        this.#fence = { holder: claim.holder, epoch: won.epoch };
+        return { ok: true, expiresAt: won.expires_at };
+      }
+      const cur = await this.currentLease();
+      if (cur) return { ok: false, heldBy: cur };
+      if (attempt >= LEASE_ATTEMPTS)
+        throw new Error(`seller ${this.seller}: the lease was released ${attempt} times while being asked for`);
     }
-    const cur = this.currentLease();
-    // Released between the two statements: ask again.
-    if (!cur) return this.acquireLease(claim, ttlMs, takeOverFrom);
-    return { ok: false, heldBy: cur };
   }
 
   /** Lets go of the lease if `holder` still holds it. Writes stay fenced: they are refused from now on. */
-  releaseLease(holder: string): void {
+  async releaseLease(holder: string): Promise<void> {
     this.#q('DELETE FROM seller_leases WHERE seller = $1 AND holder = $2', [holder]);
   }
 
   /** The lease as stored, expired or not. */
-  currentLease(): WriterLease | undefined {
+  async currentLease(): Promise<WriterLease | undefined> {
     const row = this.#q<LeaseTable>(
       'SELECT 1 AS id, holder, pid, hostname, scope, expires_at FROM seller_leases WHERE seller = $1',
     ).rows[0];
@@ -456,20 +466,14 @@ export class PostgresStateStore implements StateStore {
 
   // transactions
 
-  /** Nested calls become savepoints. fn must be synchronous: a promise would outlive the transaction. */
-  transaction<T>(fn: () => T): T {
+  /** Nested calls become savepoints. */
+  async transaction<T>(fn: (tx: StateStore) => Promise<T>): Promise<T> {
     const depth = this.#depth;
     const savepoint = `sp${depth}`;
     this.#conn.query(depth === 0 ? 'BEGIN' : `SAVEPOINT ${savepoint}`);
     this.#depth++;
     try {
-      const result = fn();
-      if (
-        result instanceof Promise ||
-        (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function')
-      ) {
-        throw new TypeError('state db: transaction(fn) needs a synchronous fn; it returned a promise (rolled back)');
-      }
+      const result = await fn(this);
       this.#conn.query(depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`);
       return result;
     } catch (err) {
@@ -480,7 +484,7 @@ export class PostgresStateStore implements StateStore {
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.#ownsConnection) this.#conn.close();
   }
 }

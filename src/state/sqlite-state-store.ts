@@ -332,12 +332,12 @@ export class SqliteStateStore implements StateStore {
 
   // offers
 
-  getOffer(kind: StateKind, externalId: string): OfferRecord | undefined {
+  async getOffer(kind: StateKind, externalId: string): Promise<OfferRecord | undefined> {
     const row = this.#s.getOffer.get({ kind, externalId });
     return row && toOfferRecord(row);
   }
 
-  listOffers(kind?: StateKind): OfferRecord[] {
+  async listOffers(kind?: StateKind): Promise<OfferRecord[]> {
     // 100k offers are read at the start of every run: arrays, not an object per row, halve the time.
     const rows = kind === undefined ? this.#s.listOffers.tuples() : this.#s.listOffersOfKind.tuples({ kind });
     const out: OfferRecord[] = [];
@@ -346,7 +346,7 @@ export class SqliteStateStore implements StateStore {
     return out;
   }
 
-  offerView(): OfferView {
+  async offerView(): Promise<OfferView> {
     const s = this.#s;
     const pool = new StringPool();
     return {
@@ -406,15 +406,15 @@ export class SqliteStateStore implements StateStore {
     return out;
   }
 
-  upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): OfferRecord {
+  async upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): Promise<OfferRecord> {
     return this.#upsert(kind, externalId, patch, this.#now(), true) as OfferRecord;
   }
 
-  upsertOffers(rows: readonly OfferUpsert[]): void {
+  async upsertOffers(rows: readonly OfferUpsert[]): Promise<void> {
     if (rows.length > 0) this.#upsertMany(rows);
   }
 
-  deleteOffer(kind: StateKind, externalId: string): void {
+  async deleteOffer(kind: StateKind, externalId: string): Promise<void> {
     this.#s.deleteOffer.run({ kind, externalId });
   }
 
@@ -456,27 +456,27 @@ export class SqliteStateStore implements StateStore {
 
   // images
 
-  getImage(sha256: string): ImageRecord | undefined {
+  async getImage(sha256: string): Promise<ImageRecord | undefined> {
     const row = this.#s.getImage.get({ sha256 });
     return row && toImageRecord(row);
   }
 
-  putImage(rec: ImageRecord): void {
+  async putImage(rec: ImageRecord): Promise<void> {
     this.#s.putImage.run({ sha256: rec.sha256, remoteId: rec.remoteId, url: rec.url, uploadedAt: rec.uploadedAt });
   }
 
-  listImages(): ImageRecord[] {
+  async listImages(): Promise<ImageRecord[]> {
     return this.#s.listImages.all().map(toImageRecord);
   }
 
   // journal
 
-  journalBegin(entry: {
+  async journalBegin(entry: {
     runId: string;
     op: JournalOp;
     kind: JournalEntry['kind'];
     keys: readonly string[];
-  }): JournalEntry {
+  }): Promise<JournalEntry> {
     const row = this.#s.journalInsert.get({
       runId: entry.runId,
       op: entry.op,
@@ -489,7 +489,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   /** `error` undefined keeps the entry's error as it is; null clears it. */
-  journalSet(id: number, state: JournalState, error?: string | null): void {
+  async journalSet(id: number, state: JournalState, error?: string | null): Promise<void> {
     const now = this.#now();
     const res =
       error === undefined
@@ -498,55 +498,59 @@ export class SqliteStateStore implements StateStore {
     if (res.changes === 0) throw new Error(`state db: no journal entry ${id}`);
   }
 
-  journalUnfinished(): JournalEntry[] {
+  async journalUnfinished(): Promise<JournalEntry[]> {
     return this.#s.journalUnfinished.all().map(toJournalEntry);
   }
 
-  pruneHistory(): { runs: number; journal: number } {
-    return this.transaction(() => {
+  async pruneHistory(): Promise<{ runs: number; journal: number }> {
+    return this.#db.transaction(() => {
       const runs = this.#s.pruneRuns.run({ keep: this.#keepRuns }).changes;
       const journal = this.#s.pruneJournal.run().changes;
       return { runs, journal };
-    });
+    })();
   }
 
   // capabilities
 
-  getCapability(name: string): CapabilityRecord | undefined {
+  async getCapability(name: string): Promise<CapabilityRecord | undefined> {
     const row = this.#s.getCapability.get({ name });
     return row && toCapabilityRecord(row);
   }
 
-  setCapability(name: string, usable: boolean, detail: string | null = null): void {
+  async setCapability(name: string, usable: boolean, detail: string | null = null): Promise<void> {
     this.#s.setCapability.run({ name, usable: usable ? 1 : 0, detail, now: this.#now() });
   }
 
-  listCapabilities(): CapabilityRecord[] {
+  async listCapabilities(): Promise<CapabilityRecord[]> {
     return this.#s.listCapabilities.all().map(toCapabilityRecord);
   }
 
   // runs
 
-  runStart(id: string, command: string): void {
+  async runStart(id: string, command: string): Promise<void> {
     this.#s.runStart.run({ id, command, now: this.#now() });
   }
 
-  runEnd(id: string, outcome: NonNullable<RunRecord['outcome']>, counts: Readonly<Record<string, number>>): void {
+  async runEnd(
+    id: string,
+    outcome: NonNullable<RunRecord['outcome']>,
+    counts: Readonly<Record<string, number>>,
+  ): Promise<void> {
     const res = this.#s.runEnd.run({ id, outcome, counts: JSON.stringify(counts), now: this.#now() });
     if (res.changes === 0) throw new Error(`state db: no run ${id}`);
   }
 
-  listRuns(limit: number): RunRecord[] {
+  async listRuns(limit: number): Promise<RunRecord[]> {
     return this.#s.listRuns.all({ limit: Math.max(0, Math.floor(limit)) }).map(toRunRecord);
   }
 
   // meta
 
-  getMeta(key: string): string | undefined {
+  async getMeta(key: string): Promise<string | undefined> {
     return this.#s.getMeta.get({ key })?.value;
   }
 
-  setMeta(key: string, value: string): void {
+  async setMeta(key: string, value: string): Promise<void> {
     if (key === SCHEMA_VERSION_KEY) throw new Error(`state db: meta key "${key}" belongs to the migrations`);
     this.#s.setMeta.run({ key, value });
   }
@@ -558,7 +562,7 @@ export class SqliteStateStore implements StateStore {
    * IMMEDIATE transaction so two processes cannot both win. It runs until now + ttlMs by this store's clock:
    * the same clock sets and judges expiry.
    */
-  acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): LeaseAttempt {
+  async acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): Promise<LeaseAttempt> {
     const attempt = this.#db.transaction((): LeaseAttempt => {
       const now = this.#now();
       const row = this.#s.getLease.get();
@@ -577,33 +581,42 @@ export class SqliteStateStore implements StateStore {
     return attempt.immediate();
   }
 
-  releaseLease(holder: string): void {
+  async releaseLease(holder: string): Promise<void> {
     this.#s.releaseLease.run({ holder });
   }
 
   /** The lease as stored, expired or not. */
-  currentLease(): WriterLease | undefined {
+  async currentLease(): Promise<WriterLease | undefined> {
     const row = this.#s.getLease.get();
     return row && toWriterLease(row);
   }
 
   // transactions
 
-  /** Nested calls become savepoints. fn must be synchronous: a promise would outlive the transaction. */
-  transaction<T>(fn: () => T): T {
-    return this.#db.transaction(() => {
-      const result = fn();
-      if (
-        result instanceof Promise ||
-        (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function')
-      ) {
-        throw new TypeError('state db: transaction(fn) needs a synchronous fn; it returned a promise (rolled back)');
-      }
+  #depth = 0;
+
+  /**
+   * BEGIN ... COMMIT around fn, savepoints when nested. better-sqlite3 answers synchronously, so fn's awaits
+   * on this store settle without giving timers a turn: nothing else runs inside the transaction.
+   */
+  async transaction<T>(fn: (tx: StateStore) => Promise<T>): Promise<T> {
+    const depth = this.#depth;
+    const savepoint = `sp${depth}`;
+    this.#db.exec(depth === 0 ? 'BEGIN' : `SAVEPOINT ${savepoint}`);
+    this.#depth++;
+    try {
+      const result = await fn(this);
+      this.#db.exec(depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`);
       return result;
-    })();
+    } catch (err) {
+      if (this.#db.inTransaction) this.#db.exec(depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}`);
+      throw err;
+    } finally {
+      this.#depth--;
+    }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }
 }

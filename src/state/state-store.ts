@@ -21,24 +21,25 @@ export type LeaseAttempt =
 export type OfferRecordPatch = Partial<Omit<OfferRecord, 'kind' | 'externalId' | 'updatedAt'>>;
 
 /**
- * The state db as offersync uses it. The sqlite implementation (sqlite-state-store.ts) is synchronous
- * underneath (better-sqlite3), so these methods are synchronous too: they are fast, local and transactional.
+ * The state db as offersync uses it. Every method answers with a promise: PostgreSQL is a round trip away, and
+ * the event loop (HTTP sockets, timers, lease heartbeats, /healthz) must run while it answers. Transactions are
+ * explicit: `transaction(fn)` hands fn a store bound to one transaction; calls on it run inside it.
  */
 export interface StateStore {
   // offers
-  getOffer(kind: StateKind, externalId: string): OfferRecord | undefined;
-  listOffers(kind?: StateKind): OfferRecord[];
+  getOffer(kind: StateKind, externalId: string): Promise<OfferRecord | undefined>;
+  listOffers(kind?: StateKind): Promise<OfferRecord[]>;
   /** The offers as a run's planning reads them (offer-view.ts). */
-  offerView(): OfferView;
-  upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): OfferRecord;
-  deleteOffer(kind: StateKind, externalId: string): void;
+  offerView(): Promise<OfferView>;
+  upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): Promise<OfferRecord>;
+  deleteOffer(kind: StateKind, externalId: string): Promise<void>;
   /** Many upserts in one transaction (adopting thousands of offers). */
-  upsertOffers(rows: readonly { kind: StateKind; externalId: string; patch: OfferRecordPatch }[]): void;
+  upsertOffers(rows: readonly { kind: StateKind; externalId: string; patch: OfferRecordPatch }[]): Promise<void>;
 
   // images
-  getImage(sha256: string): ImageRecord | undefined;
-  putImage(rec: ImageRecord): void;
-  listImages(): ImageRecord[];
+  getImage(sha256: string): Promise<ImageRecord | undefined>;
+  putImage(rec: ImageRecord): Promise<void>;
+  listImages(): Promise<ImageRecord[]>;
 
   // journal
   journalBegin(entry: {
@@ -46,40 +47,47 @@ export interface StateStore {
     op: JournalOp;
     kind: JournalEntry['kind'];
     keys: readonly string[];
-  }): JournalEntry;
-  journalSet(id: number, state: JournalState, error?: string | null): void;
+  }): Promise<JournalEntry>;
+  journalSet(id: number, state: JournalState, error?: string | null): Promise<void>;
   /** Entries still pending or sent: settled at start by reading the remote. */
-  journalUnfinished(): JournalEntry[];
+  journalUnfinished(): Promise<JournalEntry[]>;
   /**
    * Retention, run after each run: keeps the newest runs (state.keepRuns) and the settled (done, failed)
    * journal entries of those runs. Unfinished entries are never pruned: they are settled at the next start.
    */
-  pruneHistory(): { runs: number; journal: number };
+  pruneHistory(): Promise<{ runs: number; journal: number }>;
 
   // capabilities
-  getCapability(name: string): CapabilityRecord | undefined;
-  setCapability(name: string, usable: boolean, detail?: string | null): void;
-  listCapabilities(): CapabilityRecord[];
+  getCapability(name: string): Promise<CapabilityRecord | undefined>;
+  setCapability(name: string, usable: boolean, detail?: string | null): Promise<void>;
+  listCapabilities(): Promise<CapabilityRecord[]>;
 
   // runs
-  runStart(id: string, command: string): void;
-  runEnd(id: string, outcome: NonNullable<RunRecord['outcome']>, counts: Readonly<Record<string, number>>): void;
-  listRuns(limit: number): RunRecord[];
+  runStart(id: string, command: string): Promise<void>;
+  runEnd(
+    id: string,
+    outcome: NonNullable<RunRecord['outcome']>,
+    counts: Readonly<Record<string, number>>,
+  ): Promise<void>;
+  listRuns(limit: number): Promise<RunRecord[]>;
 
   // meta: schema version, list watermarks, anything small
-  getMeta(key: string): string | undefined;
-  setMeta(key: string, value: string): void;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
 
   // the writer lease (docs/architecture.md, Lease); writer-lease.ts builds waiting and the heartbeat on these two
   /**
    * Takes or renews the lease for ttlMs; refused while another holder's lease is unexpired, unless that
    * holder is `takeOverFrom` (a holder proven dead). Judged by the store's own clock.
    */
-  acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): LeaseAttempt;
+  acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): Promise<LeaseAttempt>;
   /** Lets go of the lease if `holder` still holds it. */
-  releaseLease(holder: string): void;
+  releaseLease(holder: string): Promise<void>;
 
-  /** Runs fn in one transaction. */
-  transaction<T>(fn: () => T): T;
-  close(): void;
+  /**
+   * Runs fn in one transaction: committed when fn's promise resolves, rolled back when it rejects. Only the
+   * store fn is given runs inside it; other callers wait for the transaction to end.
+   */
+  transaction<T>(fn: (tx: StateStore) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
 }

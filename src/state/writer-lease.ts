@@ -33,7 +33,7 @@ export interface HeldLease {
   /** Aborted (with a LeaseLostError) when another instance took the lease: stop starting writes. */
   readonly lost: AbortSignal;
   /** Stops the heartbeat and lets go of the lease (a no-op once lost). */
-  release(): void;
+  release(): Promise<void>;
 }
 
 /** Another instance holds the lease (and the wait, if any, ran out). */
@@ -74,9 +74,9 @@ export async function acquireWriterLease(store: LeaseStore, opts: WriterLeaseOpt
   let told = false;
   for (;;) {
     opts.signal?.throwIfAborted();
-    let attempt = store.acquireLease(claim, opts.ttlMs);
+    let attempt = await store.acquireLease(claim, opts.ttlMs);
     if (!attempt.ok && provenDead(attempt.heldBy, claim))
-      attempt = store.acquireLease(claim, opts.ttlMs, attempt.heldBy.holder);
+      attempt = await store.acquireLease(claim, opts.ttlMs, attempt.heldBy.holder);
     if (attempt.ok) return hold(store, claim, opts);
     const left = started + waitMs - Date.now();
     if (left <= 0) throw new LeaseHeldError(attempt.heldBy, waitMs);
@@ -91,25 +91,36 @@ export async function acquireWriterLease(store: LeaseStore, opts: WriterLeaseOpt
 
 function hold(store: LeaseStore, claim: LeaseClaim, opts: WriterLeaseOptions): HeldLease {
   const lost = new AbortController();
-  const beat = setInterval(() => {
+  let stopped = false;
+  // One renewal at a time: a beat that has not been answered (a database that does not answer) is not
+  // stacked on by the next one.
+  let renewing: Promise<void> | undefined;
+  const renew = async () => {
     try {
-      const renewed = store.acquireLease(claim, opts.ttlMs);
-      if (renewed.ok) return;
+      const renewed = await store.acquireLease(claim, opts.ttlMs);
+      if (renewed.ok || stopped) return;
       clearInterval(beat);
       lost.abort(new LeaseLostError(renewed.heldBy));
       opts.onLost?.(renewed.heldBy);
     } catch (err) {
-      opts.onRenewError?.(err);
+      if (!stopped) opts.onRenewError?.(err);
     }
+  };
+  const beat = setInterval(() => {
+    renewing ??= renew().finally(() => {
+      renewing = undefined;
+    });
   }, opts.ttlMs / 3);
   // The heartbeat alone never keeps a process alive.
   beat.unref();
   return {
     holder: claim.holder,
     lost: lost.signal,
-    release() {
+    async release() {
+      stopped = true;
       clearInterval(beat);
-      if (!lost.signal.aborted) store.releaseLease(claim.holder);
+      await renewing;
+      if (!lost.signal.aborted) await store.releaseLease(claim.holder);
     },
   };
 }

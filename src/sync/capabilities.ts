@@ -36,16 +36,18 @@ export const UNKNOWN_CAPABILITIES: Capabilities = {
   accountRecreate: 'unknown',
 };
 
-export function readCapabilities(get: (name: CapabilityName) => CapabilityRecord | undefined): Capabilities {
-  const verdict = (id: CapabilityId): CapabilityVerdict => {
-    const rec = get(CAPABILITIES[id]);
+export async function readCapabilities(
+  get: (name: CapabilityName) => Promise<CapabilityRecord | undefined> | CapabilityRecord | undefined,
+): Promise<Capabilities> {
+  const verdict = async (id: CapabilityId): Promise<CapabilityVerdict> => {
+    const rec = await get(CAPABILITIES[id]);
     return rec === undefined ? 'unknown' : rec.usable ? 'usable' : 'unusable';
   };
   return {
-    accountUpdate: verdict('accountUpdate'),
-    accountBulkRemove: verdict('accountBulkRemove'),
-    topUpBulkUpdate: verdict('topUpBulkUpdate'),
-    accountRecreate: verdict('accountRecreate'),
+    accountUpdate: await verdict('accountUpdate'),
+    accountBulkRemove: await verdict('accountBulkRemove'),
+    topUpBulkUpdate: await verdict('topUpBulkUpdate'),
+    accountRecreate: await verdict('accountRecreate'),
   };
 }
 
@@ -61,20 +63,20 @@ export function isCapabilityRefusal(err: unknown): boolean {
  */
 export function reprobingMemory(
   store: {
-    getCapability(name: string): CapabilityRecord | undefined;
-    setCapability(name: string, usable: boolean, detail?: string | null): void;
+    getCapability(name: string): Promise<CapabilityRecord | undefined> | CapabilityRecord | undefined;
+    setCapability(name: string, usable: boolean, detail?: string | null): Promise<void> | void;
   },
   now: () => number,
   reprobeAfterMs: number,
 ): {
-  getCapability(name: string): CapabilityRecord | undefined;
-  setCapability(name: string, usable: boolean, detail?: string | null): void;
+  getCapability(name: string): Promise<CapabilityRecord | undefined>;
+  setCapability(name: string, usable: boolean, detail?: string | null): Promise<void>;
 } {
   return {
-    getCapability(name) {
-      const rec = store.getCapability(name);
+    async getCapability(name) {
+      const rec = await store.getCapability(name);
       return capabilityUsable(rec, now(), reprobeAfterMs) === undefined ? undefined : rec;
     },
-    setCapability: (name, usable, detail) => store.setCapability(name, usable, detail),
+    setCapability: async (name, usable, detail) => store.setCapability(name, usable, detail),
   };
 }

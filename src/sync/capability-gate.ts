@@ -4,9 +4,10 @@
 import type { CapabilityRecord } from '../state/records.ts';
 import type { CapabilityName } from './capabilities.ts';
 
+/** The capability verdicts as the state db keeps them; a test's table may answer synchronously. */
 export interface CapabilityMemory {
-  getCapability(name: string): CapabilityRecord | undefined;
-  setCapability(name: string, usable: boolean, detail?: string | null): void;
+  getCapability(name: string): Promise<CapabilityRecord | undefined> | CapabilityRecord | undefined;
+  setCapability(name: string, usable: boolean, detail?: string | null): Promise<void> | void;
 }
 
 export interface ProbedCall<T> {
@@ -29,7 +30,7 @@ export class CapabilityGate {
   /** Runs the call by its route, probing it first when its support is unknown; a refusal at any time flips it. */
   async call<T>(c: ProbedCall<T>): Promise<T> {
     for (;;) {
-      const known = this.memory.getCapability(c.capability);
+      const known = await this.memory.getCapability(c.capability);
       if (known && !known.usable) return c.fallback();
       if (known) return this.settle(c, await this.attempt(c));
       const probe = this.probes.get(c.capability);
@@ -41,7 +42,7 @@ export class CapabilityGate {
     let result: Attempt<T>;
     try {
       result = await this.attempt(c);
-      if (result.served) this.memory.setCapability(c.capability, true, null);
+      if (result.served) await this.memory.setCapability(c.capability, true, null);
     } finally {
       // Settled either way: the capability is known now, or the probe failed for another reason (a 5xx) and
       // the next waiter probes again.
@@ -57,7 +58,7 @@ export class CapabilityGate {
     } catch (err) {
       const detail = await c.refusal(err);
       if (detail === null) throw err;
-      this.memory.setCapability(c.capability, false, detail);
+      await this.memory.setCapability(c.capability, false, detail);
       return { served: false, err };
     }
   }

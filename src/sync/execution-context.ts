@@ -22,7 +22,7 @@ export interface ExecutionContext {
   /** sha256 of gallery images whose upload failed in this run. */
   readonly failedUploads: ReadonlySet<string>;
   /** The marketplace id of an uploaded image, by sha256. */
-  imageId(sha256: string): number | undefined;
+  imageId(sha256: string): Promise<number | undefined>;
   /** One outcome per offer; `counts` false for outcomes that were not work (noops), kept out of progress. */
   report(o: OfferOutcome, counts?: boolean): void;
   /** Journals a write, runs it, and settles the journal entry whatever happens. */
@@ -33,12 +33,12 @@ export interface ExecutionContext {
     send: (entry: JournalEntry) => Promise<T>,
   ): Promise<T>;
   /** Records a successful write: the mapping, what was sent, and fields the server stores differently. */
-  applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): void;
+  applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): Promise<void>;
   /**
    * Notes a final refusal of this entry (a 4xx about the offer) for its backoff; returns what the report adds
    * ("; not sent again before ..."), or '' when the error was not such a refusal.
    */
   refused(d: DesiredOffer, err: unknown): string;
   /** Records an offer the marketplace marks sold, refunded or processing, and notes a new sale for sold.jsonl. */
-  markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): void;
+  markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void>;
 }

@@ -57,8 +57,8 @@ export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutc
   const perOffer = new Map<string, OfferWork>();
   const archives: ArchiveAction[] = [];
   const uploads = plan.actions.filter((a) => a.type === 'upload');
-  ctx.store.transaction(() => {
-    for (const a of plan.actions) if (a.type === 'noop') recordNoop(ctx, a);
+  await ctx.inTransaction(async () => {
+    for (const a of plan.actions) if (a.type === 'noop') await recordNoop(ctx, a);
   });
   for (const a of plan.actions) {
     if (a.type === 'archive') archives.push(a);
@@ -73,8 +73,8 @@ export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutc
   ctx.total = uploads.length + perOffer.size + archives.length;
 
   for (const sha of await uploadImages(ctx, uploads, deps.readImage, deps.signal)) ctx.failedUploads.add(sha);
-  ctx.store.transaction(() => {
-    for (const w of perOffer.values()) if (w.adopt) recordAdopt(ctx, w.adopt, !w.update);
+  await ctx.inTransaction(async () => {
+    for (const w of perOffer.values()) if (w.adopt) await recordAdopt(ctx, w.adopt, !w.update);
   });
   const bulkUpdates: UpdateAction[] = [];
   const tasks: (() => Promise<void>)[] = [];

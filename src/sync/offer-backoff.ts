@@ -81,9 +81,10 @@ export function isFinalRefusal(status: number | undefined): boolean {
   return status !== undefined && status >= 400 && status < 500 && !NOT_THE_OFFERS.has(status);
 }
 
+/** What the backoffs need of a store; a test's table may answer synchronously. */
 interface MetaStore {
-  getMeta(key: string): string | undefined;
-  setMeta(key: string, value: string): void;
+  getMeta(key: string): Promise<string | undefined> | string | undefined;
+  setMeta(key: string, value: string): Promise<void> | void;
 }
 
 function isBackoff(v: unknown): v is OfferBackoff {
@@ -102,11 +103,11 @@ function isBackoff(v: unknown): v is OfferBackoff {
 }
 
 /** Every offer held back, by backoffKey. An unreadable value counts as none (every offer is sent again). */
-export function loadBackoffs(store: MetaStore): Map<string, OfferBackoff> {
+export async function loadBackoffs(store: MetaStore): Promise<Map<string, OfferBackoff>> {
   const out = new Map<string, OfferBackoff>();
   let raw: unknown;
   try {
-    raw = JSON.parse(store.getMeta(META_KEY) ?? '[]');
+    raw = JSON.parse((await store.getMeta(META_KEY)) ?? '[]');
   } catch {
     return out;
   }
@@ -114,8 +115,8 @@ export function loadBackoffs(store: MetaStore): Map<string, OfferBackoff> {
   return out;
 }
 
-export function saveBackoffs(store: MetaStore, backoffs: ReadonlyMap<string, OfferBackoff>): void {
-  store.setMeta(META_KEY, JSON.stringify([...backoffs.values()]));
+export async function saveBackoffs(store: MetaStore, backoffs: ReadonlyMap<string, OfferBackoff>): Promise<void> {
+  await store.setMeta(META_KEY, JSON.stringify([...backoffs.values()]));
 }
 
 export const DEFAULT_OFFER_BACKOFF: OfferBackoffOptions = { initialMs: 60_000, maxMs: 6 * 3_600_000, parkAfter: 10 };
@@ -145,11 +146,16 @@ export class OfferBackoffs {
   readonly #map: Map<string, OfferBackoff>;
   #dirty = false;
 
-  constructor(store: MetaStore, opts: OfferBackoffOptions, now: () => number) {
+  /** The backoffs as the store holds them now. */
+  static async load(store: MetaStore, opts: OfferBackoffOptions, now: () => number): Promise<OfferBackoffs> {
+    return new OfferBackoffs(store, opts, now, await loadBackoffs(store));
+  }
+
+  constructor(store: MetaStore, opts: OfferBackoffOptions, now: () => number, loaded: Map<string, OfferBackoff>) {
     this.#store = store;
     this.#opts = opts;
     this.#now = now;
-    this.#map = loadBackoffs(store);
+    this.#map = loaded;
   }
 
   all(): ReadonlyMap<string, OfferBackoff> {
@@ -182,9 +188,9 @@ export class OfferBackoffs {
   }
 
   /** Writes the backoffs back when the run changed them. */
-  save(): void {
+  async save(): Promise<void> {
     if (!this.#dirty) return;
-    saveBackoffs(this.#store, this.#map);
+    await saveBackoffs(this.#store, this.#map);
     this.#dirty = false;
   }
 }

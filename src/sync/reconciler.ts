@@ -83,7 +83,7 @@ export interface ReconcileOptions {
    * Called with the plan before the first write: problems returned stop the run there ('aborted', nothing sent).
    * A saved plan's check (reconcile --plan).
    */
-  readonly accept?: (plan: Plan) => readonly string[];
+  readonly accept?: (plan: Plan) => Promise<readonly string[]> | readonly string[];
 }
 
 export interface ReconcileResult {
@@ -92,9 +92,9 @@ export interface ReconcileResult {
   readonly catalogue: CatalogueView;
 }
 
-function interruptedCreateKeys(store: StateStore): Set<string> {
+async function interruptedCreateKeys(store: StateStore): Promise<Set<string>> {
   const keys = new Set<string>();
-  for (const e of store.journalUnfinished()) {
+  for (const e of await store.journalUnfinished()) {
     if ((e.op === 'create' || e.op === 'recreate') && e.kind !== 'image')
       for (const k of e.keys) keys.add(offerKey(e.kind, k));
   }
@@ -137,10 +137,10 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
   try {
     const settle = opts.dryRun ? { unsettled: [] as string[] } : await settleJournal(store, client, logger);
     // Looked up offer by offer, never all held at once (100,000 records were a third of a run's memory).
-    const state = store.offerView();
+    const state = await store.offerView();
     const watermarks: Partial<Record<OfferKind, number>> = {};
     for (const kind of OFFER_KINDS) {
-      const w = store.getMeta(WATERMARK_KEY(kind));
+      const w = await store.getMeta(WATERMARK_KEY(kind));
       if (w) watermarks[kind] = Number(w);
     }
     const [catalogue, snap] = await Promise.all([
@@ -156,17 +156,22 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...settle.unsettled]);
     const now = deps.now ?? Date.now;
     const reprobeAfterMs = settings.reprobeAfterMs ?? DEFAULT_REPROBE_MS;
-    const backoffs = new OfferBackoffs(store, settings.offerBackoff ?? DEFAULT_OFFER_BACKOFF, now);
+    const backoffs = await OfferBackoffs.load(store, settings.offerBackoff ?? DEFAULT_OFFER_BACKOFF, now);
+    // What the planner reads besides the offers is read before it starts: the planner itself does no I/O.
+    const uploadedImages = new Map((await store.listImages()).map((i) => [i.sha256, i.remoteId]));
+    const interruptedCreates = opts.dryRun ? await interruptedCreateKeys(store) : undefined;
+    const memory = reprobingMemory(store, now, reprobeAfterMs);
+    const capabilities = await readCapabilities((name) => memory.getCapability(name));
     const plan = makePlan({
       catalogue,
       state,
       remote: { ...snap.snapshot, unconfirmed },
-      uploadedImages: new Map(store.listImages().map((i) => [i.sha256, i.remoteId])),
+      uploadedImages,
       // A dry run does not settle the journal: what a crash left unfinished is looked up first, not assumed new.
-      interruptedCreates: opts.dryRun ? interruptedCreateKeys(store) : undefined,
+      interruptedCreates,
       options: {
         ...settings.planner,
-        capabilities: readCapabilities((name) => reprobingMemory(store, now, reprobeAfterMs).getCapability(name)),
+        capabilities,
         backoffs: backoffs.all(),
         now: now(),
         allowMassArchive: opts.allowMassArchive ?? false,
@@ -207,7 +212,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         report: finish(runId, 'planned', catalogueFailures, messages, started, deps, requestsAtStart),
       };
     }
-    const refused = opts.accept?.(plan) ?? [];
+    const refused = (await opts.accept?.(plan)) ?? [];
     if (refused.length > 0) {
       const noWrites: Plan = { ...plan, actions: [] };
       return {
@@ -217,7 +222,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       };
     }
 
-    store.runStart(runId, opts.command);
+    await store.runStart(runId, opts.command);
     let outcomes: OfferOutcome[] = [];
     let outcome: RunReport['outcome'];
     try {
@@ -234,7 +239,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         reprobeAfterMs,
         now,
       });
-      backoffs.save();
+      await backoffs.save();
       const all = [...outcomes, ...catalogueFailures];
       outcome = plan.guard.tripped
         ? 'aborted'
@@ -247,12 +252,12 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       if (outcome !== 'aborted' && outcome !== 'stopped' && !plan.target) {
         for (const kind of OFFER_KINDS) {
           const w = snap.watermarks[kind];
-          if (w !== undefined) store.setMeta(WATERMARK_KEY(kind), String(w));
+          if (w !== undefined) await store.setMeta(WATERMARK_KEY(kind), String(w));
         }
       }
     } catch (err) {
       logger.error({ err: errorMessage(err) }, 'run failed');
-      store.runEnd(runId, 'failed', {});
+      await store.runEnd(runId, 'failed', {});
       throw err;
     }
     const report = finish(
@@ -264,12 +269,12 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       deps,
       requestsAtStart,
     );
-    store.runEnd(runId, outcome, flatCounts(report.counts));
-    const pruned = store.pruneHistory();
+    await store.runEnd(runId, outcome, flatCounts(report.counts));
+    const pruned = await store.pruneHistory();
     if (pruned.runs + pruned.journal > 0) logger.debug(pruned, 'state db: old runs and journal entries pruned');
     return { plan, catalogue, report };
   } finally {
-    lease?.release();
+    await lease?.release();
   }
 }
 

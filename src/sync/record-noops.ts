@@ -3,7 +3,7 @@
 import type { ExecutionContext } from './execution-context.ts';
 import type { AdoptAction, NoopAction } from './plan.ts';
 
-export function recordNoop(ctx: ExecutionContext, n: NoopAction): void {
+export async function recordNoop(ctx: ExecutionContext, n: NoopAction): Promise<void> {
   const { kind, externalId } = n;
   const fields = n.changes?.map((c) => c.field);
   switch (n.reason) {
@@ -11,11 +11,11 @@ export function recordNoop(ctx: ExecutionContext, n: NoopAction): void {
     case 'refunded':
     case 'processing':
       if (n.remoteId !== undefined)
-        ctx.markLocked(kind, externalId, { id: n.remoteId, externalId, status: n.reason, fields: {} });
+        await ctx.markLocked(kind, externalId, { id: n.remoteId, externalId, status: n.reason, fields: {} });
       ctx.report({ kind, externalId, outcome: 'sold', message: n.detail }, false);
       return;
     case 'gone':
-      ctx.store.deleteOffer(kind, externalId);
+      await ctx.store.deleteOffer(kind, externalId);
       ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail }, false);
       return;
     case 'unchanged':
@@ -45,9 +45,9 @@ export function recordNoop(ctx: ExecutionContext, n: NoopAction): void {
  * Remembers the mapping of an offer found under its external_id. `alone`: no update follows, so what is live
  * is what offersync would have sent, and it is recorded as applied.
  */
-export function recordAdopt(ctx: ExecutionContext, a: AdoptAction, alone: boolean): void {
-  const prev = ctx.store.getOffer(a.kind, a.externalId);
-  ctx.store.upsertOffer(a.kind, a.externalId, {
+export async function recordAdopt(ctx: ExecutionContext, a: AdoptAction, alone: boolean): Promise<void> {
+  const prev = await ctx.store.getOffer(a.kind, a.externalId);
+  await ctx.store.upsertOffer(a.kind, a.externalId, {
     remoteId: a.remote.id,
     lastApplied: prev?.remoteId === a.remote.id ? prev.lastApplied : null,
     remoteStatus: a.remote.status ?? null,
@@ -56,6 +56,6 @@ export function recordAdopt(ctx: ExecutionContext, a: AdoptAction, alone: boolea
     sourceFile: a.desired.source.file,
   });
   if (!alone) return;
-  ctx.applied(a.desired, a.remote, {}, a.fields);
+  await ctx.applied(a.desired, a.remote, {}, a.fields);
   ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'adopted', file: a.desired.source.file });
 }

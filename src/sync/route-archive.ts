@@ -5,14 +5,14 @@ import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import type { ArchiveAction } from './plan.ts';
 
 /** Records an archive the marketplace confirmed. */
-export function archived(ctx: ExecutionContext, a: ArchiveAction): void {
-  ctx.store.upsertOffer(a.kind, a.externalId, { remoteStatus: 'archived' });
+export async function archived(ctx: ExecutionContext, a: ArchiveAction): Promise<void> {
+  await ctx.store.upsertOffer(a.kind, a.externalId, { remoteStatus: 'archived' });
   ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'archived', message: a.reason });
 }
 
 /** An offer a definite 404 says is not there any more: forgotten and reported skipped, not failed. */
-export function alreadyGone(ctx: ExecutionContext, a: ArchiveAction): void {
-  ctx.store.deleteOffer(a.kind, a.externalId);
+export async function alreadyGone(ctx: ExecutionContext, a: ArchiveAction): Promise<void> {
+  await ctx.store.deleteOffer(a.kind, a.externalId);
   const message = 'already gone from the marketplace';
   ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'skipped', message });
 }
@@ -25,7 +25,7 @@ export async function archiveOne(ctx: ExecutionContext, a: ArchiveAction): Promi
       const resource = a.kind === 'item' ? ctx.client.items : ctx.client.topUps;
       return resource.update({ id: a.remoteId }, { status: 'archived' }, opts);
     });
-    archived(ctx, a);
+    await archived(ctx, a);
   } catch (err) {
     if (isDefinitelyNotFound(err)) return alreadyGone(ctx, a);
     ctx.report({ kind: a.kind, externalId: a.externalId, ...failure(err, 'archive failed: ') });

@@ -84,7 +84,7 @@ interface TopUpElement {
   readonly externalId: string;
   readonly remoteId: number;
   readonly body: OfferFields;
-  onOk(offer: RemoteOffer): void;
+  onOk(offer: RemoteOffer): Promise<void>;
   single(): Promise<void>;
 }
 
@@ -111,7 +111,9 @@ function topUpBulkUpdate(ctx: ExecutionContext, batches: readonly (readonly TopU
           continue;
         }
         const status = e.body.status;
-        e.onOk(o?.offer ?? { id: e.remoteId, externalId: e.externalId, ...(status ? { status } : {}), fields: {} });
+        await e.onOk(
+          o?.offer ?? { id: e.remoteId, externalId: e.externalId, ...(status ? { status } : {}), fields: {} },
+        );
       }
     },
     single: (e) => e.single(),
@@ -127,8 +129,8 @@ export function bulkUpdateTopUps(ctx: ExecutionContext, updates: readonly Update
         externalId: a.externalId,
         remoteId: a.remoteId,
         body: sent,
-        onOk: (offer) => {
-          ctx.applied(a.desired, offer, sent, a.fields);
+        onOk: async (offer) => {
+          await ctx.applied(a.desired, offer, sent, a.fields);
           const outcome = a.reason === 'adopted' ? 'adopted' : 'updated';
           const file = a.desired.source.file;
           ctx.report({ kind: 'topup', externalId: a.externalId, outcome, file, fields: Object.keys(sent) });
@@ -169,7 +171,7 @@ function bulkRemoveAccounts(ctx: ExecutionContext, batches: readonly (readonly A
       ctx.client.accounts.bulkRemove({ ids: batch.map((a) => a.remoteId) }, { priority: PRIORITY.archive }),
     settle: async (batch, res) => {
       if (res.removed === batch.length) {
-        for (const a of batch) archived(ctx, a);
+        for (const a of batch) await archived(ctx, a);
         return;
       }
       // The counts do not say which ones: read them back from the list, not one GET each.
@@ -187,7 +189,7 @@ async function confirmRemoved(ctx: ExecutionContext, a: ArchiveAction): Promise<
     if (isDefinitelyNotFound(err)) return alreadyGone(ctx, a);
     return ctx.report({ kind: a.kind, externalId: a.externalId, ...failure(err, 'bulk-remove left it unconfirmed: ') });
   }
-  if (live.status === 'archived') archived(ctx, a);
+  if (live.status === 'archived') await archived(ctx, a);
   else await archiveOne(ctx, a);
 }
 
@@ -207,7 +209,7 @@ async function confirmUpdated(ctx: ExecutionContext, batch: readonly TopUpElemen
   }
   await forEachLimit(batch, EXECUTOR_WINDOW, async (e) => {
     const o = live.get(e.remoteId);
-    if (o && shows(o, e.body)) e.onOk(o);
+    if (o && shows(o, e.body)) await e.onOk(o);
     else await e.single();
   });
 }
@@ -237,7 +239,7 @@ async function confirmArchived(ctx: ExecutionContext, batch: readonly ArchiveAct
     return;
   }
   await forEachLimit(batch, EXECUTOR_WINDOW, async (a) => {
-    if (live.get(a.remoteId)?.status === 'archived') archived(ctx, a);
+    if (live.get(a.remoteId)?.status === 'archived') await archived(ctx, a);
     else await archiveOne(ctx, a);
   });
 }

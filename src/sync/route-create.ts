@@ -20,7 +20,7 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
   const problem = imageProblem(ctx, d);
   if (problem) return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
   const resource = resourceOf(ctx.client, d.kind);
-  const fields = resolvedFields(ctx, d, a.fields, a.imagesPending);
+  const fields = await resolvedFields(ctx, d, a.fields, a.imagesPending);
   const body = createBody(d, fields);
   const lookUp = () => resource.findByExternalId(d.externalId, { priority: PRIORITY.create });
   try {
@@ -36,7 +36,7 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
           idempotencyKey ??= `offersync-${entry.runId}-${entry.id}`;
           return resource.create(body, { priority: PRIORITY.create, idempotencyKey });
         });
-        ctx.applied(d, created, fields, fields);
+        await ctx.applied(d, created, fields, fields);
         return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'created', file });
       } catch (err) {
         if (statusOf(err) === 409 || isOutcomeUnknown(err)) {
@@ -63,11 +63,11 @@ async function adoptAndAlign(
   const d: DesiredOffer = a.desired;
   const file = d.source.file;
   if (isLocked(existing.status)) {
-    ctx.markLocked(d.kind, d.externalId, existing);
+    await ctx.markLocked(d.kind, d.externalId, existing);
     const message = `the marketplace marks it ${existing.status}`;
     return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message });
   }
-  ctx.store.upsertOffer(d.kind, d.externalId, {
+  await ctx.store.upsertOffer(d.kind, d.externalId, {
     remoteId: existing.id,
     managed: true,
     sourceFile: file,
@@ -78,11 +78,11 @@ async function adoptAndAlign(
   const sent = changesToBody(splitUpdatable(d.kind, changes).sendable);
   const body = withCredentials(sent, d, true);
   if (Object.keys(body).length === 0) {
-    ctx.applied(d, existing, {}, fields);
+    await ctx.applied(d, existing, {}, fields);
     return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'adopted', file });
   }
   const updated = await sendUpdate(ctx, d, existing.id, body, fields, a.alignRoute);
   if (updated === 'blocked') return;
-  ctx.applied(d, updated, sent, fields);
+  await ctx.applied(d, updated, sent, fields);
   ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'adopted', file });
 }

@@ -31,9 +31,16 @@ export function imageProblem(ctx: ExecutionContext, d: DesiredOffer): string | n
 }
 
 /** The planned fields with image_ids added once the run's uploads are done. */
-export function resolvedFields(ctx: ExecutionContext, d: DesiredOffer, fields: OfferFields, pending: boolean) {
+export async function resolvedFields(
+  ctx: ExecutionContext,
+  d: DesiredOffer,
+  fields: OfferFields,
+  pending: boolean,
+): Promise<OfferFields> {
   if (!pending || d.kind !== 'account') return fields;
-  const ids = imageIdsOf(d, (sha) => ctx.imageId(sha));
+  const known = new Map<string, number | undefined>();
+  for (const i of d.images) known.set(i.sha256, await ctx.imageId(i.sha256));
+  const ids = imageIdsOf(d, (sha) => known.get(sha));
   return ids ? { ...fields, image_ids: ids } : fields;
 }
 
@@ -43,7 +50,7 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
   const file = d.source.file;
   const problem = imageProblem(ctx, d);
   if (problem) return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
-  const fields = resolvedFields(ctx, d, a.fields, a.imagesPending);
+  const fields = await resolvedFields(ctx, d, a.fields, a.imagesPending);
   const sent: OfferFields = a.sendImages
     ? { ...changesToBody(a.changes), image_ids: fields.image_ids }
     : changesToBody(a.changes);
@@ -51,7 +58,7 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
   try {
     const updated = await sendUpdate(ctx, d, a.remoteId, body, fields, route);
     if (updated === 'blocked') return;
-    ctx.applied(d, updated, sent, fields);
+    await ctx.applied(d, updated, sent, fields);
     const outcome = a.reason === 'adopted' ? 'adopted' : 'updated';
     ctx.report({ kind: d.kind, externalId: d.externalId, outcome, file, fields: Object.keys(sent) });
   } catch (err) {
@@ -60,7 +67,7 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
         .get({ id: a.remoteId })
         .catch(() => null);
       if (live && isLocked(live.status)) {
-        ctx.markLocked(d.kind, d.externalId, live);
+        await ctx.markLocked(d.kind, d.externalId, live);
         const message = `the marketplace marks it ${live.status}`;
         return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message });
       }

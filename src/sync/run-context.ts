@@ -33,7 +33,6 @@ export interface RunContextDeps {
 
 export class RunContext implements ExecutionContext {
   readonly client: MarketplaceClient;
-  readonly store: StateStore;
   readonly logger: Logger;
   readonly capabilities: CapabilityGate;
   readonly createAttempts: number;
@@ -46,7 +45,6 @@ export class RunContext implements ExecutionContext {
 
   constructor(private readonly deps: RunContextDeps) {
     this.client = deps.client;
-    this.store = deps.store;
     this.logger = deps.logger;
     this.createAttempts = deps.createAttempts;
     this.capabilities = new CapabilityGate(
@@ -54,8 +52,30 @@ export class RunContext implements ExecutionContext {
     );
   }
 
-  imageId(sha256: string): number | undefined {
-    return this.store.getImage(sha256)?.remoteId;
+  /** The run's store, or the transaction `inTransaction` runs in. */
+  get store(): StateStore {
+    return this.#tx ?? this.deps.store;
+  }
+
+  #tx: StateStore | undefined;
+
+  /**
+   * Runs fn with `store` bound to one transaction of the run's store. Used where the executor records many
+   * offers before any request goes out, so nothing else of the run uses the context meanwhile.
+   */
+  async inTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.deps.store.transaction(async (tx) => {
+      this.#tx = tx;
+      try {
+        return await fn();
+      } finally {
+        this.#tx = undefined;
+      }
+    });
+  }
+
+  async imageId(sha256: string): Promise<number | undefined> {
+    return (await this.store.getImage(sha256))?.remoteId;
   }
 
   report(o: OfferOutcome, counts = true): void {
@@ -75,26 +95,27 @@ export class RunContext implements ExecutionContext {
     send: (entry: JournalEntry) => Promise<T>,
   ): Promise<T> {
     if (this.deps.signal?.aborted) throw new RunStoppedError(this.deps.signal.reason);
-    const entry = this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
-    this.store.journalSet(entry.id, 'sent');
+    const entry = await this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
+    await this.store.journalSet(entry.id, 'sent');
+    let out: T;
     try {
-      const out = await send(entry);
-      this.store.journalSet(entry.id, 'done');
-      return out;
+      out = await send(entry);
     } catch (err) {
       // An unknown outcome stays "sent": the next start settles it by reading the remote.
-      if (!isOutcomeUnknown(err)) this.store.journalSet(entry.id, 'failed', errorMessage(err));
+      if (!isOutcomeUnknown(err)) await this.store.journalSet(entry.id, 'failed', errorMessage(err));
       throw err;
     }
+    await this.store.journalSet(entry.id, 'done');
+    return out;
   }
 
   refused(d: DesiredOffer, err: unknown): string {
     return this.deps.backoffs?.refused(d, err) ?? '';
   }
 
-  applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): void {
+  async applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): Promise<void> {
     this.deps.backoffs?.succeeded(d.kind, d.externalId);
-    const prev = this.store.getOffer(d.kind, d.externalId);
+    const prev = await this.store.getOffer(d.kind, d.externalId);
     const same = prev !== undefined && prev.remoteId === remote.id;
     const base = same ? prev.lastApplied : null;
     const lastApplied: Record<string, unknown> = {};
@@ -103,7 +124,7 @@ export class RunContext implements ExecutionContext {
       else if (base && f in base) lastApplied[f] = base[f];
       else lastApplied[f] = v; // not sent and never applied: it matched the live value
     }
-    this.store.upsertOffer(d.kind, d.externalId, {
+    await this.store.upsertOffer(d.kind, d.externalId, {
       remoteId: remote.id,
       lastApplied,
       credentialsHmac: d.kind === 'account' ? (d.credentialsHmac ?? null) : null,
@@ -117,8 +138,8 @@ export class RunContext implements ExecutionContext {
     });
   }
 
-  markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): void {
-    const prev = this.store.getOffer(kind, externalId);
+  async markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void> {
+    const prev = await this.store.getOffer(kind, externalId);
     if (prev?.remoteStatus !== remote.status && remote.status) {
       this.sold.push({
         kind,
@@ -129,6 +150,6 @@ export class RunContext implements ExecutionContext {
         seen_at: new Date().toISOString(),
       });
     }
-    this.store.upsertOffer(kind, externalId, { remoteId: remote.id, remoteStatus: remote.status ?? null });
+    await this.store.upsertOffer(kind, externalId, { remoteId: remote.id, remoteStatus: remote.status ?? null });
   }
 }

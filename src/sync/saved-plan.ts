@@ -145,31 +145,35 @@ const APPLIED_KEY = 'plans.applied';
 /** Applied plan ids remembered; the oldest are forgotten first. */
 const MAX_APPLIED = 1000;
 
-type MetaStore = { getMeta(key: string): string | undefined; setMeta(key: string, value: string): void };
+/** What saved plans need of a store; a test's table may answer synchronously. */
+type MetaStore = {
+  getMeta(key: string): Promise<string | undefined> | string | undefined;
+  setMeta(key: string, value: string): Promise<void> | void;
+};
 
 /** The state db's own id, made on first use: a saved plan names the state it was made from. */
-export function stateIdOf(store: MetaStore): string {
-  let id = store.getMeta(STATE_ID_KEY);
+export async function stateIdOf(store: MetaStore): Promise<string> {
+  let id = await store.getMeta(STATE_ID_KEY);
   if (!id) {
     id = randomUUID();
-    store.setMeta(STATE_ID_KEY, id);
+    await store.setMeta(STATE_ID_KEY, id);
   }
   return id;
 }
 
-export function appliedAt(store: MetaStore, planId: string): string | undefined {
-  return appliedList(store).find((a) => a.id === planId)?.at;
+export async function appliedAt(store: MetaStore, planId: string): Promise<string | undefined> {
+  return (await appliedList(store)).find((a) => a.id === planId)?.at;
 }
 
-export function markApplied(store: MetaStore, planId: string, now: Date): void {
-  const list = appliedList(store).filter((a) => a.id !== planId);
+export async function markApplied(store: MetaStore, planId: string, now: Date): Promise<void> {
+  const list = (await appliedList(store)).filter((a) => a.id !== planId);
   list.push({ id: planId, at: now.toISOString() });
-  store.setMeta(APPLIED_KEY, JSON.stringify(list.slice(-MAX_APPLIED)));
+  await store.setMeta(APPLIED_KEY, JSON.stringify(list.slice(-MAX_APPLIED)));
 }
 
-function appliedList(store: MetaStore): { id: string; at: string }[] {
+async function appliedList(store: MetaStore): Promise<{ id: string; at: string }[]> {
   try {
-    const v = JSON.parse(store.getMeta(APPLIED_KEY) ?? '[]') as unknown;
+    const v = JSON.parse((await store.getMeta(APPLIED_KEY)) ?? '[]') as unknown;
     return Array.isArray(v) ? v.filter((a): a is { id: string; at: string } => typeof a?.id === 'string') : [];
   } catch {
     return [];
@@ -177,17 +181,17 @@ function appliedList(store: MetaStore): { id: string; at: string }[] {
 }
 
 /** Why a saved plan cannot be applied to this state db and marketplace at all, before anything is read. */
-export function savedPlanRefusal(
+export async function savedPlanRefusal(
   saved: SavedPlan,
   here: { stateId: string; marketplace: string; seller: string },
   store: MetaStore,
-): string | undefined {
+): Promise<string | undefined> {
   if (saved.stateId !== here.stateId)
     return (
       `the plan was made from another state db (${saved.stateId}; this one is ${here.stateId}): ` +
       'a saved plan applies only to the state it was made from'
     );
-  const at = appliedAt(store, saved.id);
+  const at = await appliedAt(store, saved.id);
   if (at) return `the plan was already applied (at ${at}): a saved plan applies at most once`;
   if (saved.marketplace !== here.marketplace)
     return `the plan was made against ${saved.marketplace}, not ${here.marketplace}`;

@@ -23,15 +23,15 @@ export async function settleJournal(
   let settled = 0;
   let adopted = 0;
   const unsettled: string[] = [];
-  for (const entry of store.journalUnfinished()) {
+  for (const entry of await store.journalUnfinished()) {
     if ((entry.op === 'create' || entry.op === 'recreate') && entry.kind !== 'image') {
       const kind = entry.kind as OfferKind;
       try {
         for (const externalId of entry.keys) {
           const found = await resourceOf(client, kind).findByExternalId(externalId);
           if (found) {
-            const prev = store.getOffer(kind, externalId);
-            store.upsertOffer(kind, externalId, {
+            const prev = await store.getOffer(kind, externalId);
+            await store.upsertOffer(kind, externalId, {
               remoteId: found.id,
               // What the interrupted create sent is not known for sure: the next plan sends it again.
               lastApplied: prev?.remoteId === found.id ? prev.lastApplied : null,
@@ -41,7 +41,7 @@ export async function settleJournal(
             adopted++;
           }
         }
-        store.journalSet(entry.id, 'done', 'settled at start');
+        await store.journalSet(entry.id, 'done', 'settled at start');
         settled++;
       } catch (err) {
         unsettled.push(...entry.keys.map((k) => `${kind}:${k}`));
@@ -52,7 +52,7 @@ export async function settleJournal(
       }
       continue;
     }
-    store.journalSet(entry.id, 'failed', 'interrupted; the next snapshot shows what happened');
+    await store.journalSet(entry.id, 'failed', 'interrupted; the next snapshot shows what happened');
     settled++;
   }
   return { settled, adopted, unsettled };

@@ -21,14 +21,19 @@ export async function uploadImages(
     async (u) => {
       const key = u.image.path;
       try {
-        if (ctx.store.getImage(u.image.sha256))
+        if (await ctx.store.getImage(u.image.sha256))
           return ctx.report({ kind: 'image', externalId: key, outcome: 'unchanged' });
         const data = await read(u.image.absPath);
         const filename = u.image.path.split('/').pop() ?? 'image';
         const img = await ctx.journaled('upload', 'image', [u.image.sha256], () =>
           ctx.client.images.upload({ data, filename, mimeType: u.image.mimeType }, { priority: PRIORITY.upload }),
         );
-        ctx.store.putImage({ sha256: u.image.sha256, remoteId: img.id, url: img.url ?? null, uploadedAt: Date.now() });
+        await ctx.store.putImage({
+          sha256: u.image.sha256,
+          remoteId: img.id,
+          url: img.url ?? null,
+          uploadedAt: Date.now(),
+        });
         ctx.report({ kind: 'image', externalId: key, outcome: 'uploaded' });
       } catch (err) {
         failed.add(u.image.sha256);

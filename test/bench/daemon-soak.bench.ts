@@ -118,7 +118,7 @@ const config = {
   }),
   apiKey: KEY,
 };
-const services = openServices(config, { logger: silentLogger });
+const services = await openServices(config, { logger: silentLogger });
 const watcher = new BenchWatcher();
 const daemon = new Daemon({
   deps: services.reconcileDeps,

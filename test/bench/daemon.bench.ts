@@ -37,7 +37,7 @@ const base = loadConfig({
   overrides: { rateLimit: { ratePerSec: 50, burst: 8 }, log: { level: 'silent' } },
 });
 const config = { ...base, apiKey: KEY };
-const services = openServices(config, { logger: silentLogger });
+const services = await openServices(config, { logger: silentLogger });
 const daemon = new Daemon({
   deps: services.reconcileDeps,
   store: services.store,

@@ -95,7 +95,7 @@ const snap = (offers: Map<string, RemoteOffer>): KindSnapshot => ({
 
 const dir = mkdtempSync(join(tmpdir(), 'offersync-bench-plan-'));
 const store = openStateStore(join(dir, 'state.db'));
-store.upsertOffers(state.map(({ kind, externalId, updatedAt: _u, ...patch }) => ({ kind, externalId, patch })));
+await store.upsertOffers(state.map(({ kind, externalId, updatedAt: _u, ...patch }) => ({ kind, externalId, patch })));
 
 function measure(label: string, view: readonly OfferRecord[] | OfferView): boolean {
   global.gc?.();
@@ -133,8 +133,8 @@ function measure(label: string, view: readonly OfferRecord[] | OfferView): boole
 const ok = [
   measure('state records in memory', state),
   measure('state records in memory, again', state),
-  measure('state through the sqlite view', store.offerView()),
-  measure('state through the sqlite view, again', store.offerView()),
+  measure('state through the sqlite view', await store.offerView()),
+  measure('state through the sqlite view, again', await store.offerView()),
 ].every(Boolean);
 store.close();
 rmSync(dir, { recursive: true, force: true });

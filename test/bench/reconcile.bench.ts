@@ -188,7 +188,7 @@ try {
     live ? 500 : 20,
   );
   const runOnce = async () => {
-    const services = openServices(config, { logger: silentLogger });
+    const services = await openServices(config, { logger: silentLogger });
     const t0 = performance.now();
     // Only the outcome is kept: holding the whole result (plan, catalogue, outcomes) would count twice below.
     const outcome = (await reconcile(services.reconcileDeps, { command: 'bench', dryRun: false })).report.outcome;

@@ -35,7 +35,7 @@ async function hourOfTicks(name: string, backoff: { initialMs: number; maxMs: nu
     flags: { catalogue: cat, state, baseUrl: sandbox.url },
     overrides: { rateLimit: { ratePerSec: 10_000, burst: 1000 }, log: { level: 'silent' } },
   });
-  const services = openServices({ ...base, apiKey: KEY }, { logger: silentLogger });
+  const services = await openServices({ ...base, apiKey: KEY }, { logger: silentLogger });
   let clock = Date.now();
   const settings = backoff
     ? { ...services.reconcileDeps.settings, offerBackoff: backoff }

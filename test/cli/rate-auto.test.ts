@@ -22,24 +22,24 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function open(state: string) {
+async function open(state: string) {
   const base = loadConfig({
     env: {},
     cwd: dir,
     flags: { catalogue: dir, state: join(dir, state), baseUrl: sandbox.url },
     overrides: { log: { level: 'silent' } },
   });
-  return openServices({ ...base, apiKey: KEY }, { logger: silentLogger });
+  return await openServices({ ...base, apiKey: KEY }, { logger: silentLogger });
 }
 
-async function onePage(s: ReturnType<typeof open>): Promise<void> {
+async function onePage(s: Awaited<ReturnType<typeof open>>): Promise<void> {
   for await (const _ of s.client.items.list()) break;
 }
 
 describe('ratePerSec: auto (the default)', () => {
   it.each(['x-ratelimit', 'ietf'] as const)('takes the limit the marketplace advertises (%s)', async (headers) => {
     sandbox.setRateLimit({ ratePerSec: 50, burst: 10, headers });
-    const s = open(`${headers}.db`);
+    const s = await open(`${headers}.db`);
     try {
       expect(s.queue.stats().currentRate).toBe(5);
       await onePage(s);
@@ -48,14 +48,14 @@ describe('ratePerSec: auto (the default)', () => {
       await s.close();
     }
     // The next run on this state db starts at the rate learnt.
-    const again = open(`${headers}.db`);
+    const again = await open(`${headers}.db`);
     expect(again.queue.stats().currentRate).toBe(50);
     await again.close();
   });
 
   it('starts at the safe rate when nothing is advertised, and does not climb without work', async () => {
     sandbox.setRateLimit({ ratePerSec: 50, burst: 10, headers: 'none' });
-    const s = open('none.db');
+    const s = await open('none.db');
     try {
       await onePage(s);
       expect(s.queue.stats()).toMatchObject({ advertisedRate: null, currentRate: 5 });

@@ -12,11 +12,11 @@ describe('startTokens', () => {
     ['a run that ended 0.5 s ago', 500, 5],
     ['a run that ended long ago', 60_000, 8],
     ['a clock that went backwards', -5_000, 0],
-  ])('%s', (_name, agoMs, expected) => {
+  ])('%s', async (_name, agoMs, expected) => {
     const store = openStateStore(':memory:');
     const now = 1_800_000_000_000;
-    if (agoMs !== null) store.setMeta('queue.lastRequestAt', String(now - agoMs));
-    expect(startTokens(store, config, now)).toBeCloseTo(expected, 6);
+    if (agoMs !== null) await store.setMeta('queue.lastRequestAt', String(now - agoMs));
+    expect(await startTokens(store, config, now)).toBeCloseTo(expected, 6);
     store.close();
   });
 });

@@ -7,14 +7,14 @@ import { renderStatusPage } from '../../src/daemon/status-page.ts';
 import type { CatalogueView } from '../../src/sync/reconciler.ts';
 
 const store = {
-  listOffers: () => [],
-  listRuns: () => [],
-  getMeta: () => undefined,
-  setMeta: () => undefined,
+  listOffers: async () => [],
+  listRuns: async () => [],
+  getMeta: async () => undefined,
+  setMeta: async () => undefined,
 };
 
 describe('status page HTML', () => {
-  it('escapes what the catalogue and the marketplace say, and scrubs credentials and the key', () => {
+  it('escapes what the catalogue and the marketplace say, and scrubs credentials and the key', async () => {
     registerSecret('api-key-status-9999');
     const board = new StatusBoard(store, ':memory:', 'Shop <b>&</b>');
     const catalogue = {
@@ -57,7 +57,7 @@ describe('status page HTML', () => {
       'start',
     );
     const html = renderStatusPage(
-      board.view({ ready: true, running: false, lastError: null, waiting: null, lastOutcome: 'partial' }, null),
+      await board.view({ ready: true, running: false, lastError: null, waiting: null, lastOutcome: 'partial' }, null),
     );
     expect(html).not.toContain('pw-secret-77');
     expect(html).not.toContain('api-key-status-9999');

@@ -168,7 +168,7 @@ describe('offersync CLI against the sandbox process', { timeout: 120_000 }, () =
   it('a held writer lease exits 4 at once, or after --lock-timeout; a bad duration exits 2', async () => {
     const store = openStateStore(join(dir, 'state', 'state.db'));
     const claim = { holder: 'busy-instance', pid: 77, hostname: 'cron-host', scope: 'another-boot' };
-    expect(store.acquireLease(claim, 60_000).ok).toBe(true);
+    expect((await store.acquireLease(claim, 60_000)).ok).toBe(true);
     try {
       const now = await run(['reconcile']);
       expect(now.code).toBe(4);
@@ -180,7 +180,7 @@ describe('offersync CLI against the sandbox process', { timeout: 120_000 }, () =
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--lock-timeout expects a duration/);
     } finally {
-      store.releaseLease('busy-instance');
+      await store.releaseLease('busy-instance');
       store.close();
     }
     expect((await run(['reconcile', '--lock-timeout', '5s'])).code).toBe(0);

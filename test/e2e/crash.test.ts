@@ -121,7 +121,7 @@ describe('crash safety', () => {
 
     const store = openStateStore(join(dir, 'state', 'state.db'));
     try {
-      const byKey = new Map(store.listOffers().map((o) => [`${o.kind}:${o.externalId}`, o]));
+      const byKey = new Map((await store.listOffers()).map((o) => [`${o.kind}:${o.externalId}`, o]));
       for (const [kind, rows] of [
         ['account', dump.accounts],
         ['item', dump.items],
@@ -133,7 +133,7 @@ describe('crash safety', () => {
             `${kind} ${String(r.external_id)} not mapped`,
           ).toBe(r.id);
       }
-      expect(store.journalUnfinished()).toEqual([]);
+      expect(await store.journalUnfinished()).toEqual([]);
     } finally {
       store.close();
     }

@@ -83,8 +83,8 @@ describe('stop signals', { timeout: 120_000 }, () => {
     const created = sandbox.dump().items.length;
     expect(created).toBeLessThan(OFFERS);
     const store = openStateStore(join(dir, 'state', 'state.db'));
-    expect(store.journalUnfinished()).toEqual([]);
-    const stopped = store.listRuns(1)[0];
+    expect(await store.journalUnfinished()).toEqual([]);
+    const stopped = (await store.listRuns(1))[0];
     expect(stopped?.outcome).toBe('stopped');
     store.close();
     // The requests still queued at the stop were never sent: work not done, not failures.

@@ -369,7 +369,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
 
     const dump = (await control('dump')) as Dump;
     violations.push(...checkRemote(dump, files));
-    violations.push(...checkState(join(dir, 'state', 'state.db'), dump, files));
+    violations.push(...(await checkState(join(dir, 'state', 'state.db'), dump, files)));
 
     await control('reset-counters', {});
     const again = await runCli(['reconcile']);
@@ -440,11 +440,11 @@ function checkRemote(dump: Dump, files: readonly CatalogueFile[]): string[] {
   return out;
 }
 
-function checkState(statePath: string, dump: Dump, files: readonly CatalogueFile[]): string[] {
+async function checkState(statePath: string, dump: Dump, files: readonly CatalogueFile[]): Promise<string[]> {
   const out: string[] = [];
   const store = openStateStore(statePath);
   try {
-    const byKey = new Map(store.listOffers().map((o) => [`${o.kind}:${o.externalId}`, o]));
+    const byKey = new Map((await store.listOffers()).map((o) => [`${o.kind}:${o.externalId}`, o]));
     for (const kind of KINDS) {
       const remote = new Map(dump[RESOURCE[kind]].map((r) => [String(r.external_id), Number(r.id)]));
       for (const f of files.filter((x) => x.kind === kind))
@@ -457,12 +457,12 @@ function checkState(statePath: string, dump: Dump, files: readonly CatalogueFile
             );
         }
     }
-    const unfinished = store.journalUnfinished();
+    const unfinished = await store.journalUnfinished();
     if (unfinished.length > 0) out.push(`${unfinished.length} journal entries are left unfinished`);
-    const runs = store.listRuns(1000).length;
+    const runs = (await store.listRuns(1000)).length;
     if (runs > 50) out.push(`the state db keeps ${runs} runs, more than state.keepRuns (50)`);
   } finally {
-    store.close();
+    await store.close();
   }
   return out;
 }

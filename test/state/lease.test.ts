@@ -14,60 +14,60 @@ afterEach(() => {
 });
 
 describe('writer lease', () => {
-  it('is taken when free, refused to a second holder (saying who holds it, until when), renewed by its holder', () => {
+  it('is taken when free, refused to a second holder (who holds it, until when), renewed by its holder', async () => {
     let now = 1_000_000;
     const store = openStateStore(':memory:', { now: () => now });
-    expect(store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true, expiresAt: 1_000_000 + TTL });
-    expect(store.acquireLease(lease('two', 22), TTL)).toEqual({
+    expect(await store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true, expiresAt: 1_000_000 + TTL });
+    expect(await store.acquireLease(lease('two', 22), TTL)).toEqual({
       ok: false,
       heldBy: { holder: 'one', pid: 11, hostname: 'host-a', scope: '', expiresAt: 1_000_000 + TTL },
     });
     now += 30_000;
-    expect(store.acquireLease(lease('one', 11), TTL)).toMatchObject({ ok: true });
-    expect(store.currentLease()?.expiresAt).toBe(now + TTL);
+    expect(await store.acquireLease(lease('one', 11), TTL)).toMatchObject({ ok: true });
+    expect((await store.currentLease())?.expiresAt).toBe(now + TTL);
     now += 45_000; // past the first expiry, within the renewed one
-    expect(store.acquireLease(lease('two', 22), TTL).ok).toBe(false);
+    expect((await store.acquireLease(lease('two', 22), TTL)).ok).toBe(false);
     store.close();
   });
 
-  it('expires on its own, so a killed holder does not lock others out', () => {
+  it('expires on its own, so a killed holder does not lock others out', async () => {
     let now = 1_000_000;
     const store = openStateStore(':memory:', { now: () => now });
-    store.acquireLease(lease('killed'), TTL);
+    await store.acquireLease(lease('killed'), TTL);
     now += TTL - 1;
-    expect(store.acquireLease(lease('next'), TTL).ok).toBe(false);
+    expect((await store.acquireLease(lease('next'), TTL)).ok).toBe(false);
     now += 1;
-    expect(store.acquireLease(lease('next'), TTL)).toMatchObject({ ok: true });
-    expect(store.currentLease()?.holder).toBe('next');
+    expect(await store.acquireLease(lease('next'), TTL)).toMatchObject({ ok: true });
+    expect((await store.currentLease())?.holder).toBe('next');
     // The one that lost it cannot just renew it back.
-    expect(store.acquireLease(lease('killed'), TTL).ok).toBe(false);
+    expect((await store.acquireLease(lease('killed'), TTL)).ok).toBe(false);
     store.close();
   });
 
-  it('is released only by its holder', () => {
+  it('is released only by its holder', async () => {
     const store = openStateStore(':memory:');
-    store.acquireLease(lease('one'), TTL);
-    store.releaseLease('two');
-    expect(store.acquireLease(lease('two'), TTL).ok).toBe(false);
-    store.releaseLease('one');
-    expect(store.currentLease()).toBeUndefined();
-    expect(store.acquireLease(lease('two'), TTL).ok).toBe(true);
+    await store.acquireLease(lease('one'), TTL);
+    await store.releaseLease('two');
+    expect((await store.acquireLease(lease('two'), TTL)).ok).toBe(false);
+    await store.releaseLease('one');
+    expect(await store.currentLease()).toBeUndefined();
+    expect((await store.acquireLease(lease('two'), TTL)).ok).toBe(true);
     store.close();
   });
 
-  it('holds across connections to the same file (two processes)', () => {
+  it('holds across connections to the same file (two processes)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'offersync-lease-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
     const a = openStateStore(path);
     const b = openStateStore(path);
-    expect(a.acquireLease(lease('a', 1), TTL).ok).toBe(true);
-    const refused = b.acquireLease(lease('b', 2), TTL);
+    expect((await a.acquireLease(lease('a', 1), TTL)).ok).toBe(true);
+    const refused = await b.acquireLease(lease('b', 2), TTL);
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.heldBy).toMatchObject({ holder: 'a', pid: 1 });
-    a.releaseLease('a');
-    expect(b.acquireLease(lease('b', 2), TTL).ok).toBe(true);
-    expect(a.acquireLease(lease('a', 1), TTL).ok).toBe(false);
+    await a.releaseLease('a');
+    expect((await b.acquireLease(lease('b', 2), TTL)).ok).toBe(true);
+    expect((await a.acquireLease(lease('a', 1), TTL)).ok).toBe(false);
     a.close();
     b.close();
   });

@@ -28,17 +28,17 @@ const tables = (db: BetterSqlite3.Database) =>
   ).map((r) => r.name);
 
 describe('migrations', () => {
-  it('creates every table in an empty file, and reopening changes nothing', () => {
+  it('creates every table in an empty file, and reopening changes nothing', async () => {
     const path = join(dir, 'state.db');
     const first = openStateStore(path);
     expect(first.migrations).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name, status: 'applied' })));
-    expect(first.getMeta('schema_version')).toBe(String(latestSchemaVersion()));
-    first.upsertOffer('item', 'a', { remoteId: 1 });
+    expect(await first.getMeta('schema_version')).toBe(String(latestSchemaVersion()));
+    await first.upsertOffer('item', 'a', { remoteId: 1 });
     first.close();
 
     const again = openStateStore(path);
     expect(again.migrations.every((m) => m.status === 'already-applied')).toBe(true);
-    expect(again.getOffer('item', 'a')?.remoteId).toBe(1);
+    expect((await again.getOffer('item', 'a'))?.remoteId).toBe(1);
     again.close();
 
     const db = new BetterSqlite3(path, { readonly: true });
@@ -127,10 +127,10 @@ describe('migrations', () => {
 });
 
 describe('state db file', () => {
-  it('is created with mode 0600, and so are its -wal and -shm', () => {
+  it('is created with mode 0600, and so are its -wal and -shm', async () => {
     const path = join(dir, 'state.db');
     const store = openStateStore(path);
-    store.upsertOffer('account', 'a', { managed: true });
+    await store.upsertOffer('account', 'a', { managed: true });
     for (const f of [path, `${path}-wal`, `${path}-shm`]) expect(statSync(f).mode & 0o777).toBe(0o600);
     store.close();
   });

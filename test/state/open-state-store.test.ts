@@ -21,10 +21,10 @@ function memoryLogger() {
 }
 
 /** Three finished runs: with keepRuns 1, pruning drops two of them. */
-function threeRuns(store: StateStore): void {
+async function threeRuns(store: StateStore): Promise<void> {
   for (const id of ['run-1', 'run-2', 'run-3']) {
-    store.runStart(id, 'reconcile');
-    store.runEnd(id, 'converged', {});
+    await store.runStart(id, 'reconcile');
+    await store.runEnd(id, 'converged', {});
   }
 }
 
@@ -39,7 +39,7 @@ function tempDir(): string {
 }
 
 describe('openSellerStateStore without a URL', () => {
-  it('opens the sqlite file, creating its folder owner-only, with the logger and keepRuns given', () => {
+  it('opens the sqlite file, creating its folder owner-only, with the logger and keepRuns given', async () => {
     const folder = join(tempDir(), 'not', 'yet');
     const path = join(folder, 'state.db');
     const loc = { path, url: '', keepRuns: 1 };
@@ -50,21 +50,21 @@ describe('openSellerStateStore without a URL', () => {
     expect((store as SqliteStateStore).path).toBe(path);
     expect(statSync(folder).mode & 0o777).toBe(0o700);
     expect(lines.filter((l) => l.msg === 'state db migrated').length).toBeGreaterThan(0);
-    threeRuns(store);
-    expect(store.pruneHistory().runs).toBe(2);
-    store.upsertOffer('item', 'sku-1', { remoteId: 7 });
+    await threeRuns(store);
+    expect((await store.pruneHistory()).runs).toBe(2);
+    await store.upsertOffer('item', 'sku-1', { remoteId: 7 });
     store.close();
     // The file is the state: opened again, it holds what was written.
     const again = openSellerStateStore(loc, 'shop-1', { logger });
-    expect(again.getOffer('item', 'sku-1')?.remoteId).toBe(7);
+    expect((await again.getOffer('item', 'sku-1'))?.remoteId).toBe(7);
     again.close();
   });
 
-  it('keeps 200 runs when keepRuns is not set, and needs no folder for :memory:', () => {
+  it('keeps 200 runs when keepRuns is not set, and needs no folder for :memory:', async () => {
     const { logger } = memoryLogger();
     const store = openSellerStateStore({ path: ':memory:', url: '' }, 'shop-1', { logger });
-    threeRuns(store);
-    expect(store.pruneHistory().runs).toBe(0);
+    await threeRuns(store);
+    expect((await store.pruneHistory()).runs).toBe(0);
     store.close();
   });
 });
@@ -100,7 +100,7 @@ describe('openSellerStateStore with a URL', () => {
       await server?.stop();
     });
 
-    it('passes the password given apart from the URL, and keepRuns, to the seller store it opens', () => {
+    it('passes the password given apart from the URL, and keepRuns, to the seller store it opens', async () => {
       const bare = new URL(url);
       bare.password = '';
       const { logger } = memoryLogger();
@@ -111,12 +111,12 @@ describe('openSellerStateStore with a URL', () => {
       );
       expect(store).toBeInstanceOf(PostgresStateStore);
       expect((store as PostgresStateStore).seller).toBe('shop-1');
-      threeRuns(store);
-      expect(store.pruneHistory().runs).toBe(2);
+      await threeRuns(store);
+      expect((await store.pruneHistory()).runs).toBe(2);
       store.close();
     });
 
-    it('uses the connection given rather than opening one of its own, and leaves it open at close', () => {
+    it('uses the connection given rather than opening one of its own, and leaves it open at close', async () => {
       const { connection } = openPostgresConnection({ url });
       try {
         const { logger } = memoryLogger();
@@ -125,8 +125,8 @@ describe('openSellerStateStore with a URL', () => {
           logger,
           connection,
         });
-        threeRuns(store);
-        expect(store.pruneHistory().runs).toBe(0);
+        await threeRuns(store);
+        expect((await store.pruneHistory()).runs).toBe(0);
         store.close();
         expect(connection.query<{ n: number }>('SELECT 1 AS n').rows).toEqual([{ n: 1 }]);
       } finally {

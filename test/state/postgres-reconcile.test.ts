@@ -63,12 +63,12 @@ describe('reconcile with the state in PostgreSQL', { timeout: 120_000 }, () => {
 
     const store = openPostgresStateStore('default', { url });
     try {
-      expect(store.listOffers().map((o) => `${o.kind}/${o.externalId}`)).toEqual([
+      expect((await store.listOffers()).map((o) => `${o.kind}/${o.externalId}`)).toEqual([
         'account/acc-1',
         'item/item-1',
         'item/item-2',
       ]);
-      expect(store.listRuns(10)).toHaveLength(2);
+      expect(await store.listRuns(10)).toHaveLength(2);
     } finally {
       store.close();
     }
@@ -115,11 +115,11 @@ describe('reconcile with the state in PostgreSQL', { timeout: 120_000 }, () => {
     }
   });
 
-  it('takes the password from PGPASSWORD when the URL has none', () => {
+  it('takes the password from PGPASSWORD when the URL has none', async () => {
     const bare = `postgres://offersync@127.0.0.1:${server.port}/postgres`;
     const store = openPostgresStateStore('default', { url: bare, password: server.password });
     try {
-      expect(store.listOffers()).toEqual([]);
+      expect(await store.listOffers()).toEqual([]);
     } finally {
       store.close();
     }

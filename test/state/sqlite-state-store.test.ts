@@ -39,14 +39,14 @@ function lockInAnotherProcess(path: string, holdMs: number): Promise<void> {
 }
 
 describe('sqlite state store', () => {
-  it('keeps :memory: and the empty path (a private temporary db) off the disk', () => {
+  it('keeps :memory: and the empty path (a private temporary db) off the disk', async () => {
     // Relative to the working directory, where a file named ':memory:' would land (tests may not chdir).
     const stray = join(process.cwd(), ':memory:');
     try {
       for (const path of [':memory:', '']) {
         const store = openStateStore(path);
-        store.upsertOffer('item', 'a', { remoteId: 1 });
-        expect(store.getOffer('item', 'a')?.remoteId).toBe(1);
+        await store.upsertOffer('item', 'a', { remoteId: 1 });
+        expect((await store.getOffer('item', 'a'))?.remoteId).toBe(1);
         store.close();
       }
       expect(existsSync(stray)).toBe(false);
@@ -74,19 +74,19 @@ describe('sqlite state store', () => {
     const impatient = openStateStore(path, { busyTimeoutMs: 0 });
     try {
       await lockInAnotherProcess(path, 1_500);
-      expect(() => impatient.upsertOffer('item', 'a', {})).toThrow(/database is locked/);
-      store.upsertOffer('item', 'b', { remoteId: 2 });
-      expect(store.getOffer('item', 'b')?.remoteId).toBe(2);
+      await expect(impatient.upsertOffer('item', 'a', {})).rejects.toThrow(/database is locked/);
+      await store.upsertOffer('item', 'b', { remoteId: 2 });
+      expect((await store.getOffer('item', 'b'))?.remoteId).toBe(2);
     } finally {
       impatient.close();
       store.close();
     }
   });
 
-  it('tightens -wal and -shm that another connection made readable by others', () => {
+  it('tightens -wal and -shm that another connection made readable by others', async () => {
     const path = join(tempDir(), 'state.db');
     const first = openStateStore(path);
-    first.upsertOffer('item', 'a', {});
+    await first.upsertOffer('item', 'a', {});
     // As left by a tool that opened the db while it was still 0644: SQLite gave them the db's mode then, and
     // they live on while that connection does.
     for (const f of [`${path}-wal`, `${path}-shm`]) chmodSync(f, 0o644);
@@ -96,28 +96,28 @@ describe('sqlite state store', () => {
     first.close();
   });
 
-  it('reads the usual empty lists as one shared frozen array, not one array per offer (100,000 read per run)', () => {
+  it('reads the usual empty lists as one shared frozen array, not one array per offer (100,000 a run)', async () => {
     const store = openStateStore(':memory:');
-    store.upsertOffer('item', 'a', {});
-    store.upsertOffer('item', 'b', { lossyFields: ['rank'] });
-    const [a, b] = store.listOffers();
+    await store.upsertOffer('item', 'a', {});
+    await store.upsertOffer('item', 'b', { lossyFields: ['rank'] });
+    const [a, b] = await store.listOffers();
     expect(a?.imageHashes).toEqual([]);
     expect(b?.imageHashes).toBe(a?.imageHashes);
     expect(a?.lossyFields).toBe(a?.imageHashes);
-    expect(store.getOffer('item', 'a')?.imageHashes).toBe(a?.imageHashes);
+    expect((await store.getOffer('item', 'a'))?.imageHashes).toBe(a?.imageHashes);
     expect(Object.isFrozen(a?.imageHashes)).toBe(true);
     expect(b?.lossyFields).toEqual(['rank']);
     store.close();
   });
 
-  it('closes: the db is let go (its WAL folded back into the file) and a second close does nothing', () => {
+  it('closes: the db is let go (its WAL folded back into the file) and a second close does nothing', async () => {
     const path = join(tempDir(), 'state.db');
     const store = openStateStore(path);
-    store.upsertOffer('item', 'a', {});
+    await store.upsertOffer('item', 'a', {});
     expect(existsSync(`${path}-wal`)).toBe(true);
     store.close();
     expect(existsSync(`${path}-wal`)).toBe(false);
-    expect(() => store.getOffer('item', 'a')).toThrow(/not open/);
-    expect(() => store.close()).not.toThrow();
+    await expect(store.getOffer('item', 'a')).rejects.toThrow(/not open/);
+    await store.close();
   });
 });

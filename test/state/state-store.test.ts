@@ -16,8 +16,8 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
   afterEach(() => store.close());
 
   describe('offers', () => {
-    it('inserts with defaults for what the patch leaves out', () => {
-      const rec = store.upsertOffer('item', 'sku-1', { remoteId: 7 });
+    it('inserts with defaults for what the patch leaves out', async () => {
+      const rec = await store.upsertOffer('item', 'sku-1', { remoteId: 7 });
       expect(rec).toEqual<OfferRecord>({
         kind: 'item',
         externalId: 'sku-1',
@@ -33,11 +33,11 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         lossyFields: [],
         updatedAt: now,
       });
-      expect(store.getOffer('item', 'sku-1')).toEqual(rec);
-      expect(store.getOffer('account', 'sku-1')).toBeUndefined();
+      expect(await store.getOffer('item', 'sku-1')).toEqual(rec);
+      expect(await store.getOffer('account', 'sku-1')).toBeUndefined();
     });
 
-    it('round-trips every field', () => {
+    it('round-trips every field', async () => {
       const full = {
         remoteId: 123,
         lastApplied: { title: 'Sword', price: 1999, tags: ['a', 'b'], nested: { x: 1 } },
@@ -50,40 +50,45 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         sourceFile: 'items/weapons.csv',
         lossyFields: ['rank'],
       };
-      store.upsertOffer('account', 'acc-1', full);
-      expect(store.getOffer('account', 'acc-1')).toEqual({
+      await store.upsertOffer('account', 'acc-1', full);
+      expect(await store.getOffer('account', 'acc-1')).toEqual({
         kind: 'account',
         externalId: 'acc-1',
         ...full,
         updatedAt: now,
       });
       // A listed record parses its last-applied fields when read: compared as read.
-      expect(store.listOffers().map((o) => ({ ...o, lastApplied: o.lastApplied }))).toEqual([
-        store.getOffer('account', 'acc-1'),
+      expect((await store.listOffers()).map((o) => ({ ...o, lastApplied: o.lastApplied }))).toEqual([
+        await store.getOffer('account', 'acc-1'),
       ]);
     });
 
-    it('reads the same records by key, in a listing and through the view, managed or not', () => {
-      store.upsertOffer('item', 'kept', { remoteId: 1, managed: true, lastApplied: { price: 5 }, lossyFields: ['x'] });
-      store.upsertOffer('item', 'foreign', {
+    it('reads the same records by key, in a listing and through the view, managed or not', async () => {
+      await store.upsertOffer('item', 'kept', {
+        remoteId: 1,
+        managed: true,
+        lastApplied: { price: 5 },
+        lossyFields: ['x'],
+      });
+      await store.upsertOffer('item', 'foreign', {
         remoteId: 2,
         managed: false,
         remoteStatus: 'listed',
         sourceFile: 'a.csv',
       });
-      const byKey = ['foreign', 'kept'].map((id) => store.getOffer('item', id));
+      const byKey = await Promise.all(['foreign', 'kept'].map((id) => store.getOffer('item', id)));
       const plain = (o: OfferRecord | undefined) => o && { ...o, lastApplied: o.lastApplied };
       expect(byKey.map((o) => o?.managed)).toEqual([false, true]);
-      expect(store.listOffers().map(plain)).toEqual(byKey);
-      expect(store.listOffers('item').map(plain)).toEqual(byKey);
-      const view = store.offerView();
+      expect((await store.listOffers()).map(plain)).toEqual(byKey);
+      expect((await store.listOffers('item')).map(plain)).toEqual(byKey);
+      const view = await store.offerView();
       expect([...view.all()].map(plain)).toEqual(byKey);
       expect(plain(view.get('item', 'foreign'))).toEqual(byKey[0]);
       expect(view.getMany([['item', 'foreign']]).map(plain)).toEqual([byKey[0]]);
     });
 
-    it('patches: unspecified fields keep their value, null clears, updatedAt moves', () => {
-      store.upsertOffer('topup', 't1', {
+    it('patches: unspecified fields keep their value, null clears, updatedAt moves', async () => {
+      await store.upsertOffer('topup', 't1', {
         remoteId: 1,
         managed: true,
         lastApplied: { price: 100 },
@@ -92,7 +97,11 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         sourceFile: 'a.json',
       });
       now += 1000;
-      const after = store.upsertOffer('topup', 't1', { remoteStatus: 'sold', sourceFile: null, remoteId: undefined });
+      const after = await store.upsertOffer('topup', 't1', {
+        remoteStatus: 'sold',
+        sourceFile: null,
+        remoteId: undefined,
+      });
       expect(after).toMatchObject({
         remoteId: 1,
         managed: true,
@@ -104,7 +113,9 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         updatedAt: now,
       });
       now += 1000;
-      expect(store.upsertOffer('topup', 't1', { managed: false, lastApplied: null, imageHashes: [] })).toMatchObject({
+      expect(
+        await store.upsertOffer('topup', 't1', { managed: false, lastApplied: null, imageHashes: [] }),
+      ).toMatchObject({
         managed: false,
         lastApplied: null,
         imageHashes: [],
@@ -112,10 +123,14 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       });
       // An empty patch only touches updatedAt.
       now += 1000;
-      expect(store.upsertOffer('topup', 't1', {})).toMatchObject({ remoteId: 1, remoteStatus: 'sold', updatedAt: now });
+      expect(await store.upsertOffer('topup', 't1', {})).toMatchObject({
+        remoteId: 1,
+        remoteStatus: 'sold',
+        updatedAt: now,
+      });
     });
 
-    it('lists all offers, or those of one kind, ordered by kind then external_id', () => {
+    it('lists all offers, or those of one kind, ordered by kind then external_id', async () => {
       for (const [kind, id] of [
         ['topup', 'b'],
         ['account', 'z'],
@@ -123,24 +138,24 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         ['account', 'a'],
         ['topup', 'a'],
       ] as const)
-        store.upsertOffer(kind, id, {});
-      expect(store.listOffers().map((o) => `${o.kind}/${o.externalId}`)).toEqual([
+        await store.upsertOffer(kind, id, {});
+      expect((await store.listOffers()).map((o) => `${o.kind}/${o.externalId}`)).toEqual([
         'account/a',
         'account/z',
         'item/a',
         'topup/a',
         'topup/b',
       ]);
-      expect(store.listOffers('topup').map((o) => o.externalId)).toEqual(['a', 'b']);
-      expect(store.listOffers('item')).toHaveLength(1);
+      expect((await store.listOffers('topup')).map((o) => o.externalId)).toEqual(['a', 'b']);
+      expect(await store.listOffers('item')).toHaveLength(1);
     });
 
-    it('keys by (kind, external_id), exactly as given', () => {
-      store.upsertOffer('item', 'X1', { remoteId: 1 });
-      store.upsertOffer('item', 'x1', { remoteId: 2 });
-      store.upsertOffer('account', 'X1', { remoteId: 3 });
-      store.upsertOffer('item', '00042', { remoteId: 4 });
-      expect(store.listOffers().map((o) => [o.kind, o.externalId, o.remoteId])).toEqual([
+    it('keys by (kind, external_id), exactly as given', async () => {
+      await store.upsertOffer('item', 'X1', { remoteId: 1 });
+      await store.upsertOffer('item', 'x1', { remoteId: 2 });
+      await store.upsertOffer('account', 'X1', { remoteId: 3 });
+      await store.upsertOffer('item', '00042', { remoteId: 4 });
+      expect((await store.listOffers()).map((o) => [o.kind, o.externalId, o.remoteId])).toEqual([
         ['account', 'X1', 3],
         ['item', '00042', 4],
         ['item', 'X1', 1],
@@ -148,45 +163,54 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       ]);
     });
 
-    it('deletes', () => {
-      store.upsertOffer('item', 'a', {});
-      store.deleteOffer('item', 'a');
-      store.deleteOffer('item', 'never-there');
-      expect(store.getOffer('item', 'a')).toBeUndefined();
+    it('deletes', async () => {
+      await store.upsertOffer('item', 'a', {});
+      await store.deleteOffer('item', 'a');
+      await store.deleteOffer('item', 'never-there');
+      expect(await store.getOffer('item', 'a')).toBeUndefined();
     });
 
-    it('upsertOffers applies a batch, patches included, and all or nothing', () => {
-      store.upsertOffer('item', 'keep', { remoteId: 1, managed: true });
-      store.upsertOffers([
+    it('upsertOffers applies a batch, patches included, and all or nothing', async () => {
+      await store.upsertOffer('item', 'keep', { remoteId: 1, managed: true });
+      await store.upsertOffers([
         { kind: 'item', externalId: 'keep', patch: { remoteStatus: 'listed' } },
         { kind: 'account', externalId: 'new', patch: { remoteId: 2 } },
       ]);
-      expect(store.getOffer('item', 'keep')).toMatchObject({ remoteId: 1, managed: true, remoteStatus: 'listed' });
-      expect(store.getOffer('account', 'new')?.remoteId).toBe(2);
+      expect(await store.getOffer('item', 'keep')).toMatchObject({
+        remoteId: 1,
+        managed: true,
+        remoteStatus: 'listed',
+      });
+      expect((await store.getOffer('account', 'new'))?.remoteId).toBe(2);
 
       const bad = [
         { kind: 'item' as const, externalId: 'x', patch: { remoteId: 3 } },
         { kind: 'bogus' as unknown as 'item', externalId: 'y', patch: {} },
       ];
-      expect(() => store.upsertOffers(bad)).toThrow(/check constraint/i);
-      expect(store.getOffer('item', 'x')).toBeUndefined();
-      store.upsertOffers([]);
+      await expect(store.upsertOffers(bad)).rejects.toThrow(/check constraint/i);
+      expect(await store.getOffer('item', 'x')).toBeUndefined();
+      await store.upsertOffers([]);
     });
 
-    it('a run view answers by key, many at once in the order asked, keys and records in order, managed count', () => {
-      store.upsertOffer('item', 'b', { remoteId: 2, managed: true, remoteStatus: 'listed', lastApplied: { price: 5 } });
-      store.upsertOffer('item', 'a', { remoteId: 1, managed: true, remoteStatus: 'archived' });
-      store.upsertOffer('account', 'a', { remoteId: 3, managed: true });
-      store.upsertOffer('topup', 'x', { remoteId: 4, managed: false, remoteStatus: 'listed' });
+    it('a run view answers by key, many at once in order asked, keys and records in order, managed count', async () => {
+      await store.upsertOffer('item', 'b', {
+        remoteId: 2,
+        managed: true,
+        remoteStatus: 'listed',
+        lastApplied: { price: 5 },
+      });
+      await store.upsertOffer('item', 'a', { remoteId: 1, managed: true, remoteStatus: 'archived' });
+      await store.upsertOffer('account', 'a', { remoteId: 3, managed: true });
+      await store.upsertOffer('topup', 'x', { remoteId: 4, managed: false, remoteStatus: 'listed' });
       // More than one lookup batch of one kind, to cross the batch edge.
-      store.upsertOffers(
+      await store.upsertOffers(
         Array.from({ length: 450 }, (_, i) => ({
           kind: 'topup' as const,
           externalId: `t${i}`,
           patch: { remoteId: 100 + i },
         })),
       );
-      const view = store.offerView();
+      const view = await store.offerView();
       expect(view.get('item', 'b')?.lastApplied).toEqual({ price: 5 });
       expect(view.get('item', 'zz')).toBeUndefined();
       expect(view.get('topup', 'b')).toBeUndefined();
@@ -226,7 +250,7 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect(view.countManaged()).toBe(2);
     });
 
-    it('writes and reads 100k offers', () => {
+    it('writes and reads 100k offers', async () => {
       const rows = Array.from({ length: 100_000 }, (_, i) => ({
         kind: (['account', 'item', 'topup'] as const)[i % 3] as 'account' | 'item' | 'topup',
         externalId: `ext-${String(i).padStart(6, '0')}`,
@@ -237,8 +261,8 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
           imageHashes: i % 20 === 0 ? ['f'.repeat(64)] : [],
         },
       }));
-      store.upsertOffers(rows);
-      const all = store.listOffers();
+      await store.upsertOffers(rows);
+      const all = await store.listOffers();
       expect(all).toHaveLength(100_000);
       expect(all[0]).toMatchObject({
         kind: 'account',
@@ -248,32 +272,32 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         imageHashes: ['f'.repeat(64)],
       });
       expect(new Set(all.map((o) => o.remoteId)).size).toBe(100_000);
-      expect(store.listOffers('item')).toHaveLength(33_333);
+      expect(await store.listOffers('item')).toHaveLength(33_333);
     }, 120_000);
   });
 
   describe('images', () => {
-    it('puts, replaces and lists', () => {
-      store.putImage({ sha256: 'b'.repeat(64), remoteId: 2, url: null, uploadedAt: 20 });
-      store.putImage({ sha256: 'a'.repeat(64), remoteId: 1, url: 'https://cdn/x.png', uploadedAt: 10 });
-      expect(store.getImage('a'.repeat(64))).toEqual({
+    it('puts, replaces and lists', async () => {
+      await store.putImage({ sha256: 'b'.repeat(64), remoteId: 2, url: null, uploadedAt: 20 });
+      await store.putImage({ sha256: 'a'.repeat(64), remoteId: 1, url: 'https://cdn/x.png', uploadedAt: 10 });
+      expect(await store.getImage('a'.repeat(64))).toEqual({
         sha256: 'a'.repeat(64),
         remoteId: 1,
         url: 'https://cdn/x.png',
         uploadedAt: 10,
       });
-      store.putImage({ sha256: 'a'.repeat(64), remoteId: 9, url: null, uploadedAt: 30 });
-      expect(store.listImages().map((i) => [i.remoteId, i.uploadedAt])).toEqual([
+      await store.putImage({ sha256: 'a'.repeat(64), remoteId: 9, url: null, uploadedAt: 30 });
+      expect((await store.listImages()).map((i) => [i.remoteId, i.uploadedAt])).toEqual([
         [2, 20],
         [9, 30],
       ]);
-      expect(store.getImage('c'.repeat(64))).toBeUndefined();
+      expect(await store.getImage('c'.repeat(64))).toBeUndefined();
     });
   });
 
   describe('journal', () => {
-    it('walks pending -> sent -> done or failed; unfinished lists pending and sent in order', () => {
-      const a = store.journalBegin({ runId: 'r1', op: 'create', kind: 'item', keys: ['sku-1'] });
+    it('walks pending -> sent -> done or failed; unfinished lists pending and sent in order', async () => {
+      const a = await store.journalBegin({ runId: 'r1', op: 'create', kind: 'item', keys: ['sku-1'] });
       expect(a).toEqual({
         id: a.id,
         runId: 'r1',
@@ -285,69 +309,78 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         createdAt: now,
         updatedAt: now,
       });
-      const b = store.journalBegin({ runId: 'r1', op: 'bulk-remove', kind: 'account', keys: ['a1', 'a2'] });
-      const c = store.journalBegin({ runId: 'r1', op: 'upload', kind: 'image', keys: ['f'.repeat(64)] });
+      const b = await store.journalBegin({ runId: 'r1', op: 'bulk-remove', kind: 'account', keys: ['a1', 'a2'] });
+      const c = await store.journalBegin({ runId: 'r1', op: 'upload', kind: 'image', keys: ['f'.repeat(64)] });
       expect(b.id).toBeGreaterThan(a.id);
       now += 5;
-      store.journalSet(a.id, 'sent');
-      store.journalSet(b.id, 'sent');
-      store.journalSet(b.id, 'failed', '422: invalid');
-      store.journalSet(c.id, 'sent');
-      expect(store.journalUnfinished().map((e) => [e.id, e.state, e.updatedAt])).toEqual([
+      await store.journalSet(a.id, 'sent');
+      await store.journalSet(b.id, 'sent');
+      await store.journalSet(b.id, 'failed', '422: invalid');
+      await store.journalSet(c.id, 'sent');
+      expect((await store.journalUnfinished()).map((e) => [e.id, e.state, e.updatedAt])).toEqual([
         [a.id, 'sent', now],
         [c.id, 'sent', now],
       ]);
-      store.journalSet(a.id, 'done');
-      store.journalSet(c.id, 'done', 'settled at start');
-      expect(store.journalUnfinished()).toEqual([]);
+      await store.journalSet(a.id, 'done');
+      await store.journalSet(c.id, 'done', 'settled at start');
+      expect(await store.journalUnfinished()).toEqual([]);
       // An error stays unless a new one (or null) is given.
-      store.journalSet(b.id, 'failed');
+      await store.journalSet(b.id, 'failed');
       // Run r1 is not in the run history, so its settled entries go.
-      expect(store.pruneHistory()).toEqual({ runs: 0, journal: 3 });
+      expect(await store.pruneHistory()).toEqual({ runs: 0, journal: 3 });
     });
 
-    it("keeps an entry's error until a new one or null is given", () => {
-      const e = store.journalBegin({ runId: 'r1', op: 'update', kind: 'item', keys: ['sku-1'] });
-      store.journalSet(e.id, 'sent', '503: retrying');
-      expect(store.journalUnfinished().map((u) => u.error)).toEqual(['503: retrying']);
-      store.journalSet(e.id, 'sent');
-      expect(store.journalUnfinished().map((u) => u.error)).toEqual(['503: retrying']);
-      store.journalSet(e.id, 'pending', null);
-      expect(store.journalUnfinished().map((u) => [u.state, u.error])).toEqual([['pending', null]]);
+    it("keeps an entry's error until a new one or null is given", async () => {
+      const e = await store.journalBegin({ runId: 'r1', op: 'update', kind: 'item', keys: ['sku-1'] });
+      await store.journalSet(e.id, 'sent', '503: retrying');
+      expect((await store.journalUnfinished()).map((u) => u.error)).toEqual(['503: retrying']);
+      await store.journalSet(e.id, 'sent');
+      expect((await store.journalUnfinished()).map((u) => u.error)).toEqual(['503: retrying']);
+      await store.journalSet(e.id, 'pending', null);
+      expect((await store.journalUnfinished()).map((u) => [u.state, u.error])).toEqual([['pending', null]]);
     });
 
-    it('refuses to set an entry that does not exist', () => {
-      expect(() => store.journalSet(999, 'done')).toThrow(/no journal entry 999/);
+    it('refuses to set an entry that does not exist', async () => {
+      await expect(store.journalSet(999, 'done')).rejects.toThrow(/no journal entry 999/);
     });
 
-    it('keeps the ids of a settled journal growing (AUTOINCREMENT)', () => {
-      const a = store.journalBegin({ runId: 'r', op: 'update', kind: 'topup', keys: ['t'] });
-      store.journalSet(a.id, 'done');
-      store.pruneHistory();
-      expect(store.journalBegin({ runId: 'r', op: 'update', kind: 'topup', keys: ['t'] }).id).toBeGreaterThan(a.id);
+    it('keeps the ids of a settled journal growing (AUTOINCREMENT)', async () => {
+      const a = await store.journalBegin({ runId: 'r', op: 'update', kind: 'topup', keys: ['t'] });
+      await store.journalSet(a.id, 'done');
+      await store.pruneHistory();
+      expect((await store.journalBegin({ runId: 'r', op: 'update', kind: 'topup', keys: ['t'] })).id).toBeGreaterThan(
+        a.id,
+      );
     });
   });
 
   describe('retention', () => {
-    it('keeps the newest keepRuns runs and their settled journal entries; unfinished writes stay', () => {
+    it('keeps the newest keepRuns runs and their settled journal entries; unfinished writes stay', async () => {
       const small = backend.open(() => now, 3);
       try {
         const entries: Record<string, number[]> = {};
         for (let r = 1; r <= 5; r++) {
           now += 1000;
-          small.runStart(`run-${r}`, 'reconcile');
-          entries[`run-${r}`] = [0, 1].map((k) => {
-            const e = small.journalBegin({ runId: `run-${r}`, op: 'update', kind: 'item', keys: [`sku-${r}-${k}`] });
-            if (!(r === 1 && k === 0)) small.journalSet(e.id, k === 0 ? 'done' : 'failed', k === 0 ? null : '422');
-            return e.id;
-          });
-          small.runEnd(`run-${r}`, 'converged', {});
+          await small.runStart(`run-${r}`, 'reconcile');
+          entries[`run-${r}`] = [];
+          for (const k of [0, 1]) {
+            const e = await small.journalBegin({
+              runId: `run-${r}`,
+              op: 'update',
+              kind: 'item',
+              keys: [`sku-${r}-${k}`],
+            });
+            if (!(r === 1 && k === 0))
+              await small.journalSet(e.id, k === 0 ? 'done' : 'failed', k === 0 ? null : '422');
+            entries[`run-${r}`]?.push(e.id);
+          }
+          await small.runEnd(`run-${r}`, 'converged', {});
         }
-        expect(small.pruneHistory()).toEqual({ runs: 2, journal: 3 });
-        expect(small.listRuns(10).map((r) => r.id)).toEqual(['run-5', 'run-4', 'run-3']);
+        expect(await small.pruneHistory()).toEqual({ runs: 2, journal: 3 });
+        expect((await small.listRuns(10)).map((r) => r.id)).toEqual(['run-5', 'run-4', 'run-3']);
         // The write run-1 never finished is still there to be settled at the next start.
-        expect(small.journalUnfinished().map((e) => e.id)).toEqual([entries['run-1']![0]]);
-        expect(small.pruneHistory()).toEqual({ runs: 0, journal: 0 });
+        expect((await small.journalUnfinished()).map((e) => e.id)).toEqual([entries['run-1']![0]]);
+        expect(await small.pruneHistory()).toEqual({ runs: 0, journal: 0 });
       } finally {
         small.close();
       }
@@ -359,17 +392,17 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
   });
 
   describe('capabilities', () => {
-    it('remembers what was learnt, and when', () => {
-      expect(store.getCapability('PATCH /accounts/{id}')).toBeUndefined();
-      store.setCapability('PATCH /accounts/{id}', false, '405: Method Not Allowed');
+    it('remembers what was learnt, and when', async () => {
+      expect(await store.getCapability('PATCH /accounts/{id}')).toBeUndefined();
+      await store.setCapability('PATCH /accounts/{id}', false, '405: Method Not Allowed');
       now += 10;
-      store.setCapability('POST /top-ups/bulk-update {offers}', true);
-      expect(store.listCapabilities()).toEqual([
+      await store.setCapability('POST /top-ups/bulk-update {offers}', true);
+      expect(await store.listCapabilities()).toEqual([
         { name: 'PATCH /accounts/{id}', usable: false, detail: '405: Method Not Allowed', learntAt: now - 10 },
         { name: 'POST /top-ups/bulk-update {offers}', usable: true, detail: null, learntAt: now },
       ]);
-      store.setCapability('PATCH /accounts/{id}', true, null);
-      expect(store.getCapability('PATCH /accounts/{id}')).toEqual({
+      await store.setCapability('PATCH /accounts/{id}', true, null);
+      expect(await store.getCapability('PATCH /accounts/{id}')).toEqual({
         name: 'PATCH /accounts/{id}',
         usable: true,
         detail: null,
@@ -379,13 +412,13 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
   });
 
   describe('runs', () => {
-    it('starts, ends, and lists newest first', () => {
-      store.runStart('r1', 'reconcile');
+    it('starts, ends, and lists newest first', async () => {
+      await store.runStart('r1', 'reconcile');
       now += 1000;
-      store.runStart('r2', 'daemon');
+      await store.runStart('r2', 'daemon');
       now += 500;
-      store.runEnd('r1', 'converged', { 'item.created': 3, 'account.failed': 0 });
-      expect(store.listRuns(10)).toEqual([
+      await store.runEnd('r1', 'converged', { 'item.created': 3, 'account.failed': 0 });
+      expect(await store.listRuns(10)).toEqual([
         { id: 'r2', command: 'daemon', startedAt: now - 500, endedAt: null, outcome: 'running', counts: {} },
         {
           id: 'r1',
@@ -396,87 +429,69 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
           counts: { 'item.created': 3, 'account.failed': 0 },
         },
       ]);
-      expect(store.listRuns(1).map((r) => r.id)).toEqual(['r2']);
-      expect(store.listRuns(0)).toEqual([]);
-      expect(() => store.runEnd('nope', 'failed', {})).toThrow(/no run nope/);
+      expect((await store.listRuns(1)).map((r) => r.id)).toEqual(['r2']);
+      expect(await store.listRuns(0)).toEqual([]);
+      await expect(store.runEnd('nope', 'failed', {})).rejects.toThrow(/no run nope/);
     });
   });
 
   describe('meta', () => {
-    it('gets and sets, and keeps the schema version to the migrations', () => {
-      expect(store.getMeta('watermark.item')).toBeUndefined();
-      store.setMeta('watermark.item', '1700000000000');
-      store.setMeta('watermark.item', '1700000001000');
-      expect(store.getMeta('watermark.item')).toBe('1700000001000');
-      expect(() => store.setMeta('schema_version', '7')).toThrow(/belongs to the migrations/);
+    it('gets and sets, and keeps the schema version to the migrations', async () => {
+      expect(await store.getMeta('watermark.item')).toBeUndefined();
+      await store.setMeta('watermark.item', '1700000000000');
+      await store.setMeta('watermark.item', '1700000001000');
+      expect(await store.getMeta('watermark.item')).toBe('1700000001000');
+      await expect(store.setMeta('schema_version', '7')).rejects.toThrow(/belongs to the migrations/);
     });
   });
 
   describe('transaction', () => {
-    it('commits what fn wrote and returns its value', () => {
-      const n = store.transaction(() => {
-        store.upsertOffer('item', 'a', {});
-        store.setMeta('k', 'v');
+    it('commits what fn wrote and returns its value', async () => {
+      const n = await store.transaction(async (tx) => {
+        await tx.upsertOffer('item', 'a', {});
+        await tx.setMeta('k', 'v');
         return 2;
       });
       expect(n).toBe(2);
-      expect(store.getOffer('item', 'a')).toBeDefined();
+      expect(await store.getOffer('item', 'a')).toBeDefined();
     });
 
-    it('rolls everything back when fn throws, and rethrows', () => {
-      store.upsertOffer('item', 'kept', { remoteId: 1 });
+    it('rolls everything back when fn throws, and rethrows', async () => {
+      await store.upsertOffer('item', 'kept', { remoteId: 1 });
       const boom = new Error('boom');
-      expect(() =>
-        store.transaction(() => {
-          store.upsertOffer('item', 'kept', { remoteId: 2 });
-          store.deleteOffer('item', 'kept');
-          store.upsertOffer('item', 'new', {});
-          store.journalBegin({ runId: 'r', op: 'create', kind: 'item', keys: ['new'] });
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.upsertOffer('item', 'kept', { remoteId: 2 });
+          await tx.deleteOffer('item', 'kept');
+          await tx.upsertOffer('item', 'new', {});
+          await tx.journalBegin({ runId: 'r', op: 'create', kind: 'item', keys: ['new'] });
           throw boom;
         }),
-      ).toThrow(boom);
-      expect(store.listOffers().map((o) => [o.externalId, o.remoteId])).toEqual([['kept', 1]]);
-      expect(store.journalUnfinished()).toEqual([]);
+      ).rejects.toThrow(boom);
+      expect((await store.listOffers()).map((o) => [o.externalId, o.remoteId])).toEqual([['kept', 1]]);
+      expect(await store.journalUnfinished()).toEqual([]);
     });
 
-    it('nests: an inner failure caught inside keeps the outer work', () => {
-      store.transaction(() => {
-        store.upsertOffer('item', 'outer', {});
+    it('nests: an inner failure caught inside keeps the outer work', async () => {
+      await store.transaction(async (tx) => {
+        await tx.upsertOffer('item', 'outer', {});
         try {
-          store.transaction(() => {
-            store.upsertOffer('item', 'inner', {});
+          await tx.transaction(async (inner) => {
+            await inner.upsertOffer('item', 'inner', {});
             throw new Error('inner');
           });
         } catch {
           // the inner savepoint rolled back
         }
       });
-      expect(store.listOffers().map((o) => o.externalId)).toEqual(['outer']);
+      expect((await store.listOffers()).map((o) => o.externalId)).toEqual(['outer']);
     });
 
-    it('refuses an async fn (the transaction would end before it) and rolls back', () => {
-      expect(() =>
-        store.transaction(() => {
-          store.upsertOffer('item', 'a', {});
-          return Promise.resolve(1);
-        }),
-      ).toThrow(/synchronous/);
-      expect(store.getOffer('item', 'a')).toBeUndefined();
-    });
-
-    it('refuses any thenable, not only a Promise, and returns objects and null as they are', () => {
-      expect(() =>
-        store.transaction(() => {
-          store.upsertOffer('item', 'a', {});
-          // biome-ignore lint/suspicious/noThenProperty: the thenable under test
-          return { then: () => undefined };
-        }),
-      ).toThrow(/synchronous/);
-      expect(store.getOffer('item', 'a')).toBeUndefined();
+    it('returns objects and null as fn resolves them', async () => {
       // biome-ignore lint/suspicious/noThenProperty: a 'then' that is no function, under test
       const obj = { then: 'not a function' };
-      expect(store.transaction(() => obj)).toBe(obj);
-      expect(store.transaction(() => null)).toBeNull();
+      expect(await store.transaction(async () => obj)).toBe(obj);
+      expect(await store.transaction(async () => null)).toBeNull();
     });
   });
 

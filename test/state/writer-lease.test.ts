@@ -43,11 +43,11 @@ function deadPid(): number {
 function withOutage(store: LeaseStore): LeaseStore & { down: boolean } {
   const flaky = {
     down: false,
-    acquireLease: (claim: LeaseClaim, ttlMs: number, takeOverFrom?: string) => {
+    acquireLease: async (claim: LeaseClaim, ttlMs: number, takeOverFrom?: string) => {
       if (flaky.down) throw new Error('state db unreachable');
-      return store.acquireLease(claim, ttlMs, takeOverFrom);
+      return await store.acquireLease(claim, ttlMs, takeOverFrom);
     },
-    releaseLease: (holder: string) => store.releaseLease(holder),
+    releaseLease: async (holder: string) => await store.releaseLease(holder),
   };
   return flaky;
 }
@@ -58,16 +58,16 @@ describe('acquireWriterLease', () => {
     const lease = await acquireWriterLease(store, { ttlMs: TTL });
     expect(lease.holder).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(lease.holder).not.toContain(String(process.pid));
-    expect(store.currentLease()).toMatchObject({ holder: lease.holder, pid: process.pid, scope: localScope() });
+    expect(await store.currentLease()).toMatchObject({ holder: lease.holder, pid: process.pid, scope: localScope() });
     expect(localClaim().holder).not.toBe(localClaim().holder);
-    lease.release();
-    expect(store.currentLease()).toBeUndefined();
+    await lease.release();
+    expect(await store.currentLease()).toBeUndefined();
     store.close();
   });
 
   it('fails at once with no wait, naming the holder and when its lease runs out', async () => {
     const { store } = storeWithClock();
-    store.acquireLease(other(), 60_000);
+    await store.acquireLease(other(), 60_000);
     const err = await acquireWriterLease(store, { ttlMs: TTL }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LeaseHeldError);
     expect((err as LeaseHeldError).heldBy).toMatchObject({ holder: 'other-instance', hostname: 'other-host' });
@@ -80,7 +80,7 @@ describe('acquireWriterLease', () => {
 
   it('waits (telling the caller once who holds it) and takes over when the lease expires', async () => {
     const { store, clock } = storeWithClock();
-    store.acquireLease(other(), TTL);
+    await store.acquireLease(other(), TTL);
     const waitedFor: WriterLease[] = [];
     const taking = acquireWriterLease(store, {
       ttlMs: TTL,
@@ -93,14 +93,14 @@ describe('acquireWriterLease', () => {
     });
     const lease = await taking;
     expect(waitedFor.map((h) => h.holder)).toEqual(['other-instance']);
-    expect(store.currentLease()?.holder).toBe(lease.holder);
-    lease.release();
+    expect((await store.currentLease())?.holder).toBe(lease.holder);
+    await lease.release();
     store.close();
   });
 
   it('gives up after waitMs with LeaseHeldError, and a stop signal ends the wait', async () => {
     const { store } = storeWithClock();
-    store.acquireLease(other(), 60_000);
+    await store.acquireLease(other(), 60_000);
     const err = await acquireWriterLease(store, { ttlMs: TTL, waitMs: 120 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LeaseHeldError);
     expect((err as LeaseHeldError).waitedMs).toBe(120);
@@ -114,7 +114,7 @@ describe('acquireWriterLease', () => {
       onWait: () => stop.abort(new Error('stopping')),
     });
     await expect(waiting).rejects.toThrow('stopping');
-    expect(store.currentLease()?.holder).toBe('other-instance');
+    expect((await store.currentLease())?.holder).toBe('other-instance');
     store.close();
   });
 
@@ -122,21 +122,22 @@ describe('acquireWriterLease', () => {
     const { store, clock } = storeWithClock();
     const lost: WriterLease[] = [];
     const lease = await acquireWriterLease(store, { ttlMs: 300, onLost: (h) => lost.push(h) });
-    const firstExpiry = store.currentLease()!.expiresAt;
+    const firstExpiry = (await store.currentLease())!.expiresAt;
     clock.now += 50;
     await new Promise<void>((resolve) => {
-      const check = () => (store.currentLease()!.expiresAt > firstExpiry ? resolve() : setTimeout(check, 20));
+      const check = async () =>
+        (await store.currentLease())!.expiresAt > firstExpiry ? resolve() : setTimeout(check, 20);
       check();
     });
     // A stall past the TTL: another instance takes the lease; the next heartbeat finds it gone.
     clock.now += 1_000;
-    expect(store.acquireLease(other(), 60_000).ok).toBe(true);
+    expect((await store.acquireLease(other(), 60_000)).ok).toBe(true);
     await new Promise<void>((resolve) => lease.lost.addEventListener('abort', () => resolve(), { once: true }));
     expect(lease.lost.reason).toBeInstanceOf(LeaseLostError);
     expect(lost.map((h) => h.holder)).toEqual(['other-instance']);
     // Releasing a lost lease leaves the new holder alone.
-    lease.release();
-    expect(store.currentLease()?.holder).toBe('other-instance');
+    await lease.release();
+    expect((await store.currentLease())?.holder).toBe('other-instance');
     store.close();
   });
 
@@ -144,18 +145,18 @@ describe('acquireWriterLease', () => {
     if (localScope() === '') return; // not Linux: no holder is ever proven dead by its pid
     const { store } = storeWithClock();
     const gone = deadPid();
-    store.acquireLease(other({ pid: gone, scope: 'another-boot/pid:[1]' }), 60_000);
+    await store.acquireLease(other({ pid: gone, scope: 'another-boot/pid:[1]' }), 60_000);
     await expect(acquireWriterLease(store, { ttlMs: TTL })).rejects.toThrow(LeaseHeldError);
 
-    store.releaseLease('other-instance');
-    store.acquireLease(other({ pid: process.pid, scope: localScope() }), 60_000);
+    await store.releaseLease('other-instance');
+    await store.acquireLease(other({ pid: process.pid, scope: localScope() }), 60_000);
     await expect(acquireWriterLease(store, { ttlMs: TTL })).rejects.toThrow(LeaseHeldError);
 
-    store.releaseLease('other-instance');
-    store.acquireLease(other({ pid: gone, scope: localScope() }), 60_000);
+    await store.releaseLease('other-instance');
+    await store.acquireLease(other({ pid: gone, scope: localScope() }), 60_000);
     const lease = await acquireWriterLease(store, { ttlMs: TTL });
-    expect(store.currentLease()?.holder).toBe(lease.holder);
-    lease.release();
+    expect((await store.currentLease())?.holder).toBe(lease.holder);
+    await lease.release();
     store.close();
   });
 });
@@ -202,7 +203,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     'polls a held lease every ttl/4 (here $pollMs ms), telling the caller once; takes it at the next poll once freed',
     async ({ ttlMs, pollMs }) => {
       const store = fileStore();
-      store.acquireLease(other(), 3_600_000);
+      await store.acquireLease(other(), 3_600_000);
       const waitedFor: WriterLease[] = [];
       const stop = new AbortController();
       const taking = outcome(
@@ -216,22 +217,22 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
       );
       await vi.advanceTimersByTimeAsync(pollMs * 5);
       expect(waitedFor.map((h) => h.holder)).toEqual(['other-instance']);
-      store.releaseLease('other-instance');
+      await store.releaseLease('other-instance');
       await vi.advanceTimersByTimeAsync(pollMs - 1);
       expect(taking.value).toBeUndefined();
       await vi.advanceTimersByTimeAsync(1);
       expect(taking.value?.holder).toBe('this-instance');
-      expect(store.currentLease()).toMatchObject({ holder: 'this-instance', expiresAt: Date.now() + ttlMs });
+      expect(await store.currentLease()).toMatchObject({ holder: 'this-instance', expiresAt: Date.now() + ttlMs });
       // Each poll's wait let go of the stop signal: a wait of hours leaves no pile of listeners on it.
       expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
-      taking.value?.release();
+      await taking.value?.release();
       store.close();
     },
   );
 
   it('gives up when waitMs runs out, not at the next poll, naming holder, expiry and time waited', async () => {
     const store = fileStore();
-    store.acquireLease(other(), 3_600_000);
+    await store.acquireLease(other(), 3_600_000);
     const taking = outcome(acquireWriterLease(store, { ttlMs: 60_000, waitMs: 1_500, claim: me }));
     await vi.advanceTimersByTimeAsync(1_499);
     expect(taking.error).toBeUndefined();
@@ -246,13 +247,13 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
         'or pass --lock-timeout <duration> (e.g. 2m) to wait for it; a killed process lets go when its lease expires.',
     );
     expect(vi.getTimerCount()).toBe(0);
-    expect(store.currentLease()?.holder).toBe('other-instance');
+    expect((await store.currentLease())?.holder).toBe('other-instance');
     store.close();
   });
 
   it('a stop signal ends a wait between polls, leaving no timer; an aborted one takes nothing', async () => {
     const store = fileStore();
-    store.acquireLease(other(), 3_600_000);
+    await store.acquireLease(other(), 3_600_000);
     const stop = new AbortController();
     const taking = outcome(
       acquireWriterLease(store, { ttlMs: 1_000, waitMs: Number.POSITIVE_INFINITY, claim: me, signal: stop.signal }),
@@ -263,31 +264,31 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     expect((taking.error as Error).message).toBe('stopping');
     expect(vi.getTimerCount()).toBe(0);
 
-    store.releaseLease('other-instance');
+    await store.releaseLease('other-instance');
     await expect(acquireWriterLease(store, { ttlMs: 1_000, claim: me, signal: stop.signal })).rejects.toThrow(
       'stopping',
     );
-    expect(store.currentLease()).toBeUndefined();
+    expect(await store.currentLease()).toBeUndefined();
     store.close();
   });
 
   it('renews every ttl/3, so a live holder never runs out, and stops renewing once released', async () => {
     const store = fileStore();
     const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me });
-    expect(store.currentLease()?.expiresAt).toBe(START + 3_000);
+    expect((await store.currentLease())?.expiresAt).toBe(START + 3_000);
     await vi.advanceTimersByTimeAsync(999);
-    expect(store.currentLease()?.expiresAt).toBe(START + 3_000);
+    expect((await store.currentLease())?.expiresAt).toBe(START + 3_000);
     await vi.advanceTimersByTimeAsync(1);
-    expect(store.currentLease()?.expiresAt).toBe(START + 1_000 + 3_000);
+    expect((await store.currentLease())?.expiresAt).toBe(START + 1_000 + 3_000);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(store.acquireLease(other(), 60_000).ok).toBe(false);
+    expect((await store.acquireLease(other(), 60_000)).ok).toBe(false);
     expect(lease.lost.aborted).toBe(false);
 
-    lease.release();
-    expect(store.currentLease()).toBeUndefined();
+    await lease.release();
+    expect(await store.currentLease()).toBeUndefined();
     // No heartbeat after release takes the lease back.
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(store.currentLease()).toBeUndefined();
+    expect(await store.currentLease()).toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
     store.close();
   });
@@ -298,7 +299,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me, onLost });
     // A stall: the clock moves past the TTL with no heartbeat run; another instance takes the lease.
     vi.setSystemTime(Date.now() + 5_000);
-    expect(store.acquireLease(other(), 60_000).ok).toBe(true);
+    expect((await store.acquireLease(other(), 60_000)).ok).toBe(true);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(lease.lost.aborted).toBe(true);
     const reason = lease.lost.reason as LeaseLostError;
@@ -311,10 +312,10 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     );
     expect(onLost.mock.calls).toEqual([[reason.heldBy]]);
 
-    store.releaseLease('other-instance');
+    await store.releaseLease('other-instance');
     await vi.advanceTimersByTimeAsync(60_000);
     expect(onLost).toHaveBeenCalledTimes(1);
-    expect(store.currentLease()).toBeUndefined();
+    expect(await store.currentLease()).toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
     store.close();
   });
@@ -327,7 +328,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     // An error thrown from the heartbeat's timer would surface here (and, for real, end the process).
     await vi.advanceTimersByTimeAsync(2_000);
     expect(lease.lost.aborted).toBe(false);
-    lease.release();
+    await lease.release();
     store.close();
   });
 
@@ -336,7 +337,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     const errors: unknown[] = [];
     const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me, onRenewError: (e) => errors.push(e) });
     vi.setSystemTime(Date.now() + 5_000);
-    store.acquireLease(other(), 60_000);
+    await store.acquireLease(other(), 60_000);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(lease.lost.reason).toBeInstanceOf(LeaseLostError);
     expect(errors).toEqual([]);
@@ -355,8 +356,8 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     flaky.down = false;
     await vi.advanceTimersByTimeAsync(1_000);
     expect(errors).toHaveLength(1);
-    expect(store.currentLease()).toMatchObject({ holder: 'this-instance', expiresAt: START + 2_000 + 3_000 });
-    lease.release();
+    expect(await store.currentLease()).toMatchObject({ holder: 'this-instance', expiresAt: START + 2_000 + 3_000 });
+    await lease.release();
     store.close();
   });
 
@@ -365,23 +366,23 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     const store = fileStore();
     const gone = deadPid();
     // Alive in this boot and pid namespace: the parent process (the test runner).
-    store.acquireLease(other({ pid: process.ppid, scope: localScope() }), 60_000);
+    await store.acquireLease(other({ pid: process.ppid, scope: localScope() }), 60_000);
     await expect(acquireWriterLease(store, { ttlMs: 1_000, claim: me })).rejects.toThrow(LeaseHeldError);
     // Both without a scope (not Linux): equal scopes, but '' proves nothing.
-    store.releaseLease('other-instance');
-    store.acquireLease(other({ pid: gone, scope: '' }), 60_000);
+    await store.releaseLease('other-instance');
+    await store.acquireLease(other({ pid: gone, scope: '' }), 60_000);
     await expect(acquireWriterLease(store, { ttlMs: 1_000, claim: { ...me, scope: '' } })).rejects.toThrow(
       LeaseHeldError,
     );
     // A pid this process may not signal (another user's, when not root) is alive: only ESRCH proves it gone. The
     // tests run as root, which may signal any pid, so the kernel's EPERM is stood in for.
-    store.releaseLease('other-instance');
-    store.acquireLease(other({ pid: gone, scope: localScope() }), 60_000);
+    await store.releaseLease('other-instance');
+    await store.acquireLease(other({ pid: gone, scope: localScope() }), 60_000);
     vi.spyOn(process, 'kill').mockImplementation(() => {
       throw Object.assign(new Error('kill EPERM'), { code: 'EPERM' });
     });
     await expect(acquireWriterLease(store, { ttlMs: 1_000, claim: me })).rejects.toThrow(LeaseHeldError);
-    expect(store.currentLease()?.holder).toBe('other-instance');
+    expect((await store.currentLease())?.holder).toBe('other-instance');
     store.close();
   });
 });
@@ -393,7 +394,7 @@ describe('the heartbeat and the local scope', () => {
     const before = timers();
     const lease = await acquireWriterLease(store, { ttlMs: 60_000 });
     expect(timers()).toBe(before);
-    lease.release();
+    await lease.release();
     store.close();
   });
 

@@ -64,7 +64,7 @@ export async function createHarness(
       rmSync(join(catalogueDir, rel), { force: true });
     },
     async reconcile(o = {}, logger = silentLogger, wrap) {
-      const services = openServices(h.config, { logger });
+      const services = await openServices(h.config, { logger });
       try {
         const deps = {
           ...services.reconcileDeps,

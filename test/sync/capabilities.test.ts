@@ -14,26 +14,26 @@ const rec = (name: string, usable: boolean, learntAt = 0): CapabilityRecord =>
   ({ name, usable, detail: null, learntAt }) as CapabilityRecord;
 
 describe('readCapabilities', () => {
-  it('reads each capability by its own name', () => {
+  it('reads each capability by its own name', async () => {
     const known = new Map<CapabilityName, CapabilityRecord>([
       [CAPABILITIES.accountUpdate, rec(CAPABILITIES.accountUpdate, true)],
       [CAPABILITIES.accountBulkRemove, rec(CAPABILITIES.accountBulkRemove, false)],
       [CAPABILITIES.accountRecreate, rec(CAPABILITIES.accountRecreate, false)],
     ]);
-    expect(readCapabilities((n) => known.get(n))).toEqual({
+    expect(await readCapabilities((n) => known.get(n))).toEqual({
       accountUpdate: 'usable',
       accountBulkRemove: 'unusable',
       topUpBulkUpdate: 'unknown',
       accountRecreate: 'unusable',
     });
     const all = new Map(Object.values(CAPABILITIES).map((n) => [n, rec(n, n !== CAPABILITIES.accountUpdate)]));
-    expect(readCapabilities((n) => all.get(n))).toEqual({
+    expect(await readCapabilities((n) => all.get(n))).toEqual({
       accountUpdate: 'unusable',
       accountBulkRemove: 'usable',
       topUpBulkUpdate: 'usable',
       accountRecreate: 'usable',
     });
-    expect(readCapabilities(() => undefined)).toEqual(UNKNOWN_CAPABILITIES);
+    expect(await readCapabilities(() => undefined)).toEqual(UNKNOWN_CAPABILITIES);
     expect(Object.values(UNKNOWN_CAPABILITIES)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
   });
 });
@@ -52,18 +52,18 @@ describe('reprobingMemory', () => {
     };
   }
 
-  it('reads a refusal as never tried once it is older than reprobeAfterMs, a success always as usable', () => {
+  it('reads a refusal as never tried once it is older than reprobeAfterMs, a success always as usable', async () => {
     const store = memory();
     store.m.set('refused', rec('refused', false, 1000));
     store.m.set('served', rec('served', true, 1000));
     let now = 1000 + 499;
     const mem = reprobingMemory(store, () => now, 500);
-    expect(mem.getCapability('refused')).toEqual(rec('refused', false, 1000));
-    expect(mem.getCapability('missing')).toBeUndefined();
+    expect(await mem.getCapability('refused')).toEqual(rec('refused', false, 1000));
+    expect(await mem.getCapability('missing')).toBeUndefined();
     now = 1500;
-    expect(mem.getCapability('refused')).toBeUndefined();
+    expect(await mem.getCapability('refused')).toBeUndefined();
     now = 10_000_000;
-    expect(mem.getCapability('served')).toEqual(rec('served', true, 1000));
+    expect(await mem.getCapability('served')).toEqual(rec('served', true, 1000));
   });
 
   it('writes verdicts through to the state db', () => {

@@ -12,7 +12,7 @@ function memory(initial?: boolean): CapabilityMemory & { readonly records: Map<s
   return {
     records,
     getCapability: (name) => records.get(name),
-    setCapability: (name, usable, detail = null) => records.set(name, { name, usable, detail, learntAt: 1 }),
+    setCapability: (name, usable, detail = null) => void records.set(name, { name, usable, detail, learntAt: 1 }),
   };
 }
 

@@ -159,7 +159,7 @@ describe('execute', () => {
     expect(progress.map(([d]) => d)).toEqual([1, 2, 3, 4]);
     expect(progress.every(([, total]) => total === 4)).toBe(true);
     const created = await raw.accounts.findByExternalId(a.externalId);
-    expect(created?.fields.image_ids).toEqual([store.getImage(image.sha256)?.remoteId]);
+    expect(created?.fields.image_ids).toEqual([(await store.getImage(image.sha256))?.remoteId]);
   });
 
   it('sends nothing when the mass-archive guard tripped', async () => {
@@ -205,7 +205,7 @@ describe('execute', () => {
     const out = await execute(planOf([adopt, upd]), deps());
     expect(rec.calls).toEqual(['items.update']);
     expect(out.map((o) => `${o.outcome}:${o.externalId}`)).toEqual([`adopted:${i.externalId}`]);
-    expect(store.getOffer('item', i.externalId)?.lastApplied).toMatchObject({ price: 777 });
+    expect((await store.getOffer('item', i.externalId))?.lastApplied).toMatchObject({ price: 777 });
   });
 
   it('an adoption alone sends nothing and records the live offer as applied', async () => {
@@ -226,8 +226,8 @@ describe('execute', () => {
     expect(rec.calls).toEqual([]);
     expect(out.map((o) => `${o.outcome}:${o.externalId}`)).toEqual([`adopted:${i.externalId}`]);
     expect(progress).toEqual([1]);
-    expect(store.getOffer('item', i.externalId)).toMatchObject({ remoteId: live.id, managed: true });
-    expect(store.getOffer('item', i.externalId)?.lastApplied).toMatchObject({ price: 250 });
+    expect(await store.getOffer('item', i.externalId)).toMatchObject({ remoteId: live.id, managed: true });
+    expect((await store.getOffer('item', i.externalId))?.lastApplied).toMatchObject({ price: 250 });
   });
 
   it('archives planned in bulk go by their bulk route, the single ones by their own call', async () => {

@@ -72,7 +72,7 @@ describe('per-offer backoff', () => {
     expect(fixed.report.outcome).toBe('converged');
     expect(posts()).toBe(5);
     const store = openStateStore(harness.statePath);
-    expect(loadBackoffs(store).size).toBe(0);
+    expect((await loadBackoffs(store)).size).toBe(0);
     store.close();
   });
 });

@@ -66,13 +66,13 @@ describe('per-offer backoff', () => {
     expect(isFinalRefusal(status)).toBe(final);
   });
 
-  it('survives in the state db, and an unreadable value holds nothing back', () => {
+  it('survives in the state db, and an unreadable value holds nothing back', async () => {
     const store = openStateStore(':memory:');
     const b = afterRefusal(undefined, refusal, T0, opts);
-    saveBackoffs(store, new Map([[backoffKey('item', 'it-1'), b]]));
-    expect(loadBackoffs(store).get(backoffKey('item', 'it-1'))).toEqual(b);
-    store.setMeta('offers.backoff', '{oops');
-    expect(loadBackoffs(store).size).toBe(0);
+    await saveBackoffs(store, new Map([[backoffKey('item', 'it-1'), b]]));
+    expect((await loadBackoffs(store)).get(backoffKey('item', 'it-1'))).toEqual(b);
+    await store.setMeta('offers.backoff', '{oops');
+    expect((await loadBackoffs(store)).size).toBe(0);
     store.close();
   });
 });

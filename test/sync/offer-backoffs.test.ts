@@ -46,10 +46,10 @@ const record: OfferBackoff = {
 };
 
 describe('OfferBackoffs', () => {
-  it('notes a final refusal with the whole message, and says when the entry goes again', () => {
+  it('notes a final refusal with the whole message, and says when the entry goes again', async () => {
     const store = meta();
     let now = T0;
-    const b = new OfferBackoffs(store, opts, () => now);
+    const b = await OfferBackoffs.load(store, opts, () => now);
     expect(b.refused(entry, refusal(422))).toBe(
       '; not sent again before 2027-01-15T08:01:00.000Z unless its catalogue entry changes',
     );
@@ -67,15 +67,15 @@ describe('OfferBackoffs', () => {
     expect(b.all().get('item:it-1')).toMatchObject({ refusals: 3, status: 409, nextAttemptAt: null });
   });
 
-  it('takes a thrown non-Error by its text', () => {
-    const b = new OfferBackoffs(meta(), opts, () => T0);
+  it('takes a thrown non-Error by its text', async () => {
+    const b = await OfferBackoffs.load(meta(), opts, () => T0);
     b.refused(entry, { status: 400, toString: () => 'plain refusal' });
     expect(b.all().get('item:it-1')?.message).toBe('plain refusal');
   });
 
-  it('leaves the offer alone for an error that is not a final refusal of it', () => {
+  it('leaves the offer alone for an error that is not a final refusal of it', async () => {
     const store = meta();
-    const b = new OfferBackoffs(store, opts, () => T0);
+    const b = await OfferBackoffs.load(store, opts, () => T0);
     for (const err of [
       refusal(500),
       refusal(404),
@@ -87,37 +87,37 @@ describe('OfferBackoffs', () => {
     ])
       expect(b.refused(entry, err)).toBe('');
     expect(b.all().size).toBe(0);
-    b.save();
+    await b.save();
     expect(store.writes()).toBe(0);
   });
 
-  it('writes back only what changed, once', () => {
+  it('writes back only what changed, once', async () => {
     const store = meta();
-    const b = new OfferBackoffs(store, opts, () => T0);
-    b.save();
+    const b = await OfferBackoffs.load(store, opts, () => T0);
+    await b.save();
     expect(store.writes()).toBe(0);
     b.refused(entry, refusal(422));
-    b.save();
-    b.save();
+    await b.save();
+    await b.save();
     expect(store.writes()).toBe(1);
     expect(store.stored()).toEqual([b.all().get('item:it-1')]);
     // A success of an offer not held back changes nothing; of one held back, forgets it.
     b.succeeded('item', 'other');
-    b.save();
+    await b.save();
     expect(store.writes()).toBe(1);
     b.succeeded('item', 'it-1');
     expect(b.all().size).toBe(0);
-    b.save();
+    await b.save();
     expect(store.writes()).toBe(2);
     expect(store.stored()).toEqual([]);
     // Read back by the next run.
-    new OfferBackoffs(store, opts, () => T0).refused(entry, refusal(422));
-    expect(new OfferBackoffs(store, opts, () => T0).all().size).toBe(0);
+    (await OfferBackoffs.load(store, opts, () => T0)).refused(entry, refusal(422));
+    expect((await OfferBackoffs.load(store, opts, () => T0)).all().size).toBe(0);
   });
 
-  it('starts from what the state db holds', () => {
+  it('starts from what the state db holds', async () => {
     const store = meta(JSON.stringify([record]));
-    const b = new OfferBackoffs(store, opts, () => T0 + MIN);
+    const b = await OfferBackoffs.load(store, opts, () => T0 + MIN);
     expect(b.all().get('item:it-1')).toEqual(record);
     b.refused(entry, refusal(422));
     expect(b.all().get('item:it-1')).toMatchObject({ refusals: 3, nextAttemptAt: null });
@@ -125,9 +125,9 @@ describe('OfferBackoffs', () => {
 });
 
 describe('loadBackoffs', () => {
-  it('keeps a parked record and one with no status', () => {
+  it('keeps a parked record and one with no status', async () => {
     const parked = { ...record, externalId: 'it-2', nextAttemptAt: null, status: null };
-    const loaded = loadBackoffs(meta(JSON.stringify([record, parked])));
+    const loaded = await loadBackoffs(meta(JSON.stringify([record, parked])));
     expect([...loaded.keys()]).toEqual(['item:it-1', 'item:it-2']);
     expect(loaded.get('item:it-2')).toEqual(parked);
   });
@@ -141,8 +141,8 @@ describe('loadBackoffs', () => {
     ['lastRefusedAt', '0'],
     ['nextAttemptAt', '1'],
     ['status', '422'],
-  ])('drops a record whose %s is %s', (field, value) => {
-    const loaded = loadBackoffs(
+  ])('drops a record whose %s is %s', async (field, value) => {
+    const loaded = await loadBackoffs(
       meta(
         JSON.stringify([
           { ...record, [field]: value },
@@ -153,10 +153,10 @@ describe('loadBackoffs', () => {
     expect([...loaded.keys()]).toEqual(['item:ok']);
   });
 
-  it('reads nothing from a value that is not a list of records', () => {
-    expect(loadBackoffs(meta()).size).toBe(0);
-    expect(loadBackoffs(meta(JSON.stringify({ 'item:it-1': record }))).size).toBe(0);
-    expect(loadBackoffs(meta(JSON.stringify([null, 'x', 3]))).size).toBe(0);
+  it('reads nothing from a value that is not a list of records', async () => {
+    expect((await loadBackoffs(meta())).size).toBe(0);
+    expect((await loadBackoffs(meta(JSON.stringify({ 'item:it-1': record })))).size).toBe(0);
+    expect((await loadBackoffs(meta(JSON.stringify([null, 'x', 3])))).size).toBe(0);
   });
 });
 

@@ -464,11 +464,16 @@ describe('reconcile against the sandbox', () => {
     await h.reconcile();
     const other = openStateStore(h.statePath);
     expect(
-      other.acquireLease({ holder: 'elsewhere', pid: 4242, hostname: 'other-host', scope: 'another-boot' }, 60_000).ok,
+      (
+        await other.acquireLease(
+          { holder: 'elsewhere', pid: 4242, hostname: 'other-host', scope: 'another-boot' },
+          60_000,
+        )
+      ).ok,
     ).toBe(true);
     await expect(h.reconcile()).rejects.toThrow(LeaseHeldError);
     await expect(h.reconcile()).rejects.toThrow(/pid 4242 on other-host/);
-    other.releaseLease('elsewhere');
+    await other.releaseLease('elsewhere');
     other.close();
     await expect(h.reconcile()).resolves.toBeTruthy();
   });

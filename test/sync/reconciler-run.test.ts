@@ -32,13 +32,16 @@ const requestsSent = (harness: Harness): number =>
     0,
   );
 
-function withStore<T>(harness: Harness, fn: (store: ReturnType<typeof openStateStore>) => T): T {
+async function withStore<T>(
+  harness: Harness,
+  fn: (store: ReturnType<typeof openStateStore>) => Promise<T>,
+): Promise<T> {
   mkdirSync(dirname(harness.statePath), { recursive: true });
   const store = openStateStore(harness.statePath);
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -57,15 +60,15 @@ describe('reconcile: the run around the plan', () => {
     h = await createHarness();
     h.write('items/a.json', items(2));
     h.write('accounts/a.json', JSON.stringify([{ external_id: 'ac-0', title: 'Account 0', price: 900 }]));
-    withStore(h, (s) => {
-      const e = s.journalBegin({ runId: 'crashed', op: 'create', kind: 'item', keys: ['it-0'] });
-      s.journalSet(e.id, 'sent');
+    await withStore(h, async (s) => {
+      const e = await s.journalBegin({ runId: 'crashed', op: 'create', kind: 'item', keys: ['it-0'] });
+      await s.journalSet(e.id, 'sent');
       // A re-create cut off between its archive and its create: looked up first too.
-      const r = s.journalBegin({ runId: 'crashed', op: 'recreate', kind: 'account', keys: ['ac-0'] });
-      s.journalSet(r.id, 'sent');
+      const r = await s.journalBegin({ runId: 'crashed', op: 'recreate', kind: 'account', keys: ['ac-0'] });
+      await s.journalSet(r.id, 'sent');
       // An update cut off is no create: nothing to look up before creating it-1.
-      const u = s.journalBegin({ runId: 'crashed', op: 'update', kind: 'item', keys: ['it-1'] });
-      s.journalSet(u.id, 'sent');
+      const u = await s.journalBegin({ runId: 'crashed', op: 'update', kind: 'item', keys: ['it-1'] });
+      await s.journalSet(u.id, 'sent');
     });
     const { report, plan } = await h.reconcile({ dryRun: true });
     expect(plan.actions.find((a) => a.type === 'create' && a.externalId === 'ac-0')).toMatchObject({
@@ -81,10 +84,10 @@ describe('reconcile: the run around the plan', () => {
     expect(plan.actions.find((a) => a.type === 'create' && a.externalId === 'it-1')).toMatchObject({
       verifyFirst: false,
     });
-    withStore(h, (s) => {
-      expect(s.listRuns(10)).toEqual([]);
-      expect(s.journalUnfinished()).toHaveLength(3);
-      expect(s.currentLease()).toBeUndefined();
+    await withStore(h, async (s) => {
+      expect(await s.listRuns(10)).toEqual([]);
+      expect(await s.journalUnfinished()).toHaveLength(3);
+      expect(await s.currentLease()).toBeUndefined();
     });
   });
 
@@ -96,7 +99,7 @@ describe('reconcile: the run around the plan', () => {
     expect(report.messages[0]).toBe('the plan changed since it was saved');
     expect(plan.actions).toEqual([]);
     expect(h.writes()).toBe(0);
-    withStore(h, (s) => expect(s.listRuns(10)).toEqual([]));
+    await withStore(h, async (s) => expect(await s.listRuns(10)).toEqual([]));
     // A check with nothing to say lets the run go.
     expect((await h.reconcile({ accept: () => [] })).report.outcome).toBe('converged');
   });
@@ -111,8 +114,8 @@ describe('reconcile: the run around the plan', () => {
     h.write('items/b.json', items(0));
     const second = await h.reconcile({ command: 'daemon' });
     expect(second.report.outcome).toBe('partial');
-    withStore(h, (s) => {
-      const runs = s.listRuns(10);
+    await withStore(h, async (s) => {
+      const runs = await s.listRuns(10);
       expect(runs.map((r) => [r.id, r.command, r.outcome])).toEqual([
         [second.report.runId, 'daemon', 'partial'],
         [first.report.runId, 'reconcile', 'converged'],
@@ -126,16 +129,16 @@ describe('reconcile: the run around the plan', () => {
     h = await createHarness();
     h.write('items/a.json', items(3));
     await h.reconcile(); // creates: the snapshot it read was empty
-    withStore(h, (s) => expect(s.getMeta('watermark.item')).toBeUndefined());
+    await withStore(h, async (s) => expect(await s.getMeta('watermark.item')).toBeUndefined());
     await h.reconcile(); // sees the creates
-    const saved = withStore(h, (s) => s.getMeta('watermark.item'));
+    const saved = await withStore(h, async (s) => await s.getMeta('watermark.item'));
     expect(Number(saved)).toBeGreaterThan(0);
     // Targeted runs: the first patches it-0, the second sees that patch, and neither moves the watermark.
     h.write('items/a.json', items(3, 500));
     const only = { target: { keys: ['item:it-0'] } };
     expect((await h.reconcile(only)).report.counts).toMatchObject({ item: { updated: 1 } });
     await h.reconcile(only);
-    withStore(h, (s) => expect(s.getMeta('watermark.item')).toBe(saved));
+    await withStore(h, async (s) => expect(await s.getMeta('watermark.item')).toBe(saved));
     // An incremental run reads from there and patches the two offers the targeted runs left.
     const inc = await h.reconcile({ mode: 'incremental' });
     expect(inc.report.outcome).toBe('converged');
@@ -148,7 +151,7 @@ describe('reconcile: the run around the plan', () => {
     await h.reconcile(); // creates
     h.write('items/a.json', items(4, 200));
     await h.reconcile(); // reads the creates (watermark), then patches
-    const saved = withStore(h, (s) => s.getMeta('watermark.item'));
+    const saved = await withStore(h, async (s) => await s.getMeta('watermark.item'));
     h.write('items/a.json', items(4, 300));
     const stop = new AbortController();
     const { report } = await h.reconcile({
@@ -159,10 +162,10 @@ describe('reconcile: the run around the plan', () => {
     });
     expect(report.outcome).toBe('stopped');
     expect(report.counts).toMatchObject({ item: { updated: expect.any(Number) } });
-    withStore(h, (s) => {
-      expect(s.listRuns(1).map((r) => r.outcome)).toEqual(['stopped']);
+    await withStore(h, async (s) => {
+      expect((await s.listRuns(1)).map((r) => r.outcome)).toEqual(['stopped']);
       // The snapshot of this run saw the patches of the last one, but a stopped run leaves the mark as it was.
-      expect(s.getMeta('watermark.item')).toBe(saved);
+      expect(await s.getMeta('watermark.item')).toBe(saved);
     });
   });
 
@@ -193,10 +196,10 @@ describe('reconcile: the run around the plan, continued', () => {
   it('a dry run reads while another instance holds the writer lease: plan needs no lease', async () => {
     h = await createHarness();
     h.write('items/a.json', items(1));
-    withStore(h, (s) => expect(s.acquireLease(other, 60_000).ok).toBe(true));
+    await withStore(h, async (s) => expect((await s.acquireLease(other, 60_000)).ok).toBe(true));
     const { report } = await h.reconcile({ dryRun: true });
     expect(report.outcome).toBe('planned');
-    withStore(h, (s) => expect(s.currentLease()?.holder).toBe('elsewhere'));
+    await withStore(h, async (s) => expect((await s.currentLease())?.holder).toBe('elsewhere'));
   });
 
   it('holds the writer lease for the configured TTL while it writes, 30 s by default, and lets go after', async () => {
@@ -206,19 +209,20 @@ describe('reconcile: the run around the plan, continued', () => {
     // renewed) between the two, for the TTL, whatever the machine's load made of the time in between.
     const leaseAtPlan = async (ttl: number) => {
       const before = Date.now();
-      let expiresAt = Number.NaN;
+      let atPlan: Promise<number> | undefined;
       let seenAt = Number.NaN;
       await h!.reconcile({
         onPlan: () => {
           seenAt = Date.now();
-          expiresAt = withStore(h!, (s) => s.currentLease()!.expiresAt);
+          atPlan = withStore(h!, async (s) => (await s.currentLease())!.expiresAt);
         },
       });
+      const expiresAt = (await atPlan) ?? Number.NaN;
       expect(expiresAt - before).toBeGreaterThanOrEqual(ttl);
       expect(expiresAt - seenAt).toBeLessThanOrEqual(ttl);
     };
     await leaseAtPlan(30_000);
-    withStore(h, (s) => expect(s.currentLease()).toBeUndefined());
+    await withStore(h, async (s) => expect(await s.currentLease()).toBeUndefined());
     h.config = { ...h.config, state: { ...h.config.state, leaseTtlMs: 90_000 } };
     await leaseAtPlan(90_000);
   });
@@ -226,7 +230,7 @@ describe('reconcile: the run around the plan, continued', () => {
   it('two runs on one set of services (as the daemon runs them): each reports only its own requests', async () => {
     h = await createHarness();
     h.write('items/a.json', items(3));
-    const services = openServices(h.config, { logger: silentLogger });
+    const services = await openServices(h.config, { logger: silentLogger });
     try {
       const run = () => reconcile(services.reconcileDeps, { command: 'test', dryRun: false });
       const first = await run();
@@ -300,15 +304,15 @@ describe('reconcile: the run around the plan, continued', () => {
     await h.reconcile(); // creates
     h.write('items/a.json', many(200));
     await h.reconcile(); // reads the creates (watermark), then patches them
-    const saved = withStore(h, (s) => s.getMeta('watermark.item'));
+    const saved = await withStore(h, async (s) => await s.getMeta('watermark.item'));
     expect(saved).toBeDefined();
     h.write('items/a.json', '[]');
     const { report } = await h.reconcile();
     expect(report.outcome).toBe('aborted');
-    withStore(h, (s) => {
-      expect(s.getMeta('watermark.item')).toBe(saved);
-      expect(s.getMeta('watermark.account')).toBeUndefined();
-      expect(s.getMeta('watermark.topup')).toBeUndefined();
+    await withStore(h, async (s) => {
+      expect(await s.getMeta('watermark.item')).toBe(saved);
+      expect(await s.getMeta('watermark.account')).toBeUndefined();
+      expect(await s.getMeta('watermark.topup')).toBeUndefined();
     });
   });
 
@@ -330,13 +334,13 @@ describe('reconcile: the run around the plan, continued', () => {
     h.write('items/a.json', items(1));
     mkdirSync(dirname(h.statePath), { recursive: true });
     const holder = openStateStore(h.statePath);
-    expect(holder.acquireLease(other, 60_000).ok).toBe(true);
+    expect((await holder.acquireLease(other, 60_000)).ok).toBe(true);
     const log = captureLog('warn');
     const waiting = () => log.find('writer lease held: waiting for it');
     const run = h.reconcile({ lockTimeoutMs: 30_000 }, log.logger);
     // Let go once the run has said it waits (bounded: the run gives up after 30 s anyway).
     for (let i = 0; i < 1_500 && waiting().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    holder.releaseLease('elsewhere');
+    await holder.releaseLease('elsewhere');
     holder.close();
     expect((await run).report.outcome).toBe('converged');
     expect(waiting()).toEqual([expect.objectContaining({ holder: 'elsewhere', pid: 4242, host: 'other-host' })]);

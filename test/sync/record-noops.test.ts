@@ -49,7 +49,8 @@ const noop = (reason: NoopReason, over: Partial<NoopAction> = {}): NoopAction =>
   detail: `detail of ${reason}`,
   ...over,
 });
-const mapped = () => store.upsertOffer('item', 'i-1', { remoteId: 41, remoteStatus: 'listed', managed: true });
+const mapped = async () =>
+  await store.upsertOffer('item', 'i-1', { remoteId: 41, remoteStatus: 'listed', managed: true });
 
 describe('noops', () => {
   it.each([
@@ -61,64 +62,67 @@ describe('noops', () => {
     ['quarantined', 'skipped', 'detail of quarantined'],
     ['invalid', 'skipped', 'detail of invalid'],
     ['unconfirmed', 'skipped', 'detail of unconfirmed'],
-  ] as const)('%s is reported %s, and the state row is left as it was', (reason, outcome, message) => {
+  ] as const)('%s is reported %s, and the state row is left as it was', async (reason, outcome, message) => {
     mapped();
-    const before = store.getOffer('item', 'i-1');
-    recordNoop(ctx, noop(reason));
+    const before = await store.getOffer('item', 'i-1');
+    await recordNoop(ctx, noop(reason));
     expect(ctx.outcomes).toEqual([expect.objectContaining({ kind: 'item', externalId: 'i-1', outcome })]);
     expect(ctx.outcomes[0]?.message).toBe(message);
-    expect(store.getOffer('item', 'i-1')).toEqual(before);
+    expect(await store.getOffer('item', 'i-1')).toEqual(before);
     expect(ctx.sold).toEqual([]);
     // A noop is not work: the progress counts the offers sent and the adoptions only.
     expect(progress).toEqual([]);
   });
 
-  it('a reason without detail is reported by its name', () => {
-    recordNoop(ctx, noop('invalid', { detail: undefined }));
+  it('a reason without detail is reported by its name', async () => {
+    await recordNoop(ctx, noop('invalid', { detail: undefined }));
     expect(ctx.outcomes[0]?.message).toBe('invalid');
   });
 
-  it('blocked and drift-reported name the fields not sent', () => {
+  it('blocked and drift-reported name the fields not sent', async () => {
     const changes = [{ field: 'price', from: 1, to: 2, why: 'drift' }] as const;
-    recordNoop(ctx, noop('blocked', { changes }));
-    recordNoop(ctx, noop('drift-reported', { changes }));
+    await recordNoop(ctx, noop('blocked', { changes }));
+    await recordNoop(ctx, noop('drift-reported', { changes }));
     expect(ctx.outcomes.map((o) => o.fields)).toEqual([['price'], ['price']]);
   });
 
-  it.each(['sold', 'refunded', 'processing'] as const)('%s: reported sold, recorded, noted once as a sale', (r) => {
-    mapped();
-    recordNoop(ctx, noop(r, { remoteId: 41 }));
-    expect(ctx.outcomes).toEqual([
-      expect.objectContaining({ externalId: 'i-1', outcome: 'sold', message: `detail of ${r}` }),
-    ]);
-    expect(store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 41, remoteStatus: r });
-    expect(ctx.sold).toEqual([expect.objectContaining({ kind: 'item', external_id: 'i-1', id: 41, status: r })]);
-    // Seen again in a later plan of the same run: the state already says so, no second sale.
-    recordNoop(ctx, noop(r, { remoteId: 41 }));
-    expect(ctx.sold).toHaveLength(1);
-    expect(progress).toEqual([]);
-  });
+  it.each(['sold', 'refunded', 'processing'] as const)(
+    '%s: reported sold, recorded, noted once as a sale',
+    async (r) => {
+      mapped();
+      await recordNoop(ctx, noop(r, { remoteId: 41 }));
+      expect(ctx.outcomes).toEqual([
+        expect.objectContaining({ externalId: 'i-1', outcome: 'sold', message: `detail of ${r}` }),
+      ]);
+      expect(await store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 41, remoteStatus: r });
+      expect(ctx.sold).toEqual([expect.objectContaining({ kind: 'item', external_id: 'i-1', id: 41, status: r })]);
+      // Seen again in a later plan of the same run: the state already says so, no second sale.
+      await recordNoop(ctx, noop(r, { remoteId: 41 }));
+      expect(ctx.sold).toHaveLength(1);
+      expect(progress).toEqual([]);
+    },
+  );
 
-  it('sold without a remote id: reported, nothing recorded', () => {
-    recordNoop(ctx, noop('sold'));
+  it('sold without a remote id: reported, nothing recorded', async () => {
+    await recordNoop(ctx, noop('sold'));
     expect(ctx.outcomes.map((o) => o.outcome)).toEqual(['sold']);
-    expect(store.getOffer('item', 'i-1')).toBeUndefined();
+    expect(await store.getOffer('item', 'i-1')).toBeUndefined();
     expect(ctx.sold).toEqual([]);
   });
 
-  it('gone: the state row is forgotten and the offer reported skipped', () => {
+  it('gone: the state row is forgotten and the offer reported skipped', async () => {
     mapped();
-    recordNoop(ctx, noop('gone'));
-    expect(store.getOffer('item', 'i-1')).toBeUndefined();
+    await recordNoop(ctx, noop('gone'));
+    expect(await store.getOffer('item', 'i-1')).toBeUndefined();
     expect(ctx.outcomes).toEqual([expect.objectContaining({ outcome: 'skipped', message: 'detail of gone' })]);
     expect(progress).toEqual([]);
   });
 
-  it.each(['unmanaged', 'archived'] as const)('%s is not reported at all', (reason) => {
+  it.each(['unmanaged', 'archived'] as const)('%s is not reported at all', async (reason) => {
     mapped();
-    recordNoop(ctx, noop(reason));
+    await recordNoop(ctx, noop(reason));
     expect(ctx.outcomes).toEqual([]);
-    expect(store.getOffer('item', 'i-1')?.remoteStatus).toBe('listed');
+    expect((await store.getOffer('item', 'i-1'))?.remoteStatus).toBe('listed');
   });
 });
 
@@ -140,9 +144,9 @@ describe('adoptions', () => {
     reason: 'found on the marketplace under its external_id',
   });
 
-  it('alone: maps the offer and records the desired fields as applied, reported adopted', () => {
-    recordAdopt(ctx, adopt(7), true);
-    expect(store.getOffer('item', 'i-1')).toMatchObject({
+  it('alone: maps the offer and records the desired fields as applied, reported adopted', async () => {
+    await recordAdopt(ctx, adopt(7), true);
+    expect(await store.getOffer('item', 'i-1')).toMatchObject({
       remoteId: 7,
       remoteStatus: 'listed',
       remoteUpdatedAt: 1_700_000_000_000,
@@ -156,9 +160,9 @@ describe('adoptions', () => {
     expect(progress).toEqual([1]);
   });
 
-  it('with an update to follow: maps it, records nothing as applied and reports nothing yet', () => {
-    recordAdopt(ctx, adopt(7), false);
-    expect(store.getOffer('item', 'i-1')).toMatchObject({
+  it('with an update to follow: maps it, records nothing as applied and reports nothing yet', async () => {
+    await recordAdopt(ctx, adopt(7), false);
+    expect(await store.getOffer('item', 'i-1')).toMatchObject({
       remoteId: 7,
       managed: true,
       lastApplied: null,
@@ -168,11 +172,11 @@ describe('adoptions', () => {
     expect(ctx.outcomes).toEqual([]);
   });
 
-  it('keeps what was applied to the same offer, forgets what was applied to another one', () => {
-    store.upsertOffer('item', 'i-1', { remoteId: 7, lastApplied: { price: 4 }, managed: false });
-    recordAdopt(ctx, adopt(7), false);
-    expect(store.getOffer('item', 'i-1')?.lastApplied).toEqual({ price: 4 });
-    recordAdopt(ctx, adopt(8), false);
-    expect(store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 8, lastApplied: null });
+  it('keeps what was applied to the same offer, forgets what was applied to another one', async () => {
+    await store.upsertOffer('item', 'i-1', { remoteId: 7, lastApplied: { price: 4 }, managed: false });
+    await recordAdopt(ctx, adopt(7), false);
+    expect((await store.getOffer('item', 'i-1'))?.lastApplied).toEqual({ price: 4 });
+    await recordAdopt(ctx, adopt(8), false);
+    expect(await store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 8, lastApplied: null });
   });
 });

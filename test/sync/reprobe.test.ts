@@ -26,7 +26,7 @@ async function withRefusedBulkUpdate(config: Record<string, unknown> = {}): Prom
   topUps(harness, 100);
   expect((await harness.reconcile()).report.outcome).toBe('converged');
   const store = openStateStore(harness.statePath);
-  store.setCapability(CAPABILITIES.topUpBulkUpdate, false, '404: once refused');
+  await store.setCapability(CAPABILITIES.topUpBulkUpdate, false, '404: once refused');
   store.close();
   return harness;
 }
@@ -49,7 +49,7 @@ describe('re-probe of a refused capability', () => {
     expect(requestsByRoute(harness.sandbox)['POST /api/v1/top-ups/bulk-update']).toBe(1);
     expect(requestsByRoute(harness.sandbox)['PATCH /api/v1/top-ups/{identifier}']).toBeUndefined();
     const after = openStateStore(harness.statePath);
-    expect(after.getCapability(CAPABILITIES.topUpBulkUpdate)?.usable).toBe(true);
+    expect((await after.getCapability(CAPABILITIES.topUpBulkUpdate))?.usable).toBe(true);
     after.close();
   });
 

@@ -157,7 +157,7 @@ describe('create route edges', () => {
     expect(rec.calls).toEqual(['items.findByExternalId']);
     expect(outcomes()).toEqual([`sold:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toBe('the marketplace marks it sold');
-    expect(store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, remoteStatus: 'sold' });
+    expect(await store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, remoteStatus: 'sold' });
     expect(ctx.sold).toEqual([expect.objectContaining({ external_id: d.externalId, id: live.id, status: 'sold' })]);
   });
 
@@ -167,7 +167,7 @@ describe('create route edges', () => {
     await runCreate(ctx, create(d, { verifyFirst: true }));
     expect(rec.calls).toEqual(['items.findByExternalId']);
     expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
-    const saved = store.getOffer('item', d.externalId);
+    const saved = await store.getOffer('item', d.externalId);
     expect(saved).toMatchObject({ remoteId: live.id, managed: true, sourceFile: 'x.json', remoteStatus: 'listed' });
     expect(saved?.lastApplied).toMatchObject({ price: d.fields.price, title: d.fields.title });
   });
@@ -197,7 +197,7 @@ describe('create route edges', () => {
     expect(keys[0]).toMatch(/^offersync-run-1-\d+$/);
     expect(keys[1]).toBe(keys[0]);
     // The lost attempt stays "sent" (the next start settles it by a lookup); the retry is done.
-    expect(store.journalUnfinished()).toHaveLength(1);
+    expect(await store.journalUnfinished()).toHaveLength(1);
   });
 
   it('gives up after createAttempts creates with unknown outcomes, and reports the failure', async () => {
@@ -213,7 +213,7 @@ describe('create route edges', () => {
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toMatch(/server error/);
     // The outcome is unknown: the entries stay "sent" for the next start to settle.
-    expect(store.journalUnfinished()).toHaveLength(2);
+    expect(await store.journalUnfinished()).toHaveLength(2);
   });
 
   it('a 409 whose lookup finds nothing is a failure: never a second create', async () => {
@@ -231,7 +231,7 @@ describe('create route edges', () => {
     await runCreate(ctx, create(d));
     expect(rec.calls).toEqual(['items.create']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
-    expect(store.journalUnfinished()).toEqual([]);
+    expect(await store.journalUnfinished()).toEqual([]);
   });
 
   it('adopting an offer that differs patches only what differs and records the mapping', async () => {
@@ -240,8 +240,8 @@ describe('create route edges', () => {
     await runCreate(ctx, create(d, { verifyFirst: true }));
     expect(rec.calls).toEqual(['items.findByExternalId', 'items.update']);
     expect(await fields(d.externalId)).toMatchObject({ price: 4321 });
-    expect(store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, managed: true });
-    expect(store.getOffer('item', d.externalId)?.lastApplied).toMatchObject({ price: 4321 });
+    expect(await store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, managed: true });
+    expect((await store.getOffer('item', d.externalId))?.lastApplied).toMatchObject({ price: 4321 });
   });
 });
 
@@ -255,7 +255,7 @@ describe('update route edges', () => {
     expect(rec.calls).toEqual(['items.update', 'items.get']);
     expect(outcomes()).toEqual([`sold:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toBe('the marketplace marks it sold');
-    expect(store.getOffer('item', d.externalId)?.remoteStatus).toBe('sold');
+    expect((await store.getOffer('item', d.externalId))?.remoteStatus).toBe('sold');
     expect(ctx.sold.map((s) => s.external_id)).toEqual([d.externalId]);
   });
 
@@ -281,7 +281,7 @@ describe('update route edges', () => {
     await runUpdate(ctx, update(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.update']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
-    expect(store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
+    expect(await store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
   });
 
   it('an account PATCH 404 on an offer that is not there: the offer fails, the route is not condemned', async () => {
@@ -290,7 +290,7 @@ describe('update route edges', () => {
     await runUpdate(ctx, update(d, 987_654_321, route), route);
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
-    expect(store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
+    expect(await store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
   });
 
   it('an account PATCH answered 404 while the offer exists: the route is learnt as not served', async () => {
@@ -306,7 +306,7 @@ describe('update route edges', () => {
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
     expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
     expect(ctx.outcomes[0]?.fields).toEqual(['price']);
-    expect(store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({ usable: false });
+    expect(await store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({ usable: false });
   });
 
   it('an item update sends the changed fields only, and a reason "adopted" reports it adopted', async () => {
@@ -322,7 +322,7 @@ describe('update route edges', () => {
   it('an account update with images pending sends the uploaded image ids', async () => {
     const img = image('front');
     const uploaded = await raw.images.upload({ data: PNG, filename: 'front.png', mimeType: 'image/png' });
-    store.putImage({ sha256: img.sha256, remoteId: uploaded.id, url: null, uploadedAt: 1 });
+    await store.putImage({ sha256: img.sha256, remoteId: uploaded.id, url: null, uploadedAt: 1 });
     const d = account(ext('a'), {}, [img]);
     const live = await raw.accounts.create(accountBody(d.externalId));
     const route = { via: 'patch', ifRefused: 'fail' } as const;
@@ -331,7 +331,7 @@ describe('update route edges', () => {
     expect(outcomes()).toEqual([`updated:${d.externalId}`]);
     expect(ctx.outcomes[0]?.fields).toEqual(['image_ids']);
     expect((await raw.accounts.get({ id: live.id })).fields.image_ids).toEqual([uploaded.id]);
-    expect(store.getOffer('account', d.externalId)?.lastApplied).toMatchObject({ image_ids: [uploaded.id] });
+    expect((await store.getOffer('account', d.externalId))?.lastApplied).toMatchObject({ image_ids: [uploaded.id] });
   });
 });
 
@@ -353,8 +353,8 @@ describe('bulk route edges', () => {
     expect(outcomes()).toEqual([`updated:${ts[0]!.externalId}`, `failed:${ts[1]!.externalId}`]);
     expect(ctx.outcomes[1]?.message).toMatch(/^bulk-update: .*sold/);
     expect(ctx.outcomes[1]?.kind).toBe('topup');
-    expect(store.getOffer('topup', ts[0]!.externalId)?.lastApplied).toMatchObject({ price: 601 });
-    expect(store.getOffer('topup', ts[1]!.externalId)).toBeUndefined();
+    expect((await store.getOffer('topup', ts[0]!.externalId))?.lastApplied).toMatchObject({ price: 601 });
+    expect(await store.getOffer('topup', ts[1]!.externalId)).toBeUndefined();
   });
 
   it('batches go in their planned order, one call each', async () => {
@@ -390,18 +390,18 @@ describe('bulk route edges', () => {
     expect(rec.calls).toEqual(['topUps.bulkUpdate']);
     expect(outcomes().sort()).toEqual(ts.map((t) => `failed:${t.externalId}`).sort());
     expect(ctx.outcomes[0]?.message).toMatch(/^bulk-update failed: .*server error/);
-    expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)).toBeUndefined();
+    expect(await store.getCapability(CAPABILITIES.topUpBulkUpdate)).toBeUndefined();
   });
 
   it('a top-up archive by bulk-update: archived in the marketplace and in the state db', async () => {
     const e = ext('t');
     const live = await raw.topUps.create(topUpBody(e));
-    store.upsertOffer('topup', e, { remoteId: live.id, remoteStatus: 'listed', managed: true });
+    await store.upsertOffer('topup', e, { remoteId: live.id, remoteStatus: 'listed', managed: true });
     await bulkArchive(ctx, [archive('topup', e, live.id, { via: 'bulk-update', batch: 0, ifRefused: 'single' })]);
     expect(rec.calls).toEqual(['topUps.bulkUpdate']);
     expect(outcomes()).toEqual([`archived:${e}`]);
     expect((await raw.topUps.get({ id: live.id })).status).toBe('archived');
-    expect(store.getOffer('topup', e)?.remoteStatus).toBe('archived');
+    expect((await store.getOffer('topup', e))?.remoteStatus).toBe('archived');
   });
 
   it('a bulk-remove whose count falls short, with the list failing too: each confirmed by its own GET', async () => {
@@ -439,11 +439,11 @@ describe('bulk route edges', () => {
 describe('archive route edges', () => {
   it('an offer already gone: forgotten and reported skipped, not failed', async () => {
     const e = ext('i');
-    store.upsertOffer('item', e, { remoteId: 987_654_321, remoteStatus: 'listed', managed: true });
+    await store.upsertOffer('item', e, { remoteId: 987_654_321, remoteStatus: 'listed', managed: true });
     await archiveOne(ctx, archive('item', e, 987_654_321, { via: 'single' }));
     expect(outcomes()).toEqual([`skipped:${e}`]);
     expect(ctx.outcomes[0]?.message).toBe('already gone from the marketplace');
-    expect(store.getOffer('item', e)).toBeUndefined();
+    expect(await store.getOffer('item', e)).toBeUndefined();
   });
 
   it('a top-up is archived by PATCH status=archived; a failure is reported with the reason', async () => {
@@ -476,17 +476,17 @@ describe('upload route edges', () => {
     expect(outcomes()).toEqual(['failed:images/broken.png']);
     expect(ctx.outcomes[0]).toMatchObject({ kind: 'image', file: 'images/broken.png' });
     expect(ctx.outcomes[0]?.message).toBe('upload failed: EACCES: permission denied; needed by a-1, a-2');
-    expect(store.getImage(img.sha256)).toBeUndefined();
+    expect(await store.getImage(img.sha256)).toBeUndefined();
   });
 
   it('records the uploaded image under its sha256 with the id the marketplace gave, and counts progress', async () => {
     const img = image('front');
     await uploadImages(ctx, [{ type: 'upload', image: img, neededBy: ['a-1'] }], async () => PNG);
-    const saved = store.getImage(img.sha256);
+    const saved = await store.getImage(img.sha256);
     expect(saved?.remoteId).toEqual(expect.any(Number));
-    expect(ctx.imageId(img.sha256)).toBe(saved?.remoteId);
+    expect(await ctx.imageId(img.sha256)).toBe(saved?.remoteId);
     expect(progress).toEqual([1]);
-    expect(store.journalUnfinished()).toEqual([]);
+    expect(await store.journalUnfinished()).toEqual([]);
     expect(ctx.outcomes).toEqual([{ kind: 'image', externalId: 'images/front.png', outcome: 'uploaded' }]);
     const listed = (await raw.images.list()).find((i) => i.id === saved?.remoteId);
     expect(saved?.url).toBe(listed?.url ?? null);
@@ -502,7 +502,7 @@ describe('upload route edges', () => {
       writeFileSync(img.absPath, PNG);
       await uploadImages(ctx, [{ type: 'upload', image: img, neededBy: ['a-1'] }]);
       expect(ctx.outcomes).toEqual([{ kind: 'image', externalId: 'images/disk.png', outcome: 'uploaded' }]);
-      expect(store.getImage(img.sha256)?.remoteId).toEqual(expect.any(Number));
+      expect((await store.getImage(img.sha256))?.remoteId).toEqual(expect.any(Number));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -578,7 +578,7 @@ describe('route edges, continued', () => {
         'bulk-remove': ['j-remove'],
         upload: ['j-sha'],
       }[op];
-      expect(store.journalUnfinished()).toEqual([
+      expect(await store.journalUnfinished()).toEqual([
         expect.objectContaining({ op, kind, keys, state: 'sent', runId: 'run-1' }),
       ]);
     },
@@ -591,7 +591,7 @@ describe('route edges, continued', () => {
     expect(rec.calls).toEqual(['accounts.findByExternalId', 'accounts.update']);
     const stored = sandbox.dump().accounts.find((a) => a.external_id === d.externalId);
     expect(JSON.stringify(stored)).toContain('p-4711');
-    expect(store.getOffer('account', d.externalId)).toMatchObject({ credentialsHmac: 'hm' });
+    expect(await store.getOffer('account', d.externalId)).toMatchObject({ credentialsHmac: 'hm' });
   });
 
   it('an adoption whose patch is blocked reports blocked only, with the mapping recorded', async () => {
@@ -600,7 +600,7 @@ describe('route edges, continued', () => {
     const live = await raw.accounts.create(accountBody(d.externalId));
     await runCreate(ctx, create(d, { verifyFirst: true, alignRoute: patchOrReport }));
     expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
-    expect(store.getOffer('account', d.externalId)).toMatchObject({
+    expect(await store.getOffer('account', d.externalId)).toMatchObject({
       remoteId: live.id,
       managed: true,
       sourceFile: 'x.json',
@@ -614,7 +614,7 @@ describe('route edges, continued', () => {
     const live = await raw.items.create(itemBody(d.externalId));
     await runCreate(ctx, create(d, { verifyFirst: true }));
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
-    expect(store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, managed: true });
+    expect(await store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, managed: true });
   });
 
   it('an account update whose image failed to upload is not sent', async () => {
@@ -639,7 +639,7 @@ describe('route edges, continued', () => {
     const live = await raw.accounts.create(accountBody(d.externalId));
     await runUpdate(ctx, update(d, live.id, patchOrReport, { sendCredentials: true }), patchOrReport);
     expect(ctx.outcomes[0]).toMatchObject({ outcome: 'blocked', fields: ['price'] });
-    expect(store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({
+    expect(await store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({
       usable: false,
       detail: expect.stringMatching(/^405: /),
     });
@@ -658,7 +658,7 @@ describe('route edges, continued', () => {
           `\\(409: it keeps archived external_ids\\)\\. .*are now reported as blocked\\.`,
       ),
     );
-    expect(store.getCapability(CAPABILITIES.accountRecreate)).toMatchObject({
+    expect(await store.getCapability(CAPABILITIES.accountRecreate)).toMatchObject({
       usable: false,
       detail: expect.stringMatching(/^409 after archive: /),
     });
@@ -670,7 +670,7 @@ describe('route edges, continued', () => {
     const route = { via: 'recreate', ifRefused: 'report' } as const;
     await runUpdate(ctx, update(d, live.id, route), route);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
-    expect(store.getCapability(CAPABILITIES.accountRecreate)).toBeUndefined();
+    expect(await store.getCapability(CAPABILITIES.accountRecreate)).toBeUndefined();
   });
 
   it('bulk-update refused as a route: the detail remembered is the status and the message', async () => {
@@ -678,7 +678,7 @@ describe('route edges, continued', () => {
     const t = topUp(ext('t'), { price: 111 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
-    expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)?.detail).toMatch(/^404: /);
+    expect((await store.getCapability(CAPABILITIES.topUpBulkUpdate))?.detail).toMatch(/^404: /);
   });
 
   it('bulk-update answered with counts that say all were updated: applied, no read-back', async () => {
@@ -692,7 +692,7 @@ describe('route edges, continued', () => {
     expect(rec.calls).toEqual(['topUps.bulkUpdate']);
     expect(ctx.outcomes.map((o) => `${o.kind}:${o.outcome}`)).toEqual(['topup:adopted', 'topup:adopted']);
     expect(ctx.outcomes[0]?.fields).toEqual(['price']);
-    expect(store.getOffer('topup', ts[1]!.externalId)).toMatchObject({
+    expect(await store.getOffer('topup', ts[1]!.externalId)).toMatchObject({
       remoteId: lives[1]!.id,
       lastApplied: { price: 122 },
     });
@@ -789,7 +789,7 @@ describe('route edges, continued', () => {
       throw serverError('GET', '/api/v1/accounts');
     });
     useClient(client);
-    store.upsertOffer('account', es[1]!, { remoteId: 987_654_320, managed: true });
+    await store.upsertOffer('account', es[1]!, { remoteId: 987_654_320, managed: true });
     const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
     await bulkArchive(ctx, [
       archive('account', es[0]!, listed.id, route),
@@ -798,7 +798,7 @@ describe('route edges, continued', () => {
     expect(rec.calls.filter((c) => c === 'accounts.archive')).toEqual(['accounts.archive']);
     expect((await raw.accounts.get({ id: listed.id })).status).toBe('archived');
     expect(outcomes().sort()).toEqual([`archived:${es[0]}`, `skipped:${es[1]}`].sort());
-    expect(store.getOffer('account', es[1]!)).toBeUndefined();
+    expect(await store.getOffer('account', es[1]!)).toBeUndefined();
   });
 });
 
@@ -852,11 +852,11 @@ describe('route edges the mutants found untested', () => {
   it('a bulk-remove short of its count, for an account the list no longer holds: archived singly, gone', async () => {
     const e = ext('a');
     useClient(overrideMethod(raw, 'accounts', 'bulkRemove', async () => ({ success: true, removed: 0 })));
-    store.upsertOffer('account', e, { remoteId: 987_654_322, managed: true });
+    await store.upsertOffer('account', e, { remoteId: 987_654_322, managed: true });
     await bulkArchive(ctx, [archive('account', e, 987_654_322, removeRoute)]);
     expect(rec.calls).toEqual(['accounts.bulkRemove', 'accounts.list', 'accounts.archive']);
     expect(outcomes()).toEqual([`skipped:${e}`]);
-    expect(store.getOffer('account', e)).toBeUndefined();
+    expect(await store.getOffer('account', e)).toBeUndefined();
   });
 
   it('an account PATCH answered 405 is the route refused even if the offer is gone: learnt, blocked', async () => {
@@ -870,7 +870,7 @@ describe('route edges the mutants found untested', () => {
     await runUpdate(ctx, update(d, 987_654_323, route), route);
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
     expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
-    expect(store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({ usable: false });
+    expect(await store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({ usable: false });
   });
 
   it('a re-create whose archive is lost stays in the journal as a recreate of that account', async () => {
@@ -880,7 +880,7 @@ describe('route edges the mutants found untested', () => {
     const route = { via: 'recreate', ifRefused: 'report' } as const;
     await runUpdate(ctx, update(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.archive']);
-    expect(store.journalUnfinished()).toEqual([
+    expect(await store.journalUnfinished()).toEqual([
       expect.objectContaining({ op: 'recreate', kind: 'account', keys: [d.externalId], state: 'sent' }),
     ]);
   });
@@ -892,7 +892,7 @@ describe('route edges the mutants found untested', () => {
     const route = { via: 'recreate', ifRefused: 'report' } as const;
     await runUpdate(ctx, update(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.archive', 'accounts.create']);
-    expect(store.journalUnfinished()).toEqual([
+    expect(await store.journalUnfinished()).toEqual([
       expect.objectContaining({ op: 'create', kind: 'account', keys: [d.externalId], state: 'sent' }),
     ]);
   });

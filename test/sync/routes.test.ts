@@ -103,8 +103,8 @@ describe('create route', () => {
     await runCreate(ctx, create(d));
     expect(rec.calls).toEqual(['items.create']);
     expect(outcomes()).toEqual([`created:${d.externalId}`]);
-    expect(store.getOffer('item', d.externalId)?.remoteId).toEqual(expect.any(Number));
-    expect(store.journalUnfinished()).toEqual([]);
+    expect((await store.getOffer('item', d.externalId))?.remoteId).toEqual(expect.any(Number));
+    expect(await store.journalUnfinished()).toEqual([]);
   });
 
   it('looks up first when told to, and adopts and aligns an offer already listed instead of creating it', async () => {
@@ -138,7 +138,7 @@ describe('create route', () => {
         message: expect.stringMatching(/run was stopped before it was sent/),
       }),
     ]);
-    expect(store.journalUnfinished()).toEqual([]);
+    expect(await store.journalUnfinished()).toEqual([]);
   });
 });
 
@@ -149,7 +149,7 @@ describe('update routes', () => {
     await runUpdate(ctx, update(d, live.id, { via: 'patch', ifRefused: 'fail' }), { via: 'patch', ifRefused: 'fail' });
     expect(rec.calls).toEqual(['items.update']);
     expect(outcomes()).toEqual([`updated:${d.externalId}`]);
-    expect(store.getOffer('item', d.externalId)?.lastApplied).toMatchObject({ price: 901 });
+    expect((await store.getOffer('item', d.externalId))?.lastApplied).toMatchObject({ price: 901 });
   });
 
   it('account patch refused, fallback report: the probe learns it once, the next update sends nothing', async () => {
@@ -162,7 +162,7 @@ describe('update routes', () => {
     const route = { via: 'patch', ifRefused: 'report' } as const;
     await runUpdate(ctx, update(a, la.id, route), route);
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
-    expect(store.getCapability(CAPABILITIES.accountUpdate)?.usable).toBe(false);
+    expect((await store.getCapability(CAPABILITIES.accountUpdate))?.usable).toBe(false);
     await runUpdate(ctx, update(b, lb.id, route), route);
     expect(rec.calls).toHaveLength(2);
     expect(outcomes()).toEqual([`blocked:${a.externalId}`, `blocked:${b.externalId}`]);
@@ -179,7 +179,7 @@ describe('update routes', () => {
     await runUpdate(ctx, update(a, la.id, route), route);
     // The sandbox keeps archived external_ids: the create is refused, and so is every recreate after it.
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get', 'accounts.archive', 'accounts.create']);
-    expect(store.getCapability(CAPABILITIES.accountRecreate)?.usable).toBe(false);
+    expect((await store.getCapability(CAPABILITIES.accountRecreate))?.usable).toBe(false);
     await runUpdate(ctx, update(b, lb.id, route), route);
     expect(rec.calls).toHaveLength(4);
     expect(outcomes()).toEqual([`failed:${a.externalId}`, `blocked:${b.externalId}`]);
@@ -215,7 +215,7 @@ describe('update routes', () => {
     ]);
     expect((await raw.accounts.get({ id: live.id })).status).toBe('archived');
     // Not a verdict on the route: the next run probes it again.
-    expect(store.getCapability(CAPABILITIES.accountRecreate)).toBeUndefined();
+    expect(await store.getCapability(CAPABILITIES.accountRecreate)).toBeUndefined();
   });
 
   it('bulk-update: one call for a batch of top-ups; each is recorded as applied', async () => {
@@ -247,9 +247,9 @@ describe('update routes', () => {
       ts.map((t, i) => update(t, lives[i]!.id, route)),
     );
     expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.update', 'topUps.update']);
-    expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)?.usable).toBe(false);
+    expect((await store.getCapability(CAPABILITIES.topUpBulkUpdate))?.usable).toBe(false);
     // Each top-up by a plain PATCH: nothing learnt of the account routes.
-    expect(store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
+    expect(await store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
     expect(outcomes().sort()).toEqual(ts.map((t) => `updated:${t.externalId}`).sort());
   });
 });
@@ -266,7 +266,7 @@ describe('archive routes', () => {
     expect(rec.calls).toEqual(['accounts.archive', 'items.update']);
     expect((await raw.items.get({ id: li.id })).status).toBe('archived');
     expect(outcomes()).toEqual([`archived:${ea}`, `archived:${ei}`]);
-    expect(store.getOffer('item', ei)?.remoteStatus).toBe('archived');
+    expect((await store.getOffer('item', ei))?.remoteStatus).toBe('archived');
   });
 
   it('bulk-remove: one call for a batch of accounts', async () => {
@@ -291,7 +291,7 @@ describe('archive routes', () => {
       es.map((e, i) => archive('account', e, lives[i]!.id, route)),
     );
     expect(rec.calls).toEqual(['accounts.bulkRemove', 'accounts.archive', 'accounts.archive']);
-    expect(store.getCapability(CAPABILITIES.accountBulkRemove)?.usable).toBe(false);
+    expect((await store.getCapability(CAPABILITIES.accountBulkRemove))?.usable).toBe(false);
   });
 });
 

@@ -26,9 +26,9 @@ beforeEach(() => {
   states = [];
   const set = store.journalSet.bind(store);
   // Observed, not replaced: the real store still records every state.
-  store.journalSet = (id, state, error) => {
+  store.journalSet = async (id, state, error) => {
     states.push({ id, state, error });
-    set(id, state, error);
+    await set(id, state, error);
   };
 });
 afterEach(() => store.close());
@@ -63,12 +63,12 @@ describe('journaled', () => {
     const ctx = ctxOf();
     const out = await ctx.journaled('update', 'item', ['it-1', 'it-2'], async (entry) => {
       expect(entry).toMatchObject({ runId: 'run-1', op: 'update', kind: 'item', keys: ['it-1', 'it-2'] });
-      expect(store.journalUnfinished().map((e) => e.state)).toEqual(['sent']);
+      expect((await store.journalUnfinished()).map((e) => e.state)).toEqual(['sent']);
       return 'answer';
     });
     expect(out).toBe('answer');
     expect(states.map((s) => s.state)).toEqual(['sent', 'done']);
-    expect(store.journalUnfinished()).toEqual([]);
+    expect(await store.journalUnfinished()).toEqual([]);
   });
 
   it('journals a refused write as failed, with the message scrubbed of secrets', async () => {
@@ -79,7 +79,7 @@ describe('journaled', () => {
       ['sent', undefined],
       ['failed', '422 bad price'],
     ]);
-    expect(store.journalUnfinished()).toEqual([]);
+    expect(await store.journalUnfinished()).toEqual([]);
   });
 
   it('leaves a write whose outcome is unknown as sent, for the next start to settle', async () => {
@@ -87,7 +87,9 @@ describe('journaled', () => {
     const err = Object.assign(new Error('socket hang up'), { outcomeUnknown: true });
     await expect(ctx.journaled('create', 'item', ['it-1'], () => Promise.reject(err))).rejects.toBe(err);
     expect(states.map((s) => s.state)).toEqual(['sent']);
-    expect(store.journalUnfinished().map((e) => [e.op, e.keys, e.state])).toEqual([['create', ['it-1'], 'sent']]);
+    expect((await store.journalUnfinished()).map((e) => [e.op, e.keys, e.state])).toEqual([
+      ['create', ['it-1'], 'sent'],
+    ]);
   });
 
   it('begins nothing once the run is stopped', async () => {
@@ -133,15 +135,15 @@ describe('report', () => {
 });
 
 describe('applied', () => {
-  it('records what was sent as last applied, with the offer as planned', () => {
+  it('records what was sent as last applied, with the offer as planned', async () => {
     const ctx = ctxOf();
-    ctx.applied(
+    await ctx.applied(
       account,
       remote({ id: 41, externalId: 'acc-1', status: 'active', updatedAt: T0 - 5, fields: { current_rank: 17 } }),
       account.fields,
       account.fields,
     );
-    expect(store.getOffer('account', 'acc-1')).toMatchObject({
+    expect(await store.getOffer('account', 'acc-1')).toMatchObject({
       remoteId: 41,
       lastApplied: { title: 'Acc', price: 900, current_rank: 'gold' },
       credentialsHmac: 'hmac-1',
@@ -155,17 +157,17 @@ describe('applied', () => {
     });
   });
 
-  it('keeps of a field not sent the value last applied to the same offer, else the desired one', () => {
+  it('keeps of a field not sent the value last applied to the same offer, else the desired one', async () => {
     const ctx = ctxOf();
-    store.upsertOffer('item', 'it-1', {
+    await store.upsertOffer('item', 'it-1', {
       remoteId: 41,
       lastApplied: { title: 'Old', price: 90, stock: 4 },
       lossyFields: ['stock'],
       credentialsHmac: 'stale',
       imageHashes: ['x'],
     });
-    ctx.applied(item, remote({ status: 'listed' }), { price: 100 }, item.fields);
-    expect(store.getOffer('item', 'it-1')).toMatchObject({
+    await ctx.applied(item, remote({ status: 'listed' }), { price: 100 }, item.fields);
+    expect(await store.getOffer('item', 'it-1')).toMatchObject({
       lastApplied: { title: 'Old', price: 100, stock: 4, status: 'listed' },
       lossyFields: ['stock'],
       credentialsHmac: null,
@@ -173,55 +175,55 @@ describe('applied', () => {
     });
   });
 
-  it('does not carry last applied or lossy fields over from another remote offer', () => {
+  it('does not carry last applied or lossy fields over from another remote offer', async () => {
     const ctx = ctxOf();
-    store.upsertOffer('item', 'it-1', {
+    await store.upsertOffer('item', 'it-1', {
       remoteId: 40,
       lastApplied: { title: 'Old', price: 90 },
       lossyFields: ['stock'],
     });
-    ctx.applied(item, remote({ id: 41 }), { price: 100 }, item.fields);
-    expect(store.getOffer('item', 'it-1')).toMatchObject({
+    await ctx.applied(item, remote({ id: 41 }), { price: 100 }, item.fields);
+    expect(await store.getOffer('item', 'it-1')).toMatchObject({
       remoteId: 41,
       lastApplied: { title: 'One', price: 100, stock: 5, status: 'listed' },
       lossyFields: [],
     });
   });
 
-  it('takes the status sent when the answer echoes none, and null when neither says', () => {
+  it('takes the status sent when the answer echoes none, and null when neither says', async () => {
     const ctx = ctxOf();
-    ctx.applied(item, remote(), { status: 'paused' }, item.fields);
-    expect(store.getOffer('item', 'it-1')).toMatchObject({ remoteStatus: 'paused', remoteUpdatedAt: null });
-    ctx.applied({ ...item, externalId: 'it-2' }, remote({ id: 42 }), { price: 1 }, { price: 1 });
-    expect(store.getOffer('item', 'it-2')).toMatchObject({ remoteStatus: null });
+    await ctx.applied(item, remote(), { status: 'paused' }, item.fields);
+    expect(await store.getOffer('item', 'it-1')).toMatchObject({ remoteStatus: 'paused', remoteUpdatedAt: null });
+    await ctx.applied({ ...item, externalId: 'it-2' }, remote({ id: 42 }), { price: 1 }, { price: 1 });
+    expect(await store.getOffer('item', 'it-2')).toMatchObject({ remoteStatus: null });
   });
 
-  it('records an account with no credentials as having none', () => {
+  it('records an account with no credentials as having none', async () => {
     const ctx = ctxOf();
     const { credentialsHmac: _h, ...bare } = account;
-    ctx.applied(bare, remote({ externalId: 'acc-1' }), {}, account.fields);
-    expect(store.getOffer('account', 'acc-1')?.credentialsHmac).toBeNull();
+    await ctx.applied(bare, remote({ externalId: 'acc-1' }), {}, account.fields);
+    expect((await store.getOffer('account', 'acc-1'))?.credentialsHmac).toBeNull();
   });
 
-  it('forgets the backoff of an offer the marketplace took, and notes a refusal', () => {
-    const backoffs = new OfferBackoffs(store, { initialMs: 60_000, maxMs: HOUR, parkAfter: 5 }, () => now);
+  it('forgets the backoff of an offer the marketplace took, and notes a refusal', async () => {
+    const backoffs = await OfferBackoffs.load(store, { initialMs: 60_000, maxMs: HOUR, parkAfter: 5 }, () => now);
     const ctx = ctxOf({ backoffs });
     const refused = Object.assign(new Error('422 bad'), { status: 422 });
     expect(ctx.refused(item, refused)).toBe(
       '; not sent again before 2027-03-01T12:01:00.000Z unless its catalogue entry changes',
     );
     expect(backoffs.all().has('item:it-1')).toBe(true);
-    ctx.applied(item, remote(), item.fields, item.fields);
+    await ctx.applied(item, remote(), item.fields, item.fields);
     expect(backoffs.all().size).toBe(0);
     expect(ctxOf().refused(item, refused)).toBe('');
   });
 });
 
 describe('markLocked', () => {
-  it('notes a sale once, with its time, and records the status', () => {
+  it('notes a sale once, with its time, and records the status', async () => {
     const ctx = ctxOf();
-    store.upsertOffer('item', 'it-1', { remoteId: 41, remoteStatus: 'listed' });
-    ctx.markLocked('item', 'it-1', remote({ status: 'sold', soldAt: T0 }));
+    await store.upsertOffer('item', 'it-1', { remoteId: 41, remoteStatus: 'listed' });
+    await ctx.markLocked('item', 'it-1', remote({ status: 'sold', soldAt: T0 }));
     expect(ctx.sold).toEqual([
       {
         kind: 'item',
@@ -232,36 +234,36 @@ describe('markLocked', () => {
         seen_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       },
     ]);
-    expect(store.getOffer('item', 'it-1')).toMatchObject({ remoteId: 41, remoteStatus: 'sold' });
-    ctx.markLocked('item', 'it-1', remote({ status: 'sold', soldAt: T0 }));
+    expect(await store.getOffer('item', 'it-1')).toMatchObject({ remoteId: 41, remoteStatus: 'sold' });
+    await ctx.markLocked('item', 'it-1', remote({ status: 'sold', soldAt: T0 }));
     expect(ctx.sold).toHaveLength(1);
   });
 
-  it('notes a sale of an offer it never saw, with no sale time when the answer gives none', () => {
+  it('notes a sale of an offer it never saw, with no sale time when the answer gives none', async () => {
     const ctx = ctxOf();
-    ctx.markLocked('item', 'it-9', remote({ id: 49, status: 'refunded', soldAt: null }));
+    await ctx.markLocked('item', 'it-9', remote({ id: 49, status: 'refunded', soldAt: null }));
     expect(ctx.sold).toMatchObject([{ external_id: 'it-9', id: 49, status: 'refunded', sold_at: null }]);
   });
 
-  it('notes nothing when the answer has no status', () => {
+  it('notes nothing when the answer has no status', async () => {
     const ctx = ctxOf();
-    store.upsertOffer('item', 'it-1', { remoteId: 41, remoteStatus: 'listed' });
-    ctx.markLocked('item', 'it-1', remote());
+    await store.upsertOffer('item', 'it-1', { remoteId: 41, remoteStatus: 'listed' });
+    await ctx.markLocked('item', 'it-1', remote());
     expect(ctx.sold).toEqual([]);
-    expect(store.getOffer('item', 'it-1')?.remoteStatus).toBeNull();
+    expect((await store.getOffer('item', 'it-1'))?.remoteStatus).toBeNull();
   });
 });
 
 describe('images and capabilities', () => {
-  it('reads an uploaded image id from the state db', () => {
+  it('reads an uploaded image id from the state db', async () => {
     const ctx = ctxOf();
-    store.putImage({ sha256: 'sha-a', remoteId: 501, url: null, uploadedAt: T0 });
-    expect(ctx.imageId('sha-a')).toBe(501);
-    expect(ctx.imageId('sha-b')).toBeUndefined();
+    await store.putImage({ sha256: 'sha-a', remoteId: 501, url: null, uploadedAt: T0 });
+    expect(await ctx.imageId('sha-a')).toBe(501);
+    expect(await ctx.imageId('sha-b')).toBeUndefined();
   });
 
   it('probes a refused route again once its refusal is older than reprobeAfterMs, by the given clock', async () => {
-    store.setCapability(CAPABILITIES.accountUpdate, false, 'not served');
+    await store.setCapability(CAPABILITIES.accountUpdate, false, 'not served');
     const probe = (ctx: RunContext) =>
       ctx.capabilities.call({
         capability: CAPABILITIES.accountUpdate,
@@ -273,6 +275,6 @@ describe('images and capabilities', () => {
     expect(await probe(ctxOf())).toBe('fallback');
     expect(await probe(ctxOf({ reprobeAfterMs: HOUR, now: () => T0 + HOUR - 1 }))).toBe('fallback');
     expect(await probe(ctxOf({ reprobeAfterMs: HOUR, now: () => T0 + HOUR }))).toBe('sent by the route');
-    expect(store.getCapability(CAPABILITIES.accountUpdate)?.usable).toBe(true);
+    expect((await store.getCapability(CAPABILITIES.accountUpdate))?.usable).toBe(true);
   });
 });

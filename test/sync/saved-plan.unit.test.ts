@@ -235,48 +235,48 @@ describe('differences', () => {
 });
 
 describe('state id and applied plans', () => {
-  it('makes the state id once and keeps it', () => {
+  it('makes the state id once and keeps it', async () => {
     const store = memoryMeta();
-    const id = stateIdOf(store);
+    const id = await stateIdOf(store);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(stateIdOf(store)).toBe(id);
-    store.setMeta('state.id', 'given');
-    expect(stateIdOf(store)).toBe('given');
+    expect(await stateIdOf(store)).toBe(id);
+    await store.setMeta('state.id', 'given');
+    expect(await stateIdOf(store)).toBe('given');
   });
 
-  it('remembers when each plan was applied, once per id, and reads a damaged list as empty', () => {
+  it('remembers when each plan was applied, once per id, and reads a damaged list as empty', async () => {
     const store = memoryMeta();
-    expect(appliedAt(store, 'p1')).toBeUndefined();
-    markApplied(store, 'p1', new Date('2026-01-01T00:00:00Z'));
-    markApplied(store, 'p2', new Date('2026-01-02T00:00:00Z'));
-    markApplied(store, 'p1', new Date('2026-01-03T00:00:00Z'));
-    expect(appliedAt(store, 'p1')).toBe('2026-01-03T00:00:00.000Z');
-    expect(appliedAt(store, 'p2')).toBe('2026-01-02T00:00:00.000Z');
-    expect(JSON.parse(store.getMeta('plans.applied')!)).toEqual([
+    expect(await appliedAt(store, 'p1')).toBeUndefined();
+    await markApplied(store, 'p1', new Date('2026-01-01T00:00:00Z'));
+    await markApplied(store, 'p2', new Date('2026-01-02T00:00:00Z'));
+    await markApplied(store, 'p1', new Date('2026-01-03T00:00:00Z'));
+    expect(await appliedAt(store, 'p1')).toBe('2026-01-03T00:00:00.000Z');
+    expect(await appliedAt(store, 'p2')).toBe('2026-01-02T00:00:00.000Z');
+    expect(JSON.parse(await store.getMeta('plans.applied')!)).toEqual([
       { id: 'p2', at: '2026-01-02T00:00:00.000Z' },
       { id: 'p1', at: '2026-01-03T00:00:00.000Z' },
     ]);
-    store.setMeta('plans.applied', '[{"id":"p3","at":"x"},{"id":4},null,"p2"]');
-    expect(appliedAt(store, 'p3')).toBe('x');
-    expect(appliedAt(store, 'p2')).toBeUndefined();
-    store.setMeta('plans.applied', '{"id":"p3","at":"x"}');
-    expect(appliedAt(store, 'p3')).toBeUndefined();
-    markApplied(store, 'p4', new Date('2026-01-04T00:00:00Z'));
-    expect(JSON.parse(store.getMeta('plans.applied')!)).toEqual([{ id: 'p4', at: '2026-01-04T00:00:00.000Z' }]);
-    store.setMeta('plans.applied', '{oops');
-    expect(appliedAt(store, 'p4')).toBeUndefined();
-    markApplied(store, 'p5', new Date('2026-01-05T00:00:00Z'));
-    expect(JSON.parse(store.getMeta('plans.applied')!)).toEqual([{ id: 'p5', at: '2026-01-05T00:00:00.000Z' }]);
+    await store.setMeta('plans.applied', '[{"id":"p3","at":"x"},{"id":4},null,"p2"]');
+    expect(await appliedAt(store, 'p3')).toBe('x');
+    expect(await appliedAt(store, 'p2')).toBeUndefined();
+    await store.setMeta('plans.applied', '{"id":"p3","at":"x"}');
+    expect(await appliedAt(store, 'p3')).toBeUndefined();
+    await markApplied(store, 'p4', new Date('2026-01-04T00:00:00Z'));
+    expect(JSON.parse(await store.getMeta('plans.applied')!)).toEqual([{ id: 'p4', at: '2026-01-04T00:00:00.000Z' }]);
+    await store.setMeta('plans.applied', '{oops');
+    expect(await appliedAt(store, 'p4')).toBeUndefined();
+    await markApplied(store, 'p5', new Date('2026-01-05T00:00:00Z'));
+    expect(JSON.parse(await store.getMeta('plans.applied')!)).toEqual([{ id: 'p5', at: '2026-01-05T00:00:00.000Z' }]);
   });
 
-  it('remembers the last thousand applied plans, forgetting the oldest', () => {
+  it('remembers the last thousand applied plans, forgetting the oldest', async () => {
     const store = memoryMeta();
     const at = new Date('2026-01-01T00:00:00Z');
-    for (let i = 0; i < 1001; i++) markApplied(store, `p${i}`, at);
-    expect(JSON.parse(store.getMeta('plans.applied')!)).toHaveLength(1000);
-    expect(appliedAt(store, 'p0')).toBeUndefined();
-    expect(appliedAt(store, 'p1')).toBe('2026-01-01T00:00:00.000Z');
-    expect(appliedAt(store, 'p1000')).toBe('2026-01-01T00:00:00.000Z');
+    for (let i = 0; i < 1001; i++) await markApplied(store, `p${i}`, at);
+    expect(JSON.parse(await store.getMeta('plans.applied')!)).toHaveLength(1000);
+    expect(await appliedAt(store, 'p0')).toBeUndefined();
+    expect(await appliedAt(store, 'p1')).toBe('2026-01-01T00:00:00.000Z');
+    expect(await appliedAt(store, 'p1000')).toBe('2026-01-01T00:00:00.000Z');
   });
 });
 
@@ -284,31 +284,31 @@ describe('savedPlanRefusal', () => {
   const makeSaved = (): SavedPlan => savePlan(planOf(update), meta);
   const here = { stateId: 'state-1', marketplace: 'http://127.0.0.1:1234', seller: 'seller-a' };
 
-  it('accepts the plan on its own state db, marketplace and seller, once', () => {
+  it('accepts the plan on its own state db, marketplace and seller, once', async () => {
     const saved = makeSaved();
     const store = memoryMeta();
-    expect(savedPlanRefusal(saved, here, store)).toBeUndefined();
-    markApplied(store, 'other-plan', new Date('2026-01-01T00:00:00Z'));
-    expect(savedPlanRefusal(saved, here, store)).toBeUndefined();
-    markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
-    expect(savedPlanRefusal(saved, here, store)).toBe(
+    expect(await savedPlanRefusal(saved, here, store)).toBeUndefined();
+    await markApplied(store, 'other-plan', new Date('2026-01-01T00:00:00Z'));
+    expect(await savedPlanRefusal(saved, here, store)).toBeUndefined();
+    await markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
+    expect(await savedPlanRefusal(saved, here, store)).toBe(
       'the plan was already applied (at 2026-01-01T00:00:00.000Z): a saved plan applies at most once',
     );
   });
 
-  it('refuses another state db first, then another marketplace or seller', () => {
+  it('refuses another state db first, then another marketplace or seller', async () => {
     const saved = makeSaved();
     const store = memoryMeta();
-    markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
-    expect(savedPlanRefusal(saved, { ...here, stateId: 'state-2', seller: 'b' }, store)).toBe(
+    await markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
+    expect(await savedPlanRefusal(saved, { ...here, stateId: 'state-2', seller: 'b' }, store)).toBe(
       'the plan was made from another state db (state-1; this one is state-2): ' +
         'a saved plan applies only to the state it was made from',
     );
     const fresh = memoryMeta();
-    expect(savedPlanRefusal(saved, { ...here, marketplace: 'https://market.example' }, fresh)).toBe(
+    expect(await savedPlanRefusal(saved, { ...here, marketplace: 'https://market.example' }, fresh)).toBe(
       'the plan was made against http://127.0.0.1:1234, not https://market.example',
     );
-    expect(savedPlanRefusal(saved, { ...here, seller: 'seller-b' }, fresh)).toBe(
+    expect(await savedPlanRefusal(saved, { ...here, seller: 'seller-b' }, fresh)).toBe(
       'the plan was made for seller seller-a, not seller-b',
     );
   });

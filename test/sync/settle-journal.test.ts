@@ -27,13 +27,13 @@ afterEach(() => {
   store.close();
 });
 
-function interrupted(
+async function interrupted(
   op: 'create' | 'update' | 'recreate' | 'upload',
   externalId: string,
   kind: 'item' | 'image' = 'item',
-): number {
-  const entry = store.journalBegin({ runId: 'crashed-run', op, kind, keys: [externalId] });
-  store.journalSet(entry.id, 'sent');
+): Promise<number> {
+  const entry = await store.journalBegin({ runId: 'crashed-run', op, kind, keys: [externalId] });
+  await store.journalSet(entry.id, 'sent');
   return entry.id;
 }
 
@@ -41,50 +41,50 @@ describe('settling the journal at start', () => {
   it('adopts an interrupted create that did land, found by its external_id', async () => {
     const e = ext('i');
     const live = await raw.items.create(itemBody(e));
-    interrupted('create', e);
+    await interrupted('create', e);
     const out = await settleJournal(store, rec.client, silentLogger);
     expect(rec.calls).toEqual(['items.findByExternalId']);
     expect(out).toEqual({ settled: 1, adopted: 1, unsettled: [] });
-    expect(store.getOffer('item', e)).toMatchObject({ remoteId: live.id, managed: true, lastApplied: null });
-    expect(store.journalUnfinished()).toEqual([]);
+    expect(await store.getOffer('item', e)).toMatchObject({ remoteId: live.id, managed: true, lastApplied: null });
+    expect(await store.journalUnfinished()).toEqual([]);
   });
 
   it('forgets an interrupted create the lookup proves absent, so the plan creates it', async () => {
     const e = ext('i');
-    interrupted('create', e);
+    await interrupted('create', e);
     const out = await settleJournal(store, rec.client, silentLogger);
     expect(rec.calls).toEqual(['items.findByExternalId']);
     expect(out).toEqual({ settled: 1, adopted: 0, unsettled: [] });
-    expect(store.getOffer('item', e)).toBeUndefined();
-    expect(store.journalUnfinished()).toEqual([]);
+    expect(await store.getOffer('item', e)).toBeUndefined();
+    expect(await store.journalUnfinished()).toEqual([]);
   });
 
   it('leaves the entry unfinished and its key unconfirmed when the lookup fails', async () => {
     const e = ext('i');
-    const id = interrupted('create', e);
+    const id = await interrupted('create', e);
     sandbox.setFaults({ errorRate: 1 });
     const out = await settleJournal(store, rec.client, silentLogger);
     expect(out).toEqual({ settled: 0, adopted: 0, unsettled: [`item:${e}`] });
-    expect(store.journalUnfinished().map((j) => j.id)).toEqual([id]);
+    expect((await store.journalUnfinished()).map((j) => j.id)).toEqual([id]);
   });
 
   it('closes other interrupted writes without a request: the fresh snapshot shows what they did', async () => {
-    interrupted('update', ext('i'));
+    await interrupted('update', ext('i'));
     const out = await settleJournal(store, rec.client, silentLogger);
     expect(rec.calls).toEqual([]);
     expect(out.settled).toBe(1);
-    expect(store.journalUnfinished()).toEqual([]);
+    expect(await store.journalUnfinished()).toEqual([]);
   });
 
   it('looks up an interrupted re-create as a create, and keeps what was applied to the same offer', async () => {
     const e = ext('i');
     const live = await raw.items.create(itemBody(e));
-    store.upsertOffer('item', e, { remoteId: live.id, lastApplied: { price: 250 }, managed: true });
-    interrupted('recreate', e);
+    await store.upsertOffer('item', e, { remoteId: live.id, lastApplied: { price: 250 }, managed: true });
+    await interrupted('recreate', e);
     const out = await settleJournal(store, rec.client, silentLogger);
     expect(rec.calls).toEqual(['items.findByExternalId']);
     expect(out).toEqual({ settled: 1, adopted: 1, unsettled: [] });
-    expect(store.getOffer('item', e)).toMatchObject({
+    expect(await store.getOffer('item', e)).toMatchObject({
       remoteId: live.id,
       lastApplied: { price: 250 },
       remoteStatus: 'listed',
@@ -94,14 +94,14 @@ describe('settling the journal at start', () => {
   it('forgets what was applied to another offer of that external_id', async () => {
     const e = ext('i');
     const live = await raw.items.create(itemBody(e));
-    store.upsertOffer('item', e, { remoteId: live.id + 1000, lastApplied: { price: 250 }, managed: false });
-    interrupted('create', e);
+    await store.upsertOffer('item', e, { remoteId: live.id + 1000, lastApplied: { price: 250 }, managed: false });
+    await interrupted('create', e);
     await settleJournal(store, rec.client, silentLogger);
-    expect(store.getOffer('item', e)).toMatchObject({ remoteId: live.id, lastApplied: null, managed: true });
+    expect(await store.getOffer('item', e)).toMatchObject({ remoteId: live.id, lastApplied: null, managed: true });
   });
 
   it('closes an interrupted image upload without a lookup (an image has no external_id)', async () => {
-    interrupted('upload', 'sha-1', 'image');
+    await interrupted('upload', 'sha-1', 'image');
     const out = await settleJournal(store, rec.client, silentLogger);
     expect(rec.calls).toEqual([]);
     expect(out).toEqual({ settled: 1, adopted: 0, unsettled: [] });
