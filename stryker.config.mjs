@@ -21,10 +21,9 @@ export default {
     'src/log/**/*.ts',
     'src/catalogue/price.ts',
     'src/catalogue/identity.ts',
-    // The PostgreSQL store needs a server per test file; its behaviour is the sqlite store's, tested by the shared
-    // suite (test/state/state-store.test.ts) against both in npm test.
+    // The PostgreSQL database (its pool, its keyset view) needs a server per test file; the store itself is the
+    // sqlite one, tested by the shared suite (test/state/state-store.test.ts) against both in npm test.
     '!src/state/postgres-*.ts',
-    '!src/state/sync-postgres-connection.ts',
     // PostgreSQL-only too (the replicas' registry): test/e2e/replicas.test.ts runs it against a real server.
     '!src/state/replica-registry.ts',
     // Test support that lives in src/ for the tests' sake.

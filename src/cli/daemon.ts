@@ -4,7 +4,7 @@ import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-f
 import { sellersOf, type Config } from '../config/config.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { Replica } from '../daemon/replica.ts';
-import { openPostgresConnection } from '../state/postgres-state-store.ts';
+import { openPostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { ReplicaRegistry } from '../state/replica-registry.ts';
 import { cliLogger } from './cli-logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
@@ -113,22 +113,24 @@ export const command: Command = {
 async function runReplica(config: Config, io: CliIO): Promise<number> {
   const logger = cliLogger(config, io);
   const sellers = sellersOf(config);
-  const connection = config.state.url
-    ? openPostgresConnection(
-        { url: config.state.url, ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}) },
-        logger,
-      ).connection
+  const database = config.state.url
+    ? (
+        await openPostgresStateDatabase(
+          { url: config.state.url, ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}) },
+          logger,
+        )
+      ).database
     : undefined;
   const replica = new Replica({
     sellers: sellers.map((s) => s.seller),
-    registry: connection ? new ReplicaRegistry(connection) : null,
+    registry: database ? new ReplicaRegistry(database) : null,
     logger,
     leaseTtlMs: config.state.leaseTtlMs,
     health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
     async openSeller(seller, claim) {
       const sc = sellers.find((s) => s.seller === seller);
       if (!sc) throw new Error(`no seller ${seller}`);
-      const services = await openServices(sc, { logger, ...(connection ? { connection } : {}) });
+      const services = await openServices(sc, { logger, ...(database ? { database } : {}) });
       const daemon = new Daemon({
         deps: services.reconcileDeps,
         store: services.store,
@@ -163,7 +165,7 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
   } catch (err) {
     wait.release();
     await replica.stop();
-    connection?.close();
+    await database?.close();
     throw err;
   }
   io.stderr.write(
@@ -172,6 +174,6 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
   );
   await wait.stopped;
   await replica.stop();
-  connection?.close();
+  await database?.close();
   return EXIT.ok;
 }

@@ -11,7 +11,7 @@ import { RequestQueue } from '../queue/request-queue.ts';
 import { openSellerStateStore, type StateLocation } from '../state/open-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { capabilityUsable } from '../state/capability-reprobe.ts';
-import type { SyncPostgresConnection } from '../state/sync-postgres-connection.ts';
+import type { PostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-key.ts';
 import { errorMessage } from '../sync/errors.ts';
 import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
@@ -72,9 +72,9 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
   };
 }
 
-/** The seller's state; with PostgreSQL, over `connection` when the process shares one between sellers. */
-export function openStore(config: Config, logger: Logger, connection?: SyncPostgresConnection): StateStore {
-  return openSellerStateStore(stateLocation(config), config.seller, { logger, ...(connection ? { connection } : {}) });
+/** The seller's state; with PostgreSQL, on `database` when the process shares one pool between sellers. */
+export function openStore(config: Config, logger: Logger, database?: PostgresStateDatabase): Promise<StateStore> {
+  return openSellerStateStore(stateLocation(config), config.seller, { logger, ...(database ? { database } : {}) });
 }
 
 export function stateLocation(config: Config): StateLocation {
@@ -125,7 +125,7 @@ export interface ServiceObservers {
 
 export async function openServices(
   config: Config,
-  opts: { logger?: Logger; connection?: SyncPostgresConnection; observe?: ServiceObservers } = {},
+  opts: { logger?: Logger; database?: PostgresStateDatabase; observe?: ServiceObservers } = {},
 ): Promise<Services> {
   if (!config.apiKey) {
     throw new ConfigError(
@@ -140,7 +140,7 @@ export async function openServices(
   const logger = (opts.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({
     seller: config.seller,
   });
-  const store = openStore(config, logger, opts.connection);
+  const store = await openStore(config, logger, opts.database);
   const auto = config.rateLimit.ratePerSec === 'auto';
   const learnt = auto ? await loadLearntRate(store, Date.now()) : undefined;
   const tokens = await startTokens(store, config, Date.now(), learnt);

@@ -4,13 +4,12 @@ import { loadLearntRate } from './learnt-rate.ts';
 import { EXIT, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import type { Config } from '../config/config.ts';
-import { openPostgresConnection } from '../state/postgres-state-store.ts';
 import type { WriterLease } from '../state/records.ts';
-import type { SyncPostgresConnection } from '../state/sync-postgres-connection.ts';
+import { openPostgresStateDatabase, type PostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { chooseSellers } from './run-reconcile.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { silentLogger } from '../log/logger.ts';
-import { redactUrl } from '../state/sync-postgres-connection.ts';
+import { redactUrl } from '../state/postgres-error.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import { soldLogPath } from '../sync/sold-log.ts';
 import { openStore } from './services.ts';
@@ -48,10 +47,14 @@ export const command: Command = {
       throw err;
     }
     const first = sellers[0];
-    // With PostgreSQL, one connection serves every seller.
+    // With PostgreSQL, one pool serves every seller.
     const shared = first?.state.url
-      ? openPostgresConnection({ url: first.state.url, ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}) })
-          .connection
+      ? (
+          await openPostgresStateDatabase({
+            url: first.state.url,
+            ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}),
+          })
+        ).database
       : undefined;
     try {
       if (sellers.length === 1 && first) {
@@ -66,7 +69,7 @@ export const command: Command = {
       else io.stdout.write(all.map((a) => `== seller ${a.seller}\n${a.text}`).join('\n'));
       return EXIT.ok;
     } finally {
-      shared?.close();
+      await shared?.close();
     }
   },
 };
@@ -74,7 +77,7 @@ export const command: Command = {
 /** One seller's status, as text and as JSON. */
 async function sellerStatus(
   config: Config,
-  connection: SyncPostgresConnection | undefined,
+  database: PostgresStateDatabase | undefined,
 ): Promise<{ text: string; json: Record<string, unknown> }> {
   const where = config.state.url ? redactUrl(config.state.url) : config.state.path;
   if (!config.state.url && config.state.path !== ':memory:' && !existsSync(config.state.path)) {
@@ -83,7 +86,7 @@ async function sellerStatus(
       json: { state: config.state.path, offers: {} },
     };
   }
-  const store = openStore(config, silentLogger, connection);
+  const store = await openStore(config, silentLogger, database);
   try {
     const offers = await store.listOffers();
     const byKind: Record<string, Record<string, number>> = {};

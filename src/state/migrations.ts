@@ -1,154 +1,396 @@
-// Versioned, forward-only migrations, run when the state db opens. Each runs in its own transaction with
-// the version bump, so a crash leaves the db at the previous version or the next, never in between.
-// Append only: a released migration is never edited, a change is a new one.
-import type BetterSqlite3 from 'better-sqlite3';
+// The schema of the state db, for SQLite and PostgreSQL alike, run by kysely's Migrator when the store opens
+// (docs/architecture.md, State). Forward-only and append-only: a released migration is never edited.
+// Each migration also writes the version marker today's and older releases read (meta.schema_version in a
+// sqlite file, schema_migrations in PostgreSQL), so an older offersync refuses a db this one migrated.
+// A db made before the Migrator existed is known by that marker alone: its migrations are recorded as run.
+import { type Kysely, type Migration, Migrator, type MigrationResultSet, sql } from 'kysely';
+import type { StateDialectName } from './state-dialect-name.ts';
 
-export interface Migration {
+export interface StateMigration {
+  /** 1, 2, 3...: the marker an older offersync reads. */
   readonly version: number;
   readonly name: string;
-  readonly sql: string;
+  /** The marker this migration leaves, by dialect (PostgreSQL's first release held the sqlite's first two). */
+  readonly marker: Readonly<Record<StateDialectName, number>>;
+  readonly sql: Readonly<Record<StateDialectName, readonly string[]>>;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+const SQLITE_INITIAL = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`,
+  `CREATE TABLE offers (
+    kind TEXT NOT NULL CHECK (kind IN ('account', 'item', 'topup')),
+    external_id TEXT NOT NULL,
+    remote_id INTEGER,
+    last_applied TEXT,
+    credentials_hmac TEXT,
+    image_hashes TEXT NOT NULL DEFAULT '[]',
+    content_hash TEXT,
+    remote_status TEXT,
+    remote_updated_at INTEGER,
+    managed INTEGER NOT NULL DEFAULT 0 CHECK (managed IN (0, 1)),
+    source_file TEXT,
+    lossy_fields TEXT NOT NULL DEFAULT '[]',
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (kind, external_id)
+  ) WITHOUT ROWID`,
+  `CREATE INDEX offers_remote_id ON offers (remote_id)`,
+  `CREATE TABLE images (
+    sha256 TEXT PRIMARY KEY NOT NULL, remote_id INTEGER NOT NULL, url TEXT, uploaded_at INTEGER NOT NULL)`,
+  `CREATE TABLE runs (
+    id TEXT PRIMARY KEY NOT NULL, command TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER,
+    outcome TEXT, counts TEXT NOT NULL DEFAULT '{}')`,
+  `CREATE INDEX runs_started_at ON runs (started_at)`,
+  `CREATE TABLE journal (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    op TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    keys TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'done', 'failed')),
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  )`,
+  `CREATE INDEX journal_state ON journal (state)`,
+  `CREATE TABLE capabilities (
+    name TEXT PRIMARY KEY NOT NULL, usable INTEGER NOT NULL CHECK (usable IN (0, 1)), detail TEXT,
+    learnt_at INTEGER NOT NULL)`,
+  `CREATE TABLE lease (
+    id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, pid INTEGER NOT NULL, hostname TEXT NOT NULL,
+    expires_at INTEGER NOT NULL)`,
+];
+
+const POSTGRES_INITIAL = [
+  `CREATE TABLE IF NOT EXISTS schema_migrations
+    (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+  `CREATE TABLE offers (
+    seller TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('account', 'item', 'topup')),
+    external_id TEXT NOT NULL,
+    remote_id BIGINT,
+    last_applied TEXT,
+    credentials_hmac TEXT,
+    image_hashes TEXT NOT NULL DEFAULT '[]',
+    content_hash TEXT,
+    remote_status TEXT,
+    remote_updated_at BIGINT,
+    managed SMALLINT NOT NULL DEFAULT 0 CHECK (managed IN (0, 1)),
+    source_file TEXT,
+    lossy_fields TEXT NOT NULL DEFAULT '[]',
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (seller, kind, external_id)
+  )`,
+  `CREATE INDEX offers_remote_id ON offers (seller, remote_id)`,
+  `CREATE TABLE images (
+    seller TEXT NOT NULL, sha256 TEXT NOT NULL, remote_id BIGINT NOT NULL, url TEXT, uploaded_at BIGINT NOT NULL,
+    PRIMARY KEY (seller, sha256))`,
+  `CREATE TABLE runs (
+    seller TEXT NOT NULL, id TEXT NOT NULL, command TEXT NOT NULL, started_at BIGINT NOT NULL, ended_at BIGINT,
+    outcome TEXT, counts TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (seller, id))`,
+  `CREATE INDEX runs_started_at ON runs (seller, started_at)`,
+  `CREATE TABLE journal (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    seller TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    op TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    keys TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'done', 'failed')),
+    error TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
+  `CREATE INDEX journal_state ON journal (seller, state)`,
+  `CREATE TABLE capabilities (
+    seller TEXT NOT NULL, name TEXT NOT NULL, usable SMALLINT NOT NULL CHECK (usable IN (0, 1)), detail TEXT,
+    learnt_at BIGINT NOT NULL, PRIMARY KEY (seller, name))`,
+  `CREATE TABLE seller_meta (seller TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (seller, key))`,
+  // One writer per seller. epoch grows each time the lease changes hands: a write batch carries the epoch it
+  // was started under and is refused once another replica holds the seller (fencing).
+  `CREATE TABLE seller_leases (
+    seller TEXT PRIMARY KEY, holder TEXT NOT NULL, pid INTEGER NOT NULL, hostname TEXT NOT NULL,
+    scope TEXT NOT NULL DEFAULT '', epoch BIGINT NOT NULL, expires_at BIGINT NOT NULL)`,
+  // Live daemon replicas, for the fair share (sellers / live replicas, rounded up).
+  `CREATE TABLE replicas (
+    holder TEXT PRIMARY KEY, pid INTEGER NOT NULL, hostname TEXT NOT NULL, started_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL)`,
+];
+
+/**
+ * The sqlite file takes PostgreSQL's shape, so that one store writes the same SQL to both: a seller column
+ * first in every key ('' in a file, which holds one seller), seller_meta and seller_leases (with the epoch
+ * that fences writes). The old meta table keeps only the version marker, for older releases to read.
+ */
+const SQLITE_ONE_SCHEMA = [
+  `CREATE TABLE offers_next (
+    seller TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('account', 'item', 'topup')),
+    external_id TEXT NOT NULL,
+    remote_id INTEGER,
+    last_applied TEXT,
+    credentials_hmac TEXT,
+    image_hashes TEXT NOT NULL DEFAULT '[]',
+    content_hash TEXT,
+    remote_status TEXT,
+    remote_updated_at INTEGER,
+    managed INTEGER NOT NULL DEFAULT 0 CHECK (managed IN (0, 1)),
+    source_file TEXT,
+    lossy_fields TEXT NOT NULL DEFAULT '[]',
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (seller, kind, external_id)
+  ) WITHOUT ROWID`,
+  `INSERT INTO offers_next SELECT '', kind, external_id, remote_id, last_applied, credentials_hmac, image_hashes,
+    content_hash, remote_status, remote_updated_at, managed, source_file, lossy_fields, updated_at FROM offers`,
+  `DROP TABLE offers`,
+  `ALTER TABLE offers_next RENAME TO offers`,
+  `CREATE INDEX offers_remote_id ON offers (seller, remote_id)`,
+  `CREATE TABLE images_next (
+    seller TEXT NOT NULL, sha256 TEXT NOT NULL, remote_id INTEGER NOT NULL, url TEXT, uploaded_at INTEGER NOT NULL,
+    PRIMARY KEY (seller, sha256))`,
+  `INSERT INTO images_next SELECT '', sha256, remote_id, url, uploaded_at FROM images`,
+  `DROP TABLE images`,
+  `ALTER TABLE images_next RENAME TO images`,
+  `CREATE TABLE runs_next (
+    seller TEXT NOT NULL, id TEXT NOT NULL, command TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER,
+    outcome TEXT, counts TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (seller, id))`,
+  `INSERT INTO runs_next SELECT '', id, command, started_at, ended_at, outcome, counts FROM runs`,
+  `DROP TABLE runs`,
+  `ALTER TABLE runs_next RENAME TO runs`,
+  `CREATE INDEX runs_started_at ON runs (seller, started_at)`,
+  // The journal keeps its rows and its AUTOINCREMENT counter: ids never go back.
+  `ALTER TABLE journal ADD COLUMN seller TEXT NOT NULL DEFAULT ''`,
+  `DROP INDEX journal_state`,
+  `CREATE INDEX journal_state ON journal (seller, state)`,
+  `CREATE TABLE capabilities_next (
+    seller TEXT NOT NULL, name TEXT NOT NULL, usable INTEGER NOT NULL CHECK (usable IN (0, 1)), detail TEXT,
+    learnt_at INTEGER NOT NULL, PRIMARY KEY (seller, name))`,
+  `INSERT INTO capabilities_next SELECT '', name, usable, detail, learnt_at FROM capabilities`,
+  `DROP TABLE capabilities`,
+  `ALTER TABLE capabilities_next RENAME TO capabilities`,
+  `CREATE TABLE seller_meta (seller TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (seller, key))`,
+  `INSERT INTO seller_meta SELECT '', key, value FROM meta WHERE key <> 'schema_version'`,
+  `DELETE FROM meta WHERE key <> 'schema_version'`,
+  `CREATE TABLE seller_leases (
+    seller TEXT PRIMARY KEY, holder TEXT NOT NULL, pid INTEGER NOT NULL, hostname TEXT NOT NULL,
+    scope TEXT NOT NULL DEFAULT '', epoch INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
+  `INSERT INTO seller_leases SELECT '', holder, pid, hostname, scope, 1, expires_at FROM lease`,
+  `DROP TABLE lease`,
+];
+
+/**
+ * PostgreSQL sorts text by the database's locale unless told otherwise; offersync reads keys in byte order
+ * (as SQLite does), which these columns now use by default, so no query names a collation.
+ */
+const POSTGRES_ONE_SCHEMA = [
+  `ALTER TABLE offers ALTER COLUMN kind TYPE TEXT COLLATE "C", ALTER COLUMN external_id TYPE TEXT COLLATE "C"`,
+  `ALTER TABLE images ALTER COLUMN sha256 TYPE TEXT COLLATE "C"`,
+  `ALTER TABLE runs ALTER COLUMN id TYPE TEXT COLLATE "C"`,
+  `ALTER TABLE capabilities ALTER COLUMN name TYPE TEXT COLLATE "C"`,
+];
+
+export const MIGRATIONS: readonly StateMigration[] = [
   {
     version: 1,
     name: 'initial',
-    sql: `
-      CREATE TABLE offers (
-        kind TEXT NOT NULL CHECK (kind IN ('account', 'item', 'topup')),
-        external_id TEXT NOT NULL,
-        remote_id INTEGER,
-        last_applied TEXT,
-        credentials_hmac TEXT,
-        image_hashes TEXT NOT NULL DEFAULT '[]',
-        content_hash TEXT,
-        remote_status TEXT,
-        remote_updated_at INTEGER,
-        managed INTEGER NOT NULL DEFAULT 0 CHECK (managed IN (0, 1)),
-        source_file TEXT,
-        lossy_fields TEXT NOT NULL DEFAULT '[]',
-        updated_at INTEGER NOT NULL,
-        PRIMARY KEY (kind, external_id)
-      ) WITHOUT ROWID;
-      CREATE INDEX offers_remote_id ON offers (remote_id);
-
-      CREATE TABLE images (
-        sha256 TEXT PRIMARY KEY NOT NULL,
-        remote_id INTEGER NOT NULL,
-        url TEXT,
-        uploaded_at INTEGER NOT NULL
-      );
-
-      CREATE TABLE runs (
-        id TEXT PRIMARY KEY NOT NULL,
-        command TEXT NOT NULL,
-        started_at INTEGER NOT NULL,
-        ended_at INTEGER,
-        outcome TEXT,
-        counts TEXT NOT NULL DEFAULT '{}'
-      );
-      CREATE INDEX runs_started_at ON runs (started_at);
-
-      CREATE TABLE journal (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        run_id TEXT NOT NULL,
-        op TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        keys TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'done', 'failed')),
-        error TEXT,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
-      );
-      CREATE INDEX journal_state ON journal (state);
-
-      CREATE TABLE capabilities (
-        name TEXT PRIMARY KEY NOT NULL,
-        usable INTEGER NOT NULL CHECK (usable IN (0, 1)),
-        detail TEXT,
-        learnt_at INTEGER NOT NULL
-      );
-
-      CREATE TABLE lease (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        holder TEXT NOT NULL,
-        pid INTEGER NOT NULL,
-        hostname TEXT NOT NULL,
-        expires_at INTEGER NOT NULL
-      );
-    `,
+    marker: { sqlite: 1, postgres: 1 },
+    sql: { sqlite: SQLITE_INITIAL, postgres: POSTGRES_INITIAL },
   },
   {
     version: 2,
     name: 'lease-scope',
-    // Which pid namespace on which boot the holder's pid belongs to: only there does "that pid is gone"
-    // prove the holder dead, so only there is its lease taken over before it expires.
-    sql: `ALTER TABLE lease ADD COLUMN scope TEXT NOT NULL DEFAULT '';`,
+    // Which pid namespace on which boot the holder's pid belongs to: only there does "that pid is gone" prove
+    // the holder dead. PostgreSQL's first release had it already.
+    marker: { sqlite: 2, postgres: 1 },
+    sql: { sqlite: [`ALTER TABLE lease ADD COLUMN scope TEXT NOT NULL DEFAULT ''`], postgres: [] },
+  },
+  {
+    version: 3,
+    name: 'one-schema',
+    marker: { sqlite: 3, postgres: 3 },
+    sql: { sqlite: SQLITE_ONE_SCHEMA, postgres: POSTGRES_ONE_SCHEMA },
   },
 ];
 
 export const SCHEMA_VERSION_KEY = 'schema_version';
 
+/** The Migrator's own tables (the names are kysely's defaults with our prefix). */
+const MIGRATION_TABLE = 'state_migration';
+const MIGRATION_LOCK_TABLE = 'state_migration_lock';
+
+/** The advisory lock of every PostgreSQL migrator offersync ever ran: old and new replicas exclude each other. */
+const POSTGRES_MIGRATION_LOCK = 7_301_215_412;
+
 /** The db was written by a newer offersync: opening it could corrupt what that version relies on. */
 export class StateSchemaTooNewError extends Error {
   override readonly name = 'StateSchemaTooNewError';
   constructor(
+    /** The file, or the URL without its password. */
     readonly path: string,
     readonly found: number,
     readonly known: number,
+    dialect: StateDialectName = 'sqlite',
   ) {
     super(
       `state db ${path} has schema version ${found}, newer than this offersync knows (${known}); ` +
-        'upgrade offersync, or point state.path at another file',
+        (dialect === 'sqlite'
+          ? 'upgrade offersync, or point state.path at another file'
+          : 'upgrade offersync on every replica, or point state.url at another database'),
     );
   }
 }
 
-/** One line per migration, like kysely's migrator result set. */
+/** One line per migration, from the Migrator's result set. */
 export interface MigrationResult {
   readonly version: number;
   readonly name: string;
   readonly status: 'applied' | 'already-applied';
 }
 
-/**
- * Brings the db to the newest schema. The meta table is created outside the migrations: it holds the
- * version itself. BEGIN IMMEDIATE so that two processes opening a fresh db do not both migrate it.
- */
-export function migrate(
-  db: BetterSqlite3.Database,
-  path: string,
-  migrations: readonly Migration[] = MIGRATIONS,
-): MigrationResult[] {
-  db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)');
-  const readVersion = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
-  const writeVersion = db.prepare<[string, string]>(
-    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-  );
-  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  const current = () => Number(readVersion.get(SCHEMA_VERSION_KEY)?.value ?? 0);
-
-  const found = current();
-  if (found > known) throw new StateSchemaTooNewError(path, found, known);
-
-  const results: MigrationResult[] = [];
-  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-    const status = db
-      .transaction((): MigrationResult['status'] => {
-        // Read again inside the lock: another process may have migrated since.
-        const now = current();
-        if (now > known) throw new StateSchemaTooNewError(path, now, known);
-        if (now >= m.version) return 'already-applied';
-        db.exec(m.sql);
-        writeVersion.run(SCHEMA_VERSION_KEY, String(m.version));
-        return 'applied';
-      })
-      .immediate();
-    results.push({ version: m.version, name: m.name, status });
-  }
-  return results;
+export function latestSchemaVersion(migrations: readonly StateMigration[] = MIGRATIONS): number {
+  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
 }
 
-export function latestSchemaVersion(migrations: readonly Migration[] = MIGRATIONS): number {
-  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
+/** kysely's name of a migration: sorts in version order. */
+function migrationName(m: StateMigration): string {
+  return `${String(m.version).padStart(4, '0')}-${m.name}`;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
+type AnyDb = Kysely<any>;
+
+/** The version marker older releases read: 0 for a db that has none (a new one). */
+export async function schemaVersion(db: AnyDb, dialect: StateDialectName): Promise<number> {
+  if (dialect === 'sqlite') {
+    const t = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = 'meta'`.execute(db);
+    if (Number(t.rows[0]?.n ?? 0) === 0) return 0;
+    const r = await sql<{ value: string }>`SELECT value FROM meta WHERE key = ${SCHEMA_VERSION_KEY}`.execute(db);
+    return Number(r.rows[0]?.value ?? 0);
+  }
+  const t = await sql<{ t: string | null }>`SELECT to_regclass('schema_migrations')::text AS t`.execute(db);
+  if (t.rows[0]?.t == null) return 0;
+  const r = await sql<{ v: number | null }>`SELECT max(version) AS v FROM schema_migrations`.execute(db);
+  return Number(r.rows[0]?.v ?? 0);
+}
+
+async function writeMarker(db: AnyDb, dialect: StateDialectName, m: StateMigration): Promise<void> {
+  const marker = m.marker[dialect];
+  if (dialect === 'sqlite') {
+    await sql`INSERT INTO meta (key, value) VALUES (${SCHEMA_VERSION_KEY}, ${String(marker)})
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value`.execute(db);
+    return;
+  }
+  await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${marker}, ${m.name}, ${Date.now()})
+    ON CONFLICT (version) DO NOTHING`.execute(db);
+}
+
+function provider(dialect: StateDialectName, where: string, migrations: readonly StateMigration[]) {
+  const known = latestSchemaVersion(migrations);
+  const all: Record<string, Migration> = {};
+  for (const m of migrations)
+    all[migrationName(m)] = {
+      async up(db) {
+        if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${POSTGRES_MIGRATION_LOCK})`.execute(db);
+        // A newer offersync may have migrated since this one looked: stop rather than run over its schema.
+        const found = await schemaVersion(db, dialect);
+        if (found > known) throw new StateSchemaTooNewError(where, found, known, dialect);
+        for (const statement of m.sql[dialect]) await sql.raw(statement).execute(db);
+        await writeMarker(db, dialect, m);
+      },
+    };
+  return { getMigrations: async () => all };
+}
+
+/**
+ * Brings the db to the newest schema with kysely's Migrator, in one transaction (both dialects have
+ * transactional DDL): a crash leaves it as it was or migrated, never in between. Two processes opening a new db
+ * migrate it once: SQLite's write lock and PostgreSQL's advisory lock (the Migrator's) serialise them.
+ */
+export async function migrateState(
+  db: AnyDb,
+  dialect: StateDialectName,
+  where: string,
+  migrations: readonly StateMigration[] = MIGRATIONS,
+): Promise<MigrationResult[]> {
+  const known = latestSchemaVersion(migrations);
+  // Up to date (every open but the first after an upgrade): read only. A write lock here would also stall
+  // another connection of this process to a sqlite file, whose wait for it blocks the thread.
+  if (await upToDate(db, dialect, migrations))
+    return migrations.map((m) => ({ version: m.version, name: m.name, status: 'already-applied' }));
+  await adoptOlderRelease(db, dialect, where, migrations);
+  const migrator = new Migrator({
+    db,
+    provider: provider(dialect, where, migrations),
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+  // kysely runs PostgreSQL's migrations in a transaction of its own, not SQLite's (it does not count on
+  // transactional DDL there, which SQLite has): one write transaction around them all, taken at once.
+  if (dialect === 'sqlite') await sql`BEGIN IMMEDIATE`.execute(db);
+  let set: MigrationResultSet;
+  try {
+    set = await migrator.migrateToLatest();
+  } finally {
+    if (dialect === 'sqlite') await sql.raw(set! && !set.error ? 'COMMIT' : 'ROLLBACK').execute(db);
+  }
+  if (set.error) {
+    if (set.error instanceof StateSchemaTooNewError) throw set.error;
+    const failed = set.results?.find((r) => r.status === 'Error')?.migrationName;
+    const cause = set.error instanceof Error ? set.error.message : String(set.error);
+    // A name the Migrator does not know is a migration of a newer release.
+    const newer = /previously executed migration .* is missing/.test(cause);
+    if (newer) throw new StateSchemaTooNewError(where, await schemaVersion(db, dialect), known, dialect);
+    throw new Error(`state db ${where}: migration ${failed ?? '(none)'} failed, nothing changed: ${cause}`, {
+      cause: set.error,
+    });
+  }
+  const applied = new Set((set.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName));
+  return migrations.map((m) => ({
+    version: m.version,
+    name: m.name,
+    status: applied.has(migrationName(m)) ? 'applied' : 'already-applied',
+  }));
+}
+
+/** The marker says the newest version and the Migrator's table names every migration. */
+async function upToDate(db: AnyDb, dialect: StateDialectName, migrations: readonly StateMigration[]): Promise<boolean> {
+  const known = latestSchemaVersion(migrations);
+  if ((await schemaVersion(db, dialect)) !== known) return false;
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === MIGRATION_TABLE)) return false;
+  const rows = await db.selectFrom(MIGRATION_TABLE).select('name').execute();
+  const ran = new Set(rows.map((r) => String(r.name)));
+  return migrations.every((m) => ran.has(migrationName(m)));
+}
+
+/**
+ * A db an offersync before the Migrator made has only the version marker: its migrations are recorded in the
+ * Migrator's table as run, so that only the newer ones run. Refuses a db a newer offersync wrote.
+ */
+async function adoptOlderRelease(
+  db: AnyDb,
+  dialect: StateDialectName,
+  where: string,
+  migrations: readonly StateMigration[],
+): Promise<void> {
+  const known = latestSchemaVersion(migrations);
+  await db.transaction().execute(async (trx) => {
+    if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${POSTGRES_MIGRATION_LOCK})`.execute(trx);
+    const found = await schemaVersion(trx, dialect);
+    if (found > known) throw new StateSchemaTooNewError(where, found, known, dialect);
+    if (found === 0) return;
+    await trx.schema
+      .createTable(MIGRATION_TABLE)
+      .ifNotExists()
+      .addColumn('name', 'varchar(255)', (c) => c.notNull().primaryKey())
+      .addColumn('timestamp', 'varchar(255)', (c) => c.notNull())
+      .execute();
+    const at = new Date().toISOString();
+    for (const m of migrations)
+      if (m.marker[dialect] <= found)
+        await trx
+          .insertInto(MIGRATION_TABLE)
+          .values({ name: migrationName(m), timestamp: at })
+          .onConflict((oc) => oc.column('name').doNothing())
+          .execute();
+  });
 }

@@ -1,11 +1,16 @@
-// Which StateStore a configuration asks for: PostgreSQL when it names a URL, else the sqlite file.
+// Opens a seller's StateStore where the configuration keeps it: PostgreSQL when it names a URL, else the sqlite
+// file. Both are the one kysely store (kysely-state-store.ts) on a StateDatabase of their dialect.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Logger } from '../log/logger.ts';
-import { openPostgresStateStore } from './postgres-state-store.ts';
-import { openStateStore } from './sqlite-state-store.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import { KyselyStateStore } from './kysely-state-store.ts';
+import {
+  openPostgresStateDatabase,
+  type PostgresStateDatabase,
+  type PostgresStateOptions,
+} from './postgres-state-database.ts';
+import { FILE_SELLER, openSqliteStateDatabase } from './sqlite-state-database.ts';
 import type { StateStore } from './state-store.ts';
-import type { SyncPostgresConnection } from './sync-postgres-connection.ts';
 
 export interface StateLocation {
   /** The sqlite file (or ':memory:'); unused with a URL. */
@@ -18,16 +23,71 @@ export interface StateLocation {
   readonly keepRuns?: number;
 }
 
+export interface OpenStateStoreOptions {
+  /** Default: silent. */
+  readonly logger?: Logger;
+  /** Epoch ms; tests pass a fake. Default Date.now. */
+  readonly now?: () => number;
+  /** How long a write waits for another process's lock before failing (sqlite). Default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+  /** Run history kept by pruneHistory: the newest runs, with their settled journal entries. Default 200. */
+  readonly keepRuns?: number;
+}
+
 /** True when the state lives in PostgreSQL. */
 export function isPostgres(loc: StateLocation): boolean {
   return loc.url !== '';
 }
 
-export function openSellerStateStore(
+/** The sqlite state db at `path` (':memory:' or '' for a private one), migrated; close() closes the file. */
+export async function openStateStore(path: string, opts: OpenStateStoreOptions = {}): Promise<KyselyStateStore> {
+  const { database, migrations } = await openSqliteStateDatabase(path, {
+    ...(opts.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: opts.busyTimeoutMs }),
+  });
+  const log = (opts.logger ?? silentLogger).child({ component: 'state', path });
+  for (const m of migrations)
+    if (m.status === 'applied') log.info({ version: m.version, name: m.name }, 'state db migrated');
+  try {
+    return new KyselyStateStore(database, FILE_SELLER, {
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.keepRuns === undefined ? {} : { keepRuns: opts.keepRuns }),
+      ownsDatabase: true,
+      migrations,
+    });
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}
+
+const SELLER_ID = /^[a-z0-9-]+$/;
+
+/**
+ * One seller's state in PostgreSQL: on `database` when given (many sellers share one pool; its owner closes it),
+ * else on a pool of its own that close() ends.
+ */
+export async function openPostgresStateStore(
+  seller: string,
+  conn: PostgresStateOptions,
+  opts: Omit<OpenStateStoreOptions, 'busyTimeoutMs'> & { readonly database?: PostgresStateDatabase } = {},
+): Promise<KyselyStateStore> {
+  if (!SELLER_ID.test(seller)) throw new Error(`seller id "${seller}": expected lowercase letters, digits and -`);
+  const own = opts.database ? undefined : await openPostgresStateDatabase(conn, opts.logger);
+  const database = opts.database ?? own?.database;
+  if (!database) throw new Error('state db: no PostgreSQL database');
+  return new KyselyStateStore(database, seller, {
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.keepRuns === undefined ? {} : { keepRuns: opts.keepRuns }),
+    ownsDatabase: own !== undefined,
+    ...(own ? { migrations: own.migrations } : {}),
+  });
+}
+
+export async function openSellerStateStore(
   loc: StateLocation,
   seller: string,
-  opts: { readonly logger: Logger; readonly connection?: SyncPostgresConnection },
-): StateStore {
+  opts: { readonly logger: Logger; readonly database?: PostgresStateDatabase },
+): Promise<StateStore> {
   if (isPostgres(loc)) {
     return openPostgresStateStore(
       seller,
@@ -35,10 +95,11 @@ export function openSellerStateStore(
       {
         logger: opts.logger,
         ...(loc.keepRuns ? { keepRuns: loc.keepRuns } : {}),
-        ...(opts.connection ? { connection: opts.connection } : {}),
+        ...(opts.database ? { database: opts.database } : {}),
       },
     );
   }
   if (loc.path !== ':memory:') mkdirSync(dirname(loc.path), { recursive: true, mode: 0o700 });
   return openStateStore(loc.path, { logger: opts.logger, ...(loc.keepRuns ? { keepRuns: loc.keepRuns } : {}) });
 }
+export { KyselyStateStore } from './kysely-state-store.ts';

@@ -234,6 +234,6 @@ export function toRunRecord(r: Row<RunsTable>): RunRecord {
   };
 }
 
-export function toWriterLease(r: Row<LeaseTable>): WriterLease {
+export function toWriterLease(r: Readonly<LeaseTable>): WriterLease {
   return { holder: r.holder, pid: r.pid, hostname: r.hostname, scope: r.scope, expiresAt: r.expires_at };
 }

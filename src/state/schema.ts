@@ -1,6 +1,8 @@
-// The tables of the state db as kysely sees them: column names and SQLite storage types. JSON columns
-// are TEXT; booleans are INTEGER 0/1 (better-sqlite3 binds neither booleans nor objects). The DDL that
-// creates them is in migrations.ts; the mapping to the records the rest of offersync uses is in rows.ts.
+// The tables of the state db as kysely sees them, the same in SQLite and PostgreSQL: every row is keyed by
+// seller first (one PostgreSQL database serves many sellers; a sqlite file holds one, under seller '').
+// JSON columns are TEXT; booleans are INTEGER 0/1 (better-sqlite3 binds neither booleans nor objects); epoch
+// milliseconds are BIGINT in PostgreSQL, read back as numbers. The DDL is in state-migrations.ts; the mapping
+// to the records the rest of offersync uses is in rows.ts.
 import type { Generated } from 'kysely';
 
 export interface OffersTable {
@@ -65,8 +67,6 @@ export interface MetaTable {
 }
 
 export interface LeaseTable {
-  /** Always 1: the table holds one row at most. */
-  id: number;
   holder: string;
   pid: number;
   hostname: string;
@@ -75,12 +75,32 @@ export interface LeaseTable {
   expires_at: number;
 }
 
+/** Whose row it is: a seller id in PostgreSQL, '' in a sqlite file. */
+interface SellerColumn {
+  seller: string;
+}
+
+export interface SellerLeasesTable extends LeaseTable, SellerColumn {
+  /** Grows each time the lease changes hands: a write batch is fenced by the epoch it started under. */
+  epoch: number;
+}
+
+/** Live daemon replicas (PostgreSQL), for the fair share of sellers. */
+export interface ReplicasTable {
+  holder: string;
+  pid: number;
+  hostname: string;
+  started_at: number;
+  expires_at: number;
+}
+
 export interface Database {
-  offers: OffersTable;
-  images: ImagesTable;
-  runs: RunsTable;
-  journal: JournalTable;
-  capabilities: CapabilitiesTable;
-  meta: MetaTable;
-  lease: LeaseTable;
+  offers: OffersTable & SellerColumn;
+  images: ImagesTable & SellerColumn;
+  runs: RunsTable & SellerColumn;
+  journal: JournalTable & SellerColumn;
+  capabilities: CapabilitiesTable & SellerColumn;
+  seller_meta: MetaTable & SellerColumn;
+  seller_leases: SellerLeasesTable;
+  replicas: ReplicasTable;
 }

@@ -22,6 +22,8 @@ export interface WriterLeaseOptions {
   readonly onLost?: (heldBy: WriterLease) => void;
   /** Called when a heartbeat cannot reach the store; it tries again at the next beat. */
   readonly onRenewError?: (err: unknown) => void;
+  /** Called after each renewal the store confirmed (the store answers again after an outage). */
+  readonly onRenewed?: () => void;
   /** Aborting stops a wait: acquireWriterLease rejects with the signal's reason. */
   readonly signal?: AbortSignal;
   /** Default: a new random instance id with this process's pid, host name and scope. */
@@ -98,6 +100,7 @@ function hold(store: LeaseStore, claim: LeaseClaim, opts: WriterLeaseOptions): H
   const renew = async () => {
     try {
       const renewed = await store.acquireLease(claim, opts.ttlMs);
+      if (renewed.ok) opts.onRenewed?.();
       if (renewed.ok || stopped) return;
       clearInterval(beat);
       lost.abort(new LeaseLostError(renewed.heldBy));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OfferView } from '../../src/state/offer-view.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { plan } from '../../src/sync/planner.ts';
 import type { KindSnapshot } from '../../src/sync/remote-snapshot.ts';
 import { PLANNER_OPTIONS } from '../support/planner-options.ts';
@@ -94,7 +94,7 @@ const snap = (offers: Map<string, RemoteOffer>): KindSnapshot => ({
 });
 
 const dir = mkdtempSync(join(tmpdir(), 'offersync-bench-plan-'));
-const store = openStateStore(join(dir, 'state.db'));
+const store = await openStateStore(join(dir, 'state.db'));
 await store.upsertOffers(state.map(({ kind, externalId, updatedAt: _u, ...patch }) => ({ kind, externalId, patch })));
 
 function measure(label: string, view: readonly OfferRecord[] | OfferView): boolean {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadLearntRate, saveLearntRate, startRate } from '../../src/cli/learnt-rate.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 
 const NOW = 1_800_000_000_000;
 const DAY = 24 * 60 * 60 * 1000;
@@ -12,7 +12,7 @@ describe('learnt rate', () => {
   const fixed = loadConfig({ env: {}, overrides: { rateLimit: { ratePerSec: 7 } } });
 
   it('a new state db starts auto at the safe start; a configured rate always starts there', async () => {
-    const store = openStateStore(':memory:');
+    const store = await openStateStore(':memory:');
     expect(auto.rateLimit.ratePerSec).toBe('auto');
     expect(startRate(auto, await loadLearntRate(store, NOW))).toBe(5);
     await saveLearntRate(store, undefined, { currentRate: 48, holdRate: null }, NOW);
@@ -22,7 +22,7 @@ describe('learnt rate', () => {
   });
 
   it('keeps a hold for a day from when it was found, then lets the climb look again', async () => {
-    const store = openStateStore(':memory:');
+    const store = await openStateStore(':memory:');
     await saveLearntRate(store, undefined, { currentRate: 45, holdRate: 45 }, NOW);
     const next = await loadLearntRate(store, NOW + DAY / 2);
     expect(next).toEqual({ ratePerSec: 45, hold: { ratePerSec: 45, at: NOW } });
@@ -33,7 +33,7 @@ describe('learnt rate', () => {
   });
 
   it('ignores a value it cannot read', async () => {
-    const store = openStateStore(':memory:');
+    const store = await openStateStore(':memory:');
     await store.setMeta('queue.learntRate', '{"ratePerSec": -1}');
     expect(await loadLearntRate(store, NOW)).toBeUndefined();
     await store.setMeta('queue.learntRate', 'not json');

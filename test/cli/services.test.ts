@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startTokens } from '../../src/cli/services.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 
 describe('startTokens', () => {
   const config = loadConfig({ env: {}, overrides: { rateLimit: { ratePerSec: 10, burst: 8 } } });
@@ -13,7 +13,7 @@ describe('startTokens', () => {
     ['a run that ended long ago', 60_000, 8],
     ['a clock that went backwards', -5_000, 0],
   ])('%s', async (_name, agoMs, expected) => {
-    const store = openStateStore(':memory:');
+    const store = await openStateStore(':memory:');
     const now = 1_800_000_000_000;
     if (agoMs !== null) await store.setMeta('queue.lastRequestAt', String(now - agoMs));
     expect(await startTokens(store, config, now)).toBeCloseTo(expected, 6);

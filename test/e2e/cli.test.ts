@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CLI } from '../support/cli.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
@@ -166,7 +166,7 @@ describe('offersync CLI against the sandbox process', { timeout: 120_000 }, () =
   });
 
   it('a held writer lease exits 4 at once, or after --lock-timeout; a bad duration exits 2', async () => {
-    const store = openStateStore(join(dir, 'state', 'state.db'));
+    const store = await openStateStore(join(dir, 'state', 'state.db'));
     const claim = { holder: 'busy-instance', pid: 77, hostname: 'cron-host', scope: 'another-boot' };
     expect((await store.acquireLease(claim, 60_000)).ok).toBe(true);
     try {

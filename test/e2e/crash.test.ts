@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CLI } from '../support/cli.ts';
 
 const KEY = 'crash-test-key-987';
@@ -119,7 +119,7 @@ describe('crash safety', () => {
       expect(a.price).toBe(1000 + i + 7);
     }
 
-    const store = openStateStore(join(dir, 'state', 'state.db'));
+    const store = await openStateStore(join(dir, 'state', 'state.db'));
     try {
       const byKey = new Map((await store.listOffers()).map((o) => [`${o.kind}:${o.externalId}`, o]));
       for (const [kind, rows] of [

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import type { RunReport } from '../../src/sync/run-report.ts';
 import { CLI } from '../support/cli.ts';
 
@@ -82,7 +82,7 @@ describe('stop signals', { timeout: 120_000 }, () => {
     expect(run.stderr()).toMatch(/SIGTERM: stopping\. No further write is started/);
     const created = sandbox.dump().items.length;
     expect(created).toBeLessThan(OFFERS);
-    const store = openStateStore(join(dir, 'state', 'state.db'));
+    const store = await openStateStore(join(dir, 'state', 'state.db'));
     expect(await store.journalUnfinished()).toEqual([]);
     const stopped = (await store.listRuns(1))[0];
     expect(stopped?.outcome).toBe('stopped');

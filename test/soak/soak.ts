@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CLI } from '../support/cli.ts';
 
 const KEY = 'soak-key-4242';
@@ -442,7 +442,7 @@ function checkRemote(dump: Dump, files: readonly CatalogueFile[]): string[] {
 
 async function checkState(statePath: string, dump: Dump, files: readonly CatalogueFile[]): Promise<string[]> {
   const out: string[] = [];
-  const store = openStateStore(statePath);
+  const store = await openStateStore(statePath);
   try {
     const byKey = new Map((await store.listOffers()).map((o) => [`${o.kind}:${o.externalId}`, o]));
     for (const kind of KINDS) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LeaseClaim } from '../../src/state/records.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 
 const lease = (holder: string, pid = 100): LeaseClaim => ({ holder, pid, hostname: 'host-a', scope: '' });
 const TTL = 60_000;
@@ -16,7 +16,7 @@ afterEach(() => {
 describe('writer lease', () => {
   it('is taken when free, refused to a second holder (who holds it, until when), renewed by its holder', async () => {
     let now = 1_000_000;
-    const store = openStateStore(':memory:', { now: () => now });
+    const store = await openStateStore(':memory:', { now: () => now });
     expect(await store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true, expiresAt: 1_000_000 + TTL });
     expect(await store.acquireLease(lease('two', 22), TTL)).toEqual({
       ok: false,
@@ -32,7 +32,7 @@ describe('writer lease', () => {
 
   it('expires on its own, so a killed holder does not lock others out', async () => {
     let now = 1_000_000;
-    const store = openStateStore(':memory:', { now: () => now });
+    const store = await openStateStore(':memory:', { now: () => now });
     await store.acquireLease(lease('killed'), TTL);
     now += TTL - 1;
     expect((await store.acquireLease(lease('next'), TTL)).ok).toBe(false);
@@ -45,7 +45,7 @@ describe('writer lease', () => {
   });
 
   it('is released only by its holder', async () => {
-    const store = openStateStore(':memory:');
+    const store = await openStateStore(':memory:');
     await store.acquireLease(lease('one'), TTL);
     await store.releaseLease('two');
     expect((await store.acquireLease(lease('two'), TTL)).ok).toBe(false);
@@ -59,8 +59,8 @@ describe('writer lease', () => {
     const dir = mkdtempSync(join(tmpdir(), 'offersync-lease-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const a = openStateStore(path);
-    const b = openStateStore(path);
+    const a = await openStateStore(path);
+    const b = await openStateStore(path);
     expect((await a.acquireLease(lease('a', 1), TTL)).ok).toBe(true);
     const refused = await b.acquireLease(lease('b', 2), TTL);
     expect(refused.ok).toBe(false);

@@ -2,15 +2,16 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   latestSchemaVersion,
-  migrate,
   MIGRATIONS,
+  migrateState,
+  type StateMigration,
   StateSchemaTooNewError,
-  type Migration,
 } from '../../src/state/migrations.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -27,48 +28,78 @@ const tables = (db: BetterSqlite3.Database) =>
       .all() as { name: string }[]
   ).map((r) => r.name);
 
+/** A migration of the sqlite dialect only, for the migrator's own tests. */
+const sqliteOnly = (version: number, name: string, ...statements: string[]): StateMigration => ({
+  version,
+  name,
+  marker: { sqlite: version, postgres: version },
+  sql: { sqlite: [`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)`, ...statements], postgres: [] },
+});
+
+/** kysely over a private sqlite db, and the db itself to look at. */
+function memoryDb() {
+  const raw = new BetterSqlite3(':memory:');
+  // biome-ignore lint/suspicious/noExplicitAny: migrations run before any typed schema
+  return { raw, db: new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) }) };
+}
+
 describe('migrations', () => {
   it('creates every table in an empty file, and reopening changes nothing', async () => {
     const path = join(dir, 'state.db');
-    const first = openStateStore(path);
+    const first = await openStateStore(path);
     expect(first.migrations).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name, status: 'applied' })));
     expect(await first.getMeta('schema_version')).toBe(String(latestSchemaVersion()));
     await first.upsertOffer('item', 'a', { remoteId: 1 });
-    first.close();
+    await first.close();
 
-    const again = openStateStore(path);
+    const again = await openStateStore(path);
     expect(again.migrations.every((m) => m.status === 'already-applied')).toBe(true);
     expect((await again.getOffer('item', 'a'))?.remoteId).toBe(1);
-    again.close();
+    await again.close();
 
     const db = new BetterSqlite3(path, { readonly: true });
-    expect(tables(db)).toEqual(['capabilities', 'images', 'journal', 'lease', 'meta', 'offers', 'runs']);
+    expect(tables(db)).toEqual([
+      'capabilities',
+      'images',
+      'journal',
+      'meta',
+      'offers',
+      'runs',
+      'seller_leases',
+      'seller_meta',
+      'state_migration',
+      'state_migration_lock',
+    ]);
     const indexes = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string }[]
     ).map((r) => r.name);
-    expect(indexes).toEqual(expect.arrayContaining(['offers_remote_id', 'journal_state']));
+    expect(indexes).toEqual(expect.arrayContaining(['offers_remote_id', 'journal_state', 'runs_started_at']));
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
   });
 
-  it('refuses a db written by a newer offersync, saying which versions', () => {
+  it('refuses a db written by a newer offersync, saying which versions', async () => {
     const path = join(dir, 'state.db');
-    openStateStore(path).close();
+    await (await openStateStore(path)).close();
     const db = new BetterSqlite3(path);
     db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
     db.close();
-    expect(() => openStateStore(path)).toThrow(StateSchemaTooNewError);
-    expect(() => openStateStore(path)).toThrow(
+    await expect(openStateStore(path)).rejects.toThrow(StateSchemaTooNewError);
+    await expect(openStateStore(path)).rejects.toThrow(
       `schema version 99, newer than this offersync knows (${latestSchemaVersion()})`,
     );
   });
 
-  it('tells what to do about a newer db: upgrade, or another state.path', () => {
-    const db = new BetterSqlite3(':memory:');
-    migrate(db, '/srv/state.db', [{ version: 3, name: 'three', sql: 'SELECT 1' }]);
+  it('tells what to do about a newer db: upgrade, or another state.path', async () => {
+    const { db } = memoryDb();
+    await migrateState(db, 'sqlite', '/srv/state.db', [
+      sqliteOnly(1, 'one'),
+      sqliteOnly(2, 'two'),
+      sqliteOnly(3, 'three'),
+    ]);
     let err: unknown;
     try {
-      migrate(db, '/srv/state.db', [{ version: 1, name: 'one', sql: 'SELECT 1' }]);
+      await migrateState(db, 'sqlite', '/srv/state.db', [sqliteOnly(1, 'one')]);
     } catch (e) {
       err = e;
     }
@@ -78,47 +109,52 @@ describe('migrations', () => {
       'state db /srv/state.db has schema version 3, newer than this offersync knows (1); ' +
         'upgrade offersync, or point state.path at another file',
     );
+    await db.destroy();
   });
 
-  it('stops when a newer offersync migrated the db meanwhile, rather than calling the rest already applied', () => {
-    const db = new BetterSqlite3(':memory:');
+  it('stops when a newer offersync migrated the db meanwhile, not calling the rest already applied', async () => {
+    const { raw, db } = memoryDb();
     // The other process, in a trigger: as soon as version 1 is written, the db is at version 9.
-    const v1: Migration = {
-      version: 1,
-      name: 'one',
-      sql: `CREATE TRIGGER newer AFTER INSERT ON meta WHEN NEW.key = 'schema_version'
-            BEGIN UPDATE meta SET value = '9' WHERE key = 'schema_version'; END`,
-    };
-    const v2: Migration = { version: 2, name: 'two', sql: 'CREATE TABLE b (y INTEGER)' };
-    expect(() => migrate(db, ':memory:', [v1, v2])).toThrow('schema version 9, newer than this offersync knows (2)');
-    expect(tables(db)).toEqual(['meta']);
+    raw.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+      CREATE TRIGGER newer AFTER INSERT ON meta WHEN NEW.key = 'schema_version'
+      BEGIN UPDATE meta SET value = '9' WHERE key = 'schema_version'; END`);
+    const two = sqliteOnly(2, 'two', 'CREATE TABLE b (y INTEGER)');
+    await expect(migrateState(db, 'sqlite', ':memory:', [sqliteOnly(1, 'one'), two])).rejects.toThrow(
+      'schema version 9, newer than this offersync knows (2)',
+    );
+    expect(tables(raw)).not.toContain('b');
+    await db.destroy();
   });
 
   it('names the migrations of this release', () => {
     expect(MIGRATIONS.map((m) => [m.version, m.name])).toEqual([
       [1, 'initial'],
       [2, 'lease-scope'],
+      [3, 'one-schema'],
     ]);
   });
 
-  it('applies only the migrations a db lacks, in order, each with its version bump', () => {
-    const db = new BetterSqlite3(':memory:');
-    const v1: Migration = { version: 1, name: 'one', sql: 'CREATE TABLE a (x INTEGER)' };
-    const v2: Migration = { version: 2, name: 'two', sql: 'CREATE TABLE b (y INTEGER)' };
-    expect(migrate(db, ':memory:', [v1]).map((r) => r.status)).toEqual(['applied']);
-    expect(migrate(db, ':memory:', [v2, v1])).toEqual([
+  it('applies only the migrations a db lacks, in order, each with its version bump', async () => {
+    const { raw, db } = memoryDb();
+    const v1 = sqliteOnly(1, 'one', 'CREATE TABLE a (x INTEGER)');
+    const v2 = sqliteOnly(2, 'two', 'CREATE TABLE b (y INTEGER)');
+    expect((await migrateState(db, 'sqlite', ':memory:', [v1])).map((r) => r.status)).toEqual(['applied']);
+    expect(await migrateState(db, 'sqlite', ':memory:', [v1, v2])).toEqual([
       { version: 1, name: 'one', status: 'already-applied' },
       { version: 2, name: 'two', status: 'applied' },
     ]);
-    expect(tables(db)).toEqual(['a', 'b', 'meta']);
+    expect(tables(raw).filter((t) => !t.startsWith('state_migration'))).toEqual(['a', 'b', 'meta']);
+    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('2');
+    await db.destroy();
   });
 
-  it('rolls a failing migration back whole, version included', () => {
-    const db = new BetterSqlite3(':memory:');
-    const bad: Migration = { version: 1, name: 'bad', sql: 'CREATE TABLE a (x INTEGER); CREATE TABLE oops (' };
-    expect(() => migrate(db, ':memory:', [bad])).toThrow();
-    expect(tables(db)).toEqual(['meta']);
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toBeUndefined();
+  it('rolls a failing migration back whole, version included', async () => {
+    const { raw, db } = memoryDb();
+    const bad = sqliteOnly(1, 'bad', 'CREATE TABLE a (x INTEGER)', 'CREATE TABLE oops (');
+    await expect(migrateState(db, 'sqlite', ':memory:', [bad])).rejects.toThrow(/migration 0001-bad failed/);
+    // The Migrator's own tables too: nothing of the attempt is left.
+    expect(tables(raw)).toEqual([]);
+    await db.destroy();
   });
 
   it('has strictly increasing versions from 1', () => {
@@ -129,17 +165,17 @@ describe('migrations', () => {
 describe('state db file', () => {
   it('is created with mode 0600, and so are its -wal and -shm', async () => {
     const path = join(dir, 'state.db');
-    const store = openStateStore(path);
+    const store = await openStateStore(path);
     await store.upsertOffer('account', 'a', { managed: true });
     for (const f of [path, `${path}-wal`, `${path}-shm`]) expect(statSync(f).mode & 0o777).toBe(0o600);
-    store.close();
+    await store.close();
   });
 
-  it('tightens an existing file that others could read', () => {
+  it('tightens an existing file that others could read', async () => {
     const path = join(dir, 'state.db');
     writeFileSync(path, '');
     chmodSync(path, 0o644);
-    openStateStore(path).close();
+    await (await openStateStore(path)).close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 });

@@ -4,13 +4,13 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
-import { isPostgres, openSellerStateStore } from '../../src/state/open-state-store.ts';
-import { openPostgresConnection, PostgresStateStore } from '../../src/state/postgres-state-store.ts';
-import { SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { isPostgres, KyselyStateStore, openSellerStateStore } from '../../src/state/open-state-store.ts';
+import { PostgresError } from '../../src/state/postgres-error.ts';
+import { openPostgresStateDatabase } from '../../src/state/postgres-state-database.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
-import { PostgresError } from '../../src/state/sync-postgres-connection.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 
 /** A logger whose JSON lines the test reads. */
@@ -45,9 +45,9 @@ describe('openSellerStateStore without a URL', () => {
     const loc = { path, url: '', keepRuns: 1 };
     expect(isPostgres(loc)).toBe(false);
     const { logger, lines } = memoryLogger();
-    const store = openSellerStateStore(loc, 'shop-1', { logger });
-    expect(store).toBeInstanceOf(SqliteStateStore);
-    expect((store as SqliteStateStore).path).toBe(path);
+    const store = await openSellerStateStore(loc, 'shop-1', { logger });
+    expect(store).toBeInstanceOf(KyselyStateStore);
+    expect((store as KyselyStateStore).path).toBe(path);
     expect(statSync(folder).mode & 0o777).toBe(0o700);
     expect(lines.filter((l) => l.msg === 'state db migrated').length).toBeGreaterThan(0);
     await threeRuns(store);
@@ -55,14 +55,14 @@ describe('openSellerStateStore without a URL', () => {
     await store.upsertOffer('item', 'sku-1', { remoteId: 7 });
     store.close();
     // The file is the state: opened again, it holds what was written.
-    const again = openSellerStateStore(loc, 'shop-1', { logger });
+    const again = await openSellerStateStore(loc, 'shop-1', { logger });
     expect((await again.getOffer('item', 'sku-1'))?.remoteId).toBe(7);
     again.close();
   });
 
   it('keeps 200 runs when keepRuns is not set, and needs no folder for :memory:', async () => {
     const { logger } = memoryLogger();
-    const store = openSellerStateStore({ path: ':memory:', url: '' }, 'shop-1', { logger });
+    const store = await openSellerStateStore({ path: ':memory:', url: '' }, 'shop-1', { logger });
     await threeRuns(store);
     expect((await store.pruneHistory()).runs).toBe(0);
     store.close();
@@ -70,14 +70,14 @@ describe('openSellerStateStore without a URL', () => {
 });
 
 describe('openSellerStateStore with a URL', () => {
-  it('opens PostgreSQL, not the file: an unreachable server is named without its password, no folder made', () => {
+  it('opens PostgreSQL, not the file: an unreachable server named without its password, no folder made', async () => {
     const folder = join(tempDir(), 'unused');
     const loc = { path: join(folder, 'state.db'), url: 'postgres://sync:s3cret-pw@127.0.0.1:1/offers', password: 'x' };
     expect(isPostgres(loc)).toBe(true);
     const { logger } = memoryLogger();
     let err: unknown;
     try {
-      openSellerStateStore(loc, 'shop-1', { logger });
+      await openSellerStateStore(loc, 'shop-1', { logger });
     } catch (e) {
       err = e;
     }
@@ -104,33 +104,34 @@ describe('openSellerStateStore with a URL', () => {
       const bare = new URL(url);
       bare.password = '';
       const { logger } = memoryLogger();
-      const store = openSellerStateStore(
+      const store = await openSellerStateStore(
         { path: '', url: bare.toString(), password: server.password, keepRuns: 1 },
         'shop-1',
         { logger },
       );
-      expect(store).toBeInstanceOf(PostgresStateStore);
-      expect((store as PostgresStateStore).seller).toBe('shop-1');
+      expect(store).toBeInstanceOf(KyselyStateStore);
+      expect((store as KyselyStateStore).seller).toBe('shop-1');
       await threeRuns(store);
       expect((await store.pruneHistory()).runs).toBe(2);
       store.close();
     });
 
-    it('uses the connection given rather than opening one of its own, and leaves it open at close', async () => {
-      const { connection } = openPostgresConnection({ url });
+    it('uses the pool given rather than opening one of its own, and leaves it open at close', async () => {
+      const { database } = await openPostgresStateDatabase({ url });
       try {
         const { logger } = memoryLogger();
-        // The URL leads nowhere: only the connection given can serve the store.
-        const store = openSellerStateStore({ path: '', url: 'postgres://nobody@127.0.0.1:1/none' }, 'shop-2', {
+        // The URL leads nowhere: only the database given can serve the store.
+        const store = await openSellerStateStore({ path: '', url: 'postgres://nobody@127.0.0.1:1/none' }, 'shop-2', {
           logger,
-          connection,
+          database,
         });
         await threeRuns(store);
         expect((await store.pruneHistory()).runs).toBe(0);
-        store.close();
-        expect(connection.query<{ n: number }>('SELECT 1 AS n').rows).toEqual([{ n: 1 }]);
+        await store.close();
+        const one = await database.db.selectNoFrom(sql<number>`1`.as('n')).execute();
+        expect(one).toEqual([{ n: 1 }]);
       } finally {
-        connection.close();
+        await database.close();
       }
     });
   });

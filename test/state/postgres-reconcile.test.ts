@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createLogger } from '../../src/log/logger.ts';
-import { openPostgresStateStore } from '../../src/state/postgres-state-store.ts';
+import { openPostgresStateStore } from '../../src/state/open-state-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
@@ -61,7 +61,7 @@ describe('reconcile with the state in PostgreSQL', { timeout: 120_000 }, () => {
     expect(second.report.outcome).toBe('converged');
     expect(h.writes()).toBe(0);
 
-    const store = openPostgresStateStore('default', { url });
+    const store = await openPostgresStateStore('default', { url });
     try {
       expect((await store.listOffers()).map((o) => `${o.kind}/${o.externalId}`)).toEqual([
         'account/acc-1',
@@ -84,11 +84,11 @@ describe('reconcile with the state in PostgreSQL', { timeout: 120_000 }, () => {
     }
   });
 
-  it('keeps the password out of the error when the server refuses it, and out of config errors', () => {
+  it('keeps the password out of the error when the server refuses it, and out of config errors', async () => {
     const wrong = `postgres://offersync:Wr0ng-Secret-PW@127.0.0.1:${server.port}/postgres`;
-    expect(() => openPostgresStateStore('default', { url: wrong })).toThrow(/password authentication failed/);
+    await expect(openPostgresStateStore('default', { url: wrong })).rejects.toThrow(/password authentication failed/);
     try {
-      openPostgresStateStore('default', { url: wrong });
+      await openPostgresStateStore('default', { url: wrong });
     } catch (err) {
       expect(String(err)).not.toContain('Wr0ng-Secret-PW');
       expect(String(err)).toContain('offersync:***@127.0.0.1');
@@ -117,7 +117,7 @@ describe('reconcile with the state in PostgreSQL', { timeout: 120_000 }, () => {
 
   it('takes the password from PGPASSWORD when the URL has none', async () => {
     const bare = `postgres://offersync@127.0.0.1:${server.port}/postgres`;
-    const store = openPostgresStateStore('default', { url: bare, password: server.password });
+    const store = await openPostgresStateStore('default', { url: bare, password: server.password });
     try {
       expect(await store.listOffers()).toEqual([]);
     } finally {

@@ -1,36 +1,37 @@
 // The per-seller lease in PostgreSQL and its fencing: a replica that lost a seller's lease can journal,
 // and so send, nothing more for that seller. Two connections stand for two replicas.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FencedWriteError, openPostgresConnection, PostgresStateStore } from '../../src/state/postgres-state-store.ts';
+import { FencedWriteError, KyselyStateStore } from '../../src/state/kysely-state-store.ts';
+import { openPostgresStateDatabase, type PostgresStateDatabase } from '../../src/state/postgres-state-database.ts';
 import type { LeaseClaim } from '../../src/state/records.ts';
-import type { SyncPostgresConnection } from '../../src/state/sync-postgres-connection.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 
 let server: TestPostgres;
-let a: SyncPostgresConnection;
-let b: SyncPostgresConnection;
+let a: PostgresStateDatabase;
+let b: PostgresStateDatabase;
 beforeAll(async () => {
   server = await startPostgres();
   const url = await server.createDatabase();
-  a = openPostgresConnection({ url }).connection;
-  b = openPostgresConnection({ url }).connection;
+  a = (await openPostgresStateDatabase({ url })).database;
+  b = (await openPostgresStateDatabase({ url })).database;
 }, 60_000);
 afterAll(async () => {
-  a?.close();
-  b?.close();
+  await a?.close();
+  await b?.close();
   await server?.stop();
 });
 
 const claim = (holder: string): LeaseClaim => ({ holder, pid: 1, hostname: `host-${holder}`, scope: '' });
-const write = async (s: PostgresStateStore) =>
+const write = async (s: KyselyStateStore) =>
   await s.journalBegin({ runId: 'r', op: 'create', kind: 'item', keys: ['x'] });
 const TTL = 60_000;
 
 describe('seller lease (PostgreSQL)', () => {
   it('is held per seller: two replicas can hold two sellers, not one seller twice', async () => {
-    const a1 = new PostgresStateStore('shop-1', a, false, {});
-    const b1 = new PostgresStateStore('shop-1', b, false, {});
-    const b2 = new PostgresStateStore('shop-2', b, false, {});
+    const a1 = new KyselyStateStore(a, 'shop-1');
+    const b1 = new KyselyStateStore(b, 'shop-1');
+    const b2 = new KyselyStateStore(b, 'shop-2');
     expect((await a1.acquireLease(claim('A'), TTL)).ok).toBe(true);
     const refused = await b1.acquireLease(claim('B'), TTL);
     expect(refused.ok).toBe(false);
@@ -42,8 +43,8 @@ describe('seller lease (PostgreSQL)', () => {
   });
 
   it('fences: once another replica holds the seller, the old one cannot journal a write; the new one can', async () => {
-    const old = new PostgresStateStore('shop-3', a, false, {});
-    const next = new PostgresStateStore('shop-3', b, false, {});
+    const old = new KyselyStateStore(a, 'shop-3');
+    const next = new KyselyStateStore(b, 'shop-3');
     expect((await old.acquireLease(claim('old'), TTL)).ok).toBe(true);
     expect((await write(old)).state).toBe('pending');
     // The new holder takes over (as at expiry; here the old holder is named as dead, to need no waiting).
@@ -60,10 +61,10 @@ describe('seller lease (PostgreSQL)', () => {
   });
 
   it('fences on expiry by the database clock, even before anyone takes the seller over', async () => {
-    const s = new PostgresStateStore('shop-4', a, false, {});
+    const s = new KyselyStateStore(a, 'shop-4');
     expect((await s.acquireLease(claim('short'), 1_000)).ok).toBe(true);
     // Expire it in place, as a replica paused past its TTL would find it.
-    a.query(`UPDATE seller_leases SET expires_at = expires_at - 10000 WHERE seller = 'shop-4'`);
+    await sql`UPDATE seller_leases SET expires_at = expires_at - 10000 WHERE seller = 'shop-4'`.execute(a.db);
     await expect(write(s)).rejects.toThrow(FencedWriteError);
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -44,7 +44,7 @@ describe('sqlite state store', () => {
     const stray = join(process.cwd(), ':memory:');
     try {
       for (const path of [':memory:', '']) {
-        const store = openStateStore(path);
+        const store = await openStateStore(path);
         await store.upsertOffer('item', 'a', { remoteId: 1 });
         expect((await store.getOffer('item', 'a'))?.remoteId).toBe(1);
         store.close();
@@ -55,23 +55,24 @@ describe('sqlite state store', () => {
     }
   });
 
-  it('logs each migration it applies, with the db path, and nothing when the db is up to date', () => {
+  it('logs each migration it applies, with the db path, and nothing when the db is up to date', async () => {
     const path = join(tempDir(), 'state.db');
     const lines: Record<string, unknown>[] = [];
     const logger = createLogger({ format: 'json', destination: { write: (l: string) => lines.push(JSON.parse(l)) } });
-    openStateStore(path, { logger }).close();
+    await (await openStateStore(path, { logger })).close();
     expect(lines.map(({ component, path, version, name, msg }) => ({ component, path, version, name, msg }))).toEqual([
       { component: 'state', path, version: 1, name: 'initial', msg: 'state db migrated' },
       { component: 'state', path, version: 2, name: 'lease-scope', msg: 'state db migrated' },
+      { component: 'state', path, version: 3, name: 'one-schema', msg: 'state db migrated' },
     ]);
-    openStateStore(path, { logger }).close();
-    expect(lines).toHaveLength(2);
+    await (await openStateStore(path, { logger })).close();
+    expect(lines).toHaveLength(3);
   });
 
   it("waits for another process's write lock (5 s by default) rather than failing at once", async () => {
     const path = join(tempDir(), 'state.db');
-    const store = openStateStore(path);
-    const impatient = openStateStore(path, { busyTimeoutMs: 0 });
+    const store = await openStateStore(path);
+    const impatient = await openStateStore(path, { busyTimeoutMs: 0 });
     try {
       await lockInAnotherProcess(path, 1_500);
       await expect(impatient.upsertOffer('item', 'a', {})).rejects.toThrow(/database is locked/);
@@ -85,19 +86,19 @@ describe('sqlite state store', () => {
 
   it('tightens -wal and -shm that another connection made readable by others', async () => {
     const path = join(tempDir(), 'state.db');
-    const first = openStateStore(path);
+    const first = await openStateStore(path);
     await first.upsertOffer('item', 'a', {});
     // As left by a tool that opened the db while it was still 0644: SQLite gave them the db's mode then, and
     // they live on while that connection does.
     for (const f of [`${path}-wal`, `${path}-shm`]) chmodSync(f, 0o644);
-    const second = openStateStore(path);
+    const second = await openStateStore(path);
     for (const f of [path, `${path}-wal`, `${path}-shm`]) expect(statSync(f).mode & 0o777).toBe(0o600);
     second.close();
     first.close();
   });
 
   it('reads the usual empty lists as one shared frozen array, not one array per offer (100,000 a run)', async () => {
-    const store = openStateStore(':memory:');
+    const store = await openStateStore(':memory:');
     await store.upsertOffer('item', 'a', {});
     await store.upsertOffer('item', 'b', { lossyFields: ['rank'] });
     const [a, b] = await store.listOffers();
@@ -112,10 +113,10 @@ describe('sqlite state store', () => {
 
   it('closes: the db is let go (its WAL folded back into the file) and a second close does nothing', async () => {
     const path = join(tempDir(), 'state.db');
-    const store = openStateStore(path);
+    const store = await openStateStore(path);
     await store.upsertOffer('item', 'a', {});
     expect(existsSync(`${path}-wal`)).toBe(true);
-    store.close();
+    await store.close();
     expect(existsSync(`${path}-wal`)).toBe(false);
     await expect(store.getOffer('item', 'a')).rejects.toThrow(/not open/);
     await store.close();

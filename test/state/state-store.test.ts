@@ -9,9 +9,9 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
   let store: StateStore;
   beforeAll(() => backend.setup(), 60_000);
   afterAll(() => backend.teardown());
-  beforeEach(() => {
+  beforeEach(async () => {
     now = 1_700_000_000_000;
-    store = backend.open(() => now);
+    store = await backend.open(() => now);
   });
   afterEach(() => store.close());
 
@@ -356,7 +356,7 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
 
   describe('retention', () => {
     it('keeps the newest keepRuns runs and their settled journal entries; unfinished writes stay', async () => {
-      const small = backend.open(() => now, 3);
+      const small = await backend.open(() => now, 3);
       try {
         const entries: Record<string, number[]> = {};
         for (let r = 1; r <= 5; r++) {
@@ -386,8 +386,8 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       }
     });
 
-    it('refuses a keepRuns below 1', () => {
-      expect(() => backend.open(() => now, 0)).toThrow(/keepRuns must be a whole number of at least 1/);
+    it('refuses a keepRuns below 1', async () => {
+      await expect(backend.open(() => now, 0)).rejects.toThrow(/keepRuns must be a whole number of at least 1/);
     });
   });
 

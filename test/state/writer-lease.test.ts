@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LeaseClaim, WriterLease } from '../../src/state/records.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import {
   acquireWriterLease,
   LeaseHeldError,
@@ -27,9 +27,9 @@ const other = (over: Partial<LeaseClaim> = {}): LeaseClaim => ({
 });
 
 /** A store whose clock the test moves: expiry is judged by the store, never by the holder. */
-function storeWithClock() {
+async function storeWithClock() {
   const clock = { now: 1_000_000 };
-  const store = openStateStore(':memory:', { now: () => clock.now });
+  const store = await openStateStore(':memory:', { now: () => clock.now });
   return { store, clock };
 }
 
@@ -54,7 +54,7 @@ function withOutage(store: LeaseStore): LeaseStore & { down: boolean } {
 
 describe('acquireWriterLease', () => {
   it('takes a free lease under a random instance id (never pid@host) and lets go of it', async () => {
-    const { store } = storeWithClock();
+    const { store } = await storeWithClock();
     const lease = await acquireWriterLease(store, { ttlMs: TTL });
     expect(lease.holder).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(lease.holder).not.toContain(String(process.pid));
@@ -66,7 +66,7 @@ describe('acquireWriterLease', () => {
   });
 
   it('fails at once with no wait, naming the holder and when its lease runs out', async () => {
-    const { store } = storeWithClock();
+    const { store } = await storeWithClock();
     await store.acquireLease(other(), 60_000);
     const err = await acquireWriterLease(store, { ttlMs: TTL }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LeaseHeldError);
@@ -79,7 +79,7 @@ describe('acquireWriterLease', () => {
   });
 
   it('waits (telling the caller once who holds it) and takes over when the lease expires', async () => {
-    const { store, clock } = storeWithClock();
+    const { store, clock } = await storeWithClock();
     await store.acquireLease(other(), TTL);
     const waitedFor: WriterLease[] = [];
     const taking = acquireWriterLease(store, {
@@ -99,7 +99,7 @@ describe('acquireWriterLease', () => {
   });
 
   it('gives up after waitMs with LeaseHeldError, and a stop signal ends the wait', async () => {
-    const { store } = storeWithClock();
+    const { store } = await storeWithClock();
     await store.acquireLease(other(), 60_000);
     const err = await acquireWriterLease(store, { ttlMs: TTL, waitMs: 120 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LeaseHeldError);
@@ -119,7 +119,7 @@ describe('acquireWriterLease', () => {
   });
 
   it('renews by heartbeat, and reports the loss when another instance took it after a stall', async () => {
-    const { store, clock } = storeWithClock();
+    const { store, clock } = await storeWithClock();
     const lost: WriterLease[] = [];
     const lease = await acquireWriterLease(store, { ttlMs: 300, onLost: (h) => lost.push(h) });
     const firstExpiry = (await store.currentLease())!.expiresAt;
@@ -143,7 +143,7 @@ describe('acquireWriterLease', () => {
 
   it('takes over at once from a holder proven dead in this boot and pid namespace, and from no other', async () => {
     if (localScope() === '') return; // not Linux: no holder is ever proven dead by its pid
-    const { store } = storeWithClock();
+    const { store } = await storeWithClock();
     const gone = deadPid();
     await store.acquireLease(other({ pid: gone, scope: 'another-boot/pid:[1]' }), 60_000);
     await expect(acquireWriterLease(store, { ttlMs: TTL })).rejects.toThrow(LeaseHeldError);
@@ -176,10 +176,10 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     vi.restoreAllMocks();
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
-  function fileStore() {
+  async function fileStore() {
     const dir = mkdtempSync(join(tmpdir(), 'offersync-writer-lease-'));
     dirs.push(dir);
-    return openStateStore(join(dir, 'state.db'), { now: () => Date.now() });
+    return await openStateStore(join(dir, 'state.db'), { now: () => Date.now() });
   }
   /** The promise's outcome as soon as it has one, read without awaiting it. */
   function outcome<T>(p: Promise<T>): { value?: T; error?: unknown } {
@@ -202,7 +202,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
   ])(
     'polls a held lease every ttl/4 (here $pollMs ms), telling the caller once; takes it at the next poll once freed',
     async ({ ttlMs, pollMs }) => {
-      const store = fileStore();
+      const store = await fileStore();
       await store.acquireLease(other(), 3_600_000);
       const waitedFor: WriterLease[] = [];
       const stop = new AbortController();
@@ -231,7 +231,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
   );
 
   it('gives up when waitMs runs out, not at the next poll, naming holder, expiry and time waited', async () => {
-    const store = fileStore();
+    const store = await fileStore();
     await store.acquireLease(other(), 3_600_000);
     const taking = outcome(acquireWriterLease(store, { ttlMs: 60_000, waitMs: 1_500, claim: me }));
     await vi.advanceTimersByTimeAsync(1_499);
@@ -252,7 +252,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
   });
 
   it('a stop signal ends a wait between polls, leaving no timer; an aborted one takes nothing', async () => {
-    const store = fileStore();
+    const store = await fileStore();
     await store.acquireLease(other(), 3_600_000);
     const stop = new AbortController();
     const taking = outcome(
@@ -273,7 +273,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
   });
 
   it('renews every ttl/3, so a live holder never runs out, and stops renewing once released', async () => {
-    const store = fileStore();
+    const store = await fileStore();
     const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me });
     expect((await store.currentLease())?.expiresAt).toBe(START + 3_000);
     await vi.advanceTimersByTimeAsync(999);
@@ -294,7 +294,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
   });
 
   it('once lost, stops for good: onLost once, and no taking it back when the new holder lets go', async () => {
-    const store = fileStore();
+    const store = await fileStore();
     const onLost = vi.fn();
     const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me, onLost });
     // A stall: the clock moves past the TTL with no heartbeat run; another instance takes the lease.
@@ -321,7 +321,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
   });
 
   it('a heartbeat that cannot reach the store and has no onRenewError does not crash the process', async () => {
-    const store = fileStore();
+    const store = await fileStore();
     const flaky = withOutage(store);
     const lease = await acquireWriterLease(flaky, { ttlMs: 3_000, claim: me });
     flaky.down = true;
@@ -333,7 +333,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
   });
 
   it('a loss with no onLost handler is still no renew error', async () => {
-    const store = fileStore();
+    const store = await fileStore();
     const errors: unknown[] = [];
     const lease = await acquireWriterLease(store, { ttlMs: 3_000, claim: me, onRenewError: (e) => errors.push(e) });
     vi.setSystemTime(Date.now() + 5_000);
@@ -345,7 +345,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
   });
 
   it('a heartbeat that cannot reach the store reports it, keeps the lease, and renews at the next beat', async () => {
-    const store = fileStore();
+    const store = await fileStore();
     const flaky = withOutage(store);
     const errors: unknown[] = [];
     const lease = await acquireWriterLease(flaky, { ttlMs: 3_000, claim: me, onRenewError: (e) => errors.push(e) });
@@ -363,7 +363,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
 
   it('does not take over a holder whose pid lives or it cannot tell (no scope, a pid it may not signal)', async () => {
     if (localScope() === '') return; // not Linux: no holder is ever proven dead by its pid
-    const store = fileStore();
+    const store = await fileStore();
     const gone = deadPid();
     // Alive in this boot and pid namespace: the parent process (the test runner).
     await store.acquireLease(other({ pid: process.ppid, scope: localScope() }), 60_000);
@@ -389,7 +389,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
 
 describe('the heartbeat and the local scope', () => {
   it('never keeps the process alive on its own (its timer is unref’d)', async () => {
-    const store = openStateStore(':memory:');
+    const store = await openStateStore(':memory:');
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     const lease = await acquireWriterLease(store, { ttlMs: 60_000 });

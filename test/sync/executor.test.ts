@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { type ExecutorDeps, execute } from '../../src/sync/executor.ts';
 import type { Plan, PlanAction, UpdateAction } from '../../src/sync/plan.ts';
 import {
@@ -25,7 +25,7 @@ import { type RecordingClient, recordingClient } from '../support/recording-clie
 let sandbox: Sandbox;
 let raw: MarketplaceClient;
 let close: () => Promise<void>;
-let store: SqliteStateStore;
+let store: KyselyStateStore;
 let rec: RecordingClient;
 let dir: string;
 
@@ -33,8 +33,8 @@ beforeAll(async () => {
   ({ sandbox, client: raw, close } = await sandboxAndClient());
 });
 afterAll(() => close());
-beforeEach(() => {
-  store = openStateStore(':memory:');
+beforeEach(async () => {
+  store = await openStateStore(':memory:');
   rec = recordingClient(raw);
   dir = mkdtempSync(join(tmpdir(), 'offersync-executor-'));
 });

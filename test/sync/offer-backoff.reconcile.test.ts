@@ -3,7 +3,7 @@
 // held with the marketplace's message and the next attempt; a success forgets it.
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadBackoffs } from '../../src/sync/offer-backoff.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
 
 let h: Harness | undefined;
@@ -71,7 +71,7 @@ describe('per-offer backoff', () => {
     const fixed = await harness.reconcile({ mode: 'incremental' });
     expect(fixed.report.outcome).toBe('converged');
     expect(posts()).toBe(5);
-    const store = openStateStore(harness.statePath);
+    const store = await openStateStore(harness.statePath);
     expect((await loadBackoffs(store)).size).toBe(0);
     store.close();
   });

@@ -1,7 +1,7 @@
 // Per-offer backoff (issue 10): exponential from the first wait, capped, parked after N refusals of the same
 // entry; a changed entry is sent at once.
 import { describe, expect, it } from 'vitest';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import {
   afterRefusal,
   backoffDelayMs,
@@ -67,7 +67,7 @@ describe('per-offer backoff', () => {
   });
 
   it('survives in the state db, and an unreadable value holds nothing back', async () => {
-    const store = openStateStore(':memory:');
+    const store = await openStateStore(':memory:');
     const b = afterRefusal(undefined, refusal, T0, opts);
     await saveBackoffs(store, new Map([[backoffKey('item', 'it-1'), b]]));
     expect((await loadBackoffs(store)).get(backoffKey('item', 'it-1'))).toEqual(b);

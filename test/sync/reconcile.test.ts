@@ -2,7 +2,7 @@
 // sandbox on 127.0.0.1. The sandbox's counters are the witness of what was sent.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { LeaseHeldError } from '../../src/state/writer-lease.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { ServerError } from '../../src/marketplace/errors.ts';
@@ -462,7 +462,7 @@ describe('reconcile against the sandbox', () => {
     h = await createHarness();
     seed(h);
     await h.reconcile();
-    const other = openStateStore(h.statePath);
+    const other = await openStateStore(h.statePath);
     expect(
       (
         await other.acquireLease(

@@ -9,7 +9,7 @@ import { openServices } from '../../src/cli/services.ts';
 import { ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { MarketplaceUnreadableError, reconcile } from '../../src/sync/reconciler.ts';
 import { mapListPages, overrideMethod } from '../support/client-override.ts';
 import { createHarness, type Harness, requestsByRoute } from '../support/harness.ts';
@@ -34,10 +34,10 @@ const requestsSent = (harness: Harness): number =>
 
 async function withStore<T>(
   harness: Harness,
-  fn: (store: ReturnType<typeof openStateStore>) => Promise<T>,
+  fn: (store: Awaited<ReturnType<typeof openStateStore>>) => Promise<T>,
 ): Promise<T> {
   mkdirSync(dirname(harness.statePath), { recursive: true });
-  const store = openStateStore(harness.statePath);
+  const store = await openStateStore(harness.statePath);
   try {
     return await fn(store);
   } finally {
@@ -333,7 +333,7 @@ describe('reconcile: the run around the plan, continued', () => {
     h = await createHarness({ config: { state: { leaseTtlMs: 2_000 } } });
     h.write('items/a.json', items(1));
     mkdirSync(dirname(h.statePath), { recursive: true });
-    const holder = openStateStore(h.statePath);
+    const holder = await openStateStore(h.statePath);
     expect((await holder.acquireLease(other, 60_000)).ok).toBe(true);
     const log = captureLog('warn');
     const waiting = () => log.find('writer lease held: waiting for it');

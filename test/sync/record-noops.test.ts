@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import type { AdoptAction, NoopAction, NoopReason } from '../../src/sync/plan.ts';
 import { recordAdopt, recordNoop } from '../../src/sync/record-noops.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
@@ -13,7 +13,7 @@ import { type RecordingClient, recordingClient } from '../support/recording-clie
 
 let raw: MarketplaceClient;
 let close: () => Promise<void>;
-let store: SqliteStateStore;
+let store: KyselyStateStore;
 let rec: RecordingClient;
 let ctx: RunContext;
 let progress: number[];
@@ -22,8 +22,8 @@ beforeAll(async () => {
   ({ client: raw, close } = await sandboxAndClient());
 });
 afterAll(() => close());
-beforeEach(() => {
-  store = openStateStore(':memory:');
+beforeEach(async () => {
+  store = await openStateStore(':memory:');
   rec = recordingClient(raw);
   progress = [];
   ctx = new RunContext({

@@ -1,7 +1,7 @@
 // A capability the marketplace refused is probed again after capabilities.reprobeAfterHours (issue 10): a
 // marketplace that adds a bulk route later gets used, with one request to find out.
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
 
@@ -25,7 +25,7 @@ async function withRefusedBulkUpdate(config: Record<string, unknown> = {}): Prom
   const harness = await createHarness({ config });
   topUps(harness, 100);
   expect((await harness.reconcile()).report.outcome).toBe('converged');
-  const store = openStateStore(harness.statePath);
+  const store = await openStateStore(harness.statePath);
   await store.setCapability(CAPABILITIES.topUpBulkUpdate, false, '404: once refused');
   store.close();
   return harness;
@@ -48,7 +48,7 @@ describe('re-probe of a refused capability', () => {
     expect((await harness.reconcile()).report.outcome).toBe('converged');
     expect(requestsByRoute(harness.sandbox)['POST /api/v1/top-ups/bulk-update']).toBe(1);
     expect(requestsByRoute(harness.sandbox)['PATCH /api/v1/top-ups/{identifier}']).toBeUndefined();
-    const after = openStateStore(harness.statePath);
+    const after = await openStateStore(harness.statePath);
     expect((await after.getCapability(CAPABILITIES.topUpBulkUpdate))?.usable).toBe(true);
     after.close();
   });

@@ -9,7 +9,7 @@ import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../
 import { silentLogger } from '../../src/log/logger.ts';
 import { MethodNotAllowedError, NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
@@ -33,7 +33,7 @@ import { type RecordingClient, recordingClient } from '../support/recording-clie
 let sandbox: Sandbox;
 let raw: MarketplaceClient;
 let close: () => Promise<void>;
-let store: SqliteStateStore;
+let store: KyselyStateStore;
 let rec: RecordingClient;
 let ctx: RunContext;
 let progress: number[];
@@ -42,8 +42,8 @@ beforeAll(async () => {
   ({ sandbox, client: raw, close } = await sandboxAndClient());
 });
 afterAll(() => close());
-beforeEach(() => {
-  store = openStateStore(':memory:');
+beforeEach(async () => {
+  store = await openStateStore(':memory:');
   useClient(raw);
 });
 afterEach(() => {

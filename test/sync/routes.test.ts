@@ -3,8 +3,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredAccount, DesiredItem, DesiredTopUp } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import type { SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import type { KyselyStateStore } from '../../src/state/open-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
@@ -29,16 +29,16 @@ let sandbox: Sandbox;
 let raw: MarketplaceClient;
 let close: () => Promise<void>;
 let rec: RecordingClient;
-let store: SqliteStateStore;
+let store: KyselyStateStore;
 let ctx: RunContext;
 
 beforeAll(async () => {
   ({ sandbox, client: raw, close } = await sandboxAndClient());
 });
 afterAll(() => close());
-beforeEach(() => {
+beforeEach(async () => {
   rec = recordingClient(raw);
-  store = openStateStore(':memory:');
+  store = await openStateStore(':memory:');
   ctx = new RunContext(deps());
 });
 const deps = () => ({ client: rec.client, store, logger: silentLogger, runId: 'run-1', createAttempts: 3 });

@@ -7,7 +7,7 @@ import type { DesiredAccount, DesiredItem } from '../../src/catalogue/desired-of
 import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { JournalState } from '../../src/state/records.ts';
-import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import { RunStoppedError } from '../../src/sync/errors.ts';
 import { OfferBackoffs } from '../../src/sync/offer-backoff.ts';
@@ -16,13 +16,13 @@ import { captureLog } from '../support/log-capture.ts';
 
 const T0 = Date.parse('2027-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
-let store: SqliteStateStore;
+let store: KyselyStateStore;
 let now: number;
 let states: { id: number; state: JournalState; error: string | null | undefined }[];
 
-beforeEach(() => {
+beforeEach(async () => {
   now = T0;
-  store = openStateStore(':memory:', { now: () => now });
+  store = await openStateStore(':memory:', { now: () => now });
   states = [];
   const set = store.journalSet.bind(store);
   // Observed, not replaced: the real store still records every state.

@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { settleJournal } from '../../src/sync/settle-journal.ts';
 import { ext, itemBody, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
@@ -12,15 +12,15 @@ let sandbox: Sandbox;
 let raw: MarketplaceClient;
 let close: () => Promise<void>;
 let rec: RecordingClient;
-let store: SqliteStateStore;
+let store: KyselyStateStore;
 
 beforeAll(async () => {
   ({ sandbox, client: raw, close } = await sandboxAndClient());
 });
 afterAll(() => close());
-beforeEach(() => {
+beforeEach(async () => {
   rec = recordingClient(raw);
-  store = openStateStore(':memory:');
+  store = await openStateStore(':memory:');
 });
 afterEach(() => {
   sandbox.setFaults({});

@@ -1,0 +1,579 @@
+// The state of one seller (docs/architecture.md: Journal, Lease), written once in kysely for SQLite and
+// PostgreSQL alike: both hold the same tables, every row keyed by seller first. What must differ by dialect
+// (the clock leases are judged by, how the offers are read for a plan) comes from the StateDatabase.
+import {
+  type ExpressionBuilder,
+  type Kysely,
+  type OnConflictTables,
+  type OnConflictUpdateDatabase,
+  type Transaction,
+  type UpdateObject,
+  sql,
+} from 'kysely';
+import type { OfferView } from './offer-view.ts';
+import { SCHEMA_VERSION_KEY, type MigrationResult, schemaVersion } from './migrations.ts';
+import type {
+  CapabilityRecord,
+  ImageRecord,
+  JournalEntry,
+  JournalOp,
+  JournalState,
+  LeaseClaim,
+  OfferRecord,
+  RunRecord,
+  StateKind,
+  WriterLease,
+} from './records.ts';
+import {
+  applyOfferPatch,
+  OFFER_COLUMNS,
+  OFFER_PATCH_COLUMNS,
+  type OfferPatchField,
+  offerDefaults,
+  toCapabilityRecord,
+  toImageRecord,
+  toJournalEntry,
+  toOfferRecord,
+  toRunRecord,
+  toWriterLease,
+} from './rows.ts';
+import type { Database, OffersTable } from './schema.ts';
+import type { StateDatabase } from './state-database.ts';
+import type { LeaseAttempt, OfferRecordPatch, StateStore } from './state-store.ts';
+
+/** The lease a write batch must still hold: checked in the same statement that journals the batch. */
+export interface LeaseFence {
+  readonly holder: string;
+  readonly epoch: number;
+}
+
+/** A write was refused because another holder has the seller's lease now. Nothing was sent. */
+export class FencedWriteError extends Error {
+  override readonly name = 'FencedWriteError';
+  constructor(
+    readonly seller: string,
+    readonly holder: string,
+  ) {
+    super(
+      `seller ${seller}: this replica (${holder}) no longer holds the seller's lease; the write was not sent ` +
+        '(another replica took the seller over)',
+    );
+  }
+}
+
+export interface KyselyStateStoreOptions {
+  /** Epoch ms for the rows' timestamps (and sqlite's lease clock); tests pass a fake. Default Date.now. */
+  readonly now?: () => number;
+  /** Run history kept by pruneHistory: the newest runs, with their settled journal entries. Default 200. */
+  readonly keepRuns?: number;
+  /** close() closes the database too (a store opened on its own); false when many sellers share it. */
+  readonly ownsDatabase?: boolean;
+  /** What opening did to the schema. */
+  readonly migrations?: readonly MigrationResult[];
+}
+
+export const DEFAULT_KEEP_RUNS = 200;
+
+/** Rows per INSERT in upsertOffers: 14 parameters each, under SQLite's 32,766 and PostgreSQL's 65,535. */
+const UPSERT_BATCH = 500;
+
+/** Tries of acquireLease when the lease keeps being released between its two statements. */
+const LEASE_ATTEMPTS = 5;
+
+type Db = Kysely<Database>;
+type OfferUpsert = { readonly kind: StateKind; readonly externalId: string; readonly patch: OfferRecordPatch };
+
+/** What a store and the stores of its transactions share. */
+interface Shared {
+  /** Set by the lease a store won: every journalBegin checks it still holds (see journalBegin). */
+  fence: LeaseFence | null;
+  closed: boolean;
+}
+
+export class KyselyStateStore implements StateStore {
+  readonly seller: string;
+  readonly migrations: readonly MigrationResult[];
+  readonly #database: StateDatabase;
+  /** The database, or the transaction this store is bound to. */
+  readonly #db: Db;
+  readonly #inTransaction: boolean;
+  readonly #now: () => number;
+  readonly #keepRuns: number;
+  readonly #ownsDatabase: boolean;
+  readonly #shared: Shared;
+  #savepoints = 0;
+
+  /** `within`: only for the store a transaction hands its fn (see transaction). */
+  constructor(
+    database: StateDatabase,
+    seller: string,
+    opts: KyselyStateStoreOptions = {},
+    within?: { readonly trx: Transaction<Database>; readonly shared: Shared },
+  ) {
+    const keepRuns = opts.keepRuns ?? DEFAULT_KEEP_RUNS;
+    if (!Number.isSafeInteger(keepRuns) || keepRuns < 1)
+      throw new TypeError(`state db: keepRuns must be a whole number of at least 1, got ${String(opts.keepRuns)}`);
+    this.seller = seller;
+    this.migrations = opts.migrations ?? [];
+    this.#database = database;
+    this.#db = within?.trx ?? database.db;
+    this.#inTransaction = within !== undefined;
+    this.#now = opts.now ?? Date.now;
+    this.#keepRuns = keepRuns;
+    this.#ownsDatabase = opts.ownsDatabase ?? false;
+    this.#shared = within?.shared ?? { fence: null, closed: false };
+  }
+
+  /** The sqlite file, or the PostgreSQL URL without its password. */
+  get path(): string {
+    return this.#database.where;
+  }
+
+  /** The same store bound to one transaction. */
+  #bound(trx: Transaction<Database>): KyselyStateStore {
+    const opts = { now: this.#now, keepRuns: this.#keepRuns };
+    return new KyselyStateStore(this.#database, this.seller, opts, { trx, shared: this.#shared });
+  }
+
+  #rowsOf(fields: readonly OfferPatchField[]) {
+    return [...fields.map((f) => OFFER_PATCH_COLUMNS[f]), 'updated_at' as const];
+  }
+
+  // offers
+
+  async getOffer(kind: StateKind, externalId: string): Promise<OfferRecord | undefined> {
+    const row = await this.#db
+      .selectFrom('offers')
+      .select(OFFER_COLUMNS)
+      .where('seller', '=', this.seller)
+      .where('kind', '=', kind)
+      .where('external_id', '=', externalId)
+      .executeTakeFirst();
+    return row && toOfferRecord(row);
+  }
+
+  async listOffers(kind?: StateKind): Promise<OfferRecord[]> {
+    const rows = await this.#db
+      .selectFrom('offers')
+      .select(OFFER_COLUMNS)
+      .where('seller', '=', this.seller)
+      .$if(kind !== undefined, (q) => q.where('kind', '=', kind as StateKind))
+      .orderBy('kind')
+      .orderBy('external_id')
+      .execute();
+    return rows.map(toOfferRecord);
+  }
+
+  offerView(): Promise<OfferView> {
+    return this.#database.offerView(this.seller);
+  }
+
+  async upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): Promise<OfferRecord> {
+    const row = offerDefaults(kind, externalId, this.#now());
+    const fields = applyOfferPatch(row, patch);
+    const saved = await this.#db
+      .insertInto('offers')
+      .values({ seller: this.seller, ...row })
+      .onConflict((oc) =>
+        oc.columns(['seller', 'kind', 'external_id']).doUpdateSet((eb) => excludedSet(eb, this.#rowsOf(fields))),
+      )
+      .returning(OFFER_COLUMNS)
+      .executeTakeFirstOrThrow();
+    return toOfferRecord(saved);
+  }
+
+  /** Many rows per INSERT, in one transaction (a round trip each would make adopting 100k offers take minutes). */
+  async upsertOffers(rows: readonly OfferUpsert[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.transaction(async (tx) => (tx as KyselyStateStore).#upsertMany(rows));
+  }
+
+  async #upsertMany(rows: readonly OfferUpsert[]): Promise<void> {
+    const now = this.#now();
+    // Rows go in order; a batch holds rows of one patch shape and each key once (one INSERT cannot update a
+    // row twice), so a later patch of the same offer still lands after the earlier one.
+    let shape = '';
+    let fields: readonly OfferPatchField[] = [];
+    let keys = new Set<string>();
+    let values: (OffersTable & { seller: string })[] = [];
+    const flush = async () => {
+      if (values.length > 0) {
+        const set = this.#rowsOf(fields);
+        await this.#db
+          .insertInto('offers')
+          .values(values)
+          .onConflict((oc) => oc.columns(['seller', 'kind', 'external_id']).doUpdateSet((eb) => excludedSet(eb, set)))
+          .execute();
+      }
+      values = [];
+      keys = new Set();
+    };
+    for (const r of rows) {
+      const row = offerDefaults(r.kind, r.externalId, now);
+      const set = applyOfferPatch(row, r.patch);
+      const key = `${r.kind}\u0000${r.externalId}`;
+      if (set.join(',') !== shape || keys.has(key) || values.length >= UPSERT_BATCH) {
+        await flush();
+        shape = set.join(',');
+        fields = set;
+      }
+      keys.add(key);
+      values.push({ seller: this.seller, ...row });
+    }
+    await flush();
+  }
+
+  async deleteOffer(kind: StateKind, externalId: string): Promise<void> {
+    await this.#db
+      .deleteFrom('offers')
+      .where('seller', '=', this.seller)
+      .where('kind', '=', kind)
+      .where('external_id', '=', externalId)
+      .execute();
+  }
+
+  // images
+
+  async getImage(sha256: string): Promise<ImageRecord | undefined> {
+    const row = await this.#db
+      .selectFrom('images')
+      .select(['sha256', 'remote_id', 'url', 'uploaded_at'])
+      .where('seller', '=', this.seller)
+      .where('sha256', '=', sha256)
+      .executeTakeFirst();
+    return row && toImageRecord(row);
+  }
+
+  async putImage(rec: ImageRecord): Promise<void> {
+    await this.#db
+      .insertInto('images')
+      .values({
+        seller: this.seller,
+        sha256: rec.sha256,
+        remote_id: rec.remoteId,
+        url: rec.url,
+        uploaded_at: rec.uploadedAt,
+      })
+      .onConflict((oc) =>
+        oc.columns(['seller', 'sha256']).doUpdateSet((eb) => ({
+          remote_id: eb.ref('excluded.remote_id'),
+          url: eb.ref('excluded.url'),
+          uploaded_at: eb.ref('excluded.uploaded_at'),
+        })),
+      )
+      .execute();
+  }
+
+  async listImages(): Promise<ImageRecord[]> {
+    const rows = await this.#db
+      .selectFrom('images')
+      .select(['sha256', 'remote_id', 'url', 'uploaded_at'])
+      .where('seller', '=', this.seller)
+      .orderBy('uploaded_at')
+      .orderBy('sha256')
+      .execute();
+    return rows.map(toImageRecord);
+  }
+
+  // journal
+
+  /**
+   * Journals a write before it is sent. Once this store won the seller's lease, the row goes in only while that
+   * lease is still this holder's, with the epoch it was won at, unexpired by the lease clock: checked in the same
+   * statement, so a holder that lost the lease can never journal (and so never send) a write.
+   */
+  async journalBegin(entry: {
+    runId: string;
+    op: JournalOp;
+    kind: JournalEntry['kind'];
+    keys: readonly string[];
+  }): Promise<JournalEntry> {
+    const now = this.#now();
+    const fence = this.#shared.fence;
+    const values = {
+      seller: this.seller,
+      run_id: entry.runId,
+      op: entry.op,
+      kind: entry.kind,
+      keys: JSON.stringify(entry.keys),
+      state: 'pending',
+      error: null,
+      created_at: now,
+      updated_at: now,
+    };
+    if (!fence) {
+      const row = await this.#db.insertInto('journal').values(values).returningAll().executeTakeFirstOrThrow();
+      return toJournalEntry(row);
+    }
+    const clock = this.#database.clock(now);
+    const row = await this.#db
+      .insertInto('journal')
+      .columns(['seller', 'run_id', 'op', 'kind', 'keys', 'state', 'error', 'created_at', 'updated_at'])
+      .expression(
+        this.#db
+          .selectNoFrom((eb) => [
+            eb.val(values.seller).as('seller'),
+            eb.val(values.run_id).as('run_id'),
+            eb.val(values.op).as('op'),
+            eb.val(values.kind).as('kind'),
+            eb.val(values.keys).as('keys'),
+            eb.val(values.state).as('state'),
+            sql<string | null>`NULL`.as('error'),
+            eb.val(now).as('created_at'),
+            eb.val(now).as('updated_at'),
+          ])
+          .where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('seller_leases')
+                .select(sql`1`.as('one'))
+                .where('seller', '=', this.seller)
+                .where('holder', '=', fence.holder)
+                .where('epoch', '=', fence.epoch)
+                .where('expires_at', '>', clock),
+            ),
+          ),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new FencedWriteError(this.seller, fence.holder);
+    return toJournalEntry(row);
+  }
+
+  /** `error` undefined keeps the entry's error as it is; null clears it. */
+  async journalSet(id: number, state: JournalState, error?: string | null): Promise<void> {
+    const res = await this.#db
+      .updateTable('journal')
+      .set({ state, updated_at: this.#now(), ...(error === undefined ? {} : { error }) })
+      .where('seller', '=', this.seller)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw new Error(`state db: no journal entry ${id}`);
+  }
+
+  async journalUnfinished(): Promise<JournalEntry[]> {
+    const rows = await this.#db
+      .selectFrom('journal')
+      .select(['id', 'run_id', 'op', 'kind', 'keys', 'state', 'error', 'created_at', 'updated_at'])
+      .where('seller', '=', this.seller)
+      .where('state', 'in', ['pending', 'sent'])
+      .orderBy('id')
+      .execute();
+    return rows.map(toJournalEntry);
+  }
+
+  async pruneHistory(): Promise<{ runs: number; journal: number }> {
+    return this.transaction(async (tx) => (tx as KyselyStateStore).#prune());
+  }
+
+  async #prune(): Promise<{ runs: number; journal: number }> {
+    const runs = await this.#db
+      .deleteFrom('runs')
+      .where('seller', '=', this.seller)
+      .where('id', 'not in', (eb) =>
+        eb
+          .selectFrom('runs')
+          .select('id')
+          .where('seller', '=', this.seller)
+          .orderBy('started_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(this.#keepRuns),
+      )
+      .executeTakeFirst();
+    const journal = await this.#db
+      .deleteFrom('journal')
+      .where('seller', '=', this.seller)
+      .where('state', 'in', ['done', 'failed'])
+      .where('run_id', 'not in', (eb) => eb.selectFrom('runs').select('runs.id').where('runs.seller', '=', this.seller))
+      .executeTakeFirst();
+    return { runs: Number(runs.numDeletedRows), journal: Number(journal.numDeletedRows) };
+  }
+
+  // capabilities
+
+  async getCapability(name: string): Promise<CapabilityRecord | undefined> {
+    const row = await this.#db
+      .selectFrom('capabilities')
+      .select(['name', 'usable', 'detail', 'learnt_at'])
+      .where('seller', '=', this.seller)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row && toCapabilityRecord(row);
+  }
+
+  async setCapability(name: string, usable: boolean, detail: string | null = null): Promise<void> {
+    await this.#db
+      .insertInto('capabilities')
+      .values({ seller: this.seller, name, usable: usable ? 1 : 0, detail, learnt_at: this.#now() })
+      .onConflict((oc) =>
+        oc.columns(['seller', 'name']).doUpdateSet((eb) => ({
+          usable: eb.ref('excluded.usable'),
+          detail: eb.ref('excluded.detail'),
+          learnt_at: eb.ref('excluded.learnt_at'),
+        })),
+      )
+      .execute();
+  }
+
+  async listCapabilities(): Promise<CapabilityRecord[]> {
+    const rows = await this.#db
+      .selectFrom('capabilities')
+      .select(['name', 'usable', 'detail', 'learnt_at'])
+      .where('seller', '=', this.seller)
+      .orderBy('name')
+      .execute();
+    return rows.map(toCapabilityRecord);
+  }
+
+  // runs
+
+  async runStart(id: string, command: string): Promise<void> {
+    await this.#db
+      .insertInto('runs')
+      .values({
+        seller: this.seller,
+        id,
+        command,
+        started_at: this.#now(),
+        ended_at: null,
+        outcome: 'running',
+        counts: '{}',
+      })
+      .execute();
+  }
+
+  async runEnd(
+    id: string,
+    outcome: NonNullable<RunRecord['outcome']>,
+    counts: Readonly<Record<string, number>>,
+  ): Promise<void> {
+    const res = await this.#db
+      .updateTable('runs')
+      .set({ ended_at: this.#now(), outcome, counts: JSON.stringify(counts) })
+      .where('seller', '=', this.seller)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw new Error(`state db: no run ${id}`);
+  }
+
+  async listRuns(limit: number): Promise<RunRecord[]> {
+    const rows = await this.#db
+      .selectFrom('runs')
+      .select(['id', 'command', 'started_at', 'ended_at', 'outcome', 'counts'])
+      .where('seller', '=', this.seller)
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(Math.max(0, Math.floor(limit)))
+      .execute();
+    return rows.map(toRunRecord);
+  }
+
+  // meta
+
+  /** The schema version is the migrations' marker (migrations.ts); every other key is this seller's. */
+  async getMeta(key: string): Promise<string | undefined> {
+    if (key === SCHEMA_VERSION_KEY) return String(await schemaVersion(this.#db, this.#database.dialect));
+    const row = await this.#db
+      .selectFrom('seller_meta')
+      .select('value')
+      .where('seller', '=', this.seller)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return row?.value;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    if (key === SCHEMA_VERSION_KEY) throw new Error(`state db: meta key "${key}" belongs to the migrations`);
+    await this.#db
+      .insertInto('seller_meta')
+      .values({ seller: this.seller, key, value })
+      .onConflict((oc) => oc.columns(['seller', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') })))
+      .execute();
+  }
+
+  // the seller's lease
+
+  /**
+   * Takes the lease when it is free, expired, already this holder's (a renewal) or held by `takeOverFrom`, in one
+   * statement (INSERT ... ON CONFLICT DO UPDATE ... WHERE: two holders cannot both win). Expiry is judged by the
+   * lease clock (state-database.ts). A lease that changes hands gets a new epoch, and this store fences its later
+   * writes with the epoch it won (see journalBegin).
+   */
+  async acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): Promise<LeaseAttempt> {
+    for (let attempt = 1; ; attempt++) {
+      const clock = this.#database.clock(this.#now());
+      const won = await sql<{ epoch: number; expires_at: number }>`
+        INSERT INTO seller_leases AS l (seller, holder, pid, hostname, scope, epoch, expires_at)
+        VALUES (${this.seller}, ${claim.holder}, ${claim.pid}, ${claim.hostname}, ${claim.scope}, 1,
+          ${clock} + ${ttlMs})
+        ON CONFLICT (seller) DO UPDATE SET holder = excluded.holder, pid = excluded.pid,
+          hostname = excluded.hostname, scope = excluded.scope, expires_at = excluded.expires_at,
+          epoch = CASE WHEN l.holder = excluded.holder THEN l.epoch ELSE l.epoch + 1 END
+        WHERE l.holder = excluded.holder OR l.holder = ${takeOverFrom ?? null} OR l.expires_at <= ${clock}
+        RETURNING epoch, expires_at`.execute(this.#db);
+      const row = won.rows[0];
+      if (row) {
+        this.#shared.fence = { holder: claim.holder, epoch: Number(row.epoch) };
+        return { ok: true, expiresAt: Number(row.expires_at) };
+      }
+      const cur = await this.currentLease();
+      if (cur) return { ok: false, heldBy: cur };
+      // Released between the two statements: asked again, a bounded number of times.
+      if (attempt >= LEASE_ATTEMPTS)
+        throw new Error(
+          `state db: the lease of ${this.seller || 'this state'} was released ${attempt} times while asked for`,
+        );
+    }
+  }
+
+  /** Lets go of the lease if `holder` still holds it. Writes stay fenced: they are refused from now on. */
+  async releaseLease(holder: string): Promise<void> {
+    await this.#db.deleteFrom('seller_leases').where('seller', '=', this.seller).where('holder', '=', holder).execute();
+  }
+
+  /** The lease as stored, expired or not. */
+  async currentLease(): Promise<WriterLease | undefined> {
+    const row = await this.#db
+      .selectFrom('seller_leases')
+      .select(['holder', 'pid', 'hostname', 'scope', 'expires_at'])
+      .where('seller', '=', this.seller)
+      .executeTakeFirst();
+    return row && toWriterLease({ ...row, expires_at: Number(row.expires_at) });
+  }
+
+  // transactions
+
+  /**
+   * kysely's transaction: fn gets a store bound to it, and other callers wait for a connection (sqlite has one;
+   * PostgreSQL's pool hands out others). Called on a bound store, it nests as a savepoint.
+   */
+  async transaction<T>(fn: (tx: StateStore) => Promise<T>): Promise<T> {
+    if (!this.#inTransaction) return this.#db.transaction().execute((trx) => fn(this.#bound(trx)));
+    const name = `sp${++this.#savepoints}`;
+    await sql.raw(`SAVEPOINT ${name}`).execute(this.#db);
+    try {
+      const out = await fn(this);
+      await sql.raw(`RELEASE SAVEPOINT ${name}`).execute(this.#db);
+      return out;
+    } catch (err) {
+      await sql.raw(`ROLLBACK TO SAVEPOINT ${name}`).execute(this.#db);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#shared.closed) return;
+    this.#shared.closed = true;
+    if (this.#ownsDatabase) await this.#database.close();
+  }
+}
+
+/** `SET col = excluded.col` for each column: the patch's columns win, the others keep the stored value. */
+function excludedSet(
+  eb: ExpressionBuilder<OnConflictUpdateDatabase<Database, 'offers'>, OnConflictTables<'offers'>>,
+  columns: readonly (keyof OffersTable)[],
+): UpdateObject<OnConflictUpdateDatabase<Database, 'offers'>, OnConflictTables<'offers'>> {
+  const set: Record<string, unknown> = {};
+  // Each excluded.col has exactly col's type; kysely cannot see that through a loop, hence the cast.
+  for (const c of columns) set[c] = eb.ref(`excluded.${c}`);
+  return set as UpdateObject<OnConflictUpdateDatabase<Database, 'offers'>, OnConflictTables<'offers'>>;
+}

@@ -1,0 +1,193 @@
+// The state db in a sqlite file (docs/architecture.md: Journal, Secrets): better-sqlite3 behind kysely's
+// SqliteDialect, WAL, file mode 0600, migrated on open. better-sqlite3 answers synchronously; kysely gives it an
+// asynchronous face (a microtask a statement), so the store is the same as PostgreSQL's. A file holds one seller.
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+} from 'kysely';
+import { type MigrationResult, migrateState } from './migrations.ts';
+import type { OfferKeyPair, OfferView } from './offer-view.ts';
+import type { StateKind } from './records.ts';
+import { OFFER_COLUMNS, offerFromTuple, StringPool } from './rows.ts';
+import type { Database } from './schema.ts';
+import type { StateDatabase } from './state-database.ts';
+
+export interface SqliteStateOptions {
+  /** How long a write waits for another process's lock before failing. Default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** The seller of every row in a file. */
+export const FILE_SELLER = '';
+
+/** Owner read/write only: the db holds HMACs, ids and the seller's catalogue data (docs/architecture.md, Secrets). */
+const FILE_MODE = 0o600;
+
+/** Offers looked up per statement by OfferView.getMany. */
+const LOOKUP_BATCH = 200;
+
+/**
+ * Write transactions take the write lock when they begin (BEGIN IMMEDIATE): a transaction that read first and
+ * wrote later could otherwise fail at once when another process wrote meanwhile, instead of waiting its turn.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+export async function openSqliteStateDatabase(
+  path: string,
+  opts: SqliteStateOptions = {},
+): Promise<{ database: StateDatabase; migrations: MigrationResult[] }> {
+  const onDisk = path !== ':memory:' && path !== '';
+  // Create the file 0600 before SQLite does (it would use 0644 under the usual umask), and tighten one that
+  // already exists.
+  if (onDisk) {
+    closeSync(openSync(path, 'a', FILE_MODE));
+    chmodSync(path, FILE_MODE);
+  }
+  const raw = new BetterSqlite3(path);
+  const db = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new ImmediateSqliteDriver({ database: raw }),
+      createIntrospector: (k) => new SqliteIntrospector(k),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+  const database = new SqliteStateDatabase(raw, db, path);
+  try {
+    raw.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+    raw.pragma('journal_mode = WAL');
+    // NORMAL is safe against a killed process in WAL mode (docs/architecture.md, Journal); only a power cut can
+    // lose the last commits.
+    raw.pragma('synchronous = NORMAL');
+    raw.pragma('foreign_keys = ON');
+    const migrations = await migrateState(db, 'sqlite', path);
+    // SQLite gives -wal and -shm the db file's mode; this is the belt to those braces.
+    if (onDisk)
+      for (const suffix of ['-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, FILE_MODE);
+    return { database, migrations };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}
+
+class SqliteStateDatabase implements StateDatabase {
+  readonly dialect = 'sqlite' as const;
+  readonly #raw: BetterSqlite3.Database;
+  readonly db: Kysely<Database>;
+  readonly where: string;
+  #closed = false;
+  #statements: ReturnType<typeof prepareViewStatements> | undefined;
+
+  constructor(raw: BetterSqlite3.Database, db: Kysely<Database>, where: string) {
+    this.#raw = raw;
+    this.db = db;
+    this.where = where;
+  }
+
+  /** One machine: the store's clock sets and judges expiry. */
+  clock(storeNow: number) {
+    return sql<number>`${storeNow}`;
+  }
+
+  /**
+   * Looks each offer up by key as the planner asks, and iterates the rest row by row: 100,000 state records are
+   * never held at once. Read straight from better-sqlite3, synchronously, as the planner is: the planner awaits
+   * nothing, and a file answers in microseconds.
+   */
+  async offerView(seller: string): Promise<OfferView> {
+    this.#statements ??= prepareViewStatements(this.#raw);
+    const s = this.#statements;
+    const pool = new StringPool();
+    return {
+      get(kind, externalId) {
+        const t = s.find.get(seller, kind, externalId);
+        return t === undefined ? undefined : offerFromTuple(t, pool);
+      },
+      getMany: (keys) => getMany(s.many, seller, keys, pool),
+      *all() {
+        for (const t of s.list.iterate(seller)) yield offerFromTuple(t, pool);
+      },
+      *keys() {
+        for (const t of s.keys.iterate(seller)) yield [t[0] as StateKind, t[1] as string] as const;
+      },
+      countManaged: () => Number((s.countManaged.get(seller) as unknown[] | undefined)?.[0] ?? 0),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Closed at once, folding the WAL back into the file: a statement after it fails with "not open". (kysely's
+    // driver would do no more than this, a tick later.)
+    if (this.#raw.open) this.#raw.close();
+  }
+}
+
+function prepareViewStatements(raw: BetterSqlite3.Database) {
+  const columns = OFFER_COLUMNS.join(', ');
+  const tuples = (text: string) => raw.prepare<unknown[], unknown[]>(text).raw(true);
+  return {
+    find: tuples(`SELECT ${columns} FROM offers WHERE seller = ? AND kind = ? AND external_id = ?`),
+    many: tuples(
+      `SELECT ${columns} FROM offers WHERE seller = ? AND kind = ? AND external_id IN ` +
+        `(${Array.from({ length: LOOKUP_BATCH }, () => '?').join(', ')})`,
+    ),
+    list: tuples(`SELECT ${columns} FROM offers WHERE seller = ? ORDER BY kind, external_id`),
+    keys: tuples('SELECT kind, external_id FROM offers WHERE seller = ? ORDER BY kind, external_id'),
+    countManaged: tuples(
+      'SELECT count(*) FROM offers WHERE seller = ? AND managed = 1 ' +
+        "AND (remote_status IS NULL OR remote_status != 'archived')",
+    ),
+  };
+}
+
+/**
+ * Rows of one kind by external_id, LOOKUP_BATCH at a time: a 100,000-offer plan asks for each of its offers, and
+ * one statement per offer was most of its time. Unused slots are NULL, which matches nothing.
+ */
+function getMany(
+  many: BetterSqlite3.Statement<unknown[], unknown[]>,
+  seller: string,
+  keys: readonly OfferKeyPair[],
+  pool: StringPool,
+) {
+  const out: (ReturnType<typeof offerFromTuple> | undefined)[] = new Array(keys.length).fill(undefined);
+  const byKind = new Map<StateKind, number[]>();
+  keys.forEach(([kind], i) => {
+    const at = byKind.get(kind);
+    if (at) at.push(i);
+    else byKind.set(kind, [i]);
+  });
+  for (const [kind, positions] of byKind) {
+    for (let from = 0; from < positions.length; from += LOOKUP_BATCH) {
+      const part = positions.slice(from, from + LOOKUP_BATCH);
+      const where = new Map<string, number[]>();
+      const ids: (string | null)[] = new Array(LOOKUP_BATCH).fill(null);
+      part.forEach((pos, j) => {
+        const id = keys[pos]![1];
+        ids[j] = id;
+        const at = where.get(id);
+        if (at) at.push(pos);
+        else where.set(id, [pos]);
+      });
+      for (const t of many.iterate(seller, kind, ...ids)) {
+        const rec = offerFromTuple(t, pool);
+        for (const pos of where.get(rec.externalId) ?? []) out[pos] = rec;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,150 @@
+// A state db of the release before the Migrator, opened by this one: a sqlite file at schema 2 and a PostgreSQL
+// database at schema 1, both written by that release's own code (test/fixtures/state/README.md). Every row reads
+// back the same, the unfinished journal entry is still there to settle, and an older offersync would now refuse
+// the db (its version marker says 3).
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStateStore, openStateStore } from '../../src/state/open-state-store.ts';
+import type { StateStore } from '../../src/state/state-store.ts';
+import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'state');
+const SHA = 'a'.repeat(64);
+
+/** What both fixtures hold for their (first) seller, as the store reads it. */
+async function expectReleaseRows(store: StateStore, timestamps: 'sqlite' | 'postgres'): Promise<void> {
+  const offers = await store.listOffers();
+  expect(offers.map((o) => [o.kind, o.externalId, o.remoteId, o.remoteStatus, o.managed])).toEqual(
+    timestamps === 'sqlite'
+      ? [
+          ['account', 'acc-1', 101, 'active', true],
+          ['item', 'item-1', 201, 'archived', true],
+          ['topup', 'top-1', 301, null, false],
+        ]
+      : [
+          ['account', 'acc-1', 101, 'active', true],
+          ['item', 'item-1', 201, 'archived', true],
+        ],
+  );
+  const acc = await store.getOffer('account', 'acc-1');
+  expect(acc).toMatchObject({
+    lastApplied: { title: 'Account one', price: 12.5 },
+    credentialsHmac: 'hmac-1',
+    imageHashes: [SHA],
+    contentHash: 'c1',
+    remoteUpdatedAt: 1_699_999_000_000,
+    sourceFile: 'accounts.csv',
+    lossyFields: ['description'],
+  });
+  expect(await store.listImages()).toEqual([
+    { sha256: SHA, remoteId: 9001, url: 'https://img.example/a.png', uploadedAt: 1_699_000_000_000 },
+  ]);
+  expect(await store.listCapabilities()).toMatchObject([
+    { name: 'bulk-update', usable: false, detail: 'refused with 404' },
+  ]);
+  expect((await store.listRuns(10)).map((r) => [r.id, r.command, r.outcome, r.counts])).toEqual([
+    ['run-1', 'sync', 'ok', { created: 3 }],
+  ]);
+  expect((await store.journalUnfinished()).map((e) => [e.op, e.kind, e.keys, e.state])).toEqual([
+    ['update', 'item', ['item:item-1'], 'sent'],
+  ]);
+  expect(await store.getMeta('watermark.item')).toBe('1699999000000');
+  expect(await store.getMeta('schema_version')).toBe('3');
+  // The old lease carried over: its holder is still named, and a new holder waits for it or takes it over.
+  const held = await store.acquireLease({ holder: 'new-holder', pid: 1, hostname: 'h', scope: '' }, 60_000);
+  expect(held.ok).toBe(timestamps === 'postgres');
+  if (!held.ok) expect(held.heldBy).toMatchObject({ holder: 'old-holder', pid: 4242, hostname: 'old-host' });
+  // New writes land, and journal ids keep growing past the old ones.
+  const before = Math.max(...(await store.journalUnfinished()).map((e) => e.id));
+  await store.upsertOffer('item', 'item-2', { remoteId: 202 });
+  const entry = await store.journalBegin({ runId: 'run-2', op: 'create', kind: 'item', keys: ['item-2'] });
+  expect(entry.id).toBeGreaterThan(before);
+}
+
+describe('a sqlite state db of the previous release', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'offersync-in-place-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('migrates in place to schema 3, every row kept, and reopens as it is', async () => {
+    const path = join(dir, 'state.db');
+    copyFileSync(join(FIXTURES, 'state-v2.db'), path);
+    // The lease in the file was taken at the fixture's clock (late 2023): by this clock it is still held.
+    const store = await openStateStore(path, { now: () => 1_700_000_010_000 });
+    expect(store.migrations.map((m) => [m.name, m.status])).toEqual([
+      ['initial', 'already-applied'],
+      ['lease-scope', 'already-applied'],
+      ['one-schema', 'applied'],
+    ]);
+    await expectReleaseRows(store, 'sqlite');
+    await store.close();
+    const again = await openStateStore(path);
+    expect(again.migrations.every((m) => m.status === 'already-applied')).toBe(true);
+    expect(await again.getOffer('item', 'item-2')).toMatchObject({ remoteId: 202 });
+    await again.close();
+    // What the previous release reads first: a version it does not know, so it refuses the file.
+    const raw = new BetterSqlite3(path, { readonly: true });
+    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('3');
+    raw.close();
+  });
+});
+
+describe('a PostgreSQL state db of the previous release', () => {
+  let server: TestPostgres;
+  let url: string;
+  beforeAll(async () => {
+    server = await startPostgres();
+    url = await server.createDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(readFileSync(join(FIXTURES, 'postgres-v1.sql'), 'utf8'));
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('migrates in place to schema 3, every seller kept, keys now in byte order', async () => {
+    const store = await openPostgresStateStore('shop-1', { url });
+    try {
+      expect(store.migrations.map((m) => [m.name, m.status])).toEqual([
+        ['initial', 'already-applied'],
+        ['lease-scope', 'already-applied'],
+        ['one-schema', 'applied'],
+      ]);
+      await expectReleaseRows(store, 'postgres');
+    } finally {
+      await store.close();
+    }
+    const other = await openPostgresStateStore('shop-2', { url });
+    try {
+      expect(other.migrations.every((m) => m.status === 'already-applied')).toBe(true);
+      expect((await other.listOffers()).map((o) => o.externalId)).toEqual(['top-1']);
+      // Byte order, whatever the database's locale: upper case before lower.
+      await other.upsertOffer('item', 'b', {});
+      await other.upsertOffer('item', 'B', {});
+      await other.upsertOffer('item', 'a', {});
+      expect((await other.listOffers('item')).map((o) => o.externalId)).toEqual(['B', 'a', 'b']);
+    } finally {
+      await other.close();
+    }
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // What the previous release reads first: a version it does not know, so every old replica refuses it.
+      const v = await client.query('SELECT max(version) AS v FROM schema_migrations');
+      expect(v.rows[0].v).toBe(3);
+    } finally {
+      await client.end();
+    }
+  });
+});
