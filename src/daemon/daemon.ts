@@ -4,6 +4,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log/logger.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { isStateUnavailable } from '../state/state-unavailable.ts';
 import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
 import { MarketplaceUnreadableError, reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
@@ -59,7 +60,11 @@ export interface DaemonOptions {
   readonly leaseClaim?: LeaseClaim;
 }
 
-export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal';
+/** The first retry of a run the state db failed, and the longest wait between retries. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
+export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal' | 'retry';
 
 export class Daemon {
   readonly metrics: DaemonMetrics;
@@ -78,6 +83,13 @@ export class Daemon {
   private lease: HeldLease | null = null;
   /** Why the daemon is not ready while it waits for the writer lease. */
   private leaseWait: string | null = null;
+  /** Why the state db is taken to be out (a renewal failed); cleared by the next one that succeeds. */
+  private stateTrouble: string | null = null;
+  /** A run the state db failed is tried again after this long: doubling while it keeps failing. */
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** The state db failed during the current run (a renewal): its offers that failed are tried again soon. */
+  private troubleInRun = false;
   private readonly stopController = new AbortController();
 
   constructor(private readonly opts: DaemonOptions) {
@@ -132,7 +144,14 @@ export class Daemon {
         this.ready = false;
         log.error({ holder: h.holder }, 'lost the writer lease: the current run stops starting writes');
       },
-      onRenewError: (err) => log.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying'),
+      onRenewError: (err) => {
+        this.stateTrouble = `the state db does not answer (writer lease renewal failed: ${errorMessage(err)})`;
+        this.troubleInRun = true;
+        log.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying');
+      },
+      onRenewed: () => {
+        this.stateTrouble = null;
+      },
     });
     if (this.leaseWait) log.info('took over the writer lease');
     this.leaseWait = null;
@@ -192,6 +211,7 @@ export class Daemon {
   private async runOnce(mode: 'full' | 'incremental', trigger: Trigger): Promise<void> {
     const log = this.opts.logger;
     let unlink = (): void => undefined;
+    this.troubleInRun = this.stateTrouble !== null;
     try {
       const lease = await this.takeLease();
       const run = linkedSignal([this.stopController.signal, lease.lost]);
@@ -205,6 +225,9 @@ export class Daemon {
       this.opts.status?.board.recordRun(result, trigger);
       this.lastReport = report;
       this.lastError = null;
+      if (this.troubleInRun && report.outcome === 'partial') this.retryAfterOutage('it failed during the run');
+      else this.retryMs = RETRY_FIRST_MS;
+      this.stateTrouble = null;
       this.ready = !lease.lost.aborted;
       this.recorder.recordRun(report, trigger);
       this.recorder.recordBackoffs((await loadBackoffs(this.opts.store)).values());
@@ -216,12 +239,26 @@ export class Daemon {
     } catch (err) {
       if (this.stopping) return;
       this.lastError = errorMessage(err);
+      if (isStateUnavailable(err)) this.retryAfterOutage(this.lastError);
       if (err instanceof MarketplaceUnreadableError) this.opts.notifier?.afterUnreadable(err.message);
       this.recorder.recordError(trigger);
       log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');
     } finally {
       unlink();
     }
+  }
+
+  /**
+   * The state db did not answer: not ready, saying why, and a full sweep soon rather than at the next tick (the
+   * run's file changes may be lost with it). Nothing was sent without its journal row: that row is written first.
+   */
+  private retryAfterOutage(message: string): void {
+    this.stateTrouble = `the state db does not answer: ${message}`;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.trigger('full', 'retry'), this.retryMs);
+    this.retryTimer.unref();
+    this.opts.logger.warn({ retryInMs: this.retryMs }, 'state db unavailable: the run is tried again');
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
   }
 
   /** The HTML of the status page, or null without one. */
@@ -239,11 +276,12 @@ export class Daemon {
   }
 
   health(): { ok: boolean; ready: boolean; detail: Record<string, unknown> } {
+    const reason = this.leaseWait ?? this.stateTrouble;
     return {
       ok: !this.stopping,
-      ready: this.ready,
+      ready: this.ready && this.stateTrouble === null,
       detail: {
-        ...(this.leaseWait ? { reason: this.leaseWait } : {}),
+        ...(reason ? { reason } : {}),
         running: this.running !== null,
         last_outcome: this.lastReport?.outcome ?? null,
         last_run_id: this.lastReport?.runId ?? null,
@@ -258,6 +296,7 @@ export class Daemon {
    */
   async stop(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.retryTimer);
     this.stopController.abort(new Error('the daemon is stopping'));
     this.opts.clearQueue?.();
     for (const t of this.tasks) await t.stop();

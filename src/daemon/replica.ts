@@ -54,6 +54,8 @@ export class Replica {
   #ticking: Promise<void> | null = null;
   #stopping = false;
   #health: HealthServer | null = null;
+  /** Why the last round failed (the database did not answer); null once one succeeds. */
+  #trouble: string | null = null;
 
   constructor(opts: ReplicaOptions) {
     this.#opts = opts;
@@ -80,7 +82,13 @@ export class Replica {
   #runTick(): Promise<void> {
     if (this.#ticking || this.#stopping) return this.#ticking ?? Promise.resolve();
     this.#ticking = this.#balance()
-      .catch((err) => this.#opts.logger.error({ err: errorMessage(err) }, 'replica: balancing sellers failed'))
+      .then(() => {
+        this.#trouble = null;
+      })
+      .catch((err) => {
+        this.#trouble = `balancing sellers failed (the state db does not answer?): ${errorMessage(err)}`;
+        this.#opts.logger.error({ err: errorMessage(err) }, 'replica: balancing sellers failed');
+      })
       .finally(() => {
         this.#ticking = null;
       });
@@ -202,8 +210,9 @@ export class Replica {
     }
     return {
       ok: !this.#stopping,
-      ready: ready && !this.#stopping,
+      ready: ready && !this.#stopping && this.#trouble === null,
       detail: {
+        ...(this.#trouble ? { reason: this.#trouble } : {}),
         replica: this.claim.holder,
         live_replicas: this.#live,
         fair_share: Math.ceil(this.#opts.sellers.length / this.#live),

@@ -14,6 +14,10 @@ export interface TestPostgres {
   readonly password: string;
   /** A new, empty database; returns its URL. */
   createDatabase(name?: string): Promise<string>;
+  /** Stops the server, keeping its data: an outage. */
+  halt(): Promise<void>;
+  /** Starts it again on the same port, with the same data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,7 +47,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     user: 'offersync',
     password,
     port,
-    persistent: false,
+    // Kept across halt() and resume(); stop() removes the folder.
+    persistent: true,
     authMethod: 'scram-sha-256',
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--no-sync'],
@@ -82,6 +87,12 @@ export async function startPostgres(): Promise<TestPostgres> {
         await client.end();
       }
       return `postgres://offersync:${password}@127.0.0.1:${port}/${name}`;
+    },
+    async halt() {
+      await server.stop();
+    },
+    async resume() {
+      await server.start();
     },
     async stop() {
       await server.stop();
