@@ -22,7 +22,7 @@ export interface PostgresStateOptions {
   readonly statementTimeoutMs?: number;
   /** A connection not made within this long fails the statement that wanted it. Default 10 s. */
   readonly connectTimeoutMs?: number;
-  /** Connections in the pool, shared by every seller of the process. Default 10. */
+  /** Connections in the pool, shared by every seller of the process. Default 24. */
   readonly maxConnections?: number;
 }
 
@@ -62,7 +62,7 @@ export async function openPostgresStateDatabase(
   }
   const pool = new pg.Pool({
     connectionString,
-    max: opts.maxConnections ?? 10,
+    max: opts.maxConnections ?? 24,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000,
     statement_timeout: opts.statementTimeoutMs ?? 30_000,
     application_name: 'offersync',

@@ -2,8 +2,9 @@
 // own process with no NODE_OPTIONS, against a sandbox process without a rate limit: the first sync of N offers
 // (default 100,000, a third of each kind) into an empty marketplace, then the no-op run after it. Prints each
 // run's peak RSS (the kernel's VmHWM) and peak V8 heap in use (sampled every 10 ms by a preloaded module),
-// and exits non-zero when a run does not converge or peaks at 256 MB RSS or more.
-//   npm run bench memory                 BENCH_OFFERS=N for another size
+// and exits non-zero when a run does not converge or peaks at 256 MB RSS or more. It does so with the state in a
+// sqlite file, then in PostgreSQL (embedded, on 127.0.0.1).
+//   npm run bench memory                 BENCH_OFFERS=N for another size, BENCH_STATE=sqlite or postgres for one
 //   BENCH_NODE_FLAGS=--max-old-space-size=160 npm run bench memory   (what a heap cap, as an image sets, gives)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI } from '../support/cli.ts';
+import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { writeBigCatalogue } from './support/big-catalogue.ts';
 
 const N = Number(process.env.BENCH_OFFERS ?? 100_000);
@@ -20,6 +22,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'offersync.js');
 const SAMPLER = new URL('./support/memory-sampler.mjs', import.meta.url).href;
 const FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+const STATES = (process.env.BENCH_STATE ?? 'sqlite,postgres').split(',');
 
 const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
@@ -48,9 +51,14 @@ interface RunFigures {
   readonly stderr: string;
 }
 
-function runCli(work: string): Promise<RunFigures> {
+function runCli(work: string, stateUrl: string): Promise<RunFigures> {
   const out = join(work, 'memory.json');
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, BENCH_MEMORY_OUT: out };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    OFFERSYNC_API_KEY: KEY,
+    BENCH_MEMORY_OUT: out,
+    ...(stateUrl ? { OFFERSYNC_STATE_URL: stateUrl } : {}),
+  };
   const t0 = performance.now();
   return new Promise((resolve) => {
     const child = spawn(
@@ -67,42 +75,48 @@ function runCli(work: string): Promise<RunFigures> {
   });
 }
 
-const work = mkdtempSync(join(tmpdir(), 'offersync-bench-memory-'));
-const sandbox = await startSandboxProcess();
 let failed = false;
 const mb = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
-try {
-  const shape = writeBigCatalogue(join(work, 'catalogue'), N);
-  writeFileSync(
-    join(work, 'offersync.yaml'),
-    `${[
-      `baseUrl: ${sandbox.url}`,
-      'catalogue:\n  dir: ./catalogue',
-      'state:\n  path: ./state/state.db',
-      'rateLimit:\n  ratePerSec: 100000\n  burst: 1000\n  concurrency: 16',
-      'lists:\n  perPage: 100',
-      'log:\n  level: warn',
-    ].join('\n')}\n`,
-  );
-  console.log(
-    `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) ` +
-      `of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ` +
-      `${shape.images} images), sandbox without a rate limit:`,
-  );
-  for (const name of ['first sync', 'no-op run']) {
-    const r = await runCli(work);
-    console.log(
-      `  ${name}: exit ${r.code}, ${r.wallS.toFixed(1)} s; peak RSS ${mb(r.peakRss)} (goal < ${GOAL_MB} MB), ` +
-        `peak V8 heap in use ${mb(r.peakHeap)}`,
+for (const state of STATES) {
+  const work = mkdtempSync(join(tmpdir(), 'offersync-bench-memory-'));
+  const sandbox = await startSandboxProcess();
+  let server: TestPostgres | undefined;
+  try {
+    server = state === 'postgres' ? await startPostgres() : undefined;
+    const stateUrl = server ? await server.createDatabase('memory') : '';
+    const shape = writeBigCatalogue(join(work, 'catalogue'), N);
+    writeFileSync(
+      join(work, 'offersync.yaml'),
+      `${[
+        `baseUrl: ${sandbox.url}`,
+        'catalogue:\n  dir: ./catalogue',
+        'state:\n  path: ./state/state.db',
+        'rateLimit:\n  ratePerSec: 100000\n  burst: 1000\n  concurrency: 16',
+        'lists:\n  perPage: 100',
+        'log:\n  level: warn',
+      ].join('\n')}\n`,
     );
-    if (r.code !== 0) {
-      failed = true;
-      console.log(r.stderr.slice(-3000));
+    console.log(
+      `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) ` +
+        `of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ` +
+        `${shape.images} images), sandbox without a rate limit, state in ${state}:`,
+    );
+    for (const name of ['first sync', 'no-op run']) {
+      const r = await runCli(work, stateUrl);
+      console.log(
+        `  ${name}: exit ${r.code}, ${r.wallS.toFixed(1)} s; peak RSS ${mb(r.peakRss)} (goal < ${GOAL_MB} MB), ` +
+          `peak V8 heap in use ${mb(r.peakHeap)}`,
+      );
+      if (r.code !== 0) {
+        failed = true;
+        console.log(r.stderr.slice(-3000));
+      }
+      if (r.peakRss >= GOAL_MB * 2 ** 20) failed = true;
     }
-    if (r.peakRss >= GOAL_MB * 2 ** 20) failed = true;
+  } finally {
+    sandbox.stop();
+    await server?.stop();
+    rmSync(work, { recursive: true, force: true });
   }
-} finally {
-  sandbox.stop();
-  rmSync(work, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

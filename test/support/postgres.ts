@@ -60,7 +60,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       '-c',
       'fsync=off',
       '-c',
-      'max_connections=60',
+      'max_connections=200',
     ],
     onLog: (m) => log.push(m),
     onError: (m) => log.push(String(m)),

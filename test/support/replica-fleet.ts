@@ -69,6 +69,8 @@ export async function startReplica(f: Fleet, n: number): Promise<ReplicaProc> {
     PATH: process.env.PATH ?? '',
     OFFERSYNC_STATE_URL: f.url,
     OFFERSYNC_LOG_LEVEL: 'info',
+    // A bench may profile the replicas (--cpu-prof).
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   for (const s of f.sellers) env[`KEY_${envName(s)}`] = sellerKey(s);
   const child = spawn(process.execPath, [...CLI, 'daemon', '--config', config], {
