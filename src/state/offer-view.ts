@@ -1,6 +1,7 @@
-// What a run's planning reads of the state: one offer by its key, or every offer in turn. The sqlite store
-// answers from the db row by row, so a run of 100,000 offers never holds all their records at once; stores
-// without cheap point reads (PostgreSQL, tests) answer from records in memory.
+// What a run's planning reads of the state: one offer by its key, or every offer in turn, synchronously (the
+// planner awaits nothing). A sqlite file answers row by row as asked, so a run of 100,000 offers never holds all
+// their records at once; PostgreSQL, where a point read is a round trip, is read beforehand in keyset pages into
+// compact records (postgres-state-database.ts); tests answer from records they made.
 import type { OfferRecord, StateKind } from './records.ts';
 
 export interface OfferView {

@@ -115,4 +115,4 @@ try {
   await proxy.close();
   await pg.stop();
 }
-process.exitCode = failed ? 1 : 0;
+process.exit(failed ? 1 : 0);
