@@ -8,6 +8,7 @@ import {
   type DatabaseConnection,
   Kysely,
   SqliteAdapter,
+  type SqliteDatabase,
   SqliteDriver,
   SqliteIntrospector,
   SqliteQueryCompiler,
@@ -59,7 +60,7 @@ export async function openSqliteStateDatabase(
   const db = new Kysely<Database>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new ImmediateSqliteDriver({ database: raw }),
+      createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(raw) }),
       createIntrospector: (k) => new SqliteIntrospector(k),
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },
@@ -81,6 +82,28 @@ export async function openSqliteStateDatabase(
     await database.close();
     throw err;
   }
+}
+
+/**
+ * kysely's SqliteDriver prepares a statement for every query, and better-sqlite3 frees a prepared statement only
+ * when its database closes (a statement the garbage collector drops keeps its native memory): a daemon would grow
+ * by a few KB a statement, for good. Each SQL text is prepared once and reused; the texts are the store's own
+ * queries (a multi-row insert has one per row count), so the cache stays small. kysely runs one query at a time on
+ * the connection, so a statement is never used by two queries at once.
+ */
+function preparedOnce(raw: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = raw.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+    close: () => raw.close(),
+  };
 }
 
 class SqliteStateDatabase implements StateDatabase {
