@@ -154,6 +154,8 @@ export function openServices(
     apiKey: config.apiKey,
     insecure: config.insecure,
     timeoutMs: config.http.timeoutMs,
+    idleTimeoutMs: config.http.idleTimeoutMs,
+    maxBodyBytes: config.http.maxBodyBytes,
     // Never fewer connections than requests in flight: a request waiting inside the pool has already spent
     // its token, and several such requests leaving together undo the pacing (a 429 from a server at its limit).
     connections: Math.max(config.http.connections, config.rateLimit.concurrency),

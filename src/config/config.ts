@@ -68,7 +68,14 @@ export const ConfigSchema = z
         }),
       })
       .strict(),
-    http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
+    http: z
+      .object({
+        timeoutMs: positiveInt,
+        idleTimeoutMs: positiveInt,
+        maxBodyBytes: z.object({ list: positiveInt, single: positiveInt }).strict(),
+        connections: positiveInt,
+      })
+      .strict(),
     rateLimit: z
       .object({
         ratePerSec: z.union([z.literal('auto'), z.number().positive()], {

@@ -154,8 +154,38 @@ export class ClientError extends MarketplaceError {
 }
 
 export class TimeoutError extends MarketplaceError {
-  constructor(ctx: ErrorContext, timeoutMs: number) {
-    super(`no complete answer within ${timeoutMs} ms`, ctx, { retryable: true, outcomeUnknown: isWrite(ctx.method) });
+  constructor(ctx: ErrorContext, timeoutMs: number, what = `no complete answer within ${timeoutMs} ms`) {
+    super(what, ctx, { retryable: true, outcomeUnknown: isWrite(ctx.method) });
+  }
+}
+
+/** The answer began, then no byte came for `idleMs`: a stalled server or connection. */
+export class IdleTimeoutError extends TimeoutError {
+  constructor(ctx: ErrorContext, idleMs: number) {
+    super(ctx, idleMs, `the answer stalled: no byte for ${idleMs} ms (http.idleTimeoutMs)`);
+  }
+}
+
+/**
+ * An answer larger than its route's cap: reading stopped there and the connection was closed, so one endless
+ * or huge answer cannot take the process's memory. Not retried: the same request would get the same answer.
+ */
+export class ResponseTooLargeError extends MarketplaceError {
+  readonly capBytes: number;
+  /** The configuration key that sets the cap. */
+  readonly setting: string;
+  /** Bytes of the body read before giving up (0 when its Content-Length already said too much). */
+  readonly readBytes: number;
+  constructor(ctx: ErrorContext, cap: { readonly bytes: number; readonly setting: string; readonly read: number }) {
+    super(
+      `answer larger than the cap of ${cap.bytes} bytes (${cap.setting}): stopped reading after ${cap.read} ` +
+        `bytes and closed the connection. If the marketplace really sends answers this large, raise ${cap.setting}`,
+      ctx,
+      { retryable: false, outcomeUnknown: isWrite(ctx.method) },
+    );
+    this.capBytes = cap.bytes;
+    this.setting = cap.setting;
+    this.readBytes = cap.read;
   }
 }
 

@@ -7,6 +7,7 @@ import {
   type ErrorContext,
   type FieldErrors,
   ForbiddenError,
+  IdleTimeoutError,
   type MarketplaceError,
   MethodNotAllowedError,
   NetworkError,
@@ -147,11 +148,23 @@ export interface AbortState {
   readonly aborted: boolean;
 }
 
-export function errorFromException(where: Where, err: unknown, abort: AbortState, timeoutMs: number): MarketplaceError {
+export interface Deadlines {
+  /** The whole request. */
+  readonly timeoutMs: number;
+  /** No byte of the body for this long. */
+  readonly idleTimeoutMs: number;
+}
+
+export function errorFromException(
+  where: Where,
+  err: unknown,
+  abort: AbortState,
+  deadlines: Deadlines,
+): MarketplaceError {
   const ctx: ErrorContext = { ...where, cause: err };
   const code = codeOf(err);
-  if (abort.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return new TimeoutError(ctx, timeoutMs);
+  if (abort.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT') return new TimeoutError(ctx, deadlines.timeoutMs);
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new IdleTimeoutError(ctx, deadlines.idleTimeoutMs);
   if (abort.aborted) return new AbortedError(ctx);
   if (code === 'UND_ERR_CONNECT_TIMEOUT')
     return new NetworkError(ctx, 'connect timeout', { maybeSent: false, retryable: true });

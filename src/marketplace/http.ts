@@ -1,12 +1,14 @@
-// The transport: one keep-alive undici Pool, every request through the scheduler, a deadline per request,
-// and every non-2xx or unreadable answer turned into a typed error inside `send` (so the queue sees it).
+// The transport: one keep-alive undici Pool, every request through the scheduler, a deadline per request
+// (body included), an idle timeout, a size cap per answer, and every non-2xx or unreadable answer turned into a
+// typed error inside `send` (so the queue sees it).
 import { type FormData, Pool } from 'undici';
 import type { Logger } from '../log/logger.ts';
-import { BadResponseError, snippetOf } from './errors.ts';
+import { readCappedBody } from './capped-body.ts';
+import { BadResponseError, ResponseTooLargeError, snippetOf } from './errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
 import { type RateLimitAdvert, readRateLimitAdvert } from './rate-limit-advert.ts';
 import type { CallOptions } from './marketplace-client.ts';
-import type { ResolvedOptions } from './marketplace-client-options.ts';
+import { type AnswerSize, BODY_CAP_SETTINGS, type ResolvedOptions } from './marketplace-client-options.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -20,6 +22,8 @@ export interface HttpRequest {
   readonly form?: FormData;
   /** false for offer creates: a blind retry could make a second offer. */
   readonly idempotent: boolean;
+  /** Which cap the answer's body is read under. Default 'single'. */
+  readonly answer?: AnswerSize;
   readonly call?: CallOptions;
 }
 
@@ -50,7 +54,7 @@ export class HttpTransport {
     this.pool = new Pool(opts.origin, {
       connections: opts.connections,
       headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      bodyTimeout: opts.idleTimeoutMs,
       connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
     });
   }
@@ -94,8 +98,11 @@ export class HttpTransport {
       body = req.form; // undici sets the multipart content-type with its boundary
     }
     const started = performance.now();
+    const answer = req.answer ?? 'single';
+    const cap = this.opts.maxBodyBytes[answer];
     let status: number;
-    let text: string;
+    let text: string | undefined;
+    let tooLarge: { read: number } | undefined;
     let resHeaders: Record<string, string | undefined>;
     try {
       const res = await this.pool.request({
@@ -107,13 +114,15 @@ export class HttpTransport {
       });
       status = res.statusCode;
       resHeaders = flatHeaders(res.headers);
-      text = await res.body.text();
+      const read = await readCappedBody(res.body, cap, resHeaders['content-length']);
+      if ('text' in read) text = read.text;
+      else tooLarge = read;
     } catch (err) {
       const e = errorFromException(
         where,
         err,
         { timedOut: deadline.aborted, aborted: caller?.aborted ?? false },
-        this.opts.timeoutMs,
+        { timeoutMs: this.opts.timeoutMs, idleTimeoutMs: this.opts.idleTimeoutMs },
       );
       this.logger.debug({ method: where.method, path: where.path, err: e.message }, 'marketplace request failed');
       const seconds = (performance.now() - started) / 1000;
@@ -123,6 +132,14 @@ export class HttpTransport {
     const ms = performance.now() - started;
     this.logger.debug({ method: where.method, path: where.path, status, ms: Math.round(ms) }, 'marketplace request');
     this.opts.onResponse?.({ method: where.method, path: where.path, status, seconds: ms / 1000 });
+    if (text === undefined) {
+      const e = new ResponseTooLargeError(
+        { ...where, status },
+        { bytes: cap, setting: BODY_CAP_SETTINGS[answer], read: tooLarge?.read ?? 0 },
+      );
+      this.logger.warn({ method: where.method, path: where.path, status, capBytes: cap }, e.message);
+      throw e;
+    }
     const now = Date.now();
     const advert = readRateLimitAdvert(resHeaders, now, this.opts.limitWindowSec);
     const rateLimit = advert ? { rateLimit: advert } : {};

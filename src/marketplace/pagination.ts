@@ -62,6 +62,7 @@ export async function* walkPages<T>(o: WalkOptions<T>): AsyncGenerator<ListPage<
       path: o.path,
       ...(q ? { query: q } : {}),
       idempotent: true,
+      answer: 'list',
       ...(o.call ? { call: o.call } : {}),
     });
     const { body, items } = decodeResponse(res, (raw) => {

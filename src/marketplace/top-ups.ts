@@ -21,6 +21,7 @@ export class HttpTopUpResource extends HttpOfferResource implements TopUpResourc
       path: '/top-ups/bulk-update',
       json: { offers },
       idempotent: true,
+      answer: 'list',
       ...callOf(opts),
     });
     return decodeResponse(res, decodeBulkUpdate);
