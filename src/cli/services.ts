@@ -146,6 +146,7 @@ export function openServices(
     startTokens: startTokens(store, config, Date.now(), learnt),
     concurrency: config.rateLimit.concurrency,
     maxAttempts: config.rateLimit.maxAttempts,
+    maxRetryAfterMs: config.rateLimit.maxRetryAfterSeconds * 1000,
     logger,
     onEvent: opts.observe?.onQueueEvent,
   });

@@ -86,6 +86,7 @@ export const ConfigSchema = z
         burst: positiveInt,
         concurrency: positiveInt,
         maxAttempts: positiveInt,
+        maxRetryAfterSeconds: z.number().positive(),
       })
       .strict(),
     lists: z
