@@ -77,6 +77,7 @@ export const command: Command = {
       status: {
         board: new StatusBoard(services.store, config.state.path, notifySeller(config)),
         queue: () => services.queue.stats(),
+        notices: services.notices,
       },
     });
     // Every series carries its seller, as with many sellers ('default' here).
@@ -101,6 +102,7 @@ export const command: Command = {
         ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz`
         : '';
       io.stderr.write(`offersync daemon: watching ${config.catalogue.dir}${health}\n`);
+      for (const notice of services.notices) io.stderr.write(`offersync daemon: warning: ${notice}\n`);
     }
     await wait.stopped;
     await stopping;

@@ -99,6 +99,8 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
     io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${message}\n`);
     return EXIT.usage;
   }
+  // Above the report a person reads (the log has it too); --json keeps stdout for the document.
+  if (!opts.json) for (const notice of services.notices) io.stdout.write(`Warning: ${sellerPrefix(config)}${notice}\n`);
   try {
     return await runWith(io, services, { ...opts, resolvedTarget: target }, jsonLines, progress);
   } finally {

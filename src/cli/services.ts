@@ -7,6 +7,7 @@ import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { ResponseObserved } from '../marketplace/marketplace-client-options.ts';
 import type { QueueEvent } from '../queue/queue-event.ts';
 import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
+import { plainHttpVerdict } from '../marketplace/plain-http.ts';
 import { RequestQueue } from '../queue/request-queue.ts';
 import { openSellerStateStore, type StateLocation } from '../state/open-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -29,6 +30,8 @@ export interface Services {
   readonly reconcileDeps: ReconcileDeps;
   /** Tells the seller's webhooks what a run did (config notify); close() leaves its deliveries to finish. */
   readonly notifier: RunNotifier;
+  /** What a person must know of this setup at every start (plain http with `insecure`): logged, and shown. */
+  readonly notices: readonly string[];
   close(): Promise<void>;
 }
 
@@ -129,11 +132,16 @@ export function openServices(
             'its apiKeyFile must name a readable file, or its apiKeyEnv a set variable',
     );
   }
+  // Before anything is written (the state db, its key file): a refused setup leaves no trace.
+  const plainHttp = plainHttpVerdict(config.baseUrl, config.insecure);
+  if (plainHttp.kind === 'refused') throw new ConfigError(plainHttp.message);
   registerSecret(config.apiKey);
   registerStateSecrets(config);
   const logger = (opts.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({
     seller: config.seller,
   });
+  const notices = plainHttp.kind === 'warned' ? [plainHttp.message] : [];
+  for (const notice of notices) logger.warn({ baseUrl: new URL(config.baseUrl).origin }, notice);
   const store = openStore(config, logger, opts.connection);
   const auto = config.rateLimit.ratePerSec === 'auto';
   const learnt = auto ? loadLearntRate(store, Date.now()) : undefined;
@@ -213,6 +221,7 @@ export function openServices(
     catalogue,
     reconcileDeps,
     notifier,
+    notices,
     async close() {
       await client.close();
       if (queue.stats().requests > 0) {

@@ -53,8 +53,15 @@ export interface DaemonOptions {
   readonly leaseTtlMs?: number;
   /** Tells the seller's webhooks what each run did. */
   readonly notifier?: Pick<RunNotifier, 'afterRun' | 'afterUnreadable'>;
-  /** The status page on `/` of the health server: what it shows, and the queue's state. */
-  readonly status?: { readonly board: StatusBoard; readonly queue?: () => QueueView };
+  /**
+   * The status page on `/` of the health server: what it shows, the queue's state, and warnings about the
+   * setup shown above everything (plain http with `insecure`).
+   */
+  readonly status?: {
+    readonly board: StatusBoard;
+    readonly queue?: () => QueueView;
+    readonly notices?: readonly string[];
+  };
   /** Who takes the lease: a replica passes the claim it already took the seller's lease with. */
   readonly leaseClaim?: LeaseClaim;
 }
@@ -234,6 +241,7 @@ export class Daemon {
       lastError: this.lastError,
       waiting: this.leaseWait,
       lastOutcome: this.lastReport?.outcome ?? null,
+      notices: status.notices ?? [],
     };
     return renderStatusPage(status.board.view(daemon, status.queue?.() ?? null));
   }

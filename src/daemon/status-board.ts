@@ -65,6 +65,8 @@ export interface StatusView {
     readonly waiting: string | null;
     /** Outcome of the daemon's last run, null before it. */
     readonly lastOutcome: string | null;
+    /** Warnings about the setup, shown first (plain http with `insecure`). */
+    readonly notices?: readonly string[];
   };
   readonly offers: readonly { readonly kind: string; readonly byStatus: Readonly<Record<string, number>> }[];
   readonly runs: readonly RunView[];
