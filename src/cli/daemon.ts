@@ -8,6 +8,7 @@ import { openPostgresConnection } from '../state/postgres-state-store.ts';
 import { ReplicaRegistry } from '../state/replica-registry.ts';
 import { cliLogger } from './cli-logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
+import type { HealthServerOptions } from '../daemon/health-server.ts';
 import { DaemonMetrics } from '../daemon/metrics.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
 import { StatusBoard } from '../daemon/status-board.ts';
@@ -30,6 +31,11 @@ of a replica that stopped renewing its leases. /readyz then lists each seller an
 
 ${CONFIG_HELP}
 `;
+
+function healthOptions(config: Config): HealthServerOptions {
+  const { healthHost, healthPort, allowedHosts } = config.daemon;
+  return { host: healthHost, port: healthPort, allowedHosts };
+}
 
 /** How long a stopping daemon waits for webhook notifications still on their way. */
 const NOTIFY_FLUSH_MS = 5_000;
@@ -67,7 +73,7 @@ export const command: Command = {
       logger,
       fullSweep: config.schedule.fullSweep,
       tick: config.schedule.tick,
-      health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
+      health: healthOptions(config),
       queueStats: () => services.queue.stats(),
       metrics,
       metricsScope,
@@ -126,7 +132,7 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
     registry: connection ? new ReplicaRegistry(connection) : null,
     logger,
     leaseTtlMs: config.state.leaseTtlMs,
-    health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
+    health: healthOptions(config),
     openSeller(seller, claim) {
       const sc = sellers.find((s) => s.seller === seller);
       if (!sc) throw new Error(`no seller ${seller}`);

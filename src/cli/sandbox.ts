@@ -10,7 +10,8 @@ const DEFAULT_KEY = 'sandbox-key';
 const HELP = `Usage: offersync sandbox [flags]
 
 A local emulator of the marketplace's Seller Offer Synchronization API, for trying a catalogue before
-going live. Memory only unless --persist. Control routes for tests under /__sandbox/ (no key needed).
+going live. Memory only unless --persist. Control routes for tests under /__sandbox/ (no key needed on
+loopback; with --host beyond loopback they need an --api-key, as they dump stored credentials).
 
   --port <n>                 port (default 8080; 0 = a free port)
   --host <addr>              address to bind (default 127.0.0.1)

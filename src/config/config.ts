@@ -135,6 +135,9 @@ export const ConfigSchema = z
         debounceMs: z.number().int().min(0),
         healthHost: z.string().min(1),
         healthPort: z.number().int().min(0).max(65535),
+        allowedHosts: z.array(
+          z.string().regex(/^[^\s/?#@]+$/, { message: 'expected a host name or address, without scheme or path' }),
+        ),
       })
       .strict(),
     log: z.object({ level: z.enum(LOG_LEVELS), format: z.enum(LOG_FORMATS) }).strict(),

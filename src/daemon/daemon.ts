@@ -9,7 +9,7 @@ import { errorMessage } from '../sync/errors.ts';
 import { MarketplaceUnreadableError, reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { RunReport } from '../sync/run-report.ts';
-import { startHealthServer, type HealthServer } from './health-server.ts';
+import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 import { DaemonMetrics, type MetricsScope } from './metrics.ts';
 import type { RunNotifier } from './run-notifier.ts';
 import type { QueueView, StatusBoard } from './status-board.ts';
@@ -41,7 +41,7 @@ export interface DaemonOptions {
   /** Cron expressions. */
   readonly fullSweep: string;
   readonly tick: string;
-  readonly health: { readonly host: string; readonly port: number } | null;
+  readonly health: HealthServerOptions | null;
   /** The request queue now, for the live gauges. */
   readonly queueStats?: () => { readonly size: number; readonly pending: number; readonly currentRate: number };
   /** Default: a registry of its own. Pass the one whose scope observes the client and queue (openServices). */
@@ -107,7 +107,7 @@ export class Daemon {
    */
   async start(): Promise<void> {
     if (this.opts.health && this.opts.health.port > 0) {
-      this.healthServer = await startHealthServer(this.opts.health.host, this.opts.health.port, this, this.metrics);
+      this.healthServer = await startHealthServer(this.opts.health, this, this.metrics);
     }
     await this.takeLease();
     this.watcher = this.opts.watch();

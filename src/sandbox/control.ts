@@ -1,5 +1,7 @@
-// /__sandbox/ routes: the RunningSandbox controls over HTTP, for tests in another process. No key
-// needed (the sandbox binds loopback) and never counted.
+// /__sandbox/ routes: the RunningSandbox controls over HTTP, for tests in another process; never counted. They
+// change and dump everything, stored credentials included: without a key only on loopback, where no one else can
+// reach them; a sandbox listening beyond it (--host 0.0.0.0, in a container) asks for its API key.
+import { isIP } from 'node:net';
 import {
   checkFaults,
   checkRateLimit,
@@ -13,6 +15,14 @@ import {
 import { HttpError } from './http-error.ts';
 
 export type Controls = Omit<RunningSandbox, 'url' | 'port' | 'close'>;
+
+/** False only for a bind address no other machine can reach: 127.0.0.0/8, ::1, localhost. */
+export function controlNeedsKey(bindHost: string): boolean {
+  const host = bindHost.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost') return false;
+  if (isIP(host) === 4) return !host.startsWith('127.');
+  return !(host === '::1' || host === '0:0:0:0:0:0:0:1');
+}
 
 export interface ControlAnswer {
   readonly status: number;

@@ -1,11 +1,12 @@
 // startSandbox: the marketplace emulator on node:http. One request goes: counters key -> latency ->
 // faults (drop, 5xx) -> bearer key -> rate limit -> route (404/405/disabled) -> body -> handler ->
-// persist -> perhaps a lost response. Control routes under /__sandbox/ skip all of that.
+// persist -> perhaps a lost response. Control routes under /__sandbox/ skip all of that; beyond loopback they
+// need the API key (control.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiContext, ApiRequest } from './api-route.ts';
 import { BodyTooLarge, parseJsonObject, readBody } from './body.ts';
-import { handleControl, type Controls } from './control.ts';
+import { controlNeedsKey, handleControl, type Controls } from './control.ts';
 import { Counters } from './counters.ts';
 import { FaultInjector } from './faults.ts';
 import { HttpError } from './http-error.ts';
@@ -212,7 +213,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     }
   }
 
+  const keyForControls = controlNeedsKey(options.host);
   async function handleControlRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (keyForControls && bearer(req) === undefined) {
+      send(
+        res,
+        401,
+        {
+          message:
+            'This sandbox listens beyond loopback, so its control routes need its API key: send ' +
+            'Authorization: Bearer <key>, or start it on 127.0.0.1.',
+        },
+        { 'www-authenticate': 'Bearer' },
+      );
+      return;
+    }
     try {
       const raw = req.method === 'POST' ? await readBody(req, options.maxJsonBytes) : Buffer.alloc(0);
       const a = handleControl(controls, req.method ?? 'GET', url.pathname, raw);

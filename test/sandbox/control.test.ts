@@ -170,3 +170,46 @@ describe('sellerPerKey', () => {
     }
   });
 });
+
+describe('control routes beyond loopback', () => {
+  it('need the API key: the dump holds stored credentials', async () => {
+    const sb = await startSandbox({ host: '0.0.0.0', port: 0, apiKeys: ['wide-key'] });
+    try {
+      const base = `http://127.0.0.1:${sb.port}/__sandbox`;
+      await fetch(`http://127.0.0.1:${sb.port}/api/v1/accounts`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer wide-key', 'content-type': 'application/json' },
+        body: JSON.stringify(account(1)),
+      });
+      for (const [method, path] of [
+        ['GET', 'dump'],
+        ['GET', 'counters'],
+        ['POST', 'reset'],
+        ['POST', 'faults'],
+      ] as const) {
+        const res = await fetch(`${base}/${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(401);
+        expect(((await res.json()) as { message: string }).message).toMatch(/beyond loopback.*API key/);
+      }
+      expect(sb.dump().accounts).toHaveLength(1); // the refused reset changed nothing
+      const wrong = await fetch(`${base}/dump`, { headers: { authorization: 'Bearer not-the-key' } });
+      expect(wrong.status).toBe(401);
+      const dump = await fetch(`${base}/dump`, { headers: { authorization: 'Bearer wide-key' } });
+      expect(dump.status).toBe(200);
+      expect(((await dump.json()) as { accounts: unknown[] }).accounts).toHaveLength(1);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('on loopback they need none', async () => {
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const sb = await startSandbox({ host, port: 0, apiKeys: ['loop-key'] });
+      try {
+        expect((await fetch(`http://${host}:${sb.port}/__sandbox/dump`)).status, host).toBe(200);
+      } finally {
+        await sb.close();
+      }
+    }
+  });
+});
