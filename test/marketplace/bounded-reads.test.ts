@@ -105,7 +105,7 @@ describe('answer size caps', () => {
     expect((err as ResponseTooLargeError).readBytes).toBeLessThanOrEqual(SINGLE_CAP + ONE_CHUNK);
   });
 
-  it('the cap follows the route: one offer over the single cap fails, the same bytes as a list page are read', async () => {
+  it('the cap follows the route: one offer over the single cap fails, as many bytes in a list page pass', async () => {
     const size = SINGLE_CAP * 2;
     stub.handle((req, res) => {
       if (req.url!.startsWith('/api/v1/items?')) json(res, 200, { data: [offerOfSize(size)], links: { next: null } });

@@ -61,7 +61,7 @@ describe('systemClock', () => {
     expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
   });
 
-  it('a sleep longer than a timer holds arms no overflowing timer (no TimeoutOverflowWarning) and still aborts', async () => {
+  it('a sleep longer than a timer holds arms no overflowing timer (no Node warning) and still aborts', async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
