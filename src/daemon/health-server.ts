@@ -39,7 +39,12 @@ export interface HealthServer {
 function refused(req: IncomingMessage, res: ServerResponse, hosts: HostAllowList): boolean {
   if (!hosts.allows(req.headers.host)) {
     // 421: this server is not the one for that name. Nothing of the daemon is in the answer.
-    res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+    // The Host is echoed: as plain text only, never sniffed as a page.
+    res.writeHead(421, {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    });
     res.end(
       `offersync does not answer for the host ${JSON.stringify(req.headers.host ?? '')}. If you reach it by this ` +
         'name (a proxy, a Kubernetes pod IP), add the name to daemon.allowedHosts (OFFERSYNC_DAEMON_ALLOWEDHOSTS).\n',

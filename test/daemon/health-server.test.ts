@@ -56,6 +56,7 @@ describe('Host names', () => {
     const a = await ask('127.0.0.1', port, path, `rebind.attacker.example:${port}`);
     expect(a.status).toBe(421);
     expect(a.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(a.headers['x-content-type-options']).toBe('nosniff');
     expect(a.body).toContain('daemon.allowedHosts');
     expect(a.body).not.toMatch(/# HELP|# TYPE|"ready"|<html|<!doctype/i);
   });
