@@ -1,10 +1,11 @@
 // Plain http to another machine, through the real CLI and daemon as child processes: without `insecure` the
 // refusal comes before anything is written (no state db, exit 2); with it, every start warns in the log, above the
-// human report, and on the daemon's status page. The "other machine" is this one's own non-loopback address.
+// human report, and on the daemon's status page. The "other machine" is a name under `.test` that the children
+// resolve to 127.0.0.1 (test/support/test-hosts.mjs): not loopback by name, while no byte leaves this machine.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
@@ -14,10 +15,9 @@ const KEY = 'plain-http-key-4242';
 const REFUSAL = /baseUrl http:\/\/\S+ is plain http to another machine: .*https:\/\/.*insecure: true/;
 const WARNING = /insecure: the API key is sent in clear \(plain http\) to \S+, another machine/;
 
-/** An address of this machine that is not loopback: plain http to it could cross a network. */
-const lanAddress = Object.values(networkInterfaces())
-  .flat()
-  .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+const TEST_HOSTS = new URL('../support/test-hosts.mjs', import.meta.url).href;
+/** The sandbox's URL under a name that is not loopback. */
+const elsewhere = (url: string) => url.replace('127.0.0.1', 'marketplace.offersync.test');
 
 let dir = '';
 let sandbox: RunningSandbox | undefined;
@@ -29,7 +29,7 @@ beforeAll(async () => {
     join(dir, 'catalogue', 'items', 'stock.json'),
     JSON.stringify([{ external_id: 'ph-1', title: 'Starter pack', price: 499, stock: 10, type: 'gold' }]),
   );
-  if (lanAddress) sandbox = await startSandbox({ host: lanAddress, port: 0, apiKeys: [KEY] });
+  sandbox = await startSandbox({ port: 0, apiKeys: [KEY] });
 });
 
 afterAll(async () => {
@@ -48,7 +48,7 @@ function freePort(): Promise<number> {
 }
 
 function start(args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, [...CLI, ...args], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', TEST_HOSTS, ...CLI, ...args], {
     cwd: dir,
     env: {
       PATH: process.env.PATH,
@@ -91,9 +91,9 @@ describe('plain http to another machine', { timeout: 120_000 }, () => {
     },
   );
 
-  it.skipIf(!lanAddress)('with insecure, reconcile warns in the log and above its report, and runs', async () => {
+  it('with insecure, reconcile warns in the log and above its report, and runs', async () => {
     const run = start(['reconcile', '--insecure'], {
-      OFFERSYNC_BASE_URL: sandbox!.url,
+      OFFERSYNC_BASE_URL: elsewhere(sandbox!.url),
       OFFERSYNC_STATE_DB: join(dir, 'insecure-cli', 'state.db'),
     });
     expect(await run.exited, run.stderr()).toBe(0);
@@ -108,10 +108,10 @@ describe('plain http to another machine', { timeout: 120_000 }, () => {
     expect(run.stderr()).not.toContain(KEY);
   });
 
-  it.skipIf(!lanAddress)('with insecure, the daemon warns in the log and on its status page', async () => {
+  it('with insecure, the daemon warns in the log and on its status page', async () => {
     const port = await freePort();
     const daemon = start(['daemon', '--insecure'], {
-      OFFERSYNC_BASE_URL: sandbox!.url,
+      OFFERSYNC_BASE_URL: elsewhere(sandbox!.url),
       OFFERSYNC_STATE_DB: join(dir, 'insecure-daemon', 'state.db'),
       OFFERSYNC_DAEMON_HEALTHPORT: String(port),
     });
