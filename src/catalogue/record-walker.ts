@@ -8,7 +8,7 @@ import type { FieldSpec, FieldTable } from './field-spec.ts';
 import type { Locator, RawRecord } from './formats.ts';
 import { canonicalJson } from './hash.ts';
 import type { ImagePathRef, InvalidRecord, NormalisedOffer, RecordSource, ValidRecord } from './normalised-offer.ts';
-import { typeName } from './price.ts';
+import { typeName, typeOnly } from './price.ts';
 import { combinedRank } from './rank.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import {
@@ -435,7 +435,8 @@ export class RecordWalker implements Reporter {
       }
       case 'credentials': {
         if (!isPlainObject(v)) {
-          this.error(`expected an object {login, password, email_login, email_password}, got ${typeName(v)}`);
+          // Never quoted: a string here is most likely the login and password themselves.
+          this.error(`expected an object {login, password, email_login, email_password}, got ${typeOnly(v)}`);
           break;
         }
         for (const k in v) {

@@ -1,4 +1,5 @@
 // offersync daemon: the long-running container mode.
+import { oneLine } from '../log/terminal-text.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
 import { sellersOf, type Config } from '../config/config.ts';
@@ -61,7 +62,7 @@ export const command: Command = {
         observe: metricsScope,
       });
     } catch (err) {
-      io.stderr.write(`offersync daemon: ${(err as Error).message}\n`);
+      io.stderr.write(`offersync daemon: ${oneLine((err as Error).message)}\n`);
       return EXIT.usage;
     }
     const { config, logger } = services;
@@ -107,8 +108,8 @@ export const command: Command = {
       const health = daemon.healthPort
         ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz`
         : '';
-      io.stderr.write(`offersync daemon: watching ${config.catalogue.dir}${health}\n`);
-      for (const notice of services.notices) io.stderr.write(`offersync daemon: warning: ${notice}\n`);
+      io.stderr.write(`offersync daemon: watching ${oneLine(config.catalogue.dir)}${health}\n`);
+      for (const notice of services.notices) io.stderr.write(`offersync daemon: warning: ${oneLine(notice)}\n`);
     }
     await wait.stopped;
     await stopping;

@@ -1,6 +1,7 @@
 // The plan for people (a table grouped by kind) and for machines (--json). Neither ever shows credentials.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
+import { oneLine } from '../log/terminal-text.ts';
 import { type FieldChange, type Plan, type PlanAction, targetNote } from '../sync/plan.ts';
 
 const KIND_TITLE: Record<OfferKind, string> = { account: 'Accounts', item: 'Items', topup: 'Top-ups' };
@@ -170,5 +171,9 @@ export function formatPlan(plan: Plan): string {
   for (const w of plan.warnings) out.push(`Warning: ${w}`);
   if (plan.guard.tripped && plan.guard.message) out.push(`STOP: ${plan.guard.message}`);
   if (!plan.actions.some((a) => a.type !== 'noop')) out.push('No changes: the marketplace matches the catalogue.');
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
+  // Each line escaped: a file name, an external_id or a message is data, and may hold control characters.
+  return `${out
+    .map(oneLine)
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')}\n`;
 }

@@ -1,4 +1,5 @@
 // The run summary: a table per kind, then every offer that failed or was blocked, with its file and why.
+import { escapeLines } from '../log/terminal-text.ts';
 import { OUTCOMES, type Outcome, type RunReport } from '../sync/run-report.ts';
 
 // Every outcome is a column (held included), in the order the report defines them.
@@ -59,5 +60,6 @@ export function formatReport(report: RunReport): string {
     `${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ` +
       `${report.runId}).`,
   );
-  return `${out.join('\n')}\n`;
+  // Each line escaped: a message or an external_id is data, and may hold control characters.
+  return escapeLines(out);
 }

@@ -4,6 +4,8 @@ import { ConfigError, loadConfig, type ConfigSources } from '../config/load-conf
 import { sellersOf, type Config } from '../config/config.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { LeaseHeldError } from '../state/writer-lease.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
+import { oneLine } from '../log/terminal-text.ts';
 import { openServices, type Services } from './services.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
@@ -54,7 +56,7 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
     const config = 'baseUrl' in sources ? sources : loadConfig(sources);
     sellers = chooseSellers(config, opts.seller);
   } catch (err) {
-    io.stderr.write(`offersync ${opts.command}: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr.write(`offersync ${opts.command}: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return EXIT.usage;
   }
   if (sellers.length === 1 && sellers[0]) return runSeller(io, sellers[0], opts);
@@ -96,7 +98,7 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
     // Config, a client option (empty key, plain http to a remote host) or a state db that cannot open:
     // all a person fixes in the setup, so exit 2 with the message as it is.
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${message}\n`);
+    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(message)}\n`);
     return EXIT.usage;
   }
   // Above the report a person reads (the log has it too); --json keeps stdout for the document.
@@ -133,7 +135,7 @@ async function runWith(
     const refusal = savedPlanRefusal(saved, here, store);
     if (refusal) {
       await services.close();
-      io.stderr.write(`offersync reconcile: ${opts.savedPlan!.path}: ${refusal}. Nothing was sent.\n`);
+      io.stderr.write(`offersync reconcile: ${oneLine(`${opts.savedPlan!.path}: ${refusal}`)}. Nothing was sent.\n`);
       return EXIT.failed;
     }
   }
@@ -196,12 +198,12 @@ async function runWith(
       return EXIT.failed;
     }
     if (err instanceof LeaseHeldError) {
-      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${err.message}\n`);
+      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
       return EXIT.lockHeld;
     }
     if (err instanceof MarketplaceUnreadableError) {
       if (!opts.dryRun) services.notifier.afterUnreadable(err.message);
-      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${err.message}\n`);
+      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
       return EXIT.failed;
     }
     throw err;
@@ -218,7 +220,8 @@ async function runWith(
       allowMassArchive: opts.allowMassArchive,
       now: new Date(),
     });
-    writeFileSync(resolve(io.cwd, opts.out), `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+    // It holds no credential by design; it leaves offersync through the scrubber all the same.
+    writeFileSync(resolve(io.cwd, opts.out), `${scrubSecrets(JSON.stringify(doc, null, 2))}\n`, { mode: 0o600 });
     io.stderr.write(
       `offersync plan: saved to ${opts.out} (${Object.keys(doc.writes).length} writes); ` +
         `carry it out with: offersync reconcile --plan ${opts.out}\n`,
@@ -228,7 +231,8 @@ async function runWith(
     if (opts.json) io.stdout.write(json({ ...planToJson(plan), catalogue_errors: report.outcomes }));
     else {
       io.stdout.write(formatPlan(plan));
-      for (const o of report.outcomes) io.stdout.write(`  catalogue error ${o.file}: ${o.externalId}: ${o.message}\n`);
+      for (const o of report.outcomes)
+        io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
     }
     if (plan.guard.tripped) return EXIT.failed;
     return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;

@@ -2,7 +2,8 @@
 import { Catalogue } from '../catalogue/catalogue.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
-import { createLogger, registerSecret, type Logger } from '../log/logger.ts';
+import { createLogger, type Logger } from '../log/logger.ts';
+import { registerSecret } from '../log/scrubber.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { ResponseObserved } from '../marketplace/marketplace-client-options.ts';
 import type { QueueEvent } from '../queue/queue-event.ts';

@@ -1,5 +1,6 @@
 // offersync status: what the state db knows, without touching the network.
 import { existsSync, readFileSync } from 'node:fs';
+import { escapeLines, oneLine } from '../log/terminal-text.ts';
 import { loadLearntRate } from './learnt-rate.ts';
 import { EXIT, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
@@ -42,7 +43,7 @@ export const command: Command = {
       sellers = chooseSellers(config, values.seller);
     } catch (err) {
       if (err instanceof ConfigError) {
-        io.stderr.write(`offersync status: ${err.message}\n`);
+        io.stderr.write(`offersync status: ${oneLine(err.message)}\n`);
         return EXIT.usage;
       }
       throw err;
@@ -78,7 +79,7 @@ function sellerStatus(
   const where = config.state.url ? redactUrl(config.state.url) : config.state.path;
   if (!config.state.url && config.state.path !== ':memory:' && !existsSync(config.state.path)) {
     return {
-      text: `No state db at ${config.state.path} yet: run offersync reconcile first.\n`,
+      text: escapeLines([`No state db at ${config.state.path} yet: run offersync reconcile first.`]),
       json: { state: config.state.path, offers: {} },
     };
   }
@@ -194,7 +195,8 @@ function sellerStatus(
       for (const s of sold)
         out.push(`  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`);
     }
-    return { text: `${out.join('\n')}\n`, json };
+    // Each line escaped: external_ids, files and the marketplace's messages are data.
+    return { text: escapeLines(out), json };
   } finally {
     store.close();
   }

@@ -2,6 +2,7 @@
 // guard stop, a marketplace that could not be read. Pure: from a run's report, the catalogue and what was told
 // before (kept in the state db's meta, so a daemon tick or a cron run does not repeat a failure every time).
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import type { CatalogueView } from '../sync/reconciler.ts';
 import type { OfferOutcome, RunReport } from '../sync/run-report.ts';
 
@@ -44,11 +45,7 @@ function titleOf(catalogue: CatalogueView | undefined, kind: OfferKind, external
 
 /** Credentials of the offer, blanked out of a message: a marketplace may echo a refused value. */
 export function scrubCredentials(offer: DesiredOffer, message: string): string {
-  if (offer.kind !== 'account' || !offer.credentials) return message;
-  let out = message;
-  for (const v of Object.values(offer.credentials))
-    if (typeof v === 'string' && v.length >= 3) out = out.split(v).join('[REDACTED]');
-  return out;
+  return scrubSecrets(message, offer.kind === 'account' && offer.credentials ? Object.values(offer.credentials) : []);
 }
 
 function scrub(catalogue: CatalogueView | undefined, kind: OfferKind, externalId: string, message: string): string {

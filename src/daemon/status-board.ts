@@ -4,7 +4,7 @@
 // Read-only: it reads the state db and never writes.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
-import { scrubSecrets } from '../log/logger.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { CatalogueView } from '../sync/reconciler.ts';

@@ -20,6 +20,7 @@ import {
   UnauthenticatedError,
   ValidationError,
 } from './errors.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import type { RateLimitAdvert } from './rate-limit-advert.ts';
 import { retryAfterMs } from './retry-after.ts';
 
@@ -50,13 +51,14 @@ function serverMessageOf(body: unknown): string | undefined {
   return undefined;
 }
 
-/** `{errors: {field: ["msg"] | "msg"}}`; anything else is left out. */
-function fieldErrorsOf(body: unknown): FieldErrors | undefined {
+/** `{errors: {field: ["msg"] | "msg"}}`, scrubbed; anything else is left out. */
+function fieldErrorsOf(body: unknown, secrets: readonly string[]): FieldErrors | undefined {
   if (!isRecord(body) || !isRecord(body.errors)) return undefined;
   const out: Record<string, readonly string[]> = {};
   for (const [field, v] of Object.entries(body.errors)) {
-    if (typeof v === 'string') out[field] = [v];
-    else if (Array.isArray(v)) out[field] = v.filter((m): m is string => typeof m === 'string');
+    if (typeof v === 'string') out[field] = [scrubSecrets(v, secrets)];
+    else if (Array.isArray(v))
+      out[field] = v.filter((m): m is string => typeof m === 'string').map((m) => scrubSecrets(m, secrets));
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
@@ -68,13 +70,19 @@ export function errorFromResponse(
   text: string,
   now: number,
   rateLimit?: RateLimitAdvert,
+  secrets: readonly string[] = [],
 ): MarketplaceError {
   const body = parseJson(text);
   const serverMessage = serverMessageOf(body);
   const ctx: ErrorContext = {
     ...where,
     status,
-    ...(serverMessage !== undefined ? { serverMessage } : text.trim() !== '' ? { bodySnippet: snippetOf(text) } : {}),
+    secrets,
+    ...(serverMessage !== undefined
+      ? { serverMessage }
+      : text.trim() !== ''
+        ? { bodySnippet: snippetOf(text, secrets) }
+        : {}),
     // Without Retry-After, a quota that is spent says when it comes back.
     ...optional(
       'retryAfterMs',
@@ -99,7 +107,7 @@ export function errorFromResponse(
     case 413:
       return new PayloadTooLargeError(ctx);
     case 422:
-      return new ValidationError(ctx, fieldErrorsOf(body));
+      return new ValidationError(ctx, fieldErrorsOf(body, secrets));
     case 429:
       return new RateLimitedError(ctx);
     default:

@@ -44,6 +44,13 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
+/** The string values of a body's `credentials` object. */
+function credentialValues(json: unknown): string[] {
+  const c = (json as { credentials?: unknown } | null | undefined)?.credentials;
+  if (c === null || typeof c !== 'object') return [];
+  return Object.values(c).filter((v): v is string => typeof v === 'string');
+}
+
 export class HttpTransport {
   private readonly pool: Pool;
 
@@ -143,13 +150,26 @@ export class HttpTransport {
     const now = Date.now();
     const advert = readRateLimitAdvert(resHeaders, now, this.opts.limitWindowSec);
     const rateLimit = advert ? { rateLimit: advert } : {};
-    if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, now, advert);
+    // A marketplace may quote a refused body in its answer (`The credentials are invalid: {"password": ...}`):
+    // what this request carried is scrubbed from every error made of the answer.
+    const secrets = credentialValues(req.json);
+    if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, now, advert, secrets);
     if (text.trim() === '') return { status, body: undefined, where, snippet: '', ...rateLimit };
     try {
-      return { status, body: JSON.parse(text) as unknown, where, snippet: snippetOf(text), ...rateLimit };
+      const body = JSON.parse(text) as unknown;
+      return {
+        status,
+        body,
+        where,
+        // Made only when an answer cannot be decoded: the scrub is not paid on every answer.
+        get snippet() {
+          return snippetOf(text, secrets);
+        },
+        ...rateLimit,
+      };
     } catch (err) {
       throw new BadResponseError(
-        { ...where, status, bodySnippet: snippetOf(text), cause: err, ...rateLimit },
+        { ...where, status, bodySnippet: snippetOf(text, secrets), cause: err, secrets, ...rateLimit },
         'answer is not JSON',
       );
     }

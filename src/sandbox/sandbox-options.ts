@@ -39,6 +39,11 @@ export interface SandboxFaults {
   disabled?: readonly DisableableRoute[];
   /** Deterministic fault choice. */
   seed?: number;
+  /**
+   * Account creates and updates that carry credentials are refused 422 with a message quoting them (as JSON with
+   * non-ASCII as \uXXXX, and the login URL-encoded in the field errors), as a careless server does.
+   */
+  echoCredentials?: boolean;
 }
 
 export interface SandboxRepresentation {
@@ -174,6 +179,8 @@ export function checkFaults(f: SandboxFaults | undefined): SandboxFaults {
     fail('faults.latencyMs', 'a number >= 0', out.latencyMs);
   if (out.seed !== undefined && (typeof out.seed !== 'number' || !Number.isFinite(out.seed)))
     fail('faults.seed', 'a finite number', out.seed);
+  if (out.echoCredentials !== undefined && typeof out.echoCredentials !== 'boolean')
+    fail('faults.echoCredentials', 'a boolean', out.echoCredentials);
   if (out.disabled !== undefined) {
     if (!Array.isArray(out.disabled))
       fail('faults.disabled', `an array of ${DISABLEABLE_ROUTES.join(', ')}`, out.disabled);

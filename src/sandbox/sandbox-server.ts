@@ -8,7 +8,7 @@ import type { ApiContext, ApiRequest } from './api-route.ts';
 import { BodyTooLarge, parseJsonObject, readBody } from './body.ts';
 import { controlNeedsKey, handleControl, type Controls } from './control.ts';
 import { Counters } from './counters.ts';
-import { FaultInjector } from './faults.ts';
+import { echoedCredentials, FaultInjector } from './faults.ts';
 import { HttpError } from './http-error.ts';
 import { IdempotencyKeys } from './idempotency.ts';
 import { loadStore, saveStore } from './persist.ts';
@@ -169,6 +169,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         raw,
         contentType,
       };
+      const echoed = faults.faults.echoCredentials ? echoedCredentials(match.key, apiReq.body) : undefined;
+      if (echoed) return answer(422, echoed);
       const idemKey = req.headers['idempotency-key'];
       const idem =
         representation.idempotencyKeys === true &&

@@ -9,7 +9,7 @@ import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { CreateAction } from './plan.ts';
-import { changesToBody, createBody, withCredentials } from './request-body.ts';
+import { changesToBody, createBody, credentialValues, withCredentials } from './request-body.ts';
 import { resourceOf } from './resource-of.ts';
 import { imageProblem, resolvedFields, sendUpdate } from './route-update.ts';
 import { splitUpdatable } from './updatable-fields.ts';
@@ -49,7 +49,12 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
       }
     }
   } catch (err) {
-    ctx.report({ kind: d.kind, externalId: d.externalId, file, ...failure(err, '', ctx.refused(d, err)) });
+    ctx.report({
+      kind: d.kind,
+      externalId: d.externalId,
+      file,
+      ...failure(err, '', ctx.refused(d, err), credentialValues(d)),
+    });
   }
 }
 
