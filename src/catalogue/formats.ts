@@ -3,7 +3,15 @@
 // column names for nested fields, '|' between list items; YAML: one offer, a list, {kind?, offers}, or
 // several documents.
 import { Composer, LineCounter, Parser, isMap, isSeq, type CST, type Document, type Node as YamlNode } from 'yaml';
-import { CsvError, DELIMITER_CHAR, cellOffset, readCsv, type CsvDelimiter, type CsvRow, type CsvTable } from './csv.ts';
+import {
+  CsvError,
+  DELIMITER_CHAR,
+  cellOffsets,
+  readCsv,
+  type CsvDelimiter,
+  type CsvRow,
+  type CsvTable,
+} from './csv.ts';
 import type { OfferKind } from './desired-offer.ts';
 import { locateJsonError } from './json-error.ts';
 import { jsonValueOffsets, nearestOffset } from './json-positions.ts';
@@ -410,8 +418,13 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
     return ended({ problems, unreadable: false, void: true });
   }
   const names = header.cells.map((c) => c.trim());
-  const cellAt = (row: { offset: number }, index: number): TextPosition =>
-    position(cellOffset(text, row.offset, index, delimiter));
+  // The cells of the row last asked about: its problems come one after the other, and a row of many unknown
+  // columns has one per column, so walking the row again for each would be quadratic in its length.
+  let asked: { offset: number; cells: number[] } | undefined;
+  const cellAt = (row: { offset: number }, index: number): TextPosition => {
+    if (asked?.offset !== row.offset) asked = { offset: row.offset, cells: cellOffsets(text, row.offset, delimiter) };
+    return position(asked.cells[index] ?? row.offset);
+  };
   const seen = new Set<string>();
   for (let c = 0; c < names.length; c++) {
     const name = names[c]!;
