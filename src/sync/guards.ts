@@ -1,5 +1,5 @@
 // The mass-archive guard (docs/architecture.md, Guard): like rclone's --max-delete, checked before the first write.
-import type { GuardVerdict } from './plan.ts';
+import type { GuardVerdict, PlanAction, UpdateAction } from './plan.ts';
 
 export interface GuardOptions {
   /** A fixed limit; null: max(min, percent% of managed offers). */
@@ -31,4 +31,12 @@ export function massArchiveVerdict(
       `${opts.maxArchiveMin}). ` +
       'Nothing was sent. If the catalogue really lost these offers, run again with --allow-mass-archive.',
   };
+}
+
+/**
+ * Whether an action takes an offer off the market as an archive does: an update whose new status is archived
+ * (a catalogue entry, or a file that sets every offer's status) counts against the limit like an archive.
+ */
+export function archivesByUpdate(a: PlanAction): a is UpdateAction {
+  return a.type === 'update' && a.changes.some((c) => c.field === 'status' && c.to === 'archived');
 }

@@ -9,7 +9,7 @@ import type { OfferRecord } from '../state/records.ts';
 import { batchTopUpUpdates, routeArchives } from './batches.ts';
 import { decideDesired } from './decide-desired.ts';
 import { decideRemoved } from './decide-removed.ts';
-import { massArchiveVerdict } from './guards.ts';
+import { archivesByUpdate, massArchiveVerdict } from './guards.ts';
 import { match } from './match.ts';
 import { type OfferKey, offerKey } from './offer-key.ts';
 import type { ArchiveAction, Plan, PlanAction, UploadAction } from './plan.ts';
@@ -84,12 +84,13 @@ export function plan(input: PlannerInput): Plan {
   }
 
   const managed = state.countManaged();
-  const verdict = massArchiveVerdict(archives.length, managed, options.guard, options.allowMassArchive);
+  const archiving = [...archives, ...actions.filter(archivesByUpdate)];
+  const verdict = massArchiveVerdict(archiving.length, managed, options.guard, options.allowMassArchive);
   // A stopped run names what it held back (guard-list.ts): sorted, so the first few are stable.
   const guard = verdict.tripped
     ? {
         ...verdict,
-        held: archives
+        held: archiving
           .map((a) => ({ kind: a.kind, externalId: a.externalId }))
           .sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId)),
       }

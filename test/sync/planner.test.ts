@@ -726,6 +726,26 @@ const guard: readonly Case[] = [
     check: (p) => expect(p.guard).toMatchObject({ tripped: false, limit: 40 }),
   },
   {
+    name: 'counts an update to status archived as an archive, and names it among those held',
+    input: input({
+      ...massBase,
+      desired: thirty.map((d) => account(d.externalId, { status: 'archived' }, { hash: 'archived' })),
+    }),
+    check: (p) => {
+      expect(only(p, 'update')).toHaveLength(30);
+      expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 25 });
+      expect(p.guard.held).toHaveLength(30);
+    },
+  },
+  {
+    name: 'does not count an update that leaves the status as it is',
+    input: input({ ...massBase, desired: thirty.map((d) => account(d.externalId, { price: 2000 }, { hash: 'p' })) }),
+    check: (p) => {
+      expect(only(p, 'update')).toHaveLength(30);
+      expect(p.guard).toMatchObject({ tripped: false, archives: 0 });
+    },
+  },
+  {
     name: 'does not count offers already archived as managed',
     input: input({
       ...massBase,
