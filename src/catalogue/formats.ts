@@ -17,6 +17,7 @@ import { locateJsonError } from './json-error.ts';
 import { jsonValueOffsets, nearestOffset } from './json-positions.ts';
 import { parseKindName, type Format } from './layout.ts';
 import { pointerToken } from './catalogue-problem.ts';
+import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../input/forbidden-keys.ts';
 import { hasDecimalComma, type DecimalMark } from './price.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import { LineIndex, type TextPosition } from './text-position.ts';
@@ -237,7 +238,10 @@ function recordsOf(
   let kind: OfferKind | undefined;
   let unreadable = false;
   for (const key of Object.keys(value)) {
-    if (!WRAPPER_KEYS.includes(key)) {
+    if (isForbiddenKey(key)) {
+      out.problems.push({ severity: 'error', message: forbiddenKeyMessage(key, 'key'), ...at([key]), field: key });
+      unreadable = true;
+    } else if (!WRAPPER_KEYS.includes(key)) {
       out.problems.push({
         severity: 'warning',
         message: `${unknownFieldMessage(key, WRAPPER_KEYS, 'key')}: a file of the form {kind, offers} holds only those`,
@@ -441,6 +445,20 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
     }
     seen.add(name);
   }
+  // A column naming a forbidden key is refused and never read: '__proto__.status' would set every object's status.
+  // The file's other columns and rows are still read; its offers are quarantined, as what it meant is unknown.
+  const refused = new Set<number>();
+  for (let c = 0; c < names.length; c++) {
+    const bad = names[c]!.split('.').find(isForbiddenKey);
+    if (bad === undefined) continue;
+    refused.add(c);
+    problems.push({
+      severity: 'error',
+      message: `column '${names[c]}': ${forbiddenKeyMessage(bad)}; until then nothing from this file is archived`,
+      ...cellAt(header, c),
+      field: names[c]!,
+    });
+  }
   const paths = names.map((n) => {
     const dot = n.indexOf('.');
     return dot > 0 ? ([n.slice(0, dot), n.slice(dot + 1)] as const) : ([n] as const);
@@ -454,7 +472,7 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
         const count = Math.min(row.cells.length, names.length);
         for (let c = 0; c < count; c++) {
           const cell = row.cells[c]!;
-          if (cell.trim() === '') continue; // an empty cell is an absent field
+          if (cell.trim() === '' || refused.has(c)) continue; // an empty cell is an absent field
           const path = paths[c]!;
           const name = path[0];
           if (name === '') {
@@ -466,12 +484,12 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
             continue;
           }
           if (path.length === 1) {
-            obj[name] = CSV_LIST_FIELDS.has(name) && cell.includes('|') ? cell.split('|') : cell;
+            setOwn(obj, name, CSV_LIST_FIELDS.has(name) && cell.includes('|') ? cell.split('|') : cell);
           } else {
-            const inner = obj[name];
+            const inner = getOwn(obj, name);
             const nested: Record<string, unknown> = isPlainObject(inner) ? inner : {};
-            nested[path[1]] = cell;
-            obj[name] = nested;
+            setOwn(nested, path[1], cell);
+            setOwn(obj, name, nested);
           }
         }
         let error: string | undefined;
@@ -502,7 +520,7 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
     } catch (err) {
       return notCsv(err);
     }
-    return { problems, unreadable: false, csv: dialect };
+    return { problems, unreadable: refused.size > 0, csv: dialect };
   }
   const columns = new Map(names.map((n, c) => [n, c]));
   const locate: Locator = (record, path) => {
