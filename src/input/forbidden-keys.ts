@@ -52,6 +52,16 @@ export function forbiddenKeyPaths(value: unknown): KeyPath[] {
 }
 
 /**
+ * Whether a JSON text may hold a forbidden key: false only when none of them is written out and nothing is
+ * escaped (a key may spell one with \\u escapes). Spares walking a large answer that cannot hold one.
+ */
+export function jsonMayHoldForbiddenKey(text: string): boolean {
+  if (text.includes('\\u')) return true;
+  for (const key of FORBIDDEN_KEYS) if (text.includes(key)) return true;
+  return false;
+}
+
+/**
  * Sets an own property of an object built from input, never its prototype's: a forbidden key is the caller's
  * to refuse first, and this throws on one that got through.
  */

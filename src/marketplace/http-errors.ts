@@ -1,4 +1,5 @@
 // Turns what came back (a non-2xx answer, or an exception from undici) into one typed MarketplaceError.
+import { isForbiddenKey } from '../input/forbidden-keys.ts';
 import {
   AbortedError,
   BadResponseError,
@@ -56,6 +57,7 @@ function fieldErrorsOf(body: unknown, secrets: readonly string[]): FieldErrors |
   if (!isRecord(body) || !isRecord(body.errors)) return undefined;
   const out: Record<string, readonly string[]> = {};
   for (const [field, v] of Object.entries(body.errors)) {
+    if (isForbiddenKey(field)) continue; // names a prototype, not a field of the offer
     if (typeof v === 'string') out[field] = [scrubSecrets(v, secrets)];
     else if (Array.isArray(v))
       out[field] = v.filter((m): m is string => typeof m === 'string').map((m) => scrubSecrets(m, secrets));

@@ -3,6 +3,7 @@
 // typed error inside `send` (so the queue sees it).
 import { type FormData, Pool } from 'undici';
 import type { Logger } from '../log/logger.ts';
+import { forbiddenKeyPaths, jsonMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
 import { readCappedBody } from './capped-body.ts';
 import { BadResponseError, ResponseTooLargeError, snippetOf } from './errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
@@ -155,24 +156,34 @@ export class HttpTransport {
     const secrets = credentialValues(req.json);
     if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, now, advert, secrets);
     if (text.trim() === '') return { status, body: undefined, where, snippet: '', ...rateLimit };
+    let parsed: unknown;
     try {
-      const body = JSON.parse(text) as unknown;
-      return {
-        status,
-        body,
-        where,
-        // Made only when an answer cannot be decoded: the scrub is not paid on every answer.
-        get snippet() {
-          return snippetOf(text, secrets);
-        },
-        ...rateLimit,
-      };
+      parsed = JSON.parse(text) as unknown;
     } catch (err) {
       throw new BadResponseError(
         { ...where, status, bodySnippet: snippetOf(text, secrets), cause: err, secrets, ...rateLimit },
         'answer is not JSON',
       );
     }
+    const forbidden = jsonMayHoldForbiddenKey(text) ? forbiddenKeyPaths(parsed)[0] : undefined;
+    if (forbidden) {
+      // Its decoded objects would carry a key that writes to a prototype: the answer is not read at all.
+      throw new BadResponseError(
+        { ...where, status, bodySnippet: snippetOf(text, secrets), secrets, ...rateLimit },
+        `answer holds the key '${String(forbidden[forbidden.length - 1])}' (at /${forbidden.join('/')}), which ` +
+          'names a JavaScript prototype, not data: offersync reads no answer holding one',
+      );
+    }
+    return {
+      status,
+      body: parsed,
+      where,
+      // Made only when an answer cannot be decoded: the scrub is not paid on every answer.
+      get snippet() {
+        return snippetOf(text, secrets);
+      },
+      ...rateLimit,
+    };
   }
 
   private closing?: Promise<void>;
