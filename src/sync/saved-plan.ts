@@ -5,6 +5,7 @@
 // made from and its own id, which that state db remembers once applied: a plan applies at most once.
 // It holds no credential: a desired offer stands in by its content hash (credentials enter it only as an HMAC).
 import { createHash, randomUUID } from 'node:crypto';
+import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { offerKey } from './offer-key.ts';
 import type { Plan, PlanAction } from './plan.ts';
@@ -102,6 +103,9 @@ export function readSavedPlan(text: string): SavedPlan | { error: string } {
   } catch {
     return { error: 'not a saved plan: not JSON' };
   }
+  const forbidden = forbiddenKeyPaths(v)[0];
+  if (forbidden)
+    return { error: `not a saved plan: it holds the key /${forbidden.join('/')}, which names a prototype` };
   const p = v as Partial<SavedPlan> | null;
   if (!p || typeof p !== 'object' || p.format !== SAVED_PLAN_FORMAT)
     return { error: `not a saved plan of this offersync (format ${SAVED_PLAN_FORMAT})` };

@@ -191,6 +191,13 @@ describe('readSavedPlan', () => {
     },
   );
 
+  it('refuses a plan holding a key that names a prototype', () => {
+    const t = text(makeSaved()).replace('"writes":{', '"writes":{"__proto__":{"x":1},');
+    expect(readSavedPlan(t)).toEqual({
+      error: 'not a saved plan: it holds the key /writes/__proto__, which names a prototype',
+    });
+  });
+
   it('refuses a plan without its writes or mass-archive flag', () => {
     const saved = makeSaved();
     const { writes: _w, ...noWrites } = saved;
