@@ -1,11 +1,14 @@
 // Keys that would write to a prototype ('__proto__', 'constructor', 'prototype'), in a catalogue against the
 // sandbox, through the commands in this process (so that Object.prototype can be looked at): an error at the
 // key's file:line:column, nothing archived, every other offer as it was.
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/command.ts';
 import { main } from '../../src/cli/main.ts';
+import { CLI } from '../support/cli.ts';
 import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
 
 let h: Harness | undefined;
@@ -112,5 +115,85 @@ describe('keys that name a prototype', () => {
     expect(run.code).toBe(1);
     expect(statuses()).toEqual(['listed']);
     expect(Object.hasOwn(Object.prototype, 'status')).toBe(false);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('keys that name a prototype, in a watched catalogue', () => {
+  it("a '__proto__.note' column added while the daemon runs is reported; the daemon stays up", async () => {
+    h = await createHarness();
+    const port = await freePort();
+    mkdirSync(join(h.catalogueDir, 'items'), { recursive: true });
+    h.write('items/stock.json', JSON.stringify(ITEMS.slice(0, 3)));
+    writeFileSync(
+      join(h.dir, 'daemon.yaml'),
+      `baseUrl: ${h.sandbox.url}
+catalogue:
+  dir: ./catalogue
+state:
+  path: ./state/daemon.db
+` +
+        `daemon:
+  debounceMs: 100
+  healthHost: 127.0.0.1
+  healthPort: ${port}
+`,
+    );
+    const child = spawn(process.execPath, [...CLI, 'daemon', '--config', join(h.dir, 'daemon.yaml')], {
+      cwd: h.dir,
+      env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: TEST_KEY, OFFERSYNC_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    let exited: number | null | undefined;
+    const done = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => {
+        exited = code;
+        resolve(code);
+      }),
+    );
+    const metrics = async (): Promise<string | undefined> => {
+      const r = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => null);
+      return r?.status === 200 ? r.text() : undefined;
+    };
+    try {
+      await until('the first run', async () => ((await metrics())?.includes('trigger="start"') ? true : undefined));
+      h.write('items/evil.csv', 'external_id,title,price,__proto__.note\ne-1,Evil,100,hello\n');
+      const after = await until('a run on the changed file', async () => {
+        const m = await metrics();
+        return m?.includes('trigger="files"') ? m : undefined;
+      });
+      expect(after).not.toMatch(/note=/);
+      expect(exited, stderr).toBeUndefined();
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      // The file's error fails the run's file (partial); nothing else.
+      expect(after).toMatch(/offersync_runs_total\{outcome="partial",trigger="files"/);
+      expect(h.sandbox.dump().items.every((o) => o.status === 'listed')).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+      expect(await done, stderr).toBe(0);
+    }
   });
 });
