@@ -17,7 +17,13 @@ import { locateJsonError } from './json-error.ts';
 import { jsonValueOffsets, nearestOffset } from './json-positions.ts';
 import { parseKindName, type Format } from './layout.ts';
 import { pointerToken } from './catalogue-problem.ts';
-import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../input/forbidden-keys.ts';
+import {
+  forbiddenKeyMessage,
+  getOwn,
+  isForbiddenKey,
+  setOwn,
+  textMayHoldForbiddenKey,
+} from '../input/forbidden-keys.ts';
 import { hasDecimalComma, type DecimalMark } from './price.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import { LineIndex, type TextPosition } from './text-position.ts';
@@ -36,6 +42,8 @@ export interface RawRecord {
   readonly offset?: number;
   /** YAML: index of the document holding the record. */
   readonly doc?: number;
+  /** The file's text cannot hold a key that names a prototype: the normaliser need not look for one. */
+  readonly keysChecked?: true;
   /**
    * Its strings may be slices of the file's text (CSV cells, YAML scalars), which would keep the whole text
    * alive: the normaliser copies those it keeps.
@@ -129,6 +137,18 @@ export interface RecordStream {
 }
 
 export function streamFile(format: Format, text: string, options: ParseOptions = {}): RecordStream {
+  const stream = streamFormat(format, text, options);
+  return textMayHoldForbiddenKey(text) ? stream : { ...stream, records: keysChecked(stream.records) };
+}
+
+function* keysChecked(records: Generator<RawRecord, ParseEnd, undefined>): Generator<RawRecord, ParseEnd, undefined> {
+  for (let step = records.next(); ; step = records.next()) {
+    if (step.done) return step.value;
+    yield { ...step.value, keysChecked: true };
+  }
+}
+
+function streamFormat(format: Format, text: string, options: ParseOptions): RecordStream {
   switch (format) {
     case 'json':
       return whole(parseJson(text));

@@ -176,7 +176,7 @@ export class RecordWalker implements Reporter {
     }
 
     // A forbidden key anywhere in the record: the parsers kept it as data, but what the seller meant is unknown.
-    const forbidden = forbiddenKeyPaths(obj);
+    const forbidden = this.record.keysChecked ? [] : forbiddenKeyPaths(obj);
     for (const path of forbidden) this.add('error', path, forbiddenKeyMessage(String(path[path.length - 1])));
     if (forbidden.length > 0) return undefined;
 

@@ -27,6 +27,7 @@ export type KeyPath = readonly (string | number)[];
  * than the call stack allows.
  */
 export function forbiddenKeyPaths(value: unknown): KeyPath[] {
+  if (!holdsForbiddenKey(value)) return [];
   type Step = { readonly value: unknown; readonly key?: string | number; readonly parent?: Step };
   const pathOf = (step: Step, key: string): KeyPath => {
     const path: (string | number)[] = [key];
@@ -51,12 +52,32 @@ export function forbiddenKeyPaths(value: unknown): KeyPath[] {
   return found;
 }
 
+/** Whether a parsed value holds a forbidden key: the common answer, no, found with nothing allocated per value. */
+function holdsForbiddenKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop()!;
+    if (Array.isArray(v)) {
+      for (const x of v) if (typeof x === 'object' && x !== null) stack.push(x);
+      continue;
+    }
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      if (isForbiddenKey(key)) return true;
+      const x = (v as Record<string, unknown>)[key];
+      if (typeof x === 'object' && x !== null) stack.push(x);
+    }
+  }
+  return false;
+}
+
 /**
- * Whether a JSON text may hold a forbidden key: false only when none of them is written out and nothing is
- * escaped (a key may spell one with \\u escapes). Spares walking a large answer that cannot hold one.
+ * Whether a JSON, YAML or CSV text may hold a forbidden key: false only when none of them is written out and
+ * nothing is escaped (a key may spell one with \\u or \\x escapes). Spares walking what cannot hold one.
  */
-export function jsonMayHoldForbiddenKey(text: string): boolean {
-  if (text.includes('\\u')) return true;
+export function textMayHoldForbiddenKey(text: string): boolean {
+  if (text.includes('\\')) return true;
   for (const key of FORBIDDEN_KEYS) if (text.includes(key)) return true;
   return false;
 }

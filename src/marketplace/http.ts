@@ -3,7 +3,7 @@
 // typed error inside `send` (so the queue sees it).
 import { type FormData, Pool } from 'undici';
 import type { Logger } from '../log/logger.ts';
-import { forbiddenKeyPaths, jsonMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
+import { forbiddenKeyPaths, textMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
 import { readCappedBody } from './capped-body.ts';
 import { BadResponseError, ResponseTooLargeError, snippetOf } from './errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
@@ -165,7 +165,7 @@ export class HttpTransport {
         'answer is not JSON',
       );
     }
-    const forbidden = jsonMayHoldForbiddenKey(text) ? forbiddenKeyPaths(parsed)[0] : undefined;
+    const forbidden = textMayHoldForbiddenKey(text) ? forbiddenKeyPaths(parsed)[0] : undefined;
     if (forbidden) {
       // Its decoded objects would carry a key that writes to a prototype: the answer is not read at all.
       throw new BadResponseError(
