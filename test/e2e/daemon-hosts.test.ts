@@ -4,12 +4,12 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
+import { freePort } from '../support/postgres.ts';
 
 const KEY = 'daemon-hosts-key-9';
 
@@ -17,16 +17,6 @@ let sandbox: RunningSandbox;
 let dir = '';
 let port = 0;
 let env: Record<string, string> = {};
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 function cli(args: string[]) {
   const child = spawn(process.execPath, [...CLI, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,12 +4,12 @@
 // resolve to 127.0.0.1 (test/support/test-hosts.mjs): not loopback by name, while no byte leaves this machine.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
+import { freePort } from '../support/postgres.ts';
 
 const KEY = 'plain-http-key-4242';
 const REFUSAL = /baseUrl http:\/\/\S+ is plain http to another machine: .*https:\/\/.*insecure: true/;
@@ -36,16 +36,6 @@ afterAll(async () => {
   await sandbox?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function start(args: string[], env: Record<string, string>) {
   const child: ChildProcess = spawn(process.execPath, ['--import', TEST_HOSTS, ...CLI, ...args], {

@@ -3,13 +3,14 @@
 // key's file:line:column, nothing archived, every other offer as it was.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/command.ts';
 import { main } from '../../src/cli/main.ts';
 import { CLI } from '../support/cli.ts';
 import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
+import { freePort } from '../support/postgres.ts';
+import { until } from '../support/replica-fleet.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -118,26 +119,6 @@ describe('keys that name a prototype', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('keys that name a prototype, in a watched catalogue', () => {
   it("a '__proto__.note' column added while the daemon runs is reported; the daemon stays up", async () => {
     h = await createHarness();
@@ -179,12 +160,20 @@ state:
       return r?.status === 200 ? r.text() : undefined;
     };
     try {
-      await until('the first run', async () => ((await metrics())?.includes('trigger="start"') ? true : undefined));
+      await until(
+        'the first run',
+        async () => ((await metrics())?.includes('trigger="start"') ? true : undefined),
+        20_000,
+      );
       h.write('items/evil.csv', 'external_id,title,price,__proto__.note\ne-1,Evil,100,hello\n');
-      const after = await until('a run on the changed file', async () => {
-        const m = await metrics();
-        return m?.includes('trigger="files"') ? m : undefined;
-      });
+      const after = await until(
+        'a run on the changed file',
+        async () => {
+          const m = await metrics();
+          return m?.includes('trigger="files"') ? m : undefined;
+        },
+        20_000,
+      );
       expect(after).not.toMatch(/note=/);
       expect(exited, stderr).toBeUndefined();
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
