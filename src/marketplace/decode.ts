@@ -157,6 +157,9 @@ export function decodeOffer(
   const createdAt = decodeTimestamp(o.created_at);
   const updatedAt = decodeTimestamp(o.updated_at);
   const soldAt = o.sold_at === null ? null : decodeTimestamp(o.sold_at);
+  // Accounts sell whole (status sold); items and top-ups sell units, counted by the marketplace.
+  const sold = kind === 'accounts' ? undefined : decodeInteger(o.sold_count);
+  const soldCount = sold !== undefined && sold >= 0 ? sold : undefined;
   return {
     id,
     externalId,
@@ -164,6 +167,7 @@ export function decodeOffer(
     ...(createdAt !== undefined ? { createdAt } : {}),
     ...(updatedAt !== undefined ? { updatedAt } : {}),
     ...(soldAt !== undefined ? { soldAt } : {}),
+    ...(soldCount !== undefined ? { soldCount } : {}),
     fields,
   };
 }

@@ -14,6 +14,11 @@ export interface RemoteOffer {
   readonly updatedAt?: number;
   readonly soldAt?: number | null;
   /**
+   * Items and top-ups: units sold so far (`sold_count`, an integer or a numeric string). Absent when the answer
+   * does not carry it.
+   */
+  readonly soldCount?: number;
+  /**
    * Every other field the server echoed, under its API name, decoded: integers as numbers (numeric strings
    * converted where the document says integer), timestamps as epoch ms, objects such as `game: {slug, name}`
    * reduced to their slug/name string. A field the response did not carry is absent (never undefined-as-changed).

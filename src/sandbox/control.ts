@@ -98,6 +98,29 @@ export function handleControl(controls: Controls, method: string, path: string, 
       }
       return done;
     }
+    case 'POST /__sandbox/sell': {
+      const b = parse(raw) as { kind?: unknown; identifier?: unknown; quantity?: unknown; keepStock?: unknown } | null;
+      if (
+        !b ||
+        typeof b.kind !== 'string' ||
+        (typeof b.identifier !== 'string' && typeof b.identifier !== 'number') ||
+        typeof b.quantity !== 'number' ||
+        (b.keepStock !== undefined && typeof b.keepStock !== 'boolean')
+      ) {
+        throw new HttpError(
+          422,
+          'Expected {kind: "items"|"top-ups", identifier: string|number, quantity: integer >= 1, keepStock?: boolean}.',
+        );
+      }
+      const { kind, identifier, quantity, keepStock } = b;
+      try {
+        const after = checked(() => controls.sell(kind as OfferKind, identifier, quantity, keepStock));
+        return { status: 200, body: { success: true, sold_count: after.soldCount, stock: after.stock } };
+      } catch (err) {
+        if (err instanceof HttpError) throw err;
+        throw new HttpError(/not found/i.test((err as Error).message) ? 404 : 422, (err as Error).message);
+      }
+    }
     default:
       throw new HttpError(404, `No sandbox control route ${route}.`);
   }

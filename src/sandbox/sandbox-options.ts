@@ -68,6 +68,8 @@ export interface SandboxRepresentation {
    * body gets the first answer again without a second offer; the same key with another body is a 422.
    */
   idempotencyKeys?: boolean;
+  /** A sale of units (sell) raises sold_count only, leaving stock as it was, as a marketplace that keeps them apart. */
+  saleKeepsStock?: boolean;
 }
 
 export interface SandboxOptions {
@@ -130,6 +132,17 @@ export interface RunningSandbox {
   setRateLimit(r: RateLimit | null): void;
   /** As the marketplace would (a sale, a refund): sold sets sold_at. Throws when the offer is unknown. */
   setStatus(kind: OfferKind, identifier: string | number, status: string): void;
+  /**
+   * As a buyer would: sells `quantity` units of an item or top-up. Raises its sold_count, and lowers its stock
+   * unless `keepStock` (default: representation.saleKeepsStock). Throws when the offer is unknown, not listed,
+   * or holds fewer units. Returns the offer's sold_count and stock after the sale.
+   */
+  sell(
+    kind: OfferKind,
+    identifier: string | number,
+    quantity: number,
+    keepStock?: boolean,
+  ): { soldCount: number; stock: number | null };
   /** Stored records incl. archived, in id order; accounts include their credentials. */
   dump(): SandboxDump;
 }

@@ -302,6 +302,25 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       owner.update(kind, rec, { status });
       saveStore(options.persistFile, store);
     },
+    sell(kind: OfferKind, identifier: string | number, quantity: number, keepStock?: boolean) {
+      if (kind !== 'items' && kind !== 'top-ups')
+        throw new TypeError(`kind: expected items or top-ups (accounts sell whole), got ${JSON.stringify(kind)}`);
+      if (!Number.isSafeInteger(quantity) || quantity < 1)
+        throw new TypeError(`quantity: expected a positive integer, got ${JSON.stringify(quantity)}`);
+      const owner = allStores().find((s) => s.find(kind, String(identifier)));
+      const rec = owner?.find(kind, String(identifier));
+      if (!owner || !rec) throw new Error(`${kind} offer ${JSON.stringify(identifier)} not found`);
+      if (rec.status !== 'listed') throw new TypeError(`${kind} offer ${rec.id} is ${rec.status}, not listed`);
+      const stock = typeof rec.fields.stock === 'number' ? rec.fields.stock : null;
+      if (stock !== null && stock < quantity)
+        throw new TypeError(`${kind} offer ${rec.id} holds ${stock} units, fewer than ${quantity}`);
+      const soldCount = (typeof rec.fields.sold_count === 'number' ? rec.fields.sold_count : 0) + quantity;
+      const lower = !(keepStock ?? representation.saleKeepsStock ?? false) && stock !== null;
+      const after = lower && stock !== null ? stock - quantity : stock;
+      owner.update(kind, rec, { fields: { sold_count: soldCount, ...(lower ? { stock: after } : {}) } });
+      saveStore(options.persistFile, store);
+      return { soldCount, stock: after };
+    },
     dump: () => {
       const dumps = allStores().map((s) => s.dump());
       return {

@@ -85,6 +85,16 @@ export const MIGRATIONS: readonly Migration[] = [
     // prove the holder dead, so only there is its lease taken over before it expires.
     sql: `ALTER TABLE lease ADD COLUMN scope TEXT NOT NULL DEFAULT '';`,
   },
+  {
+    version: 3,
+    name: 'sold-counts',
+    // Items and top-ups sell in units: the count last seen tells a sale, the count when the stock was last sent
+    // tells a stock lowered by sales from one edited on the website (docs/architecture.md, Sales).
+    sql: `
+      ALTER TABLE offers ADD COLUMN sold_count INTEGER;
+      ALTER TABLE offers ADD COLUMN sold_count_at_send INTEGER;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION_KEY = 'schema_version';

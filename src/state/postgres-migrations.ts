@@ -107,6 +107,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'sold-counts',
+    // As sqlite's 'sold-counts' (migrations.ts).
+    sql: `
+      ALTER TABLE offers ADD COLUMN sold_count BIGINT;
+      ALTER TABLE offers ADD COLUMN sold_count_at_send BIGINT;
+    `,
+  },
 ];
 
 /** The db was written by a newer offersync. */
