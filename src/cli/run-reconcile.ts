@@ -10,7 +10,7 @@ import { openServices, type Services } from './services.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
-import { hasChanges } from '../sync/plan.ts';
+import { hasChanges, stoppedByGuard } from '../sync/plan.ts';
 import { onStopSignal } from './signals.ts';
 import { cliLogger } from './cli-logger.ts';
 import type { Target } from '../sync/target.ts';
@@ -33,6 +33,8 @@ export interface RunOptions {
   readonly dryRun: boolean;
   readonly json: boolean;
   readonly allowMassArchive: boolean;
+  /** --allow-price-change. Default false. */
+  readonly allowPriceChange?: boolean;
   readonly quiet?: boolean;
   /** How long to wait for another instance's writer lease. Default 0. */
   readonly lockTimeoutMs?: number;
@@ -167,6 +169,7 @@ async function runWith(
       command: opts.command,
       dryRun: opts.dryRun,
       allowMassArchive: opts.allowMassArchive,
+      allowPriceChange: opts.allowPriceChange ?? false,
       lockTimeoutMs: opts.lockTimeoutMs,
       signal: stop.signal,
       onProgress: (d, t) => progress.writes(d, t),
@@ -175,6 +178,7 @@ async function runWith(
         ? {
             target: { keys: savedPlanKeys(saved) },
             allowMassArchive: saved.allowMassArchive,
+            allowPriceChange: saved.allowPriceChange ?? false,
             accept: (fresh) => {
               const diff = differences(saved, fresh);
               if (diff.length === 0) {
@@ -218,6 +222,7 @@ async function runWith(
       id: randomUUID(),
       ...here,
       allowMassArchive: opts.allowMassArchive,
+      allowPriceChange: opts.allowPriceChange ?? false,
       now: new Date(),
     });
     // It holds no credential by design; it leaves offersync through the scrubber all the same.
@@ -234,7 +239,7 @@ async function runWith(
       for (const o of report.outcomes)
         io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
     }
-    if (plan.guard.tripped) return EXIT.failed;
+    if (stoppedByGuard(plan)) return EXIT.failed;
     return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
   }
   if (opts.json) io.stdout.write(json(report));

@@ -60,6 +60,10 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
       drift: config.sync.drift,
       updateFallback: config.accounts.updateFallback,
       guard: config.guard,
+      priceGuard: {
+        maxPriceChangePercent: config.guard.maxPriceChangePercent,
+        maxPriceChangeMin: config.guard.maxPriceChangeMin,
+      },
       bulk: { removeSize: config.bulk.removeSize, topUpUpdateSize: config.bulk.topUpUpdateSize },
     },
     executor: { createAttempts: 3 },

@@ -127,6 +127,8 @@ export const ConfigSchema = z
         maxArchive: positiveInt.nullable(),
         maxArchivePercent: z.number().min(0).max(100),
         maxArchiveMin: z.number().int().min(0),
+        maxPriceChangePercent: z.number().min(0).max(100),
+        maxPriceChangeMin: z.number().int().min(0),
       })
       .strict(),
     schedule: z.object({ fullSweep: cronExpression, tick: cronExpression }).strict(),

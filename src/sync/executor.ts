@@ -7,7 +7,15 @@ import type { StateStore } from '../state/state-store.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import type { OfferBackoffs } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
-import type { AdoptAction, ArchiveAction, CreateAction, Plan, UpdateAction } from './plan.ts';
+import {
+  type AdoptAction,
+  type ArchiveAction,
+  type CreateAction,
+  type Plan,
+  stoppedByGuard,
+  type UpdateAction,
+} from './plan.ts';
+import { recordSoldCounts } from './record-sold-counts.ts';
 import { recordAdopt, recordNoop } from './record-noops.ts';
 import { archiveOne } from './route-archive.ts';
 import { bulkArchive, bulkUpdateTopUps } from './route-bulk.ts';
@@ -49,9 +57,22 @@ interface OfferWork {
 
 export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {
   const ctx = new RunContext({ ...deps, createAttempts: deps.options.createAttempts });
-  if (plan.guard.tripped) {
-    const { archives, limit } = plan.guard;
-    deps.logger.error({ archives, limit }, 'mass-archive guard tripped: nothing sent');
+  const seenAt = new Date(deps.now?.() ?? Date.now());
+  if (stoppedByGuard(plan)) {
+    // Sales are news whatever the guard says: told now, not held until the catalogue is fixed.
+    appendSold(
+      deps.statePath,
+      ctx.store.transaction(() => recordSoldCounts(ctx.store, plan.soldCounts, seenAt)),
+    );
+    if (plan.guard.tripped) {
+      const { archives, limit, rule } = plan.guard;
+      deps.logger.error({ archives, limit, rule }, 'mass-archive guard tripped: nothing sent');
+    }
+    if (plan.priceGuard.tripped) {
+      const { priced, limit, rule } = plan.priceGuard;
+      const suspect = plan.priceGuard.suspect.length;
+      deps.logger.error({ priced, suspect, limit, rule }, 'price guard tripped: nothing sent');
+    }
     return ctx.outcomes;
   }
   const perOffer = new Map<string, OfferWork>();
@@ -75,6 +96,7 @@ export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutc
   for (const sha of await uploadImages(ctx, uploads, deps.readImage, deps.signal)) ctx.failedUploads.add(sha);
   ctx.store.transaction(() => {
     for (const w of perOffer.values()) if (w.adopt) recordAdopt(ctx, w.adopt, !w.update);
+    ctx.sold.push(...recordSoldCounts(ctx.store, plan.soldCounts, seenAt));
   });
   const bulkUpdates: UpdateAction[] = [];
   const tasks: (() => Promise<void>)[] = [];

@@ -5,7 +5,9 @@
 import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { FieldName, FieldValue, OfferFields } from './offer-fields.ts';
+import type { PriceGuardVerdict } from './price-guard.ts';
 import type { Target } from './target.ts';
+import type { SoldCountNote } from './unit-sale.ts';
 
 /** One field an action changes. `from` is the live value where the server echoes it, else the last applied. */
 export interface FieldChange {
@@ -142,10 +144,13 @@ export interface NoopAction {
 export type PlanAction = CreateAction | UpdateAction | ArchiveAction | AdoptAction | UploadAction | NoopAction;
 export type WriteAction = CreateAction | UpdateAction | ArchiveAction | UploadAction;
 
+/** The mass-archive guard's verdict (guards.ts). */
 export interface GuardVerdict {
   readonly tripped: boolean;
   readonly archives: number;
   readonly limit: number;
+  /** When tripped, the rule that stopped it: more than half of the managed offers, or more than the share. */
+  readonly rule?: 'half' | 'share';
   readonly message?: string;
   /** When tripped: every offer the run would have archived. */
   readonly held?: readonly { readonly kind: OfferKind; readonly externalId: string }[];
@@ -154,6 +159,10 @@ export interface GuardVerdict {
 export interface Plan {
   readonly actions: readonly PlanAction[];
   readonly guard: GuardVerdict;
+  /** The price guard's verdict (price-guard.ts); a tripped one stops the run as the mass-archive guard does. */
+  readonly priceGuard: PriceGuardVerdict;
+  /** Counts of units sold, as the lists showed them: the sales to report and what the state db remembers. */
+  readonly soldCounts: readonly SoldCountNote[];
   /** Why no archive was planned at all, when the catalogue or the remote picture was incomplete. */
   readonly archiveSuppressed: readonly string[];
   /** Problems the seller must see (remote duplicates, conflicts). */
@@ -170,6 +179,11 @@ export function targetNote(plan: Plan): string | undefined {
     `targeted run (${t.description}): ${t.outside} offer${t.outside === 1 ? '' : 's'} outside the target ` +
     'left as they are; nothing outside it is archived'
   );
+}
+
+/** A guard stopped the run: nothing is sent. */
+export function stoppedByGuard(plan: Plan): boolean {
+  return plan.guard.tripped || plan.priceGuard.tripped;
 }
 
 export function isWrite(a: PlanAction): a is WriteAction {

@@ -3,6 +3,7 @@
 import type { Capabilities } from './capabilities.ts';
 import type { GuardOptions } from './guards.ts';
 import type { OfferBackoff } from './offer-backoff.ts';
+import type { PriceGuardOptions } from './price-guard.ts';
 
 export interface PlannerOptions {
   /** Status stated on create (and expected after) when the catalogue gives none. */
@@ -13,6 +14,9 @@ export interface PlannerOptions {
   readonly updateFallback: 'report' | 'recreate';
   readonly guard: GuardOptions;
   readonly allowMassArchive: boolean;
+  readonly priceGuard: PriceGuardOptions;
+  /** --allow-price-change: the price guard reports but does not stop. */
+  readonly allowPriceChange: boolean;
   /** Largest batch of one bulk call, per route. */
   readonly bulk: { readonly removeSize: number; readonly topUpUpdateSize: number };
   /** What the state db learnt of the routes the document does not promise. */

@@ -44,7 +44,10 @@ describe('offersync completion', () => {
       expect.arrayContaining(['reconcile', 'plan', 'daemon', 'validate', 'status', 'schema', 'completion']),
     );
     expect(bashComplete(file, ['offersync', 're'])).toEqual(['reconcile']);
-    expect(bashComplete(file, ['offersync', 'reconcile', '--al'])).toEqual(['--allow-mass-archive']);
+    expect(bashComplete(file, ['offersync', 'reconcile', '--al'])).toEqual([
+      '--allow-mass-archive',
+      '--allow-price-change',
+    ]);
     expect(bashComplete(file, ['offersync', 'validate', '--format', 'g'])).toEqual(['github', 'gcc']);
     expect(bashComplete(file, ['offersync', 'schema', '--kind', ''])).toEqual(['account', 'item', 'topup']);
     expect(bashComplete(file, ['offersync', 'status', '--log-level', 'de'])).toEqual(['debug']);

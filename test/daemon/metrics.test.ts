@@ -73,6 +73,7 @@ describe('daemon metrics', () => {
         requests: 3,
         durationMs: 1200,
         messages: [],
+        sales: [],
       },
       'start',
     );

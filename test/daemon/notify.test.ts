@@ -212,6 +212,7 @@ describe('webhook bodies and targets', () => {
       requests: 0,
       durationMs: 0,
       messages: [],
+      sales: [],
     });
     const now = new Date(0);
     const first = notificationsOfRun(

@@ -51,6 +51,7 @@ describe('status page HTML', () => {
           requests: 3,
           durationMs: 40,
           messages: [],
+          sales: [],
         },
         catalogue,
       },

@@ -98,6 +98,7 @@ describe('migrations', () => {
     expect(MIGRATIONS.map((m) => [m.version, m.name])).toEqual([
       [1, 'initial'],
       [2, 'lease-scope'],
+      [3, 'sold-counts'],
     ]);
   });
 

@@ -13,4 +13,6 @@ export const PLANNER_OPTIONS: PlannerOptions = {
   updateFallback: 'report',
   guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
   allowMassArchive: false,
+  priceGuard: { maxPriceChangePercent: 10, maxPriceChangeMin: 2 },
+  allowPriceChange: false,
 };

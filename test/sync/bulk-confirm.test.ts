@@ -39,7 +39,7 @@ describe('bulk confirmation through the list', () => {
         await original(...args);
         return { success: true };
       });
-    const run = await h.reconcile({}, undefined, countless);
+    const run = await h.reconcile({ allowMassArchive: true }, undefined, countless);
     expect(run.report.outcome).toBe('converged');
     expect(run.report.counts.account?.archived).toBe(20);
     const routes = requestsByRoute(h.sandbox);

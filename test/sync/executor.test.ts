@@ -71,6 +71,8 @@ const noGuard = { tripped: false, archives: 0, limit: 100 };
 const planOf = (actions: PlanAction[], guard: Plan['guard'] = noGuard): Plan => ({
   actions,
   guard,
+  priceGuard: { tripped: false, priced: 0, suspect: [], limit: 2 },
+  soldCounts: [],
   archiveSuppressed: [],
   warnings: [],
 });

@@ -10,6 +10,8 @@ const guard: GuardVerdict = { tripped: false, archives: 0, limit: 25 };
 const planOf = (actions: PlanAction[], target?: Plan['target']): Plan => ({
   actions,
   guard,
+  priceGuard: { tripped: false, priced: 0, suspect: [], limit: 2 },
+  soldCounts: [],
   archiveSuppressed: [],
   warnings: [],
   ...(target ? { target } : {}),

@@ -708,10 +708,12 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
 /** The mass-archive guard inside a plan: counted on the archives planned, against the managed offers. */
 const guard: readonly Case[] = [
   {
-    name: 'trips above max(25, 10%) with a message, and --allow-mass-archive lets it through',
+    name: 'trips above half of the managed offers, below max(25, 10%), with a message naming the rule',
     input: input(massBase),
     check: (p) => {
-      expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 25 });
+      expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 15, rule: 'half' });
+      expect(p.guard.message).toMatch(/archive 30 of 30 managed offers, more than half of them/);
+      expect(p.guard.message).toMatch(/The catalogue came out empty/);
       expect(p.guard.message).toMatch(/--allow-mass-archive/);
     },
   },
@@ -721,9 +723,17 @@ const guard: readonly Case[] = [
     check: (p) => expect(p.guard.tripped).toBe(false),
   },
   {
-    name: 'a configured guard.maxArchive is the limit',
+    name: 'a configured guard.maxArchive below half is the limit',
+    input: input({ ...massBase, options: { ...options, guard: { ...options.guard, maxArchive: 10 } } }),
+    check: (p) => {
+      expect(p.guard).toMatchObject({ tripped: true, limit: 10, rule: 'half' });
+      expect(p.guard.message).toMatch(/more than half/);
+    },
+  },
+  {
+    name: 'a configured guard.maxArchive above half does not lift the half rule',
     input: input({ ...massBase, options: { ...options, guard: { ...options.guard, maxArchive: 40 } } }),
-    check: (p) => expect(p.guard).toMatchObject({ tripped: false, limit: 40 }),
+    check: (p) => expect(p.guard).toMatchObject({ tripped: true, limit: 15, rule: 'half' }),
   },
   {
     name: 'counts an update to status archived as an archive, and names it among those held',
@@ -752,7 +762,7 @@ const guard: readonly Case[] = [
       state: thirty.map((d, i) => recordOf(d, i + 1, { remoteStatus: i < 29 ? 'listed' : 'archived' })),
       options: { ...options, guard: { maxArchive: null, maxArchivePercent: 100, maxArchiveMin: 0 } },
     }),
-    check: (p) => expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 29 }),
+    check: (p) => expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 14 }),
   },
 ];
 

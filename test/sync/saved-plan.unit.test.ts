@@ -88,7 +88,15 @@ const adopt: PlanAction = {
 const upload: PlanAction = { type: 'upload', image, neededBy: ['acc-1'] };
 const noop: PlanAction = { type: 'noop', kind: 'item', externalId: 'i-2', reason: 'unchanged' };
 const guard: GuardVerdict = { tripped: false, archives: 1, limit: 25 };
-const planOf = (...actions: PlanAction[]): Plan => ({ actions, guard, archiveSuppressed: [], warnings: [] });
+const priceGuard: Plan['priceGuard'] = { tripped: false, priced: 0, suspect: [], limit: 2 };
+const planOf = (...actions: PlanAction[]): Plan => ({
+  actions,
+  guard,
+  priceGuard,
+  soldCounts: [],
+  archiveSuppressed: [],
+  warnings: [],
+});
 const meta = {
   id: 'plan-1',
   seller: 'seller-a',
