@@ -13,6 +13,7 @@ import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { silentLogger } from '../log/logger.ts';
 import { redactUrl } from '../state/sync-postgres-connection.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
+import { readGuardStop } from '../sync/guard-stop.ts';
 import { soldLogPath } from '../sync/sold-log.ts';
 import { openStore } from './services.ts';
 
@@ -113,6 +114,7 @@ function sellerStatus(
             .slice(-10)
             .map((l) => JSON.parse(l) as Record<string, unknown>)
         : [];
+    const guardStop = readGuardStop(store);
     const lease =
       'currentLease' in store ? (store as { currentLease(): WriterLease | undefined }).currentLease() : undefined;
     const json = {
@@ -127,6 +129,7 @@ function sellerStatus(
       learnt_rate: learntRate ?? null,
       held_back: heldBack,
       sold,
+      guard_stopped: guardStop,
     };
     const out: string[] = [`State db: ${where}`];
     out.push(
@@ -155,6 +158,13 @@ function sellerStatus(
         `  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ` +
           `${String(r.outcome ?? 'running').padEnd(9)} ${counts}`,
       );
+    }
+    if (guardStop) {
+      out.push(
+        '',
+        `The last run was stopped by a guard (run ${guardStop.runId} at ${guardStop.at}); nothing was sent:`,
+      );
+      for (const m of guardStop.messages) out.push(`  ${m}`);
     }
     out.push('', `Unfinished writes (settled at the next start): ${journal.length}`);
     for (const j of journal.slice(0, 10))
@@ -192,8 +202,14 @@ function sellerStatus(
     }
     if (sold.length > 0) {
       out.push('', `Latest sold/refunded (${soldPath}):`);
-      for (const s of sold)
-        out.push(`  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`);
+      for (const s of sold) {
+        const units = typeof s.quantity === 'number' ? ` ${s.quantity} unit(s)` : '';
+        const title = typeof s.title === 'string' ? ` (${s.title})` : '';
+        out.push(
+          `  ${String(s.kind)} ${String(s.external_id)}${title} ${String(s.status)}${units} ` +
+            `${String(s.sold_at ?? s.seen_at)}`,
+        );
+      }
     }
     // Each line escaped: external_ids, files and the marketplace's messages are data.
     return { text: escapeLines(out), json };

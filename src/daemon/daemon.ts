@@ -4,6 +4,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log/logger.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { type GuardStop, readGuardStop } from '../sync/guard-stop.ts';
 import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
 import { MarketplaceUnreadableError, reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
@@ -242,6 +243,7 @@ export class Daemon {
       waiting: this.leaseWait,
       lastOutcome: this.lastReport?.outcome ?? null,
       notices: status.notices ?? [],
+      guardStop: readGuardStop(this.opts.store),
     };
     return renderStatusPage(status.board.view(daemon, status.queue?.() ?? null));
   }
@@ -256,6 +258,8 @@ export class Daemon {
         last_outcome: this.lastReport?.outcome ?? null,
         last_run_id: this.lastReport?.runId ?? null,
         last_error: this.lastError,
+        // A guard stopped the last run: the daemon carries on (sales, other sellers), but nothing is sent.
+        ...guardDetail(readGuardStop(this.opts.store)),
       },
     };
   }
@@ -275,6 +279,10 @@ export class Daemon {
     this.lease?.release();
     await this.healthServer?.close();
   }
+}
+
+function guardDetail(stop: GuardStop | null): Record<string, unknown> {
+  return stop ? { stopped_by_guard: { run_id: stop.runId, at: stop.at, message: stop.messages[0] ?? '' } } : {};
 }
 
 /**

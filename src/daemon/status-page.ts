@@ -148,7 +148,8 @@ export function renderStatusPage(v: StatusView): string {
           .map((s) => {
             const at = Date.parse(s.at);
             const when = Number.isFinite(at) ? time(at, now) : esc(s.at);
-            const status = badge(s.status, s.status === 'sold' ? 'ok' : 'warn');
+            const label = s.quantity !== undefined ? `${s.quantity} sold` : s.status;
+            const status = badge(label, s.status === 'sold' ? 'ok' : 'warn');
             return `<li>${offerLine(s.kind, s.externalId, s.title, status)}<div class="where">${when}</div></li>`;
           })
           .join('')}</ul>`;
@@ -161,7 +162,10 @@ export function renderStatusPage(v: StatusView): string {
   const running = d.running ? ' · a run is going on' : '';
   const waiting = d.waiting ? `<p>${esc(d.waiting)}</p>` : '';
   const lastError = d.lastError ? `<p>${badge('error', 'bad')} ${esc(d.lastError)}</p>` : '';
-  const notices = (d.notices ?? [])
+  const guardStop = d.guardStop
+    ? [`A guard stopped the run of ${d.guardStop.at}: nothing was sent.`, ...d.guardStop.messages]
+    : [];
+  const notices = [...(d.notices ?? []), ...guardStop]
     .map((n) => `<section class="notice" role="alert"><p>${badge('warning', 'bad')} ${esc(n)}</p></section>`)
     .join('');
   return `<!doctype html>

@@ -17,6 +17,7 @@ import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { countOutcomes, flatCounts, type OfferOutcome, type RunReport } from './run-report.ts';
 import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
+import { recordGuardStop } from './guard-stop.ts';
 import type { UnitSale } from './unit-sale.ts';
 import { settleJournal } from './settle-journal.ts';
 import { isTargeted, type Target, targetTest } from './target.ts';
@@ -199,15 +200,16 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       }));
     const sales = plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : []));
     const note = targetNote(plan);
-    const messages = [...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings];
-    if (plan.guard.tripped && plan.guard.message) {
-      const held = opts.dryRun ? undefined : guardHeldMessage(plan.guard, settings.statePath, runId);
-      messages.unshift(plan.guard.message, ...(held ? [held] : []));
-    }
+    const guardMessages: string[] = [];
     if (plan.priceGuard.tripped && plan.priceGuard.message) {
       const held = opts.dryRun ? undefined : priceGuardHeldMessage(plan.priceGuard, settings.statePath, runId);
-      messages.unshift(plan.priceGuard.message, ...(held ? [held] : []));
+      guardMessages.push(plan.priceGuard.message, ...(held ? [held] : []));
     }
+    if (plan.guard.tripped && plan.guard.message) {
+      const held = opts.dryRun ? undefined : guardHeldMessage(plan.guard, settings.statePath, runId);
+      guardMessages.push(plan.guard.message, ...(held ? [held] : []));
+    }
+    const messages = [...guardMessages, ...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings];
 
     if (opts.dryRun) {
       return {
@@ -275,6 +277,9 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       sales,
     );
     store.runEnd(runId, outcome, flatCounts(report.counts));
+    if (stoppedByGuard(plan))
+      recordGuardStop(store, { runId, at: new Date(started).toISOString(), messages: guardMessages });
+    else if (outcome !== 'stopped') recordGuardStop(store, null);
     const pruned = store.pruneHistory();
     if (pruned.runs + pruned.journal > 0) logger.debug(pruned, 'state db: old runs and journal entries pruned');
     return { plan, catalogue, report };
