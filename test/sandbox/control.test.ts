@@ -52,6 +52,29 @@ describe('control routes', () => {
     expect(() => sb().setStatus('accounts', 5, 'sold')).toThrow(/not found/);
   });
 
+  it('sells units of an item or top-up: sold_count rises, stock falls unless kept apart; refuses what it cannot', async () => {
+    await api('POST', '/api/v1/items', { external_id: 'i1', title: 'I', price: 5, stock: 5, status: 'listed' });
+    const sell = (body: unknown) => control('POST', 'sell', body);
+    expect(await sell({ kind: 'items', identifier: 'i1', quantity: 2 })).toEqual({
+      status: 200,
+      body: { success: true, sold_count: 2, stock: 3 },
+    });
+    expect((await api('GET', '/api/v1/items/i1')).body).toMatchObject({ stock: 3, sold_count: 2 });
+    expect((await sell({ kind: 'items', identifier: 'i1', quantity: 1, keepStock: true })).body).toMatchObject({
+      sold_count: 3,
+      stock: 3,
+    });
+    sb().setRepresentation({ saleKeepsStock: true });
+    expect(sb().sell('items', 'i1', 1)).toEqual({ soldCount: 4, stock: 3 });
+    sb().setRepresentation({ integersAsStrings: true });
+    expect((await api('GET', '/api/v1/items/i1')).body).toMatchObject({ sold_count: '4', stock: '3' });
+    expect((await sell({ kind: 'items', identifier: 'i1', quantity: 9 })).status).toBe(422);
+    expect((await sell({ kind: 'items', identifier: 'i1', quantity: 0 })).status).toBe(422);
+    expect((await sell({ kind: 'accounts', identifier: 'i1', quantity: 1 })).status).toBe(422);
+    expect((await sell({ kind: 'items', identifier: 'nope', quantity: 1 })).status).toBe(404);
+    expect((await sell({ kind: 'items', identifier: 'i1' })).status).toBe(422);
+  });
+
   it('sets faults and the rate limit over HTTP and resets everything', async () => {
     expect((await control('POST', 'faults', { errorRate: 1, seed: 1 })).status).toBe(200);
     expect((await api('GET', '/api/v1/accounts')).status).toBeGreaterThanOrEqual(500);
