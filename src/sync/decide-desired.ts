@@ -9,8 +9,7 @@ import type { PlanAction, SingleUpdateRoute, UpdateAction } from './plan.ts';
 import { NOT_SERVED } from './capabilities.ts';
 import type { PlannerOptions } from './planner-options.ts';
 import { backoffKey, backoffVerdict, describeBackoff } from './offer-backoff.ts';
-import type { FieldChange } from './plan.ts';
-import { stockVerdict } from './sale-or-drift.ts';
+import { withoutSales } from './sale-or-drift.ts';
 import type { KindSnapshot } from './remote-snapshot.ts';
 import { splitUpdatable } from './updatable-fields.ts';
 
@@ -40,27 +39,6 @@ export function updateRoute(kind: DesiredOffer['kind'], options: PlannerOptions)
     return updateFallback === 'report' ? ROUTES.patchOrReport : ROUTES.patchOrRecreate;
   if (updateFallback === 'report') return ROUTES.patchOrReport;
   return ROUTES.recreate;
-}
-
-/** The changes less a stock the marketplace lowered by its sales: sending it back would undo them. */
-function withoutSales(
-  changes: FieldChange[],
-  lastApplied: Readonly<Record<string, unknown>> | null,
-  live: NonNullable<MatchedOffer['live']>,
-  soldAtSend: number | null,
-): FieldChange[] {
-  const stock = changes.find((c) => c.field === 'stock' && c.why === 'drift');
-  const liveStock = live.fields.stock;
-  const sent = lastApplied?.stock;
-  if (!stock || typeof stock.to !== 'number' || typeof liveStock !== 'number') return changes;
-  const verdict = stockVerdict({
-    desired: stock.to,
-    lastSent: typeof sent === 'number' ? sent : undefined,
-    live: liveStock,
-    soldNow: live.soldCount,
-    soldAtSend,
-  });
-  return verdict === 'sale' ? changes.filter((c) => c !== stock) : changes;
 }
 
 /** Why an update cannot be sent at all by its route, or null. */
@@ -126,7 +104,8 @@ function decideKnown(
   const lastApplied = known ? rec.lastApplied : null;
   const lossy = new Set(known ? rec.lossyFields : []);
   let changes = diffFields({ desired: fields, lastApplied, live: liveFieldsOf(live), lossy });
-  if (known && kind !== 'account') changes = withoutSales(changes, lastApplied, live, rec.soldCountAtSend ?? null);
+  if (kind !== 'account')
+    changes = [...withoutSales(changes, lastApplied, live, known ? (rec.soldCountAtSend ?? null) : null)];
   const sendCredentials =
     d.kind === 'account' &&
     d.credentialsHmac !== undefined &&

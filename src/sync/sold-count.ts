@@ -35,9 +35,25 @@ export function soldCountNote(input: SoldCountInput): SoldCountNote | undefined 
     externalId,
     soldCount,
     ...(sale ? { sale } : {}),
-    ...(agreed !== undefined || firstSight ? { atSend: soldCount } : {}),
+    ...(agreed !== undefined
+      ? { atSend: soldCount }
+      : firstSight
+        ? { atSend: baseline(desired, live, soldCount) }
+        : {}),
     ...(agreed !== undefined ? { agreedStock: agreed } : {}),
   };
+}
+
+/**
+ * The count of units sold when the catalogue's stock was last in place, for an offer seen the first time: when the
+ * marketplace shows that stock less some of the units sold, those units sold since; else the count now.
+ */
+function baseline(desired: DesiredOffer | undefined, live: RemoteOffer, soldCount: number): number {
+  const want = desired && desired.kind !== 'account' ? desired.fields.stock : undefined;
+  const shown = live.fields.stock;
+  if (typeof want !== 'number' || typeof shown !== 'number' || shown >= want) return soldCount;
+  const fell = want - shown;
+  return fell <= soldCount ? soldCount - fell : soldCount;
 }
 
 /** The catalogue's stock, when it differs from the stock last sent but equals the marketplace's. */

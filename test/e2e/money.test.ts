@@ -149,6 +149,22 @@ describe('money', () => {
     expect(await item('gold-2')).toMatchObject({ stock: 2, sold_count: 1 });
   });
 
+  it('a lost state db: offers are adopted, and the units they sold meanwhile are not put back on sale', async () => {
+    catalogue('items/stock.json', stockJson(5));
+    expect((await run(['reconcile'])).code).toBe(0);
+    await control('sell', { kind: 'items', identifier: 'gold-1', quantity: 2 });
+    rmSync(join(dir, 'state'), { recursive: true, force: true });
+    await control('reset-counters', {});
+    const r = await run(['reconcile']);
+    expect(r.code).toBe(0);
+    expect(await writes()).toBe(0);
+    await control('sell', { kind: 'items', identifier: 'gold-1', quantity: 1 });
+    const next = await run(['reconcile']);
+    expect(next.stdout).toContain('item gold-1 (Gold 1000): 1 unit sold');
+    expect(await writes()).toBe(0);
+    expect(await item('gold-1')).toMatchObject({ stock: 2, sold_count: 3 });
+  });
+
   it('a top-up sells units too, and a stock edited on the website with no sale behind it is drift', async () => {
     catalogue(
       'top-ups/gems.json',

@@ -18,6 +18,8 @@ describe('sale or drift', () => {
     ['catalogue stock changed', { ...sent5, desired: 3, live: 4, soldNow: 1 }, 'changed'],
     ['catalogue stock raised after a sale', { ...sent5, desired: 8, live: 3, soldNow: 2 }, 'changed'],
     ['never sent', { ...sent5, lastSent: undefined, live: 3 }, 'changed'],
+    ['adopted: its sales explain the lower stock', { ...sent5, lastSent: undefined, live: 3, soldNow: 2 }, 'sale'],
+    ['adopted: its sales fall short', { ...sent5, lastSent: undefined, live: 1, soldNow: 2 }, 'changed'],
     ['count at send unknown, sales cover the fall', { ...sent5, live: 3, soldNow: 7, soldAtSend: null }, 'sale'],
     ['count at send unknown, sales fall short', { ...sent5, live: 1, soldNow: 3, soldAtSend: null }, 'drift'],
   ] as const)('%s: %s', (_name, picture, verdict) => {
