@@ -175,6 +175,12 @@ describe('writesOf and savePlan', () => {
     expect(saved.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(readSavedPlan(JSON.stringify(saved))).toEqual(saved);
     expect(savePlan(planOf(update), { ...meta, allowMassArchive: true }).digest).not.toBe(saved.digest);
+    // --allow-price-change is kept as --allow-mass-archive is; a file of an older offersync without it reads as false.
+    const allowed = savePlan(planOf(update), { ...meta, allowPriceChange: true });
+    expect(allowed.allowPriceChange).toBe(true);
+    expect(allowed.digest).not.toBe(saved.digest);
+    expect(readSavedPlan(JSON.stringify(allowed))).toEqual(allowed);
+    expect(readSavedPlan(JSON.stringify({ ...allowed, allowPriceChange: 'yes' }))).toHaveProperty('error');
   });
 });
 
