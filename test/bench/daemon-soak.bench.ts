@@ -196,7 +196,8 @@ try {
       const kind = pick(KINDS);
       const f = Math.floor(random() * FILES_PER_KIND);
       const o = pick(offers[kind][f]!);
-      o.price = 100 + Math.floor(random() * 9000);
+      // Within a factor of 3 of the last price: a bigger jump on many offers at once is the price guard's to stop.
+      o.price = Math.max(100, Math.round(o.price * (0.5 + random() * 1.5)));
       file(kind, f);
       counts.edits++;
     }

@@ -76,7 +76,7 @@ afterAll(async () => {
 });
 
 describe('a daemon stopped by a guard', () => {
-  it('reports it on /readyz and the status page, records sales meanwhile, and clears it once a run passes', async () => {
+  it('says so on /readyz and the status page, records sales meanwhile, and clears it once a run passes', async () => {
     prices(1);
     daemon = spawn(process.execPath, [...CLI, 'daemon', '--config', join(dir, 'offersync.yaml')], {
       env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'warn' },

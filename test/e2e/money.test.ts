@@ -197,7 +197,7 @@ describe('money', () => {
     expect(plan.stdout).toContain('stock: 10 -> 50 (edited on the marketplace)');
   });
 
-  it('a catalogue stock change is sent as written, and a catalogue that caught up with a sale sends nothing', async () => {
+  it('a catalogue stock change is sent as written; a catalogue that caught up with a sale sends nothing', async () => {
     catalogue('items/stock.json', stockJson(5));
     expect((await run(['reconcile'])).code).toBe(0);
     await control('sell', { kind: 'items', identifier: 'gold-1', quantity: 2 });
@@ -263,7 +263,7 @@ describe('money', () => {
     expect((await run(['status'])).stdout).not.toContain('stopped by a guard');
   });
 
-  it('a 30-offer shop whose export came out with its first 5 rows is stopped, and says which rule stopped it', async () => {
+  it('a 30-offer shop whose export came out with its first 5 rows is stopped, naming the rule', async () => {
     const rows = (n: number) =>
       [
         'external_id,title,price,stock',

@@ -52,7 +52,7 @@ describe('control routes', () => {
     expect(() => sb().setStatus('accounts', 5, 'sold')).toThrow(/not found/);
   });
 
-  it('sells units of an item or top-up: sold_count rises, stock falls unless kept apart; refuses what it cannot', async () => {
+  it('sells units: sold_count rises, stock falls unless kept apart; refuses what it cannot', async () => {
     await api('POST', '/api/v1/items', { external_id: 'i1', title: 'I', price: 5, stock: 5, status: 'listed' });
     const sell = (body: unknown) => control('POST', 'sell', body);
     expect(await sell({ kind: 'items', identifier: 'i1', quantity: 2 })).toEqual({
