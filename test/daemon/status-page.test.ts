@@ -101,6 +101,7 @@ describe('status page HTML', () => {
           requests: 1,
           durationMs: 10,
           messages: [],
+          sales: [],
         },
         catalogue,
       },
