@@ -109,7 +109,8 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('money', () => {
+// Each case runs the CLI four to six times: on a busy machine that is more than vitest's default 30 s.
+describe('money', { timeout: 180_000 }, () => {
   it('a sale of 2 units of an item is reported with its quantity and its stock is not put back', async () => {
     catalogue('items/stock.json', stockJson(5));
     expect((await run(['reconcile'])).code).toBe(0);
