@@ -13,6 +13,10 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
     summary: 'reconcile at start, on every catalogue change and on a schedule',
     load: () => import('./daemon.ts'),
   },
+  pull: {
+    summary: "write the marketplace's offers as a catalogue (day one for a seller who already sells)",
+    load: () => import('./pull.ts'),
+  },
   validate: { summary: 'check the catalogue, no network', load: () => import('./validate.ts') },
   status: { summary: 'what the state db knows: offers, runs, journal, sold', load: () => import('./status.ts') },
   schema: { summary: 'print or write the JSON Schema of catalogue files', load: () => import('./schema.ts') },

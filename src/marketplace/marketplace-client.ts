@@ -53,6 +53,8 @@ export interface ListPage<T> {
   readonly page: number;
   /** Whether the walk knows of more pages. */
   readonly hasMore: boolean;
+  /** Elements of the page the decoder skipped (offers without an external_id, which offersync cannot manage). */
+  readonly skipped?: number;
 }
 
 export interface BulkRemoveResult {
