@@ -1,0 +1,213 @@
+// offersync pull as a seller runs it on day one: the CLI as a child process against the sandbox in each of its
+// representation switches, in each catalogue format. The promise: after pull, validate is clean, plan with a fresh
+// state db plans no write (only adoptions), and a reconcile sends nothing but the list reads.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SandboxRepresentation } from '../../src/sandbox/sandbox-options.ts';
+import { CLI } from '../support/cli.ts';
+import { createHarness, type Harness, requestsByRoute, TEST_KEY } from '../support/harness.ts';
+
+const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
+const FORMATS = ['csv', 'json', 'ndjson', 'yaml'] as const;
+/**
+ * Every representation switch of the sandbox, one at a time, then all together. No switch and every switch are
+ * pulled in each format; each single switch in one format, the formats taking turns (each CLI start costs seconds
+ * on a loaded machine, and a format's writer does not depend on the switch: the decoder stands between them).
+ */
+const SWITCHES = [
+  'wrapSingle',
+  'epochTimestamps',
+  'integersAsStrings',
+  'createStatus201',
+  'numericIdPathsOnly',
+  'gameAsObject',
+  'bulkCountsOnly',
+  'externalIdPathHtml',
+  'idempotencyKeys',
+] as const satisfies readonly (keyof SandboxRepresentation)[];
+type Format = (typeof FORMATS)[number];
+const REPRESENTATIONS: [string, SandboxRepresentation, readonly Format[]][] = [
+  ['no switch', {}, FORMATS],
+  ...SWITCHES.map((s, i): [string, SandboxRepresentation, readonly Format[]] => [
+    s,
+    { [s]: true },
+    [FORMATS[i % FORMATS.length]!],
+  ]),
+  ['every switch', Object.fromEntries(SWITCHES.map((s) => [s, true])), FORMATS],
+];
+const LIST_ROUTES = ['GET /api/v1/accounts', 'GET /api/v1/items', 'GET /api/v1/top-ups'];
+
+const root = mkdtempSync(join(tmpdir(), 'offersync-pull-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cli(h: Harness, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        OFFERSYNC_BASE_URL: h.sandbox.url,
+        OFFERSYNC_API_KEY: TEST_KEY,
+        OFFERSYNC_LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The example catalogue on the sandbox, one account sold and one processing: the seller's shop before offersync. */
+async function shop(representation: SandboxRepresentation): Promise<Harness> {
+  const h = await createHarness({ sandbox: { representation } });
+  cpSync(EXAMPLE, h.catalogueDir, { recursive: true });
+  expect((await h.reconcile()).report.outcome).toBe('converged');
+  h.sandbox.setStatus('accounts', 'acc-na-002', 'sold');
+  h.sandbox.setStatus('accounts', 'acc-euw-004', 'processing');
+  return h;
+}
+
+describe.each(REPRESENTATIONS)('pull from a sandbox with %s', (name, representation, formats) => {
+  it(`in ${formats.join(', ')}: validate clean, plan with a fresh state db plans no write, reconcile sends only list reads`, async () => {
+    const h = await shop(representation);
+    try {
+      const dir = (f: string) => join(root, `${name.replace(/\s/g, '-')}-${f}`);
+      const state = (f: string) => join(root, `${name.replace(/\s/g, '-')}-${f}.db`);
+      const pulled = await Promise.all(formats.map((f) => cli(h, ['pull', '--out', dir(f), '--format', f])));
+      for (const [i, f] of formats.entries()) {
+        const r = pulled[i]!;
+        expect(r.stderr, f).toBe('');
+        expect(r.code, `${f}: ${r.stdout}`).toBe(0);
+        expect(r.stdout).toContain(`accounts/accounts.${f}: 4 offers`);
+        expect(r.stdout).toContain(`items/items.${f}: 5 offers`);
+        expect(r.stdout).toContain(`top-ups/top-ups.${f}: 4 offers`);
+        expect(r.stdout).toMatch(/account acc-na-002 \(id \d+\): sold on the marketplace/);
+        expect(r.stdout).toMatch(/account acc-euw-004 \(id \d+\): processing on the marketplace/);
+      }
+      const validated = await Promise.all(formats.map((f) => cli(h, ['validate', dir(f), '--format', 'json'])));
+      for (const [i, f] of formats.entries()) {
+        const r = validated[i]!;
+        expect(r.code, `${f}: ${r.stdout}`).toBe(0);
+        const doc = JSON.parse(r.stdout) as { problems: unknown[] };
+        expect(doc.problems, f).toEqual([]);
+      }
+      const planned = await Promise.all(
+        formats.map((f) => cli(h, ['plan', '--json', '--catalogue', dir(f), '--state', state(f)])),
+      );
+      for (const [i, f] of formats.entries()) {
+        const plan = JSON.parse(planned[i]!.stdout) as { actions: { type: string; externalId?: string }[] };
+        expect(
+          plan.actions.filter((a) => a.type !== 'adopt' && a.type !== 'noop'),
+          f,
+        ).toEqual([]);
+        expect(plan.actions.filter((a) => a.type === 'adopt')).toHaveLength(13);
+      }
+      h.sandbox.resetCounters();
+      const reconciled = await Promise.all(
+        formats.map((f) => cli(h, ['reconcile', '--catalogue', dir(f), '--state', state(f)])),
+      );
+      for (const r of reconciled) expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(h.sandbox.counters().writes).toBe(0);
+      expect(Object.keys(requestsByRoute(h.sandbox)).filter((r) => !LIST_ROUTES.includes(r))).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  }, 240_000);
+});
+
+describe('offersync pull, the rest of the contract', () => {
+  it('refuses a non-empty folder without --force, writes into it with --force', async () => {
+    const h = await shop({});
+    try {
+      const out = join(root, 'occupied');
+      cpSync(EXAMPLE, out, { recursive: true });
+      const refused = await cli(h, ['pull', '--out', out]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('is not empty: pull writes into an empty folder; give --force');
+      expect(existsSync(join(out, 'accounts', 'accounts.yaml'))).toBe(false);
+      const forced = await cli(h, ['pull', '--out', out, '--force', '--only', 'item']);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(readFileSync(join(out, 'items', 'items.yaml'), 'utf8')).toContain('external_id: item-skin-001');
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
+
+  it('writes no credentials by default; --with-credentials makes the files 0600 and says what it got', async () => {
+    const h = await shop({});
+    try {
+      const plain = join(root, 'plain');
+      const secret = join(root, 'secret');
+      const [a, b] = await Promise.all([
+        cli(h, ['pull', '--out', plain, '--only', 'account', '--format', 'json']),
+        cli(h, ['pull', '--out', secret, '--only', 'account', '--format', 'json', '--with-credentials']),
+      ]);
+      expect(a.code).toBe(0);
+      expect(b.code).toBe(0);
+      expect(readFileSync(join(plain, 'accounts', 'accounts.json'), 'utf8')).not.toMatch(/credentials|password/);
+      expect(a.stdout).toContain('account credentials: not written (--with-credentials)');
+      expect(statSync(join(plain, 'accounts', 'accounts.json')).mode & 0o077).not.toBe(0);
+      expect(statSync(join(secret, 'accounts', 'accounts.json')).mode & 0o777).toBe(0o600);
+      expect(b.stdout).toContain('account credentials: the marketplace returns none');
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
+
+  it('a catalogue entry without credentials plans no credentials update for an account offersync manages', async () => {
+    const h = await createHarness();
+    try {
+      const withCredentials = {
+        external_id: 'acc-1',
+        title: 'Gold',
+        price: 1999,
+        credentials: { login: 'a', password: 'b' },
+      };
+      h.write('accounts/a.json', JSON.stringify([withCredentials]));
+      expect((await h.reconcile()).report.outcome).toBe('converged');
+      const { credentials: _, ...without } = withCredentials;
+      h.write('accounts/a.json', JSON.stringify([without]));
+      h.sandbox.resetCounters();
+      const r = await cli(h, ['plan', '--json', '--catalogue', h.catalogueDir, '--state', h.statePath]);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(h.sandbox.counters().writes).toBe(0);
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
+
+  it('bad flags are usage errors that say what to give', async () => {
+    const h = await createHarness();
+    try {
+      const noOut = await cli(h, ['pull']);
+      expect(noOut.code).toBe(2);
+      expect(noOut.stderr).toContain('--out <dir> is required');
+      const badFormat = await cli(h, ['pull', '--out', join(root, 'x'), '--format', 'xml']);
+      expect(badFormat.code).toBe(2);
+      expect(badFormat.stderr).toContain("--format takes json, ndjson, csv, yaml, got 'xml'");
+      writeFileSync(join(root, 'not-a-dir'), 'x');
+      const file = await cli(h, ['pull', '--out', join(root, 'not-a-dir')]);
+      expect(file.code).toBe(2);
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
+});
