@@ -86,7 +86,8 @@ async function shop(representation: SandboxRepresentation): Promise<Harness> {
 }
 
 describe.each(REPRESENTATIONS)('pull from a sandbox with %s', (name, representation, formats) => {
-  it(`in ${formats.join(', ')}: validate clean, plan with a fresh state db plans no write, reconcile sends only list reads`, async () => {
+  const promise = 'validate clean, plan with a fresh state db plans no write, reconcile sends only list reads';
+  it(`in ${formats.join(', ')}: ${promise}`, async () => {
     const h = await shop(representation);
     try {
       const dir = (f: string) => join(root, `${name.replace(/\s/g, '-')}-${f}`);
