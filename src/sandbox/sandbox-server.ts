@@ -52,6 +52,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(json);
 }
 
+/** Where uploaded images are served (the url the image routes give). */
+const GALLERY_PREFIX = '/storage/gallery/';
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -240,13 +243,32 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     }
   }
 
+  /** An uploaded image at its public url: no key, as storage serves it; counted, never a fault. */
+  function serveImage(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const filename = decodeURIComponent(url.pathname.slice(GALLERY_PREFIX.length));
+    // Filenames carry random bytes: unique across the stores of sellerPerKey.
+    const owner = allStores().find((s) => s.imageBytes.has(filename));
+    const bytes = owner?.imageBytes.get(filename);
+    const image = owner && [...owner.images.values()].find((i) => i.filename === filename);
+    const key = `${req.method ?? 'GET'} ${GALLERY_PREFIX}{filename}`;
+    if (req.method !== 'GET' || !bytes || !image) {
+      counters.record(key, 404);
+      return send(res, 404, { message: `No image ${filename}.` });
+    }
+    counters.record(key, 200);
+    res.writeHead(200, { 'content-type': image.mime_type, 'content-length': String(bytes.length) });
+    res.end(bytes);
+  }
+
   const server = createServer((req, res) => {
     const url = requestUrl(req);
     const work = url.pathname.startsWith('/__sandbox/')
       ? handleControlRequest(req, res, url)
       : url.pathname === '/api/v1' || url.pathname.startsWith('/api/v1/')
         ? handleApi(req, res, url)
-        : Promise.resolve(send(res, 404, { message: `The route ${url.pathname} could not be found.` }));
+        : url.pathname.startsWith(GALLERY_PREFIX)
+          ? Promise.resolve(serveImage(req, res, url))
+          : Promise.resolve(send(res, 404, { message: `The route ${url.pathname} could not be found.` }));
     work.catch((err: unknown) => {
       process.stderr.write(`sandbox: ${String(err)}\n`);
       send(res, 500, { message: 'Server Error' });

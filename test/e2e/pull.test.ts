@@ -2,7 +2,8 @@
 // representation switches, in each catalogue format. The promise: after pull, validate is clean, plan with a fresh
 // state db plans no write (only adoptions), and a reconcile sends nothing but the list reads.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +76,17 @@ function cli(h: Harness, args: readonly string[], env: Record<string, string> = 
   });
 }
 
+/** sha256 of each file of a folder, sorted. */
+function hashesIn(folder: string): string[] {
+  return readdirSync(folder)
+    .map((f) =>
+      createHash('sha256')
+        .update(readFileSync(join(folder, f)))
+        .digest('hex'),
+    )
+    .sort();
+}
+
 /** The example catalogue on the sandbox, one account sold and one processing: the seller's shop before offersync. */
 async function shop(representation: SandboxRepresentation): Promise<Harness> {
   const h = await createHarness({ sandbox: { representation } });
@@ -102,6 +114,9 @@ describe.each(REPRESENTATIONS)('pull from a sandbox with %s', (name, representat
         expect(r.stdout).toContain(`top-ups/top-ups.${f}: 4 offers`);
         expect(r.stdout).toMatch(/account acc-na-002 \(id \d+\): sold on the marketplace/);
         expect(r.stdout).toMatch(/account acc-euw-004 \(id \d+\): processing on the marketplace/);
+        // The gallery, downloaded byte for byte: every example image is on an account that was pulled.
+        expect(r.stdout).toContain('images/: 3 gallery image(s) downloaded (the offers keep them by image_ids)');
+        expect(hashesIn(join(dir(f), 'images'))).toEqual(hashesIn(join(EXAMPLE, 'images')));
       }
       const validated = await Promise.all(formats.map((f) => cli(h, ['validate', dir(f), '--format', 'json'])));
       for (const [i, f] of formats.entries()) {
