@@ -253,7 +253,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const key = `${req.method ?? 'GET'} ${GALLERY_PREFIX}{filename}`;
     if (req.method !== 'GET' || !bytes || !image) {
       counters.record(key, 404);
-      return send(res, 404, { message: `No image ${filename}.` });
+      send(res, 404, { message: `No image ${filename}.` });
+      return;
     }
     counters.record(key, 200);
     res.writeHead(200, { 'content-type': image.mime_type, 'content-length': String(bytes.length) });
