@@ -1,17 +1,17 @@
 // offersync pull: the marketplace's offers written as a catalogue, for a seller who already sells. Reads only; the
 // state db is neither opened nor created. What it writes plans nothing (src/sync/pulled-offer.ts checks each offer).
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
 import { FORMAT_EXTENSION, formatRecords } from '../catalogue/format-records.ts';
-import { FORMATS, type Format } from '../catalogue/layout.ts';
+import { classify, FORMATS, type Format } from '../catalogue/layout.ts';
 import type { Config } from '../config/config.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { plainHttpVerdict } from '../marketplace/plain-http.ts';
 import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
 import { RequestQueue } from '../queue/request-queue.ts';
-import { type PulledKind, pullKind } from '../sync/pulled-offer.ts';
+import { type OwnsOffer, type PulledKind, pullKind } from '../sync/pulled-offer.ts';
 import { resourceOf } from '../sync/resource-of.ts';
 import { cliLogger } from './cli-logger.ts';
 import { EXIT, type Command, type CliIO, UsageError } from './command.ts';
@@ -102,6 +102,12 @@ export const command: Command = {
   },
 };
 
+/** The prune policy of decide-removed.ts for an offer no state db knows yet (pull reads a marketplace fresh). */
+function ownsOffer(config: Config): OwnsOffer {
+  const pattern = config.sync.ownedPattern ? new RegExp(config.sync.ownedPattern) : null;
+  return (externalId) => config.sync.prune === 'all' || (config.sync.prune !== 'none' && !!pattern?.test(externalId));
+}
+
 function onlyKinds(only: string | undefined): readonly OfferKind[] {
   if (only === undefined) return OFFER_KINDS;
   return only.split(',').map((s) => {
@@ -165,7 +171,7 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
     for (const kind of opts.kinds) {
       const read = await readKind(client, kind, config.lists.perPage);
       reads.set(kind, read);
-      pulled.push(pullKind(kind, read.offers));
+      pulled.push(pullKind(kind, read.offers, ownsOffer(config)));
     }
     const ids = new Set<number>();
     for (const p of pulled)
@@ -186,6 +192,7 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
     await client.close();
   }
   const files: string[] = [];
+  const written: string[] = [];
   for (const p of pulled) {
     if (p.records.length === 0) continue;
     const rel = `${KIND_FILE[p.kind]}/${KIND_FILE[p.kind]}.${FORMAT_EXTENSION[opts.format]}`;
@@ -193,10 +200,25 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
     const path = join(opts.out, rel);
     writeFileSync(path, formatRecords(opts.format, p.records), opts.withCredentials ? { mode: 0o600 } : {});
     if (opts.withCredentials) chmodSync(path, 0o600);
+    written.push(rel);
     files.push(`${rel}: ${p.records.length} offer${p.records.length === 1 ? '' : 's'}`);
   }
   io.stdout.write(summary(config, opts, pulled, reads, files, gallery, queue.stats().requests));
+  const others = otherCatalogueFiles(opts.out, new Set(written));
+  if (others.length > 0)
+    io.stdout.write(
+      `\nAlso in ${opts.shown}, read beside the pulled files (remove those that hold the same offers, or each is ` +
+        `there twice):\n${others.map((f) => `  ${f}\n`).join('')}`,
+    );
   return EXIT.ok;
+}
+
+/** Offer files of the folder that pull did not write (a --force into a catalogue): relative, sorted. */
+function otherCatalogueFiles(dir: string, written: ReadonlySet<string>): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => f.split(sep).join('/'))
+    .filter((rel) => !written.has(rel) && classify(rel).type === 'offers')
+    .sort();
 }
 
 /**
@@ -272,17 +294,18 @@ function summary(
   const noExternalId = pulled.filter((p) => (reads.get(p.kind)?.withoutExternalId ?? 0) > 0);
   if (leftOut.length > 0 || noExternalId.length > 0) {
     const n = leftOut.length + noExternalId.reduce((a, p) => a + reads.get(p.kind)!.withoutExternalId, 0);
-    lines.push('', `Not taken over (${n} offer(s); a reconcile leaves them alone):`);
+    lines.push('', `Not taken over (${n} offer(s)):`);
     for (const p of noExternalId)
       lines.push(
         `  ${p.kind}: ${reads.get(p.kind)!.withoutExternalId} offer(s) without an external_id; ` +
-          'do: give each one an external_id on the website, then pull again',
+          'offersync never sees them; do: give each one an external_id on the website, then pull again',
       );
     for (const o of leftOut) lines.push(`  ${o.kind} ${o.externalId ?? '-'} (id ${o.id}): ${o.reason}; do: ${o.todo}`);
   }
   lines.push(
     '',
-    `Next: offersync validate ${opts.shown} && offersync plan --catalogue ${opts.shown}   (plans nothing)`,
+    `Next: offersync validate ${opts.shown} && offersync plan --catalogue ${opts.shown}`,
+    '  (plans no write: with a fresh state db it adopts each offer by its external_id)',
     '',
   );
   return lines.join('\n');

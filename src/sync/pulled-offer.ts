@@ -23,7 +23,15 @@ export interface LeftOut {
   readonly externalId?: string;
   readonly reason: string;
   readonly todo: string;
+  /**
+   * The next reconcile archives it, since the configuration owns it (sync.prune: all, or sync.ownedPattern) and
+   * the catalogue does not hold it: the seller must add it by hand first.
+   */
+  readonly archivedNextRun: boolean;
 }
+
+/** Whether the configuration's prune policy owns an offer by its external_id (docs/architecture.md, Ownership). */
+export type OwnsOffer = (externalId: string) => boolean;
 
 /** A field left out of some records, with why: said once per kind and field, with how many offers. */
 export interface FieldNote {
@@ -90,7 +98,7 @@ function present(v: unknown): v is JsonValue {
 }
 
 /** Why the catalogue cannot take this offer over as it is, or undefined. */
-function refusal(kind: OfferKind, remote: RemoteOffer): Omit<LeftOut, 'kind' | 'id' | 'externalId'> | undefined {
+function refusal(kind: OfferKind, remote: RemoteOffer): Pick<LeftOut, 'reason' | 'todo'> | undefined {
   const status = remote.status;
   if (isLocked(status))
     return {
@@ -163,7 +171,7 @@ export function pulledOffer(kind: OfferKind, remote: RemoteOffer): Verdict {
  * Every offer of a kind (as the list returned them) to records, what was left out and why, and notes on fields.
  * An external_id listed twice keeps the lower id, as a reconcile with a fresh state db adopts it.
  */
-export function pullKind(kind: OfferKind, offers: readonly RemoteOffer[]): PulledKind {
+export function pullKind(kind: OfferKind, offers: readonly RemoteOffer[], owns: OwnsOffer = () => false): PulledKind {
   const sorted = [...offers].sort((a, b) => a.id - b.id);
   const first = new Map<string, RemoteOffer>();
   const leftOut: LeftOut[] = [];
@@ -180,13 +188,23 @@ export function pullKind(kind: OfferKind, offers: readonly RemoteOffer[]): Pulle
         externalId: remote.externalId,
         reason: `external_id listed twice (ids ${taken.id} and ${remote.id}); the catalogue holds id ${taken.id}`,
         todo: `archive id ${remote.id} on the website, or give it an external_id of its own and pull again`,
+        // A reconcile sees one offer per external_id (the lower id): the other is neither matched nor archived.
+        archivedNextRun: false,
       });
       continue;
     }
     first.set(remote.externalId, remote);
     const verdict = pulledOffer(kind, remote);
     if (verdict.type === 'left-out') {
-      leftOut.push({ kind, id: remote.id, externalId: remote.externalId, reason: verdict.reason, todo: verdict.todo });
+      const archivable = remote.status !== 'archived' && !isLocked(remote.status) && owns(remote.externalId);
+      leftOut.push({
+        kind,
+        id: remote.id,
+        externalId: remote.externalId,
+        reason: verdict.reason,
+        todo: verdict.todo,
+        archivedNextRun: archivable,
+      });
       continue;
     }
     records.push(verdict.record);

@@ -162,6 +162,8 @@ describe('offersync pull, the rest of the contract', () => {
       const forced = await cli(h, ['pull', '--out', out, '--force', '--only', 'item']);
       expect(forced.code, forced.stderr).toBe(0);
       expect(readFileSync(join(out, 'items', 'items.yaml'), 'utf8')).toContain('external_id: item-skin-001');
+      expect(forced.stdout).toContain('read beside the pulled files (remove those that hold the same offers');
+      expect(forced.stdout).toContain('  items/skins.yaml\n');
     } finally {
       await h.close();
     }

@@ -86,6 +86,20 @@ describe('pullKind', () => {
     ]);
   });
 
+  it('warns of an offer left out that the prune policy owns: the next reconcile would archive it', () => {
+    const offers = [
+      offer(1, 'own-1', 'flying', { title: 'T', price: 100 }),
+      offer(2, 'own-2', 'sold', { title: 'T', price: 100 }),
+      offer(3, 'other', 'flying', { title: 'T', price: 100 }),
+    ];
+    const p = pullKind('account', offers, (id) => id.startsWith('own-'));
+    expect(p.leftOut.map((o) => [o.externalId, o.archivedNextRun])).toEqual([
+      ['own-1', true],
+      ['own-2', false],
+      ['other', false],
+    ]);
+  });
+
   it('names the catalogue fields the marketplace did not return at all (a null is returned)', () => {
     const p = pullKind('item', [offer(1, 'i', 'listed', { title: 'T', price: 100, stock: null })]);
     expect(p.notReturned).toEqual(['type', 'game', 'server', 'description']);
