@@ -300,7 +300,14 @@ function summary(
         `  ${p.kind}: ${reads.get(p.kind)!.withoutExternalId} offer(s) without an external_id; ` +
           'offersync never sees them; do: give each one an external_id on the website, then pull again',
       );
-    for (const o of leftOut) lines.push(`  ${o.kind} ${o.externalId ?? '-'} (id ${o.id}): ${o.reason}; do: ${o.todo}`);
+    for (const o of leftOut) {
+      lines.push(`  ${o.kind} ${o.externalId ?? '-'} (id ${o.id}): ${o.reason}; do: ${o.todo}`);
+      if (o.archivedNextRun)
+        lines.push(
+          '    WARNING: your sync.prune / sync.ownedPattern owns it, so the next reconcile archives it: ' +
+            'add it to the catalogue by hand before that',
+        );
+    }
   }
   lines.push(
     '',

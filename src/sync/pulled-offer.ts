@@ -224,6 +224,7 @@ export function pullKind(kind: OfferKind, offers: readonly RemoteOffer[], owns: 
       offers,
     });
   }
-  const notReturned = pullableFields(kind).filter((f) => !returned.has(f));
+  // With no offer of the kind there is nothing to say of its fields.
+  const notReturned = sorted.length === 0 ? [] : pullableFields(kind).filter((f) => !returned.has(f));
   return { kind, records, leftOut, notes: [...notes.values()], notReturned };
 }

@@ -150,6 +150,65 @@ describe.each(REPRESENTATIONS)('pull from a sandbox with %s', (name, representat
 });
 
 describe('offersync pull, the rest of the contract', () => {
+  const leftOut = 'lists what a catalogue cannot take over, with what to do, and warns where the prune policy archives';
+  it(leftOut, async () => {
+    // A marketplace as hand edits and old scripts leave it, which the API would not let offersync make: an item
+    // without an external_id, an external_id listed twice, a top-up in a status no catalogue entry states.
+    const now = Date.now() * 1000;
+    const rec = (id: number, externalId: string | null, status: string, fields: Record<string, unknown>) => ({
+      id,
+      external_id: externalId,
+      status,
+      created_us: now,
+      updated_us: now,
+      sold_us: null,
+      fields,
+    });
+    const persistFile = join(root, 'legacy-shop.json');
+    writeFileSync(
+      persistFile,
+      JSON.stringify({
+        version: 1,
+        clockUs: now,
+        nextIds: { accounts: 1, items: 5, topUps: 2, images: 1 },
+        accounts: [],
+        items: [
+          rec(1, null, 'listed', { title: 'Made by hand', price: 500 }),
+          rec(2, 'gold-1', 'listed', { title: 'Gold', price: 1999, stock: 3 }),
+          rec(3, 'gold-1', 'listed', { title: 'Gold again', price: 1999 }),
+          rec(4, 'gold-2', 'listed', { title: 'Gold 2', price: 2000 }),
+        ],
+        topUps: [rec(1, 'gems-1', 'paused', { offer_title: 'Gems', price: 100 })],
+        images: [],
+      }),
+    );
+    const h = await createHarness({ sandbox: { persistFile } });
+    try {
+      const out = join(root, 'legacy');
+      const r = await cli(h, ['pull', '--out', out, '--format', 'csv'], { OFFERSYNC_SYNC_PRUNE: 'all' });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('items/items.csv: 2 offers');
+      expect(r.stdout).toContain('Not taken over (3 offer(s)):');
+      expect(r.stdout).toContain(
+        'item: 1 offer(s) without an external_id; offersync never sees them; do: give each one an external_id',
+      );
+      expect(r.stdout).toContain(
+        'item gold-1 (id 3): external_id listed twice (ids 2 and 3); the catalogue holds id 2; ' +
+          'do: archive id 3 on the website, or give it an external_id of its own and pull again',
+      );
+      expect(r.stdout).toContain(
+        "topup gems-1 (id 1): status 'paused', which a catalogue entry cannot state (draft, pending, listed, " +
+          'archived); do: change its status on the website to one of those, then pull again\n' +
+          '    WARNING: your sync.prune / sync.ownedPattern owns it, so the next reconcile archives it',
+      );
+      expect(readFileSync(join(out, 'items', 'items.csv'), 'utf8')).toBe(
+        'external_id,title,price,stock,status\r\ngold-1,Gold,19.99,3,listed\r\ngold-2,Gold 2,20.00,,listed\r\n',
+      );
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
+
   it('refuses a non-empty folder without --force, writes into it with --force', async () => {
     const h = await shop({});
     try {
