@@ -74,7 +74,9 @@ export const command: Command = {
     if (!FORMATS.includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}, got '${values.format}'`);
     const kinds = onlyKinds(values.only);
     const out = resolve(io.cwd, values.out);
-    const occupied = existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0);
+    if (existsSync(out) && !statSync(out).isDirectory())
+      throw new UsageError(`${values.out} is a file: --out names the folder to write the catalogue into`);
+    const occupied = existsSync(out) && readdirSync(out).length > 0;
     if (occupied && !values.force)
       throw new UsageError(
         `${values.out} is not empty: pull writes into an empty folder; give --force to write into it`,
@@ -164,6 +166,14 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
     },
     logger,
   });
+  try {
+    // Before anything is read: a folder that cannot be written costs no request.
+    mkdirSync(join(opts.out, 'images'), { recursive: true });
+  } catch (err) {
+    await client.close();
+    io.stderr.write(`offersync pull: cannot write ${opts.shown}: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
   const pulled: PulledKind[] = [];
   const reads = new Map<OfferKind, KindRead>();
   let gallery: Awaited<ReturnType<typeof downloadGallery>> | undefined;
@@ -176,7 +186,6 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
     const ids = new Set<number>();
     for (const p of pulled)
       for (const r of p.records) if (Array.isArray(r.image_ids)) for (const id of r.image_ids) ids.add(id as number);
-    mkdirSync(join(opts.out, 'images'), { recursive: true });
     if (ids.size > 0)
       gallery = await downloadGallery(ids, await client.images.list(), opts.out, {
         maxBytes: config.catalogue.maxImageBytes,

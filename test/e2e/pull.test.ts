@@ -281,8 +281,9 @@ describe('offersync pull, the rest of the contract', () => {
       expect(badFormat.code).toBe(2);
       expect(badFormat.stderr).toContain("--format takes json, ndjson, csv, yaml, got 'xml'");
       writeFileSync(join(root, 'not-a-dir'), 'x');
-      const file = await cli(h, ['pull', '--out', join(root, 'not-a-dir')]);
+      const file = await cli(h, ['pull', '--out', join(root, 'not-a-dir'), '--force']);
       expect(file.code).toBe(2);
+      expect(file.stderr).toContain('not-a-dir is a file: --out names the folder to write the catalogue into');
     } finally {
       await h.close();
     }
