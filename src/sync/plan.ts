@@ -190,7 +190,11 @@ export function isWrite(a: PlanAction): a is WriteAction {
   return a.type === 'create' || a.type === 'update' || a.type === 'archive' || a.type === 'upload';
 }
 
-/** An adopt that carries no later update still writes state, not the marketplace. */
+/**
+ * Whether the marketplace differs from the catalogue (plan's exit 3). An adoption is not such a difference: it
+ * maps an offer that already matches to its catalogue entry in offersync's own state, and sends nothing; a
+ * catalogue just written by `pull`, planned with a fresh state db, is all adoptions and must say "nothing to do".
+ */
 export function hasChanges(plan: Plan): boolean {
-  return plan.actions.some((a) => isWrite(a) || a.type === 'adopt');
+  return plan.actions.some(isWrite);
 }

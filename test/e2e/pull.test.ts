@@ -129,6 +129,8 @@ describe.each(REPRESENTATIONS)('pull from a sandbox with %s', (name, representat
         formats.map((f) => cli(h, ['plan', '--json', '--catalogue', dir(f), '--state', state(f)])),
       );
       for (const [i, f] of formats.entries()) {
+        // Adoptions only: nothing pending on the marketplace, so plan says so with exit 0.
+        expect(planned[i]!.code, `${f}: ${planned[i]!.stdout}`).toBe(0);
         const plan = JSON.parse(planned[i]!.stdout) as { actions: { type: string; externalId?: string }[] };
         expect(
           plan.actions.filter((a) => a.type !== 'adopt' && a.type !== 'noop'),
