@@ -64,7 +64,11 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
         maxPriceChangePercent: config.guard.maxPriceChangePercent,
         maxPriceChangeMin: config.guard.maxPriceChangeMin,
       },
-      bulk: { removeSize: config.bulk.removeSize, topUpUpdateSize: config.bulk.topUpUpdateSize },
+      bulk: {
+        removeSize: config.bulk.removeSize,
+        topUpUpdateSize: config.bulk.topUpUpdateSize,
+        itemUpdateSize: config.bulk.itemUpdateSize,
+      },
     },
     executor: { createAttempts: 3 },
     offerBackoff: {

@@ -98,7 +98,7 @@ export const ConfigSchema = z
         perPage: positiveInt,
       })
       .strict(),
-    bulk: z.object({ removeSize: positiveInt, topUpUpdateSize: positiveInt }).strict(),
+    bulk: z.object({ removeSize: positiveInt, topUpUpdateSize: positiveInt, itemUpdateSize: positiveInt }).strict(),
     defaults: z.object({ status: z.string().min(1) }).strict(),
     sync: z
       .object({

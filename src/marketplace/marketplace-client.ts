@@ -67,8 +67,13 @@ export interface BulkRemoveResult {
 export interface BulkUpdateResult {
   /** The raw decoded body: its shape is not documented. */
   readonly body: unknown;
-  /** The counts the answer gave, where it gave them (`updated`, `not_found`, `invalid` or `failed`). */
-  readonly counts?: { readonly updated?: number; readonly notFound?: number; readonly failed?: number };
+  /** The counts the answer gave, where it gave them (`updated`, `removed`, `not_found`, `invalid` or `failed`). */
+  readonly counts?: {
+    readonly updated?: number;
+    readonly removed?: number;
+    readonly notFound?: number;
+    readonly failed?: number;
+  };
   /** Per-offer outcomes, where the response gave them (keyed by external_id). */
   readonly outcomes?: ReadonlyMap<
     string,
@@ -105,7 +110,15 @@ export interface OfferResource {
    * "not there"; a 401, 5xx or timeout throws.
    */
   findByExternalId(externalId: string, opts?: CallOptions): Promise<RemoteOffer | null>;
+  /**
+   * POST /{kind}/{op} with `elements` under `key`. The document shows two bulk routes and says "not shown" for
+   * the rest, so the route and its key are the caller's to probe and learn; the answer is read as a bulk-update's.
+   */
+  bulk(op: BulkOp, key: string, elements: readonly unknown[], opts?: CallOptions): Promise<BulkUpdateResult>;
 }
+
+/** The bulk routes a marketplace of this kind may serve under /{kind}/. */
+export type BulkOp = 'bulk-update' | 'bulk-remove';
 
 export interface AccountResource extends OfferResource {
   /** DELETE /accounts/{identifier}: archives. */

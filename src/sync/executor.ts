@@ -18,7 +18,7 @@ import {
 import { recordSoldCounts } from './record-sold-counts.ts';
 import { recordAdopt, recordNoop } from './record-noops.ts';
 import { archiveOne } from './route-archive.ts';
-import { bulkArchive, bulkUpdateTopUps } from './route-bulk.ts';
+import { bulkArchive, bulkUpdate } from './route-bulk.ts';
 import { runCreate } from './route-create.ts';
 import { runUpdate } from './route-update.ts';
 import { RunContext } from './run-context.ts';
@@ -108,7 +108,7 @@ export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutc
       tasks.push(() => runUpdate(ctx, update, route));
     }
   }
-  if (bulkUpdates.length > 0) tasks.push(() => bulkUpdateTopUps(ctx, bulkUpdates));
+  if (bulkUpdates.length > 0) tasks.push(() => bulkUpdate(ctx, bulkUpdates));
   await forEachLimit(tasks, EXECUTOR_WINDOW, (task) => task(), deps.signal);
   // Archives go last. They are not skipped when another offer failed: a removed offer left listed can be
   // sold twice, and the listing's completeness is already checked by the planner.

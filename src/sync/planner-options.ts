@@ -17,8 +17,8 @@ export interface PlannerOptions {
   readonly priceGuard: PriceGuardOptions;
   /** --allow-price-change: the price guard reports but does not stop. */
   readonly allowPriceChange: boolean;
-  /** Largest batch of one bulk call, per route. */
-  readonly bulk: { readonly removeSize: number; readonly topUpUpdateSize: number };
+  /** Largest batch of one bulk call, per route (a smaller limit the marketplace names is learnt at send). */
+  readonly bulk: { readonly removeSize: number; readonly topUpUpdateSize: number; readonly itemUpdateSize: number };
   /** What the state db learnt of the routes the document does not promise. */
   readonly capabilities: Capabilities;
   /** Offers the marketplace refused, held back until their entry changes or their backoff elapses. */

@@ -6,7 +6,7 @@ import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-off
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { asOfferView, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
-import { batchTopUpUpdates, routeArchives } from './batches.ts';
+import { batchUpdates, routeArchives } from './batches.ts';
 import { decideDesired } from './decide-desired.ts';
 import { decideRemoved } from './decide-removed.ts';
 import { archivesByUpdate, type CatalogueLoss, massArchiveVerdict } from './guards.ts';
@@ -128,7 +128,7 @@ export function plan(input: PlannerInput): Plan {
     .map((u) => ({ type: 'upload', image: u.image, neededBy: u.neededBy }));
   archives.sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId));
   return {
-    actions: [...uploadActions, ...batchTopUpUpdates(actions, options), ...routeArchives(archives, options)],
+    actions: [...uploadActions, ...batchUpdates(actions, options), ...routeArchives(archives, options)],
     guard,
     priceGuard,
     soldCounts,

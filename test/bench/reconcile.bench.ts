@@ -169,7 +169,7 @@ try {
           }
         : {}),
       lists: { perPage: PER_PAGE },
-      bulk: { removeSize: BULK, topUpUpdateSize: BULK },
+      bulk: { removeSize: BULK, topUpUpdateSize: BULK, itemUpdateSize: BULK },
       log: { level: 'silent' },
     },
   });

@@ -566,7 +566,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
         desired: ts.map((t) => topup(t.externalId, { price: 999 })),
         state: ts.map((t, i) => recordOf(t, i + 1)),
         remote: snapshot([], {}, {}, { topup: ts.map((t, i) => remoteOf(t, i + 1)) }),
-        options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2 } },
+        options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2, itemUpdateSize: 100 } },
       });
     })(),
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:bulk-update/1>patch:t3'],
@@ -600,7 +600,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
             topup: [remoteOf(gone[4]!, 5), remoteOf(gone[5]!, 6)],
           },
         ),
-        options: { ...options, bulk: { removeSize: 2, topUpUpdateSize: 100 } },
+        options: { ...options, bulk: { removeSize: 2, topUpUpdateSize: 100, itemUpdateSize: 100 } },
       });
     })(),
     routes: [
@@ -667,7 +667,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
       desired: [topup('t9'), topup('t1', { price: 301 }), topup('t2', { price: 303 })],
       state: [recordOf(topup('t1'), 5), recordOf(topup('t2'), 7)],
       remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5), remoteOf(topup('t2'), 7)] }),
-      options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2 } },
+      options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2, itemUpdateSize: 100 } },
     }),
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2'],
   },

@@ -13,7 +13,7 @@ import { openStateStore, type SqliteStateStore } from '../../src/state/sqlite-st
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
-import { bulkArchive, bulkUpdateTopUps } from '../../src/sync/route-bulk.ts';
+import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
 import { runCreate } from '../../src/sync/route-create.ts';
 import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
@@ -345,7 +345,7 @@ describe('bulk route edges', () => {
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
     ];
     sandbox.setStatus('top-ups', lives[1]!.id, 'sold');
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, bulk)),
     );
@@ -368,7 +368,7 @@ describe('bulk route edges', () => {
       }),
     );
     const batchOf = [1, 0, 1];
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, { ...bulk, batch: batchOf[i]! })),
     );
@@ -383,7 +383,7 @@ describe('bulk route edges', () => {
         throw serverError('POST', '/api/v1/top-ups/bulk-update');
       }),
     );
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, bulk)),
     );
@@ -531,7 +531,7 @@ describe('route edges, continued', () => {
     [
       'bulk-update',
       'topup',
-      () => bulkUpdateTopUps(ctx, [update(topUp('j-bulk-1'), 1, bulk), update(topUp('j-bulk-2'), 2, bulk)]),
+      () => bulkUpdate(ctx, [update(topUp('j-bulk-1'), 1, bulk), update(topUp('j-bulk-2'), 2, bulk)]),
     ],
     [
       'bulk-remove',
@@ -677,7 +677,7 @@ describe('route edges, continued', () => {
     sandbox.setFaults({ disabled: ['topUps.bulkUpdate'] });
     const t = topUp(ext('t'), { price: 111 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
+    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
     expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)?.detail).toMatch(/^404: /);
   });
 
@@ -685,7 +685,7 @@ describe('route edges, continued', () => {
     sandbox.setRepresentation({ bulkCountsOnly: true });
     const ts = [topUp(ext('t'), { price: 121 }), topUp(ext('t'), { price: 122 })];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => ({ ...update(t, lives[i]!.id, bulk), reason: 'adopted' as const })),
     );
@@ -707,7 +707,7 @@ describe('route edges, continued', () => {
         return { success: true };
       }),
     );
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
+    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
     expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
@@ -720,7 +720,7 @@ describe('route edges, continued', () => {
       throw serverError('GET', '/api/v1/top-ups');
     });
     useClient(client);
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
+    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
     expect(ctx.outcomes).toEqual([
       expect.objectContaining({
         kind: 'topup',
@@ -824,7 +824,7 @@ describe('route edges the mutants found untested', () => {
       { field: 'price', from: 999, to: 151, why: 'changed' },
       { field: 'stock', from: 10, to: 7, why: 'changed' },
     ] as const;
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk, { changes: [...changes] })]);
+    await bulkUpdate(ctx, [update(t, live.id, bulk, { changes: [...changes] })]);
     expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list', 'topUps.update']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
     const after = await raw.topUps.get({ id: live.id });
@@ -844,7 +844,7 @@ describe('route edges the mutants found untested', () => {
     }));
     useClient(client);
     const changes = [{ field: 'stock', from: 10, to: 4, why: 'changed' } as const];
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk, { changes })]);
+    await bulkUpdate(ctx, [update(t, live.id, bulk, { changes })]);
     expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });

@@ -8,7 +8,7 @@ import { openStateStore } from '../../src/state/sqlite-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
-import { bulkArchive, bulkUpdateTopUps } from '../../src/sync/route-bulk.ts';
+import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
 import { runCreate } from '../../src/sync/route-create.ts';
 import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
@@ -225,7 +225,7 @@ describe('update routes', () => {
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
     ];
     const route = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, route)),
     );
@@ -242,7 +242,7 @@ describe('update routes', () => {
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
     ];
     const route = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, route)),
     );
