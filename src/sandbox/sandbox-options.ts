@@ -72,6 +72,22 @@ export interface SandboxRepresentation {
   saleKeepsStock?: boolean;
 }
 
+/**
+ * The bulk routes as a marketplace of this kind may serve them. The document shows account bulk-remove and
+ * top-up bulk-update {offers} only.
+ */
+export interface SandboxBulk {
+  /** POST /items/bulk-update, /items/bulk-remove and /top-ups/bulk-remove served; default false (404). */
+  undocumented?: boolean;
+  /**
+   * The key every bulk-update reads its array from; a body without it is refused 422 "The {key} array is
+   * required." (the only place the key is named). Default 'offers', the document's.
+   */
+  updateKey?: string;
+  /** Most elements one bulk-update or item/top-up bulk-remove takes; more is refused 422 naming it. */
+  limit?: number;
+}
+
 export interface SandboxOptions {
   /** Default '127.0.0.1'. */
   host?: string;
@@ -83,6 +99,7 @@ export interface SandboxOptions {
   rateLimit?: RateLimit | null;
   faults?: SandboxFaults;
   representation?: SandboxRepresentation;
+  bulk?: SandboxBulk;
   /** Default: memory only. JSON file, loaded at start, written after every mutation. */
   persistFile?: string;
   /**
@@ -154,6 +171,7 @@ export interface ResolvedOptions {
   readonly rateLimit: RateLimit | null;
   readonly faults: SandboxFaults;
   readonly representation: SandboxRepresentation;
+  readonly bulk: SandboxBulk;
   readonly persistFile: string | undefined;
   readonly sellerPerKey: boolean;
   readonly maxJsonBytes: number;
@@ -211,6 +229,16 @@ export function checkRepresentation(r: SandboxRepresentation | undefined): Sandb
   return out;
 }
 
+export function checkBulk(b: SandboxBulk | undefined): SandboxBulk {
+  const out: SandboxBulk = { ...(b ?? {}) };
+  if (out.undocumented !== undefined && typeof out.undocumented !== 'boolean')
+    fail('bulk.undocumented', 'a boolean', out.undocumented);
+  if (out.updateKey !== undefined && (typeof out.updateKey !== 'string' || !/^[a-z_]+$/.test(out.updateKey)))
+    fail('bulk.updateKey', 'a key of lowercase letters and _', out.updateKey);
+  if (out.limit !== undefined) positiveInt('bulk.limit', out.limit, 1);
+  return out;
+}
+
 export function resolveOptions(o: SandboxOptions = {}): ResolvedOptions {
   const apiKeys = o.apiKeys ?? ['sandbox-key'];
   if (
@@ -233,6 +261,7 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedOptions {
     rateLimit: checkRateLimit(o.rateLimit),
     faults: checkFaults(o.faults),
     representation: checkRepresentation(o.representation),
+    bulk: checkBulk(o.bulk),
     persistFile: o.persistFile,
     sellerPerKey: o.sellerPerKey === true,
     maxJsonBytes: positiveInt('maxJsonBytes', o.maxJsonBytes, 1024 * 1024),

@@ -84,6 +84,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const context = (key: string): ApiContext => ({
     store: storeFor(key),
     representation,
+    bulk: options.bulk,
     limits: {
       defaultPerPage: options.defaultPerPage,
       maxPerPage: options.maxPerPage,

@@ -263,7 +263,7 @@ describe('execute', () => {
       ]),
       deps(),
     );
-    expect(rec.calls.sort()).toEqual(['topUps.bulkUpdate', 'topUps.update']);
+    expect(rec.calls.sort()).toEqual(['topUps.bulk', 'topUps.update']);
     expect(out.map((o) => o.outcome)).toEqual(['updated', 'updated', 'updated']);
   });
 

@@ -672,12 +672,34 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2'],
   },
   {
-    name: 'one account archive beside two item archives still goes by DELETE',
+    name: 'one account archive beside two item archives still goes by DELETE; the items by their bulk-update',
     input: input({
       state: [recordOf(a1, 1), recordOf(item('i1'), 2), recordOf(item('i2'), 3)],
       remote: snapshot([remoteOf(a1, 1)], {}, {}, { item: [remoteOf(item('i1'), 2), remoteOf(item('i2'), 3)] }),
     }),
-    routes: ['archive:single:a1', 'archive:single:i1', 'archive:single:i2'],
+    routes: ['archive:single:a1', 'archive:bulk-update/0>single:i1', 'archive:bulk-update/0>single:i2'],
+  },
+  {
+    name: 'item archives go by bulk-remove once item bulk-update is known refused, one by one once both are',
+    input: input({
+      state: [recordOf(item('i1'), 2), recordOf(item('i2'), 3), recordOf(topup('t1'), 4), recordOf(topup('t2'), 5)],
+      remote: snapshot(
+        [],
+        {},
+        {},
+        {
+          item: [remoteOf(item('i1'), 2), remoteOf(item('i2'), 3)],
+          topup: [remoteOf(topup('t1'), 4), remoteOf(topup('t2'), 5)],
+        },
+      ),
+      options: caps({ itemBulkUpdate: 'unusable', topUpBulkUpdate: 'unusable', topUpBulkRemove: 'unusable' }),
+    }),
+    routes: [
+      'archive:bulk-remove/0>single:i1',
+      'archive:bulk-remove/0>single:i2',
+      'archive:single:t1',
+      'archive:single:t2',
+    ],
   },
   {
     name: 'a single account archive goes by DELETE, not in bulk',
@@ -689,7 +711,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     input: input({
       state: [recordOf(topup('t1'), 1), recordOf(topup('t2'), 2)],
       remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 1), remoteOf(topup('t2'), 2)] }),
-      options: caps({ topUpBulkUpdate: 'unusable' }),
+      options: caps({ topUpBulkUpdate: 'unusable', topUpBulkRemove: 'unusable' }),
     }),
     routes: ['archive:single:t1', 'archive:single:t2'],
   },

@@ -349,7 +349,7 @@ describe('bulk route edges', () => {
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, bulk)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes()).toEqual([`updated:${ts[0]!.externalId}`, `failed:${ts[1]!.externalId}`]);
     expect(ctx.outcomes[1]?.message).toMatch(/^bulk-update: .*sold/);
     expect(ctx.outcomes[1]?.kind).toBe('topup');
@@ -362,8 +362,8 @@ describe('bulk route edges', () => {
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
     const sent: string[][] = [];
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', (original, ...args) => {
-        sent.push((args[0] as { external_id: string }[]).map((e) => e.external_id));
+      overrideMethod(raw, 'topUps', 'bulk', (original, ...args) => {
+        sent.push((args[2] as { external_id: string }[]).map((e) => e.external_id));
         return original(...args);
       }),
     );
@@ -379,7 +379,7 @@ describe('bulk route edges', () => {
     const ts = [topUp(ext('t')), topUp(ext('t'))];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', async () => {
+      overrideMethod(raw, 'topUps', 'bulk', async () => {
         throw serverError('POST', '/api/v1/top-ups/bulk-update');
       }),
     );
@@ -387,7 +387,7 @@ describe('bulk route edges', () => {
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, bulk)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes().sort()).toEqual(ts.map((t) => `failed:${t.externalId}`).sort());
     expect(ctx.outcomes[0]?.message).toMatch(/^bulk-update failed: .*server error/);
     expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)).toBeUndefined();
@@ -398,7 +398,7 @@ describe('bulk route edges', () => {
     const live = await raw.topUps.create(topUpBody(e));
     store.upsertOffer('topup', e, { remoteId: live.id, remoteStatus: 'listed', managed: true });
     await bulkArchive(ctx, [archive('topup', e, live.id, { via: 'bulk-update', batch: 0, ifRefused: 'single' })]);
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes()).toEqual([`archived:${e}`]);
     expect((await raw.topUps.get({ id: live.id })).status).toBe('archived');
     expect(store.getOffer('topup', e)?.remoteStatus).toBe('archived');
@@ -554,7 +554,7 @@ describe('route edges, continued', () => {
     async (op, kind, run) => {
       let client = overrideMethod(raw, 'items', 'create', lost('POST'));
       client = overrideMethod(client, 'items', 'update', lost('PATCH'));
-      client = overrideMethod(client, 'topUps', 'bulkUpdate', lost('POST'));
+      client = overrideMethod(client, 'topUps', 'bulk', lost('POST'));
       client = overrideMethod(client, 'accounts', 'bulkRemove', lost('POST'));
       client = overrideMethod(client, 'items', 'findByExternalId', async () => null);
       const upload = client.images.upload.bind(client.images);
@@ -689,7 +689,7 @@ describe('route edges, continued', () => {
       ctx,
       ts.map((t, i) => ({ ...update(t, lives[i]!.id, bulk), reason: 'adopted' as const })),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(ctx.outcomes.map((o) => `${o.kind}:${o.outcome}`)).toEqual(['topup:adopted', 'topup:adopted']);
     expect(ctx.outcomes[0]?.fields).toEqual(['price']);
     expect(store.getOffer('topup', ts[1]!.externalId)).toMatchObject({
@@ -702,20 +702,20 @@ describe('route edges, continued', () => {
     const t = topUp(ext('t'), { price: 131 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+      overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
         await original(...args);
         return { success: true };
       }),
     );
     await bulkUpdate(ctx, [update(t, live.id, bulk)]);
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list']);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
 
   it('bulk-update unconfirmed because the list fails too: each top-up reported failed', async () => {
     const t = topUp(ext('t'), { price: 141 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
-    let client = overrideMethod(raw, 'topUps', 'bulkUpdate', async () => ({ success: true }));
+    let client = overrideMethod(raw, 'topUps', 'bulk', async () => ({ success: true }));
     client = overrideMethod(client, 'topUps', 'list', () => {
       throw serverError('GET', '/api/v1/top-ups');
     });
@@ -734,8 +734,8 @@ describe('route edges, continued', () => {
     const es = [ext('t'), ext('t')];
     const lives = await Promise.all(es.map((e) => raw.topUps.create(topUpBody(e))));
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
-        await original([(args[0] as unknown[])[0]], args[1]); // archives the first only
+      overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
+        await original(args[0], args[1], [(args[2] as unknown[])[0]], args[3]); // archives the first only
         return { success: true, counts: { updated: 1 } };
       }),
     );
@@ -744,7 +744,7 @@ describe('route edges, continued', () => {
       ctx,
       es.map((e, i) => archive('topup', e, lives[i]!.id, route)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list', 'topUps.update']);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list', 'topUps.update']);
     expect(outcomes().sort()).toEqual(es.map((e) => `archived:${e}`).sort());
     expect((await raw.topUps.get({ id: lives[1]!.id })).status).toBe('archived');
   });
@@ -813,10 +813,10 @@ describe('route edges the mutants found untested', () => {
     const t = topUp(ext('t'), { price: 151, stock: 7 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+      overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
         // The marketplace takes the price and drops the stock, and its counts say nothing of either.
-        const [el] = args[0] as { stock?: number }[];
-        await original([{ ...el, stock: undefined }], args[1]);
+        const [el] = args[2] as { stock?: number }[];
+        await original(args[0], args[1], [{ ...el, stock: undefined }], args[3]);
         return { success: true };
       }),
     );
@@ -825,7 +825,7 @@ describe('route edges the mutants found untested', () => {
       { field: 'stock', from: 10, to: 7, why: 'changed' },
     ] as const;
     await bulkUpdate(ctx, [update(t, live.id, bulk, { changes: [...changes] })]);
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list', 'topUps.update']);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list', 'topUps.update']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
     const after = await raw.topUps.get({ id: live.id });
     expect(after.fields).toMatchObject({ price: 151, stock: 7 });
@@ -834,7 +834,7 @@ describe('route edges the mutants found untested', () => {
   it('a bulk-update confirmed by a list that does not echo the field sent: taken as applied, no PATCH', async () => {
     const t = topUp(ext('t'), { stock: 4 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
-    let client = overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+    let client = overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
       await original(...args);
       return { success: true };
     });
@@ -845,7 +845,7 @@ describe('route edges the mutants found untested', () => {
     useClient(client);
     const changes = [{ field: 'stock', from: 10, to: 4, why: 'changed' } as const];
     await bulkUpdate(ctx, [update(t, live.id, bulk, { changes })]);
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list']);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
 

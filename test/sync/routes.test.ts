@@ -229,7 +229,7 @@ describe('update routes', () => {
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, route)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes().sort()).toEqual(ts.map((t) => `updated:${t.externalId}`).sort());
     expect((await raw.topUps.get({ id: lives[1]!.id })).fields.price).toBe(402);
   });
@@ -246,7 +246,7 @@ describe('update routes', () => {
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, route)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.update', 'topUps.update']);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.update', 'topUps.update']);
     expect(store.getCapability(CAPABILITIES.topUpBulkUpdate)?.usable).toBe(false);
     // Each top-up by a plain PATCH: nothing learnt of the account routes.
     expect(store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
