@@ -53,7 +53,10 @@ function bulkElement(ctx: ApiContext, kind: OfferKind, apply: ApplyChange, el: u
   // With an id the element is found by id, and an external_id in it is a change like any other field.
   const rec = givenId !== null ? ctx.store.byId(kind, givenId) : ctx.store.byExternalId(kind, extId!);
   if (!rec) return { external_id: extId, id: givenId, status: 'not_found' };
-  const change = givenId !== null ? rest : (({ external_id: _e, ...fields }) => fields)(rest);
+  // An element names its offer by id, external_id or both: the offer's own external_id beside its id is a name,
+  // not a change; another one is a change like any other field.
+  const named = givenId === null || rest.external_id === rec.external_id;
+  const change = named ? (({ external_id: _e, ...fields }) => fields)(rest) : rest;
   try {
     apply(ctx, rec, change);
     return { external_id: rec.external_id, id: rec.id, status: 'updated' };
@@ -71,7 +74,7 @@ export function bulkUpdateRoute(kind: OfferKind, apply: ApplyChange, documented:
     method: 'POST',
     path,
     body: 'json',
-    ...(documented ? { disabledAs: 'topUps.bulkUpdate' as const } : {}),
+    disabledAs: kind === 'items' ? 'items.bulkUpdate' : 'topUps.bulkUpdate',
     handle(ctx, req): ApiResult {
       if (!documented && !ctx.bulk.undocumented) throw notServed(path);
       const results = elementsOf(ctx, req.body, ctx.bulk.updateKey ?? 'offers').map((el) =>
@@ -100,6 +103,7 @@ export function bulkRemoveRoute(kind: OfferKind): RouteDef {
     method: 'POST',
     path,
     body: 'json',
+    disabledAs: kind === 'items' ? 'items.bulkRemove' : 'topUps.bulkRemove',
     handle(ctx, req): ApiResult {
       if (!ctx.bulk.undocumented) throw notServed(path);
       const ids = elementsOf(ctx, req.body, 'ids');

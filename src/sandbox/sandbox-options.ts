@@ -5,6 +5,9 @@ export const DISABLEABLE_ROUTES = [
   'accounts.update',
   'accounts.bulkRemove',
   'topUps.bulkUpdate',
+  'items.bulkUpdate',
+  'items.bulkRemove',
+  'topUps.bulkRemove',
   'filterExternalId',
 ] as const;
 export type DisableableRoute = (typeof DISABLEABLE_ROUTES)[number];
@@ -146,6 +149,8 @@ export interface RunningSandbox {
   /** Replaces the faults (and restarts the fault sequence from the seed). */
   setFaults(f: SandboxFaults): void;
   setRepresentation(r: SandboxRepresentation): void;
+  /** Replaces the bulk switches. */
+  setBulk(b: SandboxBulk): void;
   setRateLimit(r: RateLimit | null): void;
   /** As the marketplace would (a sale, a refund): sold sets sold_at. Throws when the offer is unknown. */
   setStatus(kind: OfferKind, identifier: string | number, status: string): void;

@@ -17,18 +17,21 @@ import { RateLimiter } from './rate-limit.ts';
 import { ALL_STATUSES, OFFER_KINDS } from './records.ts';
 import { matchRoute } from './router.ts';
 import {
+  checkBulk,
   checkFaults,
   checkRateLimit,
   checkRepresentation,
   resolveOptions,
   type OfferKind,
   type RunningSandbox,
+  type SandboxBulk,
   type SandboxOptions,
   type SandboxRepresentation,
 } from './sandbox-options.ts';
 
 export type {
   RunningSandbox,
+  SandboxBulk,
   SandboxCounters,
   SandboxFaults,
   SandboxOptions,
@@ -62,6 +65,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   let store = loadStore(options.persistFile);
   let faults = new FaultInjector(options.faults);
   let representation: SandboxRepresentation = options.representation;
+  let bulk: SandboxBulk = options.bulk;
   let limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
   const counters = new Counters();
   const idempotency = new IdempotencyKeys();
@@ -84,7 +88,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const context = (key: string): ApiContext => ({
     store: storeFor(key),
     representation,
-    bulk: options.bulk,
+    bulk,
     limits: {
       defaultPerPage: options.defaultPerPage,
       maxPerPage: options.maxPerPage,
@@ -301,6 +305,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       idempotency.clear();
       faults = new FaultInjector(options.faults);
       representation = options.representation;
+      bulk = options.bulk;
       limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
     },
     counters: () => counters.snapshot(),
@@ -310,6 +315,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     },
     setRepresentation(r) {
       representation = checkRepresentation(r);
+    },
+    setBulk(b) {
+      bulk = checkBulk(b);
     },
     setRateLimit(r) {
       const checked = checkRateLimit(r);
