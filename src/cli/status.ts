@@ -172,7 +172,8 @@ function sellerStatus(
     if (caps.length > 0) {
       out.push('', 'Marketplace capabilities learnt:');
       for (const c of caps) {
-        const verdict = c.usable ? 'usable' : `not served (${c.detail ?? ''})`;
+        // A learnt body key or batch limit is its detail: "POST /items/bulk-update: batch limit: 100".
+        const verdict = c.usable ? (c.detail ?? 'usable') : `not served (${c.detail ?? ''})`;
         const next =
           c.reprobeAt === null
             ? ''
