@@ -7,12 +7,15 @@ export function requiredKey(message: string): string | undefined {
   return m ? m[1]!.toLowerCase() : undefined;
 }
 
+const LIMIT = new RegExp(
+  '\\b(?:at most|no more than|not (?:have )?more than|maximum(?: of)?|max(?:imum)? (?:is|of)|up to|' +
+    'limit(?: is| of)?) (\\d+)\\b',
+  'i',
+);
+
 /** The largest batch a 422 message allows; undefined when it names no limit. */
 export function batchLimit(message: string): number | undefined {
-  const m =
-    /\b(?:at most|no more than|not (?:have )?more than|maximum(?: of)?|max(?:imum)? (?:is|of)|up to|limit(?: is| of)?) (\d+)\b/i.exec(
-      message,
-    );
+  const m = LIMIT.exec(message);
   const n = m ? Number(m[1]) : Number.NaN;
   return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
 }

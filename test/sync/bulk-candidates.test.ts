@@ -56,7 +56,7 @@ const prices = (h: Harness) => byExternalId(h, 'items').map((i) => i.price);
 const statuses = (h: Harness, kind: 'items' | 'topUps') => byExternalId(h, kind).map((o) => o.status);
 
 describe('bulk routes the document does not show', () => {
-  it('absent: item bulk-update and bulk-remove probed once each, refused, remembered; every offer sent singly', async () => {
+  it('absent: item bulk-update and bulk-remove probed once each, refused, remembered; offers sent singly', async () => {
     h = await seeded();
     items(h, 200, 3); // 3 repriced, 2 removed
     const run = await h.reconcile();
