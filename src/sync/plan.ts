@@ -22,8 +22,8 @@ export interface FieldChange {
  * How an update reaches the marketplace.
  * - patch: one PATCH. `ifRefused` is what follows when the marketplace does not serve the route (only account
  *   PATCH is probed: the document does not list it); 'fail' means the route is not in question.
- * - bulk-update: one element of batch `batch` of POST /top-ups/bulk-update; the first batch sent probes the
- *   route, a refusal sends every element of the kind by its own PATCH.
+ * - bulk-update: one element of batch `batch` of POST /{items,top-ups}/bulk-update; the first batch sent probes
+ *   the route, a refusal sends every element of the kind by its own PATCH.
  * - recreate: account PATCH is not served: archive, then create anew under the same external_id. A refusal of
  *   the create (the server keeps archived external_ids) reports the rest blocked.
  */
@@ -37,8 +37,9 @@ export type SingleUpdateRoute = Exclude<UpdateRoute, { readonly via: 'bulk-updat
 
 /**
  * How an archive reaches the marketplace: its own route (DELETE for accounts, PATCH status=archived for
- * items and top-ups), or one element of a batch of bulk-remove (accounts) or bulk-update (top-ups), which
- * falls back to the offer's own route when the bulk route is refused.
+ * items and top-ups), or one element of a batch of bulk-remove (accounts; items and top-ups once their
+ * bulk-update is refused) or bulk-update (items, top-ups), which falls back to the kind's next bulk route, then
+ * to the offer's own route.
  */
 export type ArchiveRoute =
   | { readonly via: 'single' }
