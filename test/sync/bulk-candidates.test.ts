@@ -97,7 +97,8 @@ describe('bulk routes the document does not show', () => {
     h.sandbox.setFaults({ disabled: ['items.bulkUpdate', 'topUps.bulkUpdate'] });
     items(h, 100, 2); // 3 items removed
     topUps(h, 1); // 3 top-ups removed
-    expect((await h.reconcile()).report.outcome).toBe('converged');
+    // Six of nine managed offers go: the guard's half rule, which no configuration lifts, would stop the run.
+    expect((await h.reconcile({ allowMassArchive: true })).report.outcome).toBe('converged');
     expect(requestsByRoute(h.sandbox)).toMatchObject({
       'POST /api/v1/items/bulk-update': 1,
       'POST /api/v1/items/bulk-remove': 1,
