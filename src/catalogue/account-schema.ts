@@ -68,12 +68,14 @@ export const ACCOUNT_FIELDS: FieldTable = {
   },
   login: {
     type: 'string',
+    secret: true,
     legacy: true,
     target: 'credentials.login',
     description: 'Deprecated: write credentials.login.',
   },
   password: {
     type: 'string',
+    secret: true,
     legacy: true,
     verbatim: true,
     target: 'credentials.password',
@@ -81,12 +83,14 @@ export const ACCOUNT_FIELDS: FieldTable = {
   },
   email_login: {
     type: 'string',
+    secret: true,
     legacy: true,
     target: 'credentials.email_login',
     description: 'Deprecated: write credentials.email_login.',
   },
   email_password: {
     type: 'string',
+    secret: true,
     legacy: true,
     verbatim: true,
     target: 'credentials.email_password',
@@ -102,11 +106,17 @@ export const ACCOUNT_FIELDS: FieldTable = {
 };
 
 export const CREDENTIAL_FIELDS: FieldTable = {
-  login: { type: 'string', description: 'Account login.' },
-  password: { type: 'string', verbatim: true, description: 'Account password (kept exactly as written).' },
-  email_login: { type: 'string', description: 'Login of the e-mail account.' },
+  login: { type: 'string', secret: true, description: 'Account login.' },
+  password: {
+    type: 'string',
+    secret: true,
+    verbatim: true,
+    description: 'Account password (kept exactly as written).',
+  },
+  email_login: { type: 'string', secret: true, description: 'Login of the e-mail account.' },
   email_password: {
     type: 'string',
+    secret: true,
     verbatim: true,
     description: 'Password of the e-mail account (kept exactly as written).',
   },

@@ -113,6 +113,13 @@ function positiveInt(name: string, v: number | undefined, dflt: number): number 
   return v;
 }
 
+/**
+ * A large file's records read between two yields to the event loop: parsing is synchronous, and a file of
+ * many rows or one huge row must not keep the daemon from answering its health checks.
+ */
+const RECORDS_PER_TURN = 1000;
+const MS_PER_TURN = 20;
+
 /** One after the other, letting timers and sockets run every few files (the daemon serves health checks). */
 async function eachInTurn<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   for (let i = 0; i < items.length; i++) {
@@ -379,8 +386,15 @@ export class Catalogue {
     let entries: Entry[] = [];
     let images = new Set<string>();
     let unknownIdentity = false;
+    let turnStart = performance.now();
+    let recordsThisTurn = 0;
     let step = parsed.records.next();
     for (; !step.done; step = parsed.records.next()) {
+      if (++recordsThisTurn >= RECORDS_PER_TURN || performance.now() - turnStart >= MS_PER_TURN) {
+        await new Promise<void>((r) => setImmediate(r));
+        turnStart = performance.now();
+        recordsThisTurn = 0;
+      }
       const record = step.value;
       const n = normaliseRecord(kind, record, file, parsed.locate, this.strings);
       for (const p of n.problems) problems.push(p);

@@ -182,18 +182,19 @@ function* csvRows(text: string, from: number, firstLine: number, DELIM: number):
 }
 
 /**
- * Offset of the start of cell `index` (0-based) of the row starting at `rowOffset`, found again by walking the
- * row; for messages only, so rows need not keep every cell's offset. The row's start when it has fewer cells.
+ * Offsets of the starts of the cells of the row starting at `rowOffset`, found again by walking the row once;
+ * for messages only, so rows need not keep every cell's offset. Stops early at a quote never closed.
  */
-export function cellOffset(text: string, rowOffset: number, index: number, delimiter: CsvDelimiter): number {
+export function cellOffsets(text: string, rowOffset: number, delimiter: CsvDelimiter): number[] {
   const DELIM = DELIMITER_CHAR[delimiter].charCodeAt(0);
+  const offsets = [rowOffset];
   let i = rowOffset;
-  for (let cell = 0; cell < index; cell++) {
+  for (;;) {
     if (text.charCodeAt(i) === QUOTE) {
       let j = i + 1;
       for (;;) {
         const q = text.indexOf('"', j);
-        if (q < 0) return rowOffset;
+        if (q < 0) return offsets;
         if (text.charCodeAt(q + 1) === QUOTE) j = q + 2;
         else {
           i = q + 1;
@@ -206,8 +207,8 @@ export function cellOffset(text: string, rowOffset: number, index: number, delim
       if (c === DELIM || c === LF || c === CR) break;
       i++;
     }
-    if (text.charCodeAt(i) !== DELIM) return rowOffset;
+    if (text.charCodeAt(i) !== DELIM) return offsets;
     i++;
+    offsets.push(i);
   }
-  return i;
 }

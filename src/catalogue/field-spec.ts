@@ -35,6 +35,8 @@ export interface FieldSpec {
   readonly legacy?: boolean;
   /** Kept exactly as written (passwords: a space may be part of one). */
   readonly verbatim?: boolean;
+  /** A credential: never quoted back in a message, and only a string is taken (no number turned into one). */
+  readonly secret?: boolean;
   /** Different on (nearly) every offer, as a title: not worth looking up among the load's shared strings. */
   readonly distinct?: boolean;
 }

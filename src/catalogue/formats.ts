@@ -3,12 +3,27 @@
 // column names for nested fields, '|' between list items; YAML: one offer, a list, {kind?, offers}, or
 // several documents.
 import { Composer, LineCounter, Parser, isMap, isSeq, type CST, type Document, type Node as YamlNode } from 'yaml';
-import { CsvError, DELIMITER_CHAR, cellOffset, readCsv, type CsvDelimiter, type CsvRow, type CsvTable } from './csv.ts';
+import {
+  CsvError,
+  DELIMITER_CHAR,
+  cellOffsets,
+  readCsv,
+  type CsvDelimiter,
+  type CsvRow,
+  type CsvTable,
+} from './csv.ts';
 import type { OfferKind } from './desired-offer.ts';
 import { locateJsonError } from './json-error.ts';
 import { jsonValueOffsets, nearestOffset } from './json-positions.ts';
 import { parseKindName, type Format } from './layout.ts';
 import { pointerToken } from './catalogue-problem.ts';
+import {
+  forbiddenKeyMessage,
+  getOwn,
+  isForbiddenKey,
+  setOwn,
+  textMayHoldForbiddenKey,
+} from '../input/forbidden-keys.ts';
 import { hasDecimalComma, type DecimalMark } from './price.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import { LineIndex, type TextPosition } from './text-position.ts';
@@ -27,6 +42,8 @@ export interface RawRecord {
   readonly offset?: number;
   /** YAML: index of the document holding the record. */
   readonly doc?: number;
+  /** The file's text cannot hold a key that names a prototype: the normaliser need not look for one. */
+  readonly keysChecked?: true;
   /**
    * Its strings may be slices of the file's text (CSV cells, YAML scalars), which would keep the whole text
    * alive: the normaliser copies those it keeps.
@@ -120,6 +137,18 @@ export interface RecordStream {
 }
 
 export function streamFile(format: Format, text: string, options: ParseOptions = {}): RecordStream {
+  const stream = streamFormat(format, text, options);
+  return textMayHoldForbiddenKey(text) ? stream : { ...stream, records: keysChecked(stream.records) };
+}
+
+function* keysChecked(records: Generator<RawRecord, ParseEnd, undefined>): Generator<RawRecord, ParseEnd, undefined> {
+  for (let step = records.next(); ; step = records.next()) {
+    if (step.done) return step.value;
+    yield { ...step.value, keysChecked: true };
+  }
+}
+
+function streamFormat(format: Format, text: string, options: ParseOptions): RecordStream {
   switch (format) {
     case 'json':
       return whole(parseJson(text));
@@ -229,7 +258,10 @@ function recordsOf(
   let kind: OfferKind | undefined;
   let unreadable = false;
   for (const key of Object.keys(value)) {
-    if (!WRAPPER_KEYS.includes(key)) {
+    if (isForbiddenKey(key)) {
+      out.problems.push({ severity: 'error', message: forbiddenKeyMessage(key, 'key'), ...at([key]), field: key });
+      unreadable = true;
+    } else if (!WRAPPER_KEYS.includes(key)) {
       out.problems.push({
         severity: 'warning',
         message: `${unknownFieldMessage(key, WRAPPER_KEYS, 'key')}: a file of the form {kind, offers} holds only those`,
@@ -410,8 +442,13 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
     return ended({ problems, unreadable: false, void: true });
   }
   const names = header.cells.map((c) => c.trim());
-  const cellAt = (row: { offset: number }, index: number): TextPosition =>
-    position(cellOffset(text, row.offset, index, delimiter));
+  // The cells of the row last asked about: its problems come one after the other, and a row of many unknown
+  // columns has one per column, so walking the row again for each would be quadratic in its length.
+  let asked: { offset: number; cells: number[] } | undefined;
+  const cellAt = (row: { offset: number }, index: number): TextPosition => {
+    if (asked?.offset !== row.offset) asked = { offset: row.offset, cells: cellOffsets(text, row.offset, delimiter) };
+    return position(asked.cells[index] ?? row.offset);
+  };
   const seen = new Set<string>();
   for (let c = 0; c < names.length; c++) {
     const name = names[c]!;
@@ -428,6 +465,20 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
     }
     seen.add(name);
   }
+  // A column naming a forbidden key is refused and never read: '__proto__.status' would set every object's status.
+  // The file's other columns and rows are still read; its offers are quarantined, as what it meant is unknown.
+  const refused = new Set<number>();
+  for (let c = 0; c < names.length; c++) {
+    const bad = names[c]!.split('.').find(isForbiddenKey);
+    if (bad === undefined) continue;
+    refused.add(c);
+    problems.push({
+      severity: 'error',
+      message: `column '${names[c]}': ${forbiddenKeyMessage(bad)}; until then nothing from this file is archived`,
+      ...cellAt(header, c),
+      field: names[c]!,
+    });
+  }
   const paths = names.map((n) => {
     const dot = n.indexOf('.');
     return dot > 0 ? ([n.slice(0, dot), n.slice(dot + 1)] as const) : ([n] as const);
@@ -441,7 +492,7 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
         const count = Math.min(row.cells.length, names.length);
         for (let c = 0; c < count; c++) {
           const cell = row.cells[c]!;
-          if (cell.trim() === '') continue; // an empty cell is an absent field
+          if (cell.trim() === '' || refused.has(c)) continue; // an empty cell is an absent field
           const path = paths[c]!;
           const name = path[0];
           if (name === '') {
@@ -453,12 +504,12 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
             continue;
           }
           if (path.length === 1) {
-            obj[name] = CSV_LIST_FIELDS.has(name) && cell.includes('|') ? cell.split('|') : cell;
+            setOwn(obj, name, CSV_LIST_FIELDS.has(name) && cell.includes('|') ? cell.split('|') : cell);
           } else {
-            const inner = obj[name];
+            const inner = getOwn(obj, name);
             const nested: Record<string, unknown> = isPlainObject(inner) ? inner : {};
-            nested[path[1]] = cell;
-            obj[name] = nested;
+            setOwn(nested, path[1], cell);
+            setOwn(obj, name, nested);
           }
         }
         let error: string | undefined;
@@ -489,7 +540,7 @@ function streamCsv(text: string, options: ParseOptions): RecordStream {
     } catch (err) {
       return notCsv(err);
     }
-    return { problems, unreadable: false, csv: dialect };
+    return { problems, unreadable: refused.size > 0, csv: dialect };
   }
   const columns = new Map(names.map((n, c) => [n, c]));
   const locate: Locator = (record, path) => {

@@ -59,6 +59,15 @@ export function parsePrice(value: unknown, mark: DecimalMark = 'point'): PriceRe
   return { cents };
 }
 
+/** What a value is, without the value: for a secret, which is never quoted back. */
+export function typeOnly(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'boolean') return 'true or false';
+  return `a ${typeof value}`;
+}
+
 export function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

@@ -2,13 +2,14 @@
 // then each field as written (aliases, legacy names, unknown fields), each value by its type, then the required
 // fields; every problem addressed (file, line and column or pointer, external_id, field). The canonical values
 // are kept by their API names; the kind's normaliser (normalise-account.ts, ...) reads them back typed.
+import { forbiddenKeyMessage, forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { pointerToken, type CatalogueProblem } from './catalogue-problem.ts';
 import type { AccountDetails, JsonValue, OfferKind } from './desired-offer.ts';
 import type { FieldSpec, FieldTable } from './field-spec.ts';
 import type { Locator, RawRecord } from './formats.ts';
 import { canonicalJson } from './hash.ts';
 import type { ImagePathRef, InvalidRecord, NormalisedOffer, RecordSource, ValidRecord } from './normalised-offer.ts';
-import { typeName } from './price.ts';
+import { typeName, typeOnly } from './price.ts';
 import { combinedRank } from './rank.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import {
@@ -174,10 +175,15 @@ export class RecordWalker implements Reporter {
       return undefined;
     }
 
+    // A forbidden key anywhere in the record: the parsers kept it as data, but what the seller meant is unknown.
+    const forbidden = this.record.keysChecked ? [] : forbiddenKeyPaths(obj);
+    for (const path of forbidden) this.add('error', path, forbiddenKeyMessage(String(path[path.length - 1])));
+    if (forbidden.length > 0) return undefined;
+
     for (const key in obj) {
       if (key === 'external_id' || key === '$schema') continue;
       const v = obj[key];
-      const spec = this.table[key];
+      const spec = Object.hasOwn(this.table, key) ? this.table[key] : undefined;
       if (!spec) {
         this.add('warning', [key], unknownFieldMessage(key, Object.keys(this.table)));
         continue;
@@ -416,7 +422,7 @@ export class RecordWalker implements Reporter {
         for (const k in v) {
           const pv = v[k];
           if (pv === null || pv === undefined) continue;
-          const known = this.nested.parameters[k];
+          const known = Object.hasOwn(this.nested.parameters, k) ? this.nested.parameters[k] : undefined;
           if (known) {
             this.normValue(known, pv, [...path, k], `parameters.${k}`);
             continue;
@@ -435,13 +441,14 @@ export class RecordWalker implements Reporter {
       }
       case 'credentials': {
         if (!isPlainObject(v)) {
-          this.error(`expected an object {login, password, email_login, email_password}, got ${typeName(v)}`);
+          // Never quoted: a string here is most likely the login and password themselves.
+          this.error(`expected an object {login, password, email_login, email_password}, got ${typeOnly(v)}`);
           break;
         }
         for (const k in v) {
           const cv = v[k];
           if (cv === null || cv === undefined) continue;
-          const known = this.nested.credentials[k];
+          const known = Object.hasOwn(this.nested.credentials, k) ? this.nested.credentials[k] : undefined;
           if (known) this.normValue(known, cv, [...path, k], `credentials.${k}`);
           else
             this.add(

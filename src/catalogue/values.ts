@@ -1,7 +1,7 @@
 // Normalisers of single values, one per field type. Each returns the canonical value, or undefined when
 // the value is absent or wrong (then it has told the reporter what was expected).
 import type { FieldSpec } from './field-spec.ts';
-import { parsePrice, typeName, type DecimalMark } from './price.ts';
+import { parsePrice, typeName, typeOnly, type DecimalMark } from './price.ts';
 import { parseDivision, parseRank } from './rank.ts';
 import { suggest } from './suggest.ts';
 
@@ -42,9 +42,14 @@ export function ownString(s: string): string {
 
 export function normString(
   v: unknown,
-  spec: Pick<FieldSpec, 'verbatim' | 'distinct'>,
+  spec: Pick<FieldSpec, 'verbatim' | 'distinct' | 'secret'>,
   r: Reporter,
 ): string | undefined {
+  if (spec.secret && typeof v !== 'string') {
+    // A credential written as another type is refused and never quoted: messages reach logs and pages.
+    r.error(`expected a string in quotes, got ${typeOnly(v)} (a credential is taken only as a string; not shown)`);
+    return undefined;
+  }
   if (typeof v === 'string') {
     if (spec.verbatim) return v === '' ? undefined : r.own(v, false);
     // Line ends inside a value must not depend on the editor (CRLF) for the hash to be stable.

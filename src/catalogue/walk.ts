@@ -18,6 +18,43 @@ export interface WalkResult {
   readonly complete: boolean;
 }
 
+type Refusal =
+  | { readonly refused: 'outside'; readonly real: string }
+  | { readonly refused: 'broken'; readonly why: string };
+type Link = { readonly real: string; readonly refused?: never } | Refusal;
+
+/**
+ * Where a symlink of the catalogue leads. The one rule for every symlink of the catalogue, a kind folder as
+ * much as a file or a folder below it: it must resolve inside the catalogue's real root, or it is refused
+ * (a link to a system folder would be walked and its files read as offers).
+ */
+async function followLink(dir: string, rootReal: string, rel: string): Promise<Link> {
+  let real: string;
+  try {
+    real = await realpath(join(dir, rel));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ELOOP'
+        ? 'this symlink is a loop (it leads back to itself)'
+        : `this symlink leads nowhere (${code ?? 'unreadable'})`;
+    return { refused: 'broken', why };
+  }
+  return isInside(rootReal, real) ? { real } : { refused: 'outside', real };
+}
+
+const OUTSIDE_FILE = 'this symlink leads outside the catalogue directory: copy the file into the catalogue instead';
+
+/** A refused symlink that is not an offer file (a folder, a kind folder): what is behind it is unknown. */
+function folderRefusal(link: Refusal): string {
+  if (link.refused === 'broken')
+    return `${link.why}: it is not read, and nothing is archived until it is fixed or removed`;
+  return (
+    `this symlink leads outside the catalogue directory (to ${link.real}): it is not read, and nothing is ` +
+    'archived until it is fixed; move or copy the folder into the catalogue instead of linking it'
+  );
+}
+
 export async function walkCatalogue(dir: string, rootReal: string, logger: Logger): Promise<WalkResult> {
   const files: string[] = [];
   const badFiles: { file: string; message: string }[] = [];
@@ -41,9 +78,17 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
   const queue: { rel: string; real: string }[] = [];
   for (const e of top) {
     if (e.name in KIND_FOLDERS) {
-      const real = e.isSymbolicLink()
-        ? await realpath(join(dir, e.name)).catch(() => join(rootReal, e.name))
-        : join(rootReal, e.name);
+      let real = join(rootReal, e.name);
+      if (e.isSymbolicLink()) {
+        const link = await followLink(dir, rootReal, e.name);
+        if (link.refused) {
+          // Its offers are unknown, not absent: nothing may be archived for them.
+          problems.push({ severity: 'error', file: e.name, message: folderRefusal(link) });
+          complete = false;
+          continue;
+        }
+        real = link.real;
+      }
       visited.add(real);
       queue.push({ rel: e.name, real });
     } else if (e.name !== 'images')
@@ -78,28 +123,20 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
       let real = join(dirReal, e.name);
       if (e.isSymbolicLink()) {
         const looksLikeOffers = classify(rel).type === 'offers';
-        try {
-          real = await realpath(join(dir, rel));
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          const message =
-            code === 'ELOOP'
-              ? 'this symlink is a loop (it leads back to itself)'
-              : `this symlink leads nowhere (${code ?? 'unreadable'})`;
-          if (looksLikeOffers) badFiles.push({ file: rel, message: `${message}: its offers are left as they are` });
-          else problems.push({ severity: 'warning', file: rel, message: `${message} (ignored)` });
+        const link = await followLink(dir, rootReal, rel);
+        if (link.refused) {
+          if (link.refused === 'outside') {
+            if (looksLikeOffers) badFiles.push({ file: rel, message: OUTSIDE_FILE });
+            else {
+              problems.push({ severity: 'error', file: rel, message: folderRefusal(link) });
+              complete = false;
+            }
+          } else if (looksLikeOffers)
+            badFiles.push({ file: rel, message: `${link.why}: its offers are left as they are` });
+          else problems.push({ severity: 'warning', file: rel, message: `${link.why} (ignored)` });
           continue;
         }
-        if (!isInside(rootReal, real)) {
-          const message =
-            'this symlink leads outside the catalogue directory: copy the file into the catalogue instead';
-          if (looksLikeOffers) badFiles.push({ file: rel, message });
-          else {
-            problems.push({ severity: 'error', file: rel, message });
-            complete = false;
-          }
-          continue;
-        }
+        real = link.real;
         try {
           const st = await stat(real);
           isDir = st.isDirectory();

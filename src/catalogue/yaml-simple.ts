@@ -5,6 +5,7 @@
 // block or multi-line scalars, anchors, tags, escapes, a key given twice, several documents, tabs, ...) it
 // returns undefined and the file is read by yaml. Where it answers, its records are yaml's own (YAML 1.2
 // core schema, as formats.ts reads them): test/catalogue/yaml-simple.test.ts checks that against yaml.
+import { isForbiddenKey } from '../input/forbidden-keys.ts';
 import type { RawRecord } from './formats.ts';
 
 type Scalar = string | number | boolean | null;
@@ -83,7 +84,8 @@ function pair(line: string, at: number, obj: Offer): boolean {
   const colon = line.indexOf(':', at);
   if (colon < 0 || line.charCodeAt(colon + 1) !== 32) return false;
   const key = line.slice(at, colon);
-  if (!KEY.test(key) || NULL.test(key) || BOOL.test(key) || key === '__proto__' || key in obj) return false;
+  if (!KEY.test(key) || NULL.test(key) || BOOL.test(key) || isForbiddenKey(key) || Object.hasOwn(obj, key))
+    return false;
   let end = line.length;
   while (end > colon && line.charCodeAt(end - 1) === 32) end--;
   let start = colon + 1;

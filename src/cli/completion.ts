@@ -24,6 +24,12 @@ const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {
   format: ['text', 'json', 'github', 'gcc'],
   'log-level': ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
 };
+/** Where one command's flag takes other values than the same flag elsewhere (pull --format: file formats). */
+const COMMAND_FLAG_VALUES: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  pull: { format: ['csv', 'json', 'ndjson', 'yaml'] },
+};
+const commandValues = (): [string, string, readonly string[]][] =>
+  Object.entries(COMMAND_FLAG_VALUES).flatMap(([c, flags]) => Object.entries(flags).map(([f, v]) => [c, f, v]));
 const DIRECTORY_FLAGS = new Set(['catalogue']);
 const PATH_FLAGS = new Set(['config', 'state', 'out', 'plan', 'file', 'write', 'persist']);
 
@@ -84,6 +90,12 @@ _offersync() {
     COMPREPLY=($(compgen -W "${words(SHELLS)}" -- "$cur"))
     return
   fi
+${commandValues()
+  .map(
+    ([c, f, v]) =>
+      `  if [[ $cmd == ${c} && $prev == --${f} ]]; then COMPREPLY=($(compgen -W "${words(v)}" -- "$cur")); return; fi`,
+  )
+  .join('\n')}
   case "$prev" in
 ${values}
     ${paths}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -127,6 +139,12 @@ ${commands}
     compadd -- ${words(SHELLS)}
     return
   fi
+${commandValues()
+  .map(
+    ([c, f, v]) =>
+      `  if [[ $words[2] == ${c} && $words[CURRENT-1] == --${f} ]]; then compadd -- ${words(v)}; return; fi`,
+  )
+  .join('\n')}
   case $words[CURRENT-1] in
 ${values}
     ${paths}) _files; return ;;
@@ -155,7 +173,7 @@ export function fishScript(specs: readonly CommandSpec[]): string {
   for (const s of specs) {
     for (const f of s.flags) {
       let line = `complete -c offersync -n '__fish_seen_subcommand_from ${s.name}' -l ${f.name}`;
-      const fixed = FLAG_VALUES[f.name];
+      const fixed = COMMAND_FLAG_VALUES[s.name]?.[f.name] ?? FLAG_VALUES[f.name];
       if (fixed) line += ` -x -a ${quote(words(fixed))}`;
       else if (DIRECTORY_FLAGS.has(f.name)) line += ` -x -a '(__fish_complete_directories)'`;
       else if (f.takesValue) line += ' -r -F';

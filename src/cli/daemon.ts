@@ -1,4 +1,5 @@
 // offersync daemon: the long-running container mode.
+import { oneLine } from '../log/terminal-text.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
 import { sellersOf, type Config } from '../config/config.ts';
@@ -8,6 +9,7 @@ import { openPostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { ReplicaRegistry } from '../state/replica-registry.ts';
 import { cliLogger } from './cli-logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
+import type { HealthServerOptions } from '../daemon/health-server.ts';
 import { DaemonMetrics } from '../daemon/metrics.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
 import { StatusBoard } from '../daemon/status-board.ts';
@@ -30,6 +32,11 @@ of a replica that stopped renewing its leases. /readyz then lists each seller an
 
 ${CONFIG_HELP}
 `;
+
+function healthOptions(config: Config): HealthServerOptions {
+  const { healthHost, healthPort, allowedHosts } = config.daemon;
+  return { host: healthHost, port: healthPort, allowedHosts };
+}
 
 /** How long a stopping daemon waits for webhook notifications still on their way. */
 const NOTIFY_FLUSH_MS = 5_000;
@@ -55,7 +62,7 @@ export const command: Command = {
         observe: metricsScope,
       });
     } catch (err) {
-      io.stderr.write(`offersync daemon: ${(err as Error).message}\n`);
+      io.stderr.write(`offersync daemon: ${oneLine((err as Error).message)}\n`);
       return EXIT.usage;
     }
     const { config, logger } = services;
@@ -67,7 +74,7 @@ export const command: Command = {
       logger,
       fullSweep: config.schedule.fullSweep,
       tick: config.schedule.tick,
-      health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
+      health: healthOptions(config),
       queueStats: () => services.queue.stats(),
       metrics,
       metricsScope,
@@ -77,6 +84,7 @@ export const command: Command = {
       status: {
         board: new StatusBoard(services.store, config.state.path, notifySeller(config)),
         queue: () => services.queue.stats(),
+        notices: services.notices,
       },
     });
     // Every series carries its seller, as with many sellers ('default' here).
@@ -100,7 +108,8 @@ export const command: Command = {
       const health = daemon.healthPort
         ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz`
         : '';
-      io.stderr.write(`offersync daemon: watching ${config.catalogue.dir}${health}\n`);
+      io.stderr.write(`offersync daemon: watching ${oneLine(config.catalogue.dir)}${health}\n`);
+      for (const notice of services.notices) io.stderr.write(`offersync daemon: warning: ${oneLine(notice)}\n`);
     }
     await wait.stopped;
     await stopping;
@@ -126,7 +135,7 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
     registry: database ? new ReplicaRegistry(database) : null,
     logger,
     leaseTtlMs: config.state.leaseTtlMs,
-    health: { host: config.daemon.healthHost, port: config.daemon.healthPort },
+    health: healthOptions(config),
     async openSeller(seller, claim) {
       const sc = sellers.find((s) => s.seller === seller);
       if (!sc) throw new Error(`no seller ${seller}`);

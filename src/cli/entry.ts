@@ -1,5 +1,7 @@
 // The process entry point: runs main() with this process's argv and stdio, whatever name it was started by
 // (bin/offersync.js, a symlink, npx, `node dist/cli/entry.js`). main.ts only exports, so tests import it freely.
+import { scrubSecrets } from '../log/scrubber.ts';
+import { escapeControls } from '../log/terminal-text.ts';
 import { main } from './main.ts';
 import { installSignalHandlers } from './signals.ts';
 import { favourMemoryOverSpeed } from './v8-memory.ts';
@@ -16,7 +18,8 @@ main(process.argv.slice(2), {
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`offersync: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(`offersync: ${escapeControls(scrubSecrets(text))}\n`);
     process.exitCode = 1;
   },
 );

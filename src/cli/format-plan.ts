@@ -1,7 +1,11 @@
 // The plan for people (a table grouped by kind) and for machines (--json). Neither ever shows credentials.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
+import { oneLine } from '../log/terminal-text.ts';
+import { GUARD_NAMES_SHOWN } from '../sync/guard-list.ts';
 import { type FieldChange, type Plan, type PlanAction, targetNote } from '../sync/plan.ts';
+import { formatCents } from '../sync/price-guard.ts';
+import { describeSale } from '../sync/unit-sale.ts';
 
 const KIND_TITLE: Record<OfferKind, string> = { account: 'Accounts', item: 'Items', topup: 'Top-ups' };
 
@@ -87,6 +91,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     changes: plan.actions.some((a) => a.type !== 'noop'),
     counts,
     guard: plan.guard,
+    price_guard: plan.priceGuard,
+    sales: plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : [])),
     archive_suppressed: plan.archiveSuppressed,
     ...(plan.target ? { target: plan.target } : {}),
     warnings: plan.warnings,
@@ -168,7 +174,20 @@ export function formatPlan(plan: Plan): string {
   if (note) out.push(`Note: ${note}`);
   for (const m of plan.archiveSuppressed) out.push(`Note: ${m}`);
   for (const w of plan.warnings) out.push(`Warning: ${w}`);
+  for (const n of plan.soldCounts)
+    if (n.sale) out.push(`Sold: ${describeSale(n.sale)} (recorded by the next reconcile)`);
   if (plan.guard.tripped && plan.guard.message) out.push(`STOP: ${plan.guard.message}`);
+  if (plan.priceGuard.tripped && plan.priceGuard.message) {
+    out.push(`STOP: ${plan.priceGuard.message}`);
+    const shown = plan.priceGuard.suspect.slice(0, GUARD_NAMES_SHOWN);
+    for (const c of shown) out.push(`  ${c.kind} ${c.externalId}: ${formatCents(c.from)} -> ${formatCents(c.to)}`);
+    const more = plan.priceGuard.suspect.length - shown.length;
+    if (more > 0) out.push(`  ... and ${more} more (--json lists them all)`);
+  }
   if (!plan.actions.some((a) => a.type !== 'noop')) out.push('No changes: the marketplace matches the catalogue.');
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
+  // Each line escaped: a file name, an external_id or a message is data, and may hold control characters.
+  return `${out
+    .map(oneLine)
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')}\n`;
 }

@@ -1,5 +1,7 @@
 // The run summary: a table per kind, then every offer that failed or was blocked, with its file and why.
+import { escapeLines } from '../log/terminal-text.ts';
 import { OUTCOMES, type Outcome, type RunReport } from '../sync/run-report.ts';
+import { describeSale } from '../sync/unit-sale.ts';
 
 // Every outcome is a column (held included), in the order the report defines them.
 const COLUMNS: readonly Outcome[] = OUTCOMES;
@@ -44,6 +46,12 @@ export function formatReport(report: RunReport): string {
   const sold = report.outcomes.filter((o) => o.outcome === 'sold');
   if (sold.length > 0)
     out.push(`${sold.length} offer(s) sold, refunded or processing on the marketplace: left alone (see sold.jsonl).`);
+  if (report.sales.length > 0) {
+    const units = report.sales.reduce((n, s) => n + s.quantity, 0);
+    out.push(`Sold since the last run: ${units} unit(s) of ${report.sales.length} offer(s) (see sold.jsonl):`);
+    for (const s of report.sales.slice(0, 20)) out.push(`  ${describeSale(s)}`);
+    if (report.sales.length > 20) out.push(`  ... and ${report.sales.length - 20} more (--json lists them all)`);
+  }
   for (const m of report.messages) out.push(m);
   const verdict: Record<RunReport['outcome'], string> = {
     converged: report.messages.some((m) => m.startsWith('targeted run ('))
@@ -59,5 +67,6 @@ export function formatReport(report: RunReport): string {
     `${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ` +
       `${report.runId}).`,
   );
-  return `${out.join('\n')}\n`;
+  // Each line escaped: a message or an external_id is data, and may hold control characters.
+  return escapeLines(out);
 }

@@ -1,6 +1,8 @@
 // Entry point: `offersync <command> [flags]`. Each command lives in its own file and is loaded on demand,
 // so `offersync sandbox` does not pay for sqlite and `validate` never loads the HTTP client.
 import { readFileSync } from 'node:fs';
+import { scrubSecrets } from '../log/scrubber.ts';
+import { oneLine, terminalStream } from '../log/terminal-text.ts';
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
 import { COMPLETION_SUMMARY, runCompletion } from './completion.ts';
 
@@ -10,6 +12,10 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   daemon: {
     summary: 'reconcile at start, on every catalogue change and on a schedule',
     load: () => import('./daemon.ts'),
+  },
+  pull: {
+    summary: "write the marketplace's offers as a catalogue (day one for a seller who already sells)",
+    load: () => import('./pull.ts'),
   },
   validate: { summary: 'check the catalogue, no network', load: () => import('./validate.ts') },
   status: { summary: 'what the state db knows: offers, runs, journal, sold', load: () => import('./status.ts') },
@@ -38,7 +44,16 @@ function usage(): string {
   );
 }
 
-export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+/**
+ * stdout and stderr as every command writes to them: each string scrubbed of secrets and its control characters
+ * escaped, so that no data (a file name, an external_id, a server's message) reaches the terminal raw.
+ */
+function humanIO(io: CliIO): CliIO {
+  return { ...io, stdout: terminalStream(io.stdout, scrubSecrets), stderr: terminalStream(io.stderr, scrubSecrets) };
+}
+
+export async function main(argv: readonly string[], given: CliIO): Promise<number> {
+  const io = humanIO(given);
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(usage());
@@ -50,7 +65,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   }
   const entry = COMMANDS[name];
   if (!entry && name !== 'completion') {
-    io.stderr.write(`offersync: unknown command '${name}'.\n\n${usage()}`);
+    io.stderr.write(`offersync: unknown command '${oneLine(name)}'.\n\n${usage()}`);
     return EXIT.usage;
   }
   try {
@@ -59,7 +74,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`offersync ${name}: ${err.message}\n`);
+      io.stderr.write(`offersync ${name}: ${oneLine(err.message)}\n`);
       return EXIT.usage;
     }
     throw err;

@@ -7,12 +7,13 @@ const HELP = `Usage: offersync plan [flags]
 
 Reads the catalogue and the marketplace and prints what reconcile would do, grouped by kind: counts first,
 then each action with its external_id, the fields old -> new, and the reason. Sends no write.
-Exit 0: no changes. 3: changes pending. 1: the mass-archive guard would stop the run. 2: usage or config error.
+Exit 0: no changes. 3: changes pending. 1: a guard (mass archive, prices) would stop the run. 2: usage or config error.
 
   --json     the plan as JSON
   --out <file>           also save the plan to this file, to carry out exactly it later with
                          reconcile --plan <file> (it holds no credential)
-  --allow-mass-archive   plan as if the guard were lifted
+  --allow-mass-archive   plan as if the mass-archive guard were lifted
+  --allow-price-change   plan as if the price guard were lifted
 ${TARGET_HELP}
 ${SELLER_HELP}
 
@@ -30,6 +31,7 @@ export const command: Command = {
       json: { type: 'boolean' },
       out: { type: 'string' },
       'allow-mass-archive': { type: 'boolean' },
+      'allow-price-change': { type: 'boolean' },
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -43,6 +45,7 @@ export const command: Command = {
         dryRun: true,
         json: values.json === true,
         allowMassArchive: values['allow-mass-archive'] === true,
+        allowPriceChange: values['allow-price-change'] === true,
         ...(values.seller ? { seller: values.seller } : {}),
         target: targetFlags(values),
         ...(values.out ? { out: values.out } : {}),

@@ -1,6 +1,8 @@
 // Progress for a person at a terminal, on stderr (stdout carries the report, the plan or JSON), for every long
 // phase: reading (catalogue files and marketplace requests, which run side by side), then writing (done/total,
 // rate, ETA). Nothing at all when stderr is not a terminal.
+import { type TerminalText, terminalLine, writeTerminal } from '../log/terminal-text.ts';
+
 export interface Progress {
   catalogueFiles(done: number, total: number): void;
   /** One marketplace request answered while reading (list pages, lookups). */
@@ -12,7 +14,9 @@ export interface Progress {
 /** For runs whose output is for machines, and for terminals that are not. */
 export const noProgress: Progress = { catalogueFiles() {}, marketplaceRequest() {}, writes() {}, end() {} };
 
-const CLEAR_LINE = '\r\x1b[K';
+/** The line drawn over the one before (terminal-text.ts makes the control sequence that clears it). */
+const redraw = (text: string, newline = false): TerminalText =>
+  terminalLine(text, { colour: false, clearLine: true, newline });
 
 export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean }, now = Date.now): Progress {
   if (!stream.isTTY) return noProgress;
@@ -41,7 +45,7 @@ export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean
     const t = now();
     if (!force && t - drawnAt < 100) return;
     drawnAt = t;
-    stream.write(CLEAR_LINE + (phase === 'reading' ? readingLine() : writingLine()));
+    writeTerminal(stream, redraw(phase === 'reading' ? readingLine() : writingLine()));
     shown = true;
   };
 
@@ -58,7 +62,7 @@ export function createProgress(stream: NodeJS.WritableStream & { isTTY?: boolean
     writes(done, total) {
       if (phase === 'reading') {
         // The reading line stays on screen as a record of that phase.
-        if (shown) stream.write(`${CLEAR_LINE}${readingLine()}\n`);
+        if (shown) writeTerminal(stream, redraw(readingLine(), true));
         phase = 'writing';
         writes = { done, total, started: now() };
       }

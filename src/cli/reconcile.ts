@@ -18,7 +18,8 @@ Exit 0: converged. 1: some offers failed, or the run was stopped (guard, signal,
   --lock-timeout <dur>   wait this long for another run's writer lease (0, 30s, 5m; default 0: fail at once)
   --dry-run              plan only (same as offersync plan)
   --json                 the run report as JSON
-  --allow-mass-archive   let a run archive more than guard.maxArchive offers
+  --allow-mass-archive   let a run archive more than half of the managed offers, or more than guard.maxArchive
+  --allow-price-change   let a run change many prices by a factor of 3 or more, or a price to zero
   --plan <file>          carry out exactly the plan plan --out saved, once; refused (exit 1, nothing sent) when
                          the catalogue, the state or the marketplace changed the offers it covers
 ${TARGET_HELP}
@@ -38,6 +39,7 @@ export const command: Command = {
       json: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       'allow-mass-archive': { type: 'boolean' },
+      'allow-price-change': { type: 'boolean' },
       'lock-timeout': { type: 'string' },
       plan: { type: 'string' },
     });
@@ -52,6 +54,8 @@ export const command: Command = {
         throw new UsageError('--plan carries out a saved plan as it is: --only, --file and --match cannot go with it');
       if (values['allow-mass-archive'])
         throw new UsageError('--plan carries out a saved plan as it is: --allow-mass-archive goes with plan --out');
+      if (values['allow-price-change'])
+        throw new UsageError('--plan carries out a saved plan as it is: --allow-price-change goes with plan --out');
       if (values['dry-run']) throw new UsageError('--plan and --dry-run contradict each other');
       let text: string;
       try {
@@ -71,6 +75,7 @@ export const command: Command = {
         dryRun: values['dry-run'] === true,
         json: values.json === true,
         allowMassArchive: values['allow-mass-archive'] === true,
+        allowPriceChange: values['allow-price-change'] === true,
         ...(values.seller ? { seller: values.seller } : {}),
         target,
         ...(savedPlan ? { savedPlan } : {}),

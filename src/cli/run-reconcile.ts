@@ -4,11 +4,13 @@ import { ConfigError, loadConfig, type ConfigSources } from '../config/load-conf
 import { sellersOf, type Config } from '../config/config.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { LeaseHeldError } from '../state/writer-lease.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
+import { oneLine } from '../log/terminal-text.ts';
 import { openServices, type Services } from './services.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
-import { hasChanges } from '../sync/plan.ts';
+import { hasChanges, stoppedByGuard } from '../sync/plan.ts';
 import { onStopSignal } from './signals.ts';
 import { cliLogger } from './cli-logger.ts';
 import type { Target } from '../sync/target.ts';
@@ -31,6 +33,8 @@ export interface RunOptions {
   readonly dryRun: boolean;
   readonly json: boolean;
   readonly allowMassArchive: boolean;
+  /** --allow-price-change. Default false. */
+  readonly allowPriceChange?: boolean;
   readonly quiet?: boolean;
   /** How long to wait for another instance's writer lease. Default 0. */
   readonly lockTimeoutMs?: number;
@@ -54,7 +58,7 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
     const config = 'baseUrl' in sources ? sources : loadConfig(sources);
     sellers = chooseSellers(config, opts.seller);
   } catch (err) {
-    io.stderr.write(`offersync ${opts.command}: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr.write(`offersync ${opts.command}: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return EXIT.usage;
   }
   if (sellers.length === 1 && sellers[0]) return runSeller(io, sellers[0], opts);
@@ -96,9 +100,11 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
     // Config, a client option (empty key, plain http to a remote host) or a state db that cannot open:
     // all a person fixes in the setup, so exit 2 with the message as it is.
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${message}\n`);
+    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(message)}\n`);
     return EXIT.usage;
   }
+  // Above the report a person reads (the log has it too); --json keeps stdout for the document.
+  if (!opts.json) for (const notice of services.notices) io.stdout.write(`Warning: ${sellerPrefix(config)}${notice}\n`);
   try {
     return await runWith(io, services, { ...opts, resolvedTarget: target }, jsonLines, progress);
   } finally {
@@ -131,7 +137,7 @@ async function runWith(
     const refusal = await savedPlanRefusal(saved, here, store);
     if (refusal) {
       await services.close();
-      io.stderr.write(`offersync reconcile: ${opts.savedPlan!.path}: ${refusal}. Nothing was sent.\n`);
+      io.stderr.write(`offersync reconcile: ${oneLine(`${opts.savedPlan!.path}: ${refusal}`)}. Nothing was sent.\n`);
       return EXIT.failed;
     }
   }
@@ -163,6 +169,7 @@ async function runWith(
       command: opts.command,
       dryRun: opts.dryRun,
       allowMassArchive: opts.allowMassArchive,
+      allowPriceChange: opts.allowPriceChange ?? false,
       lockTimeoutMs: opts.lockTimeoutMs,
       signal: stop.signal,
       onProgress: (d, t) => progress.writes(d, t),
@@ -171,6 +178,7 @@ async function runWith(
         ? {
             target: { keys: savedPlanKeys(saved) },
             allowMassArchive: saved.allowMassArchive,
+            allowPriceChange: saved.allowPriceChange ?? false,
             accept: async (fresh) => {
               const diff = differences(saved, fresh);
               if (diff.length === 0) {
@@ -194,12 +202,12 @@ async function runWith(
       return EXIT.failed;
     }
     if (err instanceof LeaseHeldError) {
-      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${err.message}\n`);
+      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
       return EXIT.lockHeld;
     }
     if (err instanceof MarketplaceUnreadableError) {
       if (!opts.dryRun) services.notifier.afterUnreadable(err.message);
-      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${err.message}\n`);
+      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
       return EXIT.failed;
     }
     throw err;
@@ -214,9 +222,11 @@ async function runWith(
       id: randomUUID(),
       ...here,
       allowMassArchive: opts.allowMassArchive,
+      allowPriceChange: opts.allowPriceChange ?? false,
       now: new Date(),
     });
-    writeFileSync(resolve(io.cwd, opts.out), `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+    // It holds no credential by design; it leaves offersync through the scrubber all the same.
+    writeFileSync(resolve(io.cwd, opts.out), `${scrubSecrets(JSON.stringify(doc, null, 2))}\n`, { mode: 0o600 });
     io.stderr.write(
       `offersync plan: saved to ${opts.out} (${Object.keys(doc.writes).length} writes); ` +
         `carry it out with: offersync reconcile --plan ${opts.out}\n`,
@@ -226,9 +236,10 @@ async function runWith(
     if (opts.json) io.stdout.write(json({ ...planToJson(plan), catalogue_errors: report.outcomes }));
     else {
       io.stdout.write(formatPlan(plan));
-      for (const o of report.outcomes) io.stdout.write(`  catalogue error ${o.file}: ${o.externalId}: ${o.message}\n`);
+      for (const o of report.outcomes)
+        io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
     }
-    if (plan.guard.tripped) return EXIT.failed;
+    if (stoppedByGuard(plan)) return EXIT.failed;
     return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
   }
   if (opts.json) io.stdout.write(json(report));

@@ -10,7 +10,8 @@ const DEFAULT_KEY = 'sandbox-key';
 const HELP = `Usage: offersync sandbox [flags]
 
 A local emulator of the marketplace's Seller Offer Synchronization API, for trying a catalogue before
-going live. Memory only unless --persist. Control routes for tests under /__sandbox/ (no key needed).
+going live. Memory only unless --persist. Control routes for tests under /__sandbox/ (no key needed on
+loopback; with --host beyond loopback they need an --api-key, as they dump stored credentials).
 
   --port <n>                 port (default 8080; 0 = a free port)
   --host <addr>              address to bind (default 127.0.0.1)
@@ -29,7 +30,10 @@ going live. Memory only unless --persist. Control routes for tests under /__sand
   --created-201              creates answered 201 instead of 200
   --numeric-id-paths         {identifier} in a path is only a numeric id
   --game-as-object           item and top-up game echoed as {slug, name}
-  --bulk-counts-only         top-up bulk-update answers counts, no per-offer results
+  --bulk-counts-only         bulk-update answers counts, no per-offer results
+  --bulk-routes              serve item bulk-update, item and top-up bulk-remove (not in the document)
+  --bulk-key <key>           the key bulk-updates read their array from (default offers; named only in a 422)
+  --bulk-limit <n>           most elements one bulk call takes (more answers 422 naming it)
   --external-id-path-html    GET /{kind}/{external_id} answers an HTML page
   --idempotency-keys         creates honour an Idempotency-Key header
   -h, --help                 this help
@@ -55,6 +59,9 @@ const OPTIONS = {
   'numeric-id-paths': { type: 'boolean' },
   'game-as-object': { type: 'boolean' },
   'bulk-counts-only': { type: 'boolean' },
+  'bulk-routes': { type: 'boolean' },
+  'bulk-key': { type: 'string' },
+  'bulk-limit': { type: 'string' },
   'external-id-path-html': { type: 'boolean' },
   'idempotency-keys': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -127,6 +134,13 @@ export function sandboxOptions(
       bulkCountsOnly: values['bulk-counts-only'] === true,
       externalIdPathHtml: values['external-id-path-html'] === true,
       idempotencyKeys: values['idempotency-keys'] === true,
+    },
+    bulk: {
+      undocumented: values['bulk-routes'] === true,
+      ...(values['bulk-key'] !== undefined ? { updateKey: values['bulk-key'] } : {}),
+      ...(values['bulk-limit'] !== undefined
+        ? { limit: num('bulk-limit', values['bulk-limit'], (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1') }
+        : {}),
     },
   };
   if (values.persist !== undefined) options.persistFile = values.persist;

@@ -2,11 +2,13 @@
 import { Catalogue } from '../catalogue/catalogue.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
-import { createLogger, registerSecret, type Logger } from '../log/logger.ts';
+import { createLogger, type Logger } from '../log/logger.ts';
+import { registerSecret } from '../log/scrubber.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { ResponseObserved } from '../marketplace/marketplace-client-options.ts';
 import type { QueueEvent } from '../queue/queue-event.ts';
 import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
+import { plainHttpVerdict } from '../marketplace/plain-http.ts';
 import { RequestQueue } from '../queue/request-queue.ts';
 import { openSellerStateStore, type StateLocation } from '../state/open-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -30,6 +32,8 @@ export interface Services {
   readonly reconcileDeps: ReconcileDeps;
   /** Tells the seller's webhooks what a run did (config notify); close() leaves its deliveries to finish. */
   readonly notifier: RunNotifier;
+  /** What a person must know of this setup at every start (plain http with `insecure`): logged, and shown. */
+  readonly notices: readonly string[];
   close(): Promise<void>;
 }
 
@@ -57,7 +61,15 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
       drift: config.sync.drift,
       updateFallback: config.accounts.updateFallback,
       guard: config.guard,
-      bulk: { removeSize: config.bulk.removeSize, topUpUpdateSize: config.bulk.topUpUpdateSize },
+      priceGuard: {
+        maxPriceChangePercent: config.guard.maxPriceChangePercent,
+        maxPriceChangeMin: config.guard.maxPriceChangeMin,
+      },
+      bulk: {
+        removeSize: config.bulk.removeSize,
+        topUpUpdateSize: config.bulk.topUpUpdateSize,
+        itemUpdateSize: config.bulk.itemUpdateSize,
+      },
     },
     executor: { createAttempts: 3 },
     offerBackoff: {
@@ -135,11 +147,16 @@ export async function openServices(
             'its apiKeyFile must name a readable file, or its apiKeyEnv a set variable',
     );
   }
+  // Before anything is written (the state db, its key file): a refused setup leaves no trace.
+  const plainHttp = plainHttpVerdict(config.baseUrl, config.insecure);
+  if (plainHttp.kind === 'refused') throw new ConfigError(plainHttp.message);
   registerSecret(config.apiKey);
   registerStateSecrets(config);
   const logger = (opts.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({
     seller: config.seller,
   });
+  const notices = plainHttp.kind === 'warned' ? [plainHttp.message] : [];
+  for (const notice of notices) logger.warn({ baseUrl: new URL(config.baseUrl).origin }, notice);
   const store = await openStore(config, logger, opts.database);
   const auto = config.rateLimit.ratePerSec === 'auto';
   const learnt = auto ? await loadLearntRate(store, Date.now()) : undefined;
@@ -156,6 +173,7 @@ export async function openServices(
     startTokens: tokens,
     concurrency: config.rateLimit.concurrency,
     maxAttempts: config.rateLimit.maxAttempts,
+    maxRetryAfterMs: config.rateLimit.maxRetryAfterSeconds * 1000,
     logger,
     onEvent: opts.observe?.onQueueEvent,
   });
@@ -164,6 +182,8 @@ export async function openServices(
     apiKey: config.apiKey,
     insecure: config.insecure,
     timeoutMs: config.http.timeoutMs,
+    idleTimeoutMs: config.http.idleTimeoutMs,
+    maxBodyBytes: config.http.maxBodyBytes,
     // Never fewer connections than requests in flight: a request waiting inside the pool has already spent
     // its token, and several such requests leaving together undo the pacing (a 429 from a server at its limit).
     connections: Math.max(config.http.connections, config.rateLimit.concurrency),
@@ -225,6 +245,7 @@ export async function openServices(
     catalogue,
     reconcileDeps,
     notifier,
+    notices,
     async close() {
       await client.close();
       if (queue.stats().requests > 0) {

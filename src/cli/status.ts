@@ -1,5 +1,6 @@
 // offersync status: what the state db knows, without touching the network.
 import { existsSync, readFileSync } from 'node:fs';
+import { escapeLines, oneLine } from '../log/terminal-text.ts';
 import { loadLearntRate } from './learnt-rate.ts';
 import { EXIT, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
@@ -11,6 +12,7 @@ import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { silentLogger } from '../log/logger.ts';
 import { redactUrl } from '../state/postgres-error.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
+import { readGuardStop } from '../sync/guard-stop.ts';
 import { soldLogPath } from '../sync/sold-log.ts';
 import { openStore } from './services.ts';
 
@@ -41,7 +43,7 @@ export const command: Command = {
       sellers = chooseSellers(config, values.seller);
     } catch (err) {
       if (err instanceof ConfigError) {
-        io.stderr.write(`offersync status: ${err.message}\n`);
+        io.stderr.write(`offersync status: ${oneLine(err.message)}\n`);
         return EXIT.usage;
       }
       throw err;
@@ -82,7 +84,7 @@ async function sellerStatus(
   const where = config.state.url ? redactUrl(config.state.url) : config.state.path;
   if (!config.state.url && config.state.path !== ':memory:' && !existsSync(config.state.path)) {
     return {
-      text: `No state db at ${config.state.path} yet: run offersync reconcile first.\n`,
+      text: escapeLines([`No state db at ${config.state.path} yet: run offersync reconcile first.`]),
       json: { state: config.state.path, offers: {} },
     };
   }
@@ -119,6 +121,7 @@ async function sellerStatus(
             .slice(-10)
             .map((l) => JSON.parse(l) as Record<string, unknown>)
         : [];
+    const guardStop = readGuardStop(store);
     const lease =
       'currentLease' in store
         ? await (store as { currentLease(): Promise<WriterLease | undefined> }).currentLease()
@@ -135,6 +138,7 @@ async function sellerStatus(
       learnt_rate: learntRate ?? null,
       held_back: heldBack,
       sold,
+      guard_stopped: guardStop,
     };
     const out: string[] = [`State db: ${where}`];
     out.push(
@@ -164,13 +168,21 @@ async function sellerStatus(
           `${String(r.outcome ?? 'running').padEnd(9)} ${counts}`,
       );
     }
+    if (guardStop) {
+      out.push(
+        '',
+        `The last run was stopped by a guard (run ${guardStop.runId} at ${guardStop.at}); nothing was sent:`,
+      );
+      for (const m of guardStop.messages) out.push(`  ${m}`);
+    }
     out.push('', `Unfinished writes (settled at the next start): ${journal.length}`);
     for (const j of journal.slice(0, 10))
       out.push(`  ${j.op} ${j.kind} ${j.keys.join(', ')} (${j.state} since ${new Date(j.updatedAt).toISOString()})`);
     if (caps.length > 0) {
       out.push('', 'Marketplace capabilities learnt:');
       for (const c of caps) {
-        const verdict = c.usable ? 'usable' : `not served (${c.detail ?? ''})`;
+        // A learnt body key or batch limit is its detail: "POST /items/bulk-update: batch limit: 100".
+        const verdict = c.usable ? (c.detail ?? 'usable') : `not served (${c.detail ?? ''})`;
         const next =
           c.reprobeAt === null
             ? ''
@@ -200,10 +212,17 @@ async function sellerStatus(
     }
     if (sold.length > 0) {
       out.push('', `Latest sold/refunded (${soldPath}):`);
-      for (const s of sold)
-        out.push(`  ${String(s.kind)} ${String(s.external_id)} ${String(s.status)} ${String(s.sold_at ?? s.seen_at)}`);
+      for (const s of sold) {
+        const units = typeof s.quantity === 'number' ? ` ${s.quantity} unit(s)` : '';
+        const title = typeof s.title === 'string' ? ` (${s.title})` : '';
+        out.push(
+          `  ${String(s.kind)} ${String(s.external_id)}${title} ${String(s.status)}${units} ` +
+            `${String(s.sold_at ?? s.seen_at)}`,
+        );
+      }
     }
-    return { text: `${out.join('\n')}\n`, json };
+    // Each line escaped: external_ids, files and the marketplace's messages are data.
+    return { text: escapeLines(out), json };
   } finally {
     await store.close();
   }

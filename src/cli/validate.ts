@@ -7,6 +7,15 @@ import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { Catalogue, type CatalogueProblem, type CatalogueSnapshot } from '../catalogue/catalogue.ts';
 import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
+import {
+  escapeLines,
+  type Line,
+  oneLine,
+  styled,
+  type TerminalText,
+  terminalLines,
+  writeTerminal,
+} from '../log/terminal-text.ts';
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
 import { parseFlags } from './common-flags.ts';
 
@@ -108,13 +117,14 @@ function problemText(p: CatalogueProblem): string {
 
 /** `file:line:column: error: message`, one line each, as gcc writes and editors' problem matchers read. */
 export function formatGcc(s: CatalogueSnapshot, cwd: string): string {
-  return s.problems
-    .map((p) => `${fileLineColumn(toolPath(s.dir, p.file, cwd), p)}: ${p.severity}: ${problemText(p)}\n`)
-    .join('');
+  return escapeLines(
+    s.problems.map((p) => `${fileLineColumn(toolPath(s.dir, p.file, cwd), p)}: ${p.severity}: ${problemText(p)}`),
+  );
 }
 
-// Workflow-command escaping: data loses %, CR and LF; properties also : and ,.
-const ghData = (v: string): string => v.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+// Workflow-command escaping: data loses %, CR and LF; properties also : and ,. Other control characters are
+// shown as escapes, as everywhere else.
+const ghData = (v: string): string => oneLine(v.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 const ghProperty = (v: string): string => ghData(v).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 /** GitHub Actions annotations: `::error file=F,line=L,col=C,title=T::message`. */
@@ -131,8 +141,8 @@ export function formatGithub(s: CatalogueSnapshot, cwd: string): string {
     .join('');
 }
 
-export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
-  const paint = (code: string, text: string): string => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+/** The text report, grouped by file; `colour` for a terminal. Every value in it is escaped (terminal-text.ts). */
+export function formatReport(s: CatalogueSnapshot, colour: boolean): TerminalText {
   const byFile = new Map<string, CatalogueProblem[]>();
   for (const p of s.problems) {
     const list = byFile.get(p.file) ?? [];
@@ -140,21 +150,21 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
     byFile.set(p.file, list);
   }
   const quarantined = new Set(s.quarantinedFiles);
-  const lines: string[] = [`Catalogue ${s.dir}`, ''];
+  const lines: Line[] = [`Catalogue ${s.dir}`, ''];
   for (const file of [...byFile.keys()].sort()) {
     const problems = byFile
       .get(file)!
       .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.pointer ?? '').localeCompare(b.pointer ?? ''));
-    lines.push(
-      paint('1', file) +
-        (quarantined.has(file) ? paint('31', '  (quarantined: its offers are neither updated nor archived)') : ''),
-    );
+    lines.push([
+      styled('1', file),
+      ...(quarantined.has(file) ? [styled('31', '  (quarantined: its offers are neither updated nor archived)')] : []),
+    ]);
     for (const p of problems) {
-      const sev = p.severity === 'error' ? paint('31', 'error  ') : paint('33', 'warning');
+      const sev = p.severity === 'error' ? styled('31', 'error  ') : styled('33', 'warning');
       const where = location(p);
       const who = p.externalId !== undefined ? `[${p.externalId}] ` : '';
       const field = p.field ? `${p.field}: ` : '';
-      lines.push(`  ${sev} ${where ? `${where}  ` : ''}${who}${field}${p.message}`);
+      lines.push(['  ', sev, ` ${where ? `${where}  ` : ''}${who}${field}${p.message}`]);
     }
     lines.push('');
   }
@@ -173,9 +183,9 @@ export function formatReport(s: CatalogueSnapshot, colour: boolean): string {
     `${plural(sum.errors, 'error')}, ${plural(sum.warnings, 'warning')}, ` +
       `${plural(sum.quarantinedFiles, 'quarantined file')}, ${plural(sum.invalidOffers, 'invalid offer')}`,
   );
-  if (!s.complete) lines.push(paint('31', 'The catalogue could not be read completely: a run would archive nothing.'));
-  lines.push(sum.errors === 0 ? paint('32', 'valid') : paint('31', 'INVALID: fix the errors above'));
-  return `${lines.join('\n')}\n`;
+  if (!s.complete) lines.push(styled('31', 'The catalogue could not be read completely: a run would archive nothing.'));
+  lines.push(sum.errors === 0 ? styled('32', 'valid') : styled('31', 'INVALID: fix the errors above'));
+  return terminalLines(lines, colour);
 }
 
 /** The catalogue settings validate reads: the directory and how CSV files are read. */
@@ -249,7 +259,7 @@ export const command: Command = {
       io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     } else {
       const colour = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
-      io.stdout.write(formatReport(snapshot, colour));
+      writeTerminal(io.stdout, formatReport(snapshot, colour));
     }
     return summary.errors === 0 ? EXIT.ok : EXIT.failed;
   },

@@ -68,7 +68,14 @@ export const ConfigSchema = z
         }),
       })
       .strict(),
-    http: z.object({ timeoutMs: positiveInt, connections: positiveInt }).strict(),
+    http: z
+      .object({
+        timeoutMs: positiveInt,
+        idleTimeoutMs: positiveInt,
+        maxBodyBytes: z.object({ list: positiveInt, single: positiveInt }).strict(),
+        connections: positiveInt,
+      })
+      .strict(),
     rateLimit: z
       .object({
         ratePerSec: z.union([z.literal('auto'), z.number().positive()], {
@@ -79,6 +86,7 @@ export const ConfigSchema = z
         burst: positiveInt,
         concurrency: positiveInt,
         maxAttempts: positiveInt,
+        maxRetryAfterSeconds: z.number().positive(),
       })
       .strict(),
     lists: z
@@ -90,7 +98,7 @@ export const ConfigSchema = z
         perPage: positiveInt,
       })
       .strict(),
-    bulk: z.object({ removeSize: positiveInt, topUpUpdateSize: positiveInt }).strict(),
+    bulk: z.object({ removeSize: positiveInt, topUpUpdateSize: positiveInt, itemUpdateSize: positiveInt }).strict(),
     defaults: z.object({ status: z.string().min(1) }).strict(),
     sync: z
       .object({
@@ -119,6 +127,8 @@ export const ConfigSchema = z
         maxArchive: positiveInt.nullable(),
         maxArchivePercent: z.number().min(0).max(100),
         maxArchiveMin: z.number().int().min(0),
+        maxPriceChangePercent: z.number().min(0).max(100),
+        maxPriceChangeMin: z.number().int().min(0),
       })
       .strict(),
     schedule: z.object({ fullSweep: cronExpression, tick: cronExpression }).strict(),
@@ -127,6 +137,9 @@ export const ConfigSchema = z
         debounceMs: z.number().int().min(0),
         healthHost: z.string().min(1),
         healthPort: z.number().int().min(0).max(65535),
+        allowedHosts: z.array(
+          z.string().regex(/^[^\s/?#@]+$/, { message: 'expected a host name or address, without scheme or path' }),
+        ),
       })
       .strict(),
     log: z.object({ level: z.enum(LOG_LEVELS), format: z.enum(LOG_FORMATS) }).strict(),

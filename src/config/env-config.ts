@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
+import { forbiddenKeyMessage, forbiddenKeyPaths, setOwn } from '../input/forbidden-keys.ts';
 import { ConfigSchema } from './config.ts';
 
 /** Variables that are not configuration keys, and the older short names kept for existing setups. */
@@ -68,6 +69,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv, cwd: string): { tree: Tree
     if (raw === '' && !fromFile && leaf.schema.def.type !== 'nullable') continue; // set but empty: not set
     if (fromFile) raw = readValueFile(name, raw, cwd);
     let value = parseValue(raw, leaf.schema);
+    const forbidden = forbiddenKeyPaths(value)[0];
+    if (forbidden) {
+      const key = String(forbidden[forbidden.length - 1]);
+      throw new EnvConfigError(`${name}: ${forbiddenKeyMessage(key, 'key')} (at ${forbidden.join('.')})`);
+    }
     if (PATH_KEYS.has(leaf.key) && typeof value === 'string') value = resolve(cwd, value);
     setPath(tree, leaf.key, value);
     used.push(name);
@@ -109,10 +115,10 @@ function setPath(tree: Tree, key: string, value: unknown): void {
   const parts = key.split('.');
   let node = tree;
   for (const p of parts.slice(0, -1)) {
-    node[p] ??= {};
+    if (!Object.hasOwn(node, p)) setOwn(node, p, {});
     node = node[p] as Tree;
   }
-  node[parts.at(-1)!] = value;
+  setOwn(node, parts.at(-1)!, value);
 }
 
 function unknownVariable(name: string, known: string[]): string {

@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { isMap, LineCounter, parse as parseYaml, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { forbiddenKeyMessage, forbiddenKeyPaths, setOwn, type KeyPath } from '../input/forbidden-keys.ts';
 import { ConfigSchema, SELLER_OVERRIDES, type Config, type SellerSpecSchema } from './config.ts';
 import { configFromEnv, EnvConfigError } from './env-config.ts';
 
@@ -44,8 +45,8 @@ function merge(base: Tree, over: Tree): Tree {
   const out: Tree = { ...base };
   for (const [k, v] of Object.entries(over)) {
     if (v === undefined) continue;
-    const b = out[k];
-    out[k] = isTree(b) && isTree(v) ? merge(b, v) : v;
+    const b = Object.hasOwn(out, k) ? out[k] : undefined;
+    setOwn(out, k, isTree(b) && isTree(v) ? merge(b, v) : v);
   }
   return out;
 }
@@ -63,12 +64,34 @@ function readYamlFile(path: string, what: string): Tree {
   } catch (err) {
     throw new ConfigError(`${what} ${path} is not valid YAML: ${(err as Error).message}`);
   }
+  const forbidden = forbiddenKeyPaths(doc)[0];
+  if (forbidden) {
+    const key = String(forbidden[forbidden.length - 1]);
+    const at = yamlKeyPosition(text, forbidden);
+    throw new ConfigError(
+      `${what} ${path}${at ? `:${at.line}:${at.column}` : ''}: ${forbiddenKeyMessage(key, 'config key')} ` +
+        `(at ${forbidden.join('.')})`,
+    );
+  }
   if (doc === null || doc === undefined) return {};
   if (!isTree(doc))
     throw new ConfigError(
       `${what} ${path} must be a YAML mapping of keys, found ${Array.isArray(doc) ? 'a list' : typeof doc}`,
     );
   return doc;
+}
+
+/** Line and column of the key at the end of `path` in a YAML text, for a message; undefined when not found. */
+function yamlKeyPosition(text: string, path: KeyPath): { line: number; column: number } | undefined {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter });
+  const parent = path.length > 1 ? document.getIn(path.slice(0, -1), true) : document.contents;
+  if (!isMap(parent)) return undefined;
+  const pair = parent.items.find((p) => (p.key as { value?: unknown } | null)?.value === path[path.length - 1]);
+  const offset = (pair?.key as { range?: [number, number, number] } | null)?.range?.[0];
+  if (offset === undefined) return undefined;
+  const at = lineCounter.linePos(offset);
+  return { line: at.line, column: at.col };
 }
 
 function readApiKey(env: NodeJS.ProcessEnv, cwd: string): string {

@@ -5,12 +5,13 @@ import type { Logger } from '../log/logger.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { isStateUnavailable } from '../state/state-unavailable.ts';
+import { type GuardStop, readGuardStop } from '../sync/guard-stop.ts';
 import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
 import { MarketplaceUnreadableError, reconcile, type CatalogueView, type ReconcileDeps } from '../sync/reconciler.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { RunReport } from '../sync/run-report.ts';
-import { startHealthServer, type HealthServer } from './health-server.ts';
+import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 import { DaemonMetrics, type MetricsScope } from './metrics.ts';
 import type { RunNotifier } from './run-notifier.ts';
 import type { QueueView, StatusBoard } from './status-board.ts';
@@ -42,7 +43,7 @@ export interface DaemonOptions {
   /** Cron expressions. */
   readonly fullSweep: string;
   readonly tick: string;
-  readonly health: { readonly host: string; readonly port: number } | null;
+  readonly health: HealthServerOptions | null;
   /** The request queue now, for the live gauges. */
   readonly queueStats?: () => { readonly size: number; readonly pending: number; readonly currentRate: number };
   /** Default: a registry of its own. Pass the one whose scope observes the client and queue (openServices). */
@@ -54,8 +55,15 @@ export interface DaemonOptions {
   readonly leaseTtlMs?: number;
   /** Tells the seller's webhooks what each run did. */
   readonly notifier?: Pick<RunNotifier, 'afterRun' | 'afterUnreadable'>;
-  /** The status page on `/` of the health server: what it shows, and the queue's state. */
-  readonly status?: { readonly board: StatusBoard; readonly queue?: () => QueueView };
+  /**
+   * The status page on `/` of the health server: what it shows, the queue's state, and warnings about the
+   * setup shown above everything (plain http with `insecure`).
+   */
+  readonly status?: {
+    readonly board: StatusBoard;
+    readonly queue?: () => QueueView;
+    readonly notices?: readonly string[];
+  };
   /** Who takes the lease: a replica passes the claim it already took the seller's lease with. */
   readonly leaseClaim?: LeaseClaim;
 }
@@ -112,7 +120,7 @@ export class Daemon {
    */
   async start(): Promise<void> {
     if (this.opts.health && this.opts.health.port > 0) {
-      this.healthServer = await startHealthServer(this.opts.health.host, this.opts.health.port, this, this.metrics);
+      this.healthServer = await startHealthServer(this.opts.health, this, this.metrics);
     }
     await this.takeLease();
     this.watcher = this.opts.watch();
@@ -271,6 +279,8 @@ export class Daemon {
       lastError: this.lastError,
       waiting: this.leaseWait,
       lastOutcome: this.lastReport?.outcome ?? null,
+      notices: status.notices ?? [],
+      guardStop: readGuardStop(this.opts.store),
     };
     return renderStatusPage(await status.board.view(daemon, status.queue?.() ?? null));
   }
@@ -286,6 +296,8 @@ export class Daemon {
         last_outcome: this.lastReport?.outcome ?? null,
         last_run_id: this.lastReport?.runId ?? null,
         last_error: this.lastError,
+        // A guard stopped the last run: the daemon carries on (sales, other sellers), but nothing is sent.
+        ...guardDetail(readGuardStop(this.opts.store)),
       },
     };
   }
@@ -306,6 +318,10 @@ export class Daemon {
     await this.lease?.release();
     await this.healthServer?.close();
   }
+}
+
+function guardDetail(stop: GuardStop | null): Record<string, unknown> {
+  return stop ? { stopped_by_guard: { run_id: stop.runId, at: stop.at, message: stop.messages[0] ?? '' } } : {};
 }
 
 /**

@@ -1,7 +1,18 @@
-// /healthz (the process is alive and its loop turns), /readyz (the first reconcile finished), /metrics.
-import { createServer, type Server } from 'node:http';
+// /healthz (the process is alive and its loop turns), /readyz (the first reconcile finished), /metrics, and the
+// status page on /. Read-only and for known names only: GET and HEAD, to a Host of allowed-hosts.ts.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { HostAllowList } from './allowed-hosts.ts';
+
+export interface HealthServerOptions {
+  /** The address to listen on (daemon.healthHost). */
+  readonly host: string;
+  /** 0: any free port. */
+  readonly port: number;
+  /** Host names answered besides loopback and a bound address that is not a wildcard (daemon.allowedHosts). */
+  readonly allowedHosts?: readonly string[];
+}
 
 export interface HealthSource {
   health(): { readonly ok: boolean; readonly ready: boolean; readonly detail: Readonly<Record<string, unknown>> };
@@ -24,20 +35,41 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
+/** Answers a request this server will not serve, in plain text, and says so; true when it did. */
+function refused(req: IncomingMessage, res: ServerResponse, hosts: HostAllowList): boolean {
+  if (!hosts.allows(req.headers.host)) {
+    // 421: this server is not the one for that name. Nothing of the daemon is in the answer.
+    // The Host is echoed: as plain text only, never sniffed as a page.
+    res.writeHead(421, {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    });
+    res.end(
+      `offersync does not answer for the host ${JSON.stringify(req.headers.host ?? '')}. If you reach it by this ` +
+        'name (a proxy, a Kubernetes pod IP), add the name to daemon.allowedHosts (OFFERSYNC_DAEMON_ALLOWEDHOSTS).\n',
+    );
+    return true;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+    res.end('offersync serves these pages read-only: GET and HEAD only\n');
+    return true;
+  }
+  return false;
+}
+
 export async function startHealthServer(
-  host: string,
-  port: number,
+  opts: HealthServerOptions,
   source: HealthSource,
   metrics: { readonly registry: Pick<Registry, 'metrics' | 'contentType'> },
 ): Promise<HealthServer> {
+  const hosts = new HostAllowList(opts.host, opts.allowedHosts ?? []);
   const server: Server = createServer(async (req, res) => {
+    if (refused(req, res, hosts)) return;
+    const head = req.method === 'HEAD';
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/' && source.statusPage) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' });
-        res.end('the status page is read-only\n');
-        return;
-      }
       let html: string | null;
       try {
         html = await source.statusPage();
@@ -50,14 +82,14 @@ export async function startHealthServer(
         return;
       }
       res.writeHead(200, PAGE_HEADERS);
-      res.end(req.method === 'HEAD' ? undefined : html);
+      res.end(head ? undefined : html);
       return;
     }
     if (path === '/metrics') {
       metrics.registry.metrics().then(
         (text) => {
           res.writeHead(200, { 'content-type': metrics.registry.contentType });
-          res.end(text);
+          res.end(head ? undefined : text);
         },
         () => {
           res.writeHead(500);
@@ -70,7 +102,7 @@ export async function startHealthServer(
       const h = source.health();
       const good = path === '/healthz' ? h.ok : h.ready;
       res.writeHead(good ? 200 : 503, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ok: h.ok, ready: h.ready, ...h.detail }));
+      res.end(head ? undefined : JSON.stringify({ ok: h.ok, ready: h.ready, ...h.detail }));
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' });
@@ -78,7 +110,7 @@ export async function startHealthServer(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(opts.port, opts.host, () => resolve());
   });
   return {
     port: (server.address() as AddressInfo).port,

@@ -85,6 +85,12 @@ export class DaemonMetrics {
     labelNames: [...SCOPE_LABELS, 'kind', 'outcome'],
     registers: [this.registry],
   });
+  readonly unitsSold = new Counter({
+    name: 'offersync_units_sold_total',
+    help: 'Units of items and top-ups the marketplace sold, by kind, as runs saw them',
+    labelNames: [...SCOPE_LABELS, 'kind'],
+    registers: [this.registry],
+  });
   readonly heldBack = new Gauge({
     name: 'offersync_offers_held_back',
     help: 'Offers the marketplace refused, held back by their backoff (waiting) or until their entry changes (parked)',
@@ -165,6 +171,7 @@ export class MetricsScope {
     this.m.runSeconds.observe(this.labels, report.durationMs / 1000);
     for (const [kind, row] of Object.entries(report.counts))
       for (const [outcome, n] of Object.entries(row)) this.m.offers.set({ ...this.labels, kind, outcome }, n);
+    for (const s of report.sales) this.m.unitsSold.inc({ ...this.labels, kind: s.kind }, s.quantity);
     const now = Date.now() / 1000;
     this.m.lastRun.set(this.labels, now);
     if (report.outcome === 'converged') this.m.lastSuccess.set(this.labels, now);

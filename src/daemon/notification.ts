@@ -2,6 +2,7 @@
 // guard stop, a marketplace that could not be read. Pure: from a run's report, the catalogue and what was told
 // before (kept in the state db's meta, so a daemon tick or a cron run does not repeat a failure every time).
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import type { CatalogueView } from '../sync/reconciler.ts';
 import type { OfferOutcome, RunReport } from '../sync/run-report.ts';
 
@@ -16,6 +17,8 @@ export interface Notification {
   readonly external_id?: string;
   readonly title?: string;
   readonly message: string;
+  /** A sale of an item or top-up: the units sold. */
+  readonly quantity?: number;
   readonly run_id?: string;
   /** ISO time the event was seen. */
   readonly at: string;
@@ -44,11 +47,7 @@ function titleOf(catalogue: CatalogueView | undefined, kind: OfferKind, external
 
 /** Credentials of the offer, blanked out of a message: a marketplace may echo a refused value. */
 export function scrubCredentials(offer: DesiredOffer, message: string): string {
-  if (offer.kind !== 'account' || !offer.credentials) return message;
-  let out = message;
-  for (const v of Object.values(offer.credentials))
-    if (typeof v === 'string' && v.length >= 3) out = out.split(v).join('[REDACTED]');
-  return out;
+  return scrubSecrets(message, offer.kind === 'account' && offer.credentials ? Object.values(offer.credentials) : []);
 }
 
 function scrub(catalogue: CatalogueView | undefined, kind: OfferKind, externalId: string, message: string): string {
@@ -83,7 +82,7 @@ export function notificationsOfRun(
     return { seller, kind: o.kind, external_id: o.externalId, ...(title ? { title } : {}), run_id: report.runId, at };
   };
   if (report.outcome === 'aborted') {
-    const message = report.messages[0] ?? 'the mass-archive guard stopped the run before its first write';
+    const message = report.messages[0] ?? 'a guard stopped the run before its first write';
     out.push({ event: 'guard', seller, message, run_id: report.runId, at });
   }
   for (const o of report.outcomes) {
@@ -108,6 +107,21 @@ export function notificationsOfRun(
       }
     } else delete failing[key];
   }
+  // Units of items and top-ups: each sale is in one run's report only (the state db remembers the count).
+  for (const s of report.sales) {
+    const title = s.title ?? titleOf(catalogue, s.kind, s.externalId);
+    out.push({
+      event: 'sold',
+      seller,
+      kind: s.kind,
+      external_id: s.externalId,
+      ...(title ? { title } : {}),
+      message: `${s.quantity} unit${s.quantity === 1 ? '' : 's'} sold (sold count now ${s.soldCount})`,
+      quantity: s.quantity,
+      run_id: report.runId,
+      at,
+    });
+  }
   const soldList = [...sold];
   return {
     notifications: out,
@@ -126,7 +140,7 @@ export function notificationText(n: Notification): string {
     sold: 'sold',
     failed: 'failed',
     backoff: 'waits in backoff',
-    guard: 'run stopped by the mass-archive guard',
+    guard: 'run stopped by a guard',
     unreadable: 'could not read the marketplace',
   }[n.event];
   const offer = n.external_id ? ` ${n.kind} ${n.external_id}${n.title ? ` (${n.title})` : ''}` : '';

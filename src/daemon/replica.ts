@@ -12,7 +12,7 @@ import type { ReplicaRegistry, SellerHolder } from '../state/replica-registry.ts
 import { localClaim } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
 import type { Daemon } from './daemon.ts';
-import { startHealthServer, type HealthServer } from './health-server.ts';
+import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 
 /** A seller running here: its daemon, and what to close once the daemon stopped. */
 export interface SellerRuntime {
@@ -31,7 +31,7 @@ export interface ReplicaOptions {
   readonly registry: ReplicaRegistry | null;
   readonly logger: Logger;
   readonly leaseTtlMs: number;
-  readonly health: { readonly host: string; readonly port: number } | null;
+  readonly health: HealthServerOptions | null;
 }
 
 interface Held {
@@ -72,7 +72,7 @@ export class Replica {
 
   async start(): Promise<void> {
     if (this.#opts.health && this.#opts.health.port > 0)
-      this.#health = await startHealthServer(this.#opts.health.host, this.#opts.health.port, this, this);
+      this.#health = await startHealthServer(this.#opts.health, this, this);
     this.#opts.logger.info({ replica: this.claim.holder, sellers: this.#opts.sellers.length }, 'replica starting');
     await this.#runTick();
     this.#timer = setInterval(() => void this.#runTick(), Math.max(100, this.#opts.leaseTtlMs / 3));

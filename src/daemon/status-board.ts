@@ -4,11 +4,12 @@
 // Read-only: it reads the state db and never writes.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
-import { scrubSecrets } from '../log/logger.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { CatalogueView } from '../sync/reconciler.ts';
 import type { RunReport } from '../sync/run-report.ts';
+import type { GuardStop } from '../sync/guard-stop.ts';
 import { soldLogPath } from '../sync/sold-log.ts';
 import { scrubCredentials } from './notification.ts';
 
@@ -52,6 +53,8 @@ export interface SaleView {
   readonly title?: string;
   readonly status: string;
   readonly at: string;
+  /** Items and top-ups: units sold. */
+  readonly quantity?: number;
 }
 
 export interface StatusView {
@@ -65,6 +68,10 @@ export interface StatusView {
     readonly waiting: string | null;
     /** Outcome of the daemon's last run, null before it. */
     readonly lastOutcome: string | null;
+    /** Warnings about the setup, shown first (plain http with `insecure`). */
+    readonly notices?: readonly string[];
+    /** The last run a guard stopped, until a run gets through. */
+    readonly guardStop?: GuardStop | null;
   };
   readonly offers: readonly { readonly kind: string; readonly byStatus: Readonly<Record<string, number>> }[];
   readonly runs: readonly RunView[];
@@ -259,15 +266,18 @@ export class StatusBoard {
           status?: string;
           sold_at?: string | null;
           seen_at?: string;
+          quantity?: number;
+          title?: string | null;
         };
         if (typeof e.kind !== 'string' || typeof e.external_id !== 'string') continue;
-        const title = this.titleOf(e.kind, e.external_id);
+        const title = this.titleOf(e.kind, e.external_id) ?? (typeof e.title === 'string' ? e.title : undefined);
         out.push({
           kind: e.kind,
           externalId: e.external_id,
           ...(title ? { title } : {}),
           status: e.status ?? 'sold',
           at: e.sold_at ?? e.seen_at ?? '',
+          ...(typeof e.quantity === 'number' ? { quantity: e.quantity } : {}),
         });
       } catch {
         // A line cut by the tail's start, or torn by a crash: skipped.

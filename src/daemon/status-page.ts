@@ -148,7 +148,8 @@ export function renderStatusPage(v: StatusView): string {
           .map((s) => {
             const at = Date.parse(s.at);
             const when = Number.isFinite(at) ? time(at, now) : esc(s.at);
-            const status = badge(s.status, s.status === 'sold' ? 'ok' : 'warn');
+            const label = s.quantity !== undefined ? `${s.quantity} sold` : s.status;
+            const status = badge(label, s.status === 'sold' ? 'ok' : 'warn');
             return `<li>${offerLine(s.kind, s.externalId, s.title, status)}<div class="where">${when}</div></li>`;
           })
           .join('')}</ul>`;
@@ -161,6 +162,12 @@ export function renderStatusPage(v: StatusView): string {
   const running = d.running ? ' · a run is going on' : '';
   const waiting = d.waiting ? `<p>${esc(d.waiting)}</p>` : '';
   const lastError = d.lastError ? `<p>${badge('error', 'bad')} ${esc(d.lastError)}</p>` : '';
+  const guardStop = d.guardStop
+    ? [`A guard stopped the run of ${d.guardStop.at}: nothing was sent.`, ...d.guardStop.messages]
+    : [];
+  const notices = [...(d.notices ?? []), ...guardStop]
+    .map((n) => `<section class="notice" role="alert"><p>${badge('warning', 'bad')} ${esc(n)}</p></section>`)
+    .join('');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -185,6 +192,7 @@ td:first-child{white-space:nowrap}
 .b{display:inline-block;border-radius:1rem;padding:0 .55rem;font-size:.85rem;font-weight:600;white-space:nowrap}
 .ok{background:#d7f5dd;color:#0d5b1e}.warn{background:#fff0c2;color:#6b4d00}.bad{background:#ffdcdc;color:#8a1111}
 .info{background:#dde8ff;color:#173d8a}
+.notice{border:2px solid #c62828}
 .list{list-style:none;margin:0;padding:0}.list li{padding:.5rem 0;border-bottom:1px solid var(--line)}
 .list li:last-child{border-bottom:0}
 .msg{overflow-wrap:anywhere}
@@ -195,7 +203,7 @@ td:first-child{white-space:nowrap}
 <main>
 <h1>offersync · ${esc(v.seller)} ${health}</h1>
 <p class="muted">Updated ${time(now, now)} · refreshes every ${v.refreshSeconds} s · read only${running}</p>
-${waiting}${lastError}
+${notices}${waiting}${lastError}
 <section><h2>Offers</h2>${offers}</section>
 <section><h2>Failed or held back (${v.problems.length})</h2>${problems}</section>
 <section><h2>Catalogue errors (${v.catalogueErrorCount})</h2>${catalogue}</section>

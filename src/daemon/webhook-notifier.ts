@@ -4,6 +4,7 @@
 // so logs name only its origin.
 import { request } from 'undici';
 import { silentLogger, type Logger } from '../log/logger.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import { notificationText, type Notification, type NotifyEvent } from './notification.ts';
 
 export interface WebhookTarget {
@@ -139,7 +140,8 @@ export class WebhookNotifier {
   }
 
   private async deliver(url: string, n: Notification): Promise<void> {
-    const body = JSON.stringify(webhookBody(url, n));
+    // The notification's message was scrubbed of the offer's credentials; the body leaves through the scrubber too.
+    const body = scrubSecrets(JSON.stringify(webhookBody(url, n)));
     const log = this.logger.child({ webhook: redactUrl(url), event: n.event });
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       let retryAfterMs: number | undefined;

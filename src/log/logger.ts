@@ -2,6 +2,7 @@
 // person at a terminal the same lines are rendered readable (pretty.ts).
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import { prettyDestination } from './pretty.ts';
+import { scrubSecrets } from './scrubber.ts';
 
 export type { Logger };
 
@@ -35,20 +36,6 @@ export const REDACT_PATHS: readonly string[] = [
   'err.body.credentials',
 ];
 
-const secrets = new Set<string>();
-
-/** Registers a secret value (the API key) so that no log line ever carries it, wherever it hides. */
-export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 4) secrets.add(value);
-}
-
-/** Replaces every registered secret in a string. Used by the logger and by error messages. */
-export function scrubSecrets(text: string): string {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[REDACTED]');
-  return out;
-}
-
 export interface CreateLoggerOptions {
   readonly level?: string;
   /** Defaults to stderr: stdout is for the human report. */
@@ -64,7 +51,7 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
     base: { name: 'offersync' },
     hooks: {
       // Last line of defence: a secret that slipped into a message or an error string.
-      streamWrite: (line: string) => (secrets.size > 0 ? scrubSecrets(line) : line),
+      streamWrite: (line: string) => scrubSecrets(line),
     },
   };
   const raw = opts.destination ?? pino.destination({ fd: 2, sync: true });

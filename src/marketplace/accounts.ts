@@ -63,6 +63,7 @@ export class HttpAccountResource extends HttpOfferResource implements AccountRes
       path: '/accounts/bulk-remove',
       json: body,
       idempotent: true,
+      answer: 'list',
       ...callOf(opts),
     });
     return decodeResponse(res, decodeBulkRemove);

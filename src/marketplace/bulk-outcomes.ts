@@ -1,7 +1,7 @@
-// Per-offer outcomes of POST /top-ups/bulk-update, whose answer is not documented: read them where the body
-// has an array of elements naming an external_id, else say nothing (outcomes undefined).
+// Per-offer outcomes of a bulk call (POST /{kind}/bulk-update or bulk-remove), whose answer is not documented:
+// read them where the body has an array of elements naming an external_id, else say nothing (outcomes undefined).
 import { decodeInteger, decodeOffer, decodeString, isRecord } from './decode.ts';
-import type { BulkUpdateResult, RemoteOffer } from './marketplace-client.ts';
+import type { BulkUpdateResult, RemoteOffer, ResourceKind } from './marketplace-client.ts';
 
 type Outcome = { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer };
 
@@ -16,7 +16,7 @@ const FAILED = new Set([
   'notfound',
   'missing',
 ]);
-const SUCCEEDED = new Set(['ok', 'success', 'succeeded', 'updated', 'done', 'saved', 'unchanged']);
+const SUCCEEDED = new Set(['ok', 'success', 'succeeded', 'updated', 'done', 'saved', 'unchanged', 'removed']);
 const ARRAY_KEYS = ['results', 'data', 'offers'] as const;
 
 function elementsOf(body: unknown): readonly unknown[] | undefined {
@@ -42,11 +42,11 @@ function messageOf(e: Record<string, unknown>): string | undefined {
 }
 
 /** The offer echoed with an outcome: nested under offer/data, or the element itself when its status is the offer's. */
-function offerOf(e: Record<string, unknown>, statusIsOutcome: boolean): RemoteOffer | undefined {
+function offerOf(kind: ResourceKind, e: Record<string, unknown>, statusIsOutcome: boolean): RemoteOffer | undefined {
   const candidate = isRecord(e.offer) ? e.offer : isRecord(e.data) ? e.data : statusIsOutcome ? undefined : e;
   if (!candidate) return undefined;
   try {
-    const offer = decodeOffer('top-ups', candidate);
+    const offer = decodeOffer(kind, candidate);
     // `{external_id, id, success}` is an outcome, not an offer: the element itself counts only if it echoes fields.
     return candidate !== e || Object.keys(offer.fields).length > 0 ? offer : undefined;
   } catch {
@@ -54,12 +54,12 @@ function offerOf(e: Record<string, unknown>, statusIsOutcome: boolean): RemoteOf
   }
 }
 
-function outcomeOf(e: Record<string, unknown>): Outcome {
+function outcomeOf(kind: ResourceKind, e: Record<string, unknown>): Outcome {
   const status = decodeString(e.status)?.toLowerCase();
   const statusIsOutcome =
     typeof e.status === 'number' || (status !== undefined && (FAILED.has(status) || SUCCEEDED.has(status)));
   const withMessage = (ok: boolean): Outcome => {
-    const offer = ok ? offerOf(e, statusIsOutcome) : undefined;
+    const offer = ok ? offerOf(kind, e, statusIsOutcome) : undefined;
     // A failure without words still says which: "not_found".
     const message = messageOf(e) ?? (!ok && status !== undefined ? status : undefined);
     return { ok, ...(message !== undefined ? { message } : {}), ...(offer ? { offer } : {}) };
@@ -73,16 +73,18 @@ function outcomeOf(e: Record<string, unknown>): Outcome {
   return withMessage(!(status !== undefined && FAILED.has(status)));
 }
 
-/** `{updated, not_found, invalid}` at the top or under `data` / `meta`; undefined when none is a number. */
+/** `{updated, removed, not_found, invalid}` at the top or under `data` / `meta`; undefined when none is a number. */
 function countsOf(body: unknown): BulkUpdateResult['counts'] {
   const holders = isRecord(body) ? [body, body.data, body.meta].filter(isRecord) : [];
   for (const h of holders) {
     const updated = decodeInteger(h.updated ?? h.updated_count);
+    const removed = decodeInteger(h.removed ?? h.removed_count ?? h.archived);
     const notFound = decodeInteger(h.not_found ?? h.notFound);
     const failed = decodeInteger(h.invalid ?? h.failed);
-    if (updated === undefined && notFound === undefined && failed === undefined) continue;
+    if (updated === undefined && removed === undefined && notFound === undefined && failed === undefined) continue;
     return {
       ...(updated !== undefined ? { updated } : {}),
+      ...(removed !== undefined ? { removed } : {}),
       ...(notFound !== undefined ? { notFound } : {}),
       ...(failed !== undefined ? { failed } : {}),
     };
@@ -90,7 +92,12 @@ function countsOf(body: unknown): BulkUpdateResult['counts'] {
   return undefined;
 }
 
+/** A top-up bulk-update's answer. */
 export function decodeBulkUpdate(body: unknown): BulkUpdateResult {
+  return decodeBulkAnswer('top-ups', body);
+}
+
+export function decodeBulkAnswer(kind: ResourceKind, body: unknown): BulkUpdateResult {
   const counts = countsOf(body);
   const withCounts = counts ? { counts } : {};
   const elements = elementsOf(body);
@@ -100,7 +107,7 @@ export function decodeBulkUpdate(body: unknown): BulkUpdateResult {
     if (!isRecord(e)) continue;
     const inner = isRecord(e.offer) ? e.offer : isRecord(e.data) ? e.data : undefined;
     const externalId = decodeString(e.external_id) ?? (inner ? decodeString(inner.external_id) : undefined);
-    if (externalId !== undefined) outcomes.set(externalId, outcomeOf(e));
+    if (externalId !== undefined) outcomes.set(externalId, outcomeOf(kind, e));
   }
   return outcomes.size > 0 ? { body, ...withCounts, outcomes } : { body, ...withCounts };
 }

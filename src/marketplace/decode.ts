@@ -1,6 +1,7 @@
 // Tolerant decoding (docs/architecture.md, Decoding), pure: liberal about representation (bare or `data`-wrapped,
 // numeric strings, ISO / epoch / SQL timestamps, `{slug, name}` where a string is documented), strict about
 // shape: a body that is not the object asked for is a DecodeError, which callers turn into a BadResponse.
+import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { BadResponseError } from './errors.ts';
 import type { HttpResponse } from './http.ts';
 import type { RemoteImage, RemoteOffer, ResourceKind } from './marketplace-client.ts';
@@ -97,7 +98,7 @@ export function decodeField(type: FieldType, v: unknown): unknown {
         // Some servers hand back a JSON column as its text.
         try {
           const parsed = JSON.parse(v) as unknown;
-          if (isRecord(parsed)) return parsed;
+          if (isRecord(parsed) && forbiddenKeyPaths(parsed).length === 0) return parsed;
         } catch {
           /* not JSON: kept as sent */
         }
@@ -156,6 +157,9 @@ export function decodeOffer(
   const createdAt = decodeTimestamp(o.created_at);
   const updatedAt = decodeTimestamp(o.updated_at);
   const soldAt = o.sold_at === null ? null : decodeTimestamp(o.sold_at);
+  // Accounts sell whole (status sold); items and top-ups sell units, counted by the marketplace.
+  const sold = kind === 'accounts' ? undefined : decodeInteger(o.sold_count);
+  const soldCount = sold !== undefined && sold >= 0 ? sold : undefined;
   return {
     id,
     externalId,
@@ -163,6 +167,7 @@ export function decodeOffer(
     ...(createdAt !== undefined ? { createdAt } : {}),
     ...(updatedAt !== undefined ? { updatedAt } : {}),
     ...(soldAt !== undefined ? { soldAt } : {}),
+    ...(soldCount !== undefined ? { soldCount } : {}),
     fields,
   };
 }

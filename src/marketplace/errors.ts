@@ -1,7 +1,7 @@
 // What can go wrong talking to the marketplace, as types. The request queue reads the duck-typed fields
 // (retryable, rateLimited, retryAfterMs, outcomeUnknown), the executor reads status and outcomeUnknown.
 // Messages name the method, the path and the server's message, and pass through scrubSecrets: never the key.
-import { scrubSecrets } from '../log/logger.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import type { RateLimitAdvert } from './rate-limit-advert.ts';
 
 export interface ErrorContext {
@@ -18,6 +18,11 @@ export interface ErrorContext {
   /** What the answer said about the rate limit (the queue paces on it). */
   readonly rateLimit?: RateLimitAdvert;
   readonly cause?: unknown;
+  /**
+   * What the request carried that must never be shown (an account's credentials): a marketplace may quote a
+   * refused body in its answer. Scrubbed from every text of the error, never kept on it.
+   */
+  readonly secrets?: readonly string[];
 }
 
 interface Flags {
@@ -33,13 +38,14 @@ export function isWrite(method: string): boolean {
 
 const SNIPPET_BYTES = 200;
 
+/** Scrubbed before the cut, so that a secret the cut would halve is blanked whole; the rest is never read. */
+const SCRUBBED_PREFIX_CHARS = 8192;
+
 /** The first ~200 bytes of a body, scrubbed, for an error a human will read. */
-export function snippetOf(text: string): string {
-  const s =
-    Buffer.byteLength(text) <= SNIPPET_BYTES
-      ? text
-      : `${Buffer.from(text).subarray(0, SNIPPET_BYTES).toString('utf8')}...`;
-  return scrubSecrets(s);
+export function snippetOf(text: string, secrets: readonly string[] = []): string {
+  if (Buffer.byteLength(text) <= SNIPPET_BYTES) return scrubSecrets(text, secrets);
+  const scrubbed = scrubSecrets(text.slice(0, SCRUBBED_PREFIX_CHARS), secrets);
+  return `${Buffer.from(scrubbed).subarray(0, SNIPPET_BYTES).toString('utf8')}...`;
 }
 
 export class MarketplaceError extends Error {
@@ -64,15 +70,15 @@ export class MarketplaceError extends Error {
         ? `; body starts: ${ctx.bodySnippet}`
         : '';
     super(
-      scrubSecrets(`${where}:${status} ${what}${server}`),
+      scrubSecrets(`${where}:${status} ${what}${server}`, ctx.secrets),
       ctx.cause !== undefined ? { cause: ctx.cause } : undefined,
     );
     this.name = new.target.name;
     this.method = ctx.method;
     this.path = ctx.path;
     if (ctx.status !== undefined) this.status = ctx.status;
-    if (ctx.serverMessage !== undefined) this.serverMessage = scrubSecrets(ctx.serverMessage);
-    if (ctx.bodySnippet !== undefined) this.bodySnippet = scrubSecrets(ctx.bodySnippet);
+    if (ctx.serverMessage !== undefined) this.serverMessage = scrubSecrets(ctx.serverMessage, ctx.secrets);
+    if (ctx.bodySnippet !== undefined) this.bodySnippet = scrubSecrets(ctx.bodySnippet, ctx.secrets);
     if (ctx.retryAfterMs !== undefined) this.retryAfterMs = ctx.retryAfterMs;
     if (ctx.rateLimit !== undefined) this.rateLimit = ctx.rateLimit;
     this.retryable = flags.retryable;
@@ -154,8 +160,38 @@ export class ClientError extends MarketplaceError {
 }
 
 export class TimeoutError extends MarketplaceError {
-  constructor(ctx: ErrorContext, timeoutMs: number) {
-    super(`no complete answer within ${timeoutMs} ms`, ctx, { retryable: true, outcomeUnknown: isWrite(ctx.method) });
+  constructor(ctx: ErrorContext, timeoutMs: number, what = `no complete answer within ${timeoutMs} ms`) {
+    super(what, ctx, { retryable: true, outcomeUnknown: isWrite(ctx.method) });
+  }
+}
+
+/** The answer began, then no byte came for `idleMs`: a stalled server or connection. */
+export class IdleTimeoutError extends TimeoutError {
+  constructor(ctx: ErrorContext, idleMs: number) {
+    super(ctx, idleMs, `the answer stalled: no byte for ${idleMs} ms (http.idleTimeoutMs)`);
+  }
+}
+
+/**
+ * An answer larger than its route's cap: reading stopped there and the connection was closed, so one endless
+ * or huge answer cannot take the process's memory. Not retried: the same request would get the same answer.
+ */
+export class ResponseTooLargeError extends MarketplaceError {
+  readonly capBytes: number;
+  /** The configuration key that sets the cap. */
+  readonly setting: string;
+  /** Bytes of the body read before giving up (0 when its Content-Length already said too much). */
+  readonly readBytes: number;
+  constructor(ctx: ErrorContext, cap: { readonly bytes: number; readonly setting: string; readonly read: number }) {
+    super(
+      `answer larger than the cap of ${cap.bytes} bytes (${cap.setting}): stopped reading after ${cap.read} ` +
+        `bytes and closed the connection. If the marketplace really sends answers this large, raise ${cap.setting}`,
+      ctx,
+      { retryable: false, outcomeUnknown: isWrite(ctx.method) },
+    );
+    this.capBytes = cap.bytes;
+    this.setting = cap.setting;
+    this.readBytes = cap.read;
   }
 }
 

@@ -1,4 +1,5 @@
 // Turns what came back (a non-2xx answer, or an exception from undici) into one typed MarketplaceError.
+import { isForbiddenKey } from '../input/forbidden-keys.ts';
 import {
   AbortedError,
   BadResponseError,
@@ -7,6 +8,7 @@ import {
   type ErrorContext,
   type FieldErrors,
   ForbiddenError,
+  IdleTimeoutError,
   type MarketplaceError,
   MethodNotAllowedError,
   NetworkError,
@@ -19,6 +21,7 @@ import {
   UnauthenticatedError,
   ValidationError,
 } from './errors.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import type { RateLimitAdvert } from './rate-limit-advert.ts';
 import { retryAfterMs } from './retry-after.ts';
 
@@ -49,13 +52,15 @@ function serverMessageOf(body: unknown): string | undefined {
   return undefined;
 }
 
-/** `{errors: {field: ["msg"] | "msg"}}`; anything else is left out. */
-function fieldErrorsOf(body: unknown): FieldErrors | undefined {
+/** `{errors: {field: ["msg"] | "msg"}}`, scrubbed; anything else is left out. */
+function fieldErrorsOf(body: unknown, secrets: readonly string[]): FieldErrors | undefined {
   if (!isRecord(body) || !isRecord(body.errors)) return undefined;
   const out: Record<string, readonly string[]> = {};
   for (const [field, v] of Object.entries(body.errors)) {
-    if (typeof v === 'string') out[field] = [v];
-    else if (Array.isArray(v)) out[field] = v.filter((m): m is string => typeof m === 'string');
+    if (isForbiddenKey(field)) continue; // names a prototype, not a field of the offer
+    if (typeof v === 'string') out[field] = [scrubSecrets(v, secrets)];
+    else if (Array.isArray(v))
+      out[field] = v.filter((m): m is string => typeof m === 'string').map((m) => scrubSecrets(m, secrets));
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
@@ -67,13 +72,19 @@ export function errorFromResponse(
   text: string,
   now: number,
   rateLimit?: RateLimitAdvert,
+  secrets: readonly string[] = [],
 ): MarketplaceError {
   const body = parseJson(text);
   const serverMessage = serverMessageOf(body);
   const ctx: ErrorContext = {
     ...where,
     status,
-    ...(serverMessage !== undefined ? { serverMessage } : text.trim() !== '' ? { bodySnippet: snippetOf(text) } : {}),
+    secrets,
+    ...(serverMessage !== undefined
+      ? { serverMessage }
+      : text.trim() !== ''
+        ? { bodySnippet: snippetOf(text, secrets) }
+        : {}),
     // Without Retry-After, a quota that is spent says when it comes back.
     ...optional(
       'retryAfterMs',
@@ -98,7 +109,7 @@ export function errorFromResponse(
     case 413:
       return new PayloadTooLargeError(ctx);
     case 422:
-      return new ValidationError(ctx, fieldErrorsOf(body));
+      return new ValidationError(ctx, fieldErrorsOf(body, secrets));
     case 429:
       return new RateLimitedError(ctx);
     default:
@@ -147,11 +158,23 @@ export interface AbortState {
   readonly aborted: boolean;
 }
 
-export function errorFromException(where: Where, err: unknown, abort: AbortState, timeoutMs: number): MarketplaceError {
+export interface Deadlines {
+  /** The whole request. */
+  readonly timeoutMs: number;
+  /** No byte of the body for this long. */
+  readonly idleTimeoutMs: number;
+}
+
+export function errorFromException(
+  where: Where,
+  err: unknown,
+  abort: AbortState,
+  deadlines: Deadlines,
+): MarketplaceError {
   const ctx: ErrorContext = { ...where, cause: err };
   const code = codeOf(err);
-  if (abort.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return new TimeoutError(ctx, timeoutMs);
+  if (abort.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT') return new TimeoutError(ctx, deadlines.timeoutMs);
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new IdleTimeoutError(ctx, deadlines.idleTimeoutMs);
   if (abort.aborted) return new AbortedError(ctx);
   if (code === 'UND_ERR_CONNECT_TIMEOUT')
     return new NetworkError(ctx, 'connect timeout', { maybeSent: false, retryable: true });

@@ -1,12 +1,15 @@
-// The transport: one keep-alive undici Pool, every request through the scheduler, a deadline per request,
-// and every non-2xx or unreadable answer turned into a typed error inside `send` (so the queue sees it).
+// The transport: one keep-alive undici Pool, every request through the scheduler, a deadline per request
+// (body included), an idle timeout, a size cap per answer, and every non-2xx or unreadable answer turned into a
+// typed error inside `send` (so the queue sees it).
 import { type FormData, Pool } from 'undici';
 import type { Logger } from '../log/logger.ts';
-import { BadResponseError, snippetOf } from './errors.ts';
+import { forbiddenKeyPaths, textMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
+import { readCappedBody } from './capped-body.ts';
+import { BadResponseError, ResponseTooLargeError, snippetOf } from './errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
 import { type RateLimitAdvert, readRateLimitAdvert } from './rate-limit-advert.ts';
 import type { CallOptions } from './marketplace-client.ts';
-import type { ResolvedOptions } from './marketplace-client-options.ts';
+import { type AnswerSize, BODY_CAP_SETTINGS, type ResolvedOptions } from './marketplace-client-options.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -20,6 +23,8 @@ export interface HttpRequest {
   readonly form?: FormData;
   /** false for offer creates: a blind retry could make a second offer. */
   readonly idempotent: boolean;
+  /** Which cap the answer's body is read under. Default 'single'. */
+  readonly answer?: AnswerSize;
   readonly call?: CallOptions;
 }
 
@@ -40,6 +45,13 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
+/** The string values of a body's `credentials` object. */
+function credentialValues(json: unknown): string[] {
+  const c = (json as { credentials?: unknown } | null | undefined)?.credentials;
+  if (c === null || typeof c !== 'object') return [];
+  return Object.values(c).filter((v): v is string => typeof v === 'string');
+}
+
 export class HttpTransport {
   private readonly pool: Pool;
 
@@ -50,7 +62,7 @@ export class HttpTransport {
     this.pool = new Pool(opts.origin, {
       connections: opts.connections,
       headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      bodyTimeout: opts.idleTimeoutMs,
       connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
     });
   }
@@ -94,8 +106,11 @@ export class HttpTransport {
       body = req.form; // undici sets the multipart content-type with its boundary
     }
     const started = performance.now();
+    const answer = req.answer ?? 'single';
+    const cap = this.opts.maxBodyBytes[answer];
     let status: number;
-    let text: string;
+    let text: string | undefined;
+    let tooLarge: { read: number } | undefined;
     let resHeaders: Record<string, string | undefined>;
     try {
       const res = await this.pool.request({
@@ -107,13 +122,15 @@ export class HttpTransport {
       });
       status = res.statusCode;
       resHeaders = flatHeaders(res.headers);
-      text = await res.body.text();
+      const read = await readCappedBody(res.body, cap, resHeaders['content-length']);
+      if ('text' in read) text = read.text;
+      else tooLarge = read;
     } catch (err) {
       const e = errorFromException(
         where,
         err,
         { timedOut: deadline.aborted, aborted: caller?.aborted ?? false },
-        this.opts.timeoutMs,
+        { timeoutMs: this.opts.timeoutMs, idleTimeoutMs: this.opts.idleTimeoutMs },
       );
       this.logger.debug({ method: where.method, path: where.path, err: e.message }, 'marketplace request failed');
       const seconds = (performance.now() - started) / 1000;
@@ -123,19 +140,50 @@ export class HttpTransport {
     const ms = performance.now() - started;
     this.logger.debug({ method: where.method, path: where.path, status, ms: Math.round(ms) }, 'marketplace request');
     this.opts.onResponse?.({ method: where.method, path: where.path, status, seconds: ms / 1000 });
+    if (text === undefined) {
+      const e = new ResponseTooLargeError(
+        { ...where, status },
+        { bytes: cap, setting: BODY_CAP_SETTINGS[answer], read: tooLarge?.read ?? 0 },
+      );
+      this.logger.warn({ method: where.method, path: where.path, status, capBytes: cap }, e.message);
+      throw e;
+    }
     const now = Date.now();
     const advert = readRateLimitAdvert(resHeaders, now, this.opts.limitWindowSec);
     const rateLimit = advert ? { rateLimit: advert } : {};
-    if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, now, advert);
+    // A marketplace may quote a refused body in its answer (`The credentials are invalid: {"password": ...}`):
+    // what this request carried is scrubbed from every error made of the answer.
+    const secrets = credentialValues(req.json);
+    if (status < 200 || status > 299) throw errorFromResponse(where, status, resHeaders, text, now, advert, secrets);
     if (text.trim() === '') return { status, body: undefined, where, snippet: '', ...rateLimit };
+    let parsed: unknown;
     try {
-      return { status, body: JSON.parse(text) as unknown, where, snippet: snippetOf(text), ...rateLimit };
+      parsed = JSON.parse(text) as unknown;
     } catch (err) {
       throw new BadResponseError(
-        { ...where, status, bodySnippet: snippetOf(text), cause: err, ...rateLimit },
+        { ...where, status, bodySnippet: snippetOf(text, secrets), cause: err, secrets, ...rateLimit },
         'answer is not JSON',
       );
     }
+    const forbidden = textMayHoldForbiddenKey(text) ? forbiddenKeyPaths(parsed)[0] : undefined;
+    if (forbidden) {
+      // Its decoded objects would carry a key that writes to a prototype: the answer is not read at all.
+      throw new BadResponseError(
+        { ...where, status, bodySnippet: snippetOf(text, secrets), secrets, ...rateLimit },
+        `answer holds the key '${String(forbidden[forbidden.length - 1])}' (at /${forbidden.join('/')}), which ` +
+          'names a JavaScript prototype, not data: offersync reads no answer holding one',
+      );
+    }
+    return {
+      status,
+      body: parsed,
+      where,
+      // Made only when an answer cannot be decoded: the scrub is not paid on every answer.
+      get snippet() {
+        return snippetOf(text, secrets);
+      },
+      ...rateLimit,
+    };
   }
 
   private closing?: Promise<void>;

@@ -29,8 +29,17 @@ export interface MarketplaceClientOptions {
   readonly apiKey: string;
   /** Allow http:// to a host that is not loopback. Default false. */
   readonly insecure?: boolean;
-  /** Whole-request deadline, also the headers and body timeouts of undici. Default 30000 ms. */
+  /** Whole-request deadline, headers and body included; also undici's headers timeout. Default 30000 ms. */
   readonly timeoutMs?: number;
+  /** An answer whose body sends no byte for this long is given up (undici's body timeout). Default 10000 ms. */
+  readonly idleTimeoutMs?: number;
+  /** Largest answer body read, by the size of answer a route gives: more is an error. */
+  readonly maxBodyBytes?: {
+    /** List pages and bulk answers. Default 16 MiB. */
+    readonly list?: number;
+    /** Every other answer: one offer, one image, an error. Default 1 MiB. */
+    readonly single?: number;
+  };
   /** Keep-alive connections in the pool. Default 8. */
   readonly connections?: number;
   /** Default `offersync/<version from package.json>`. */
@@ -53,6 +62,15 @@ export interface MarketplaceClientOptions {
   readonly onResponse?: (r: ResponseObserved) => void;
 }
 
+/** How large a route's answer may be: a list page (or a bulk answer, one result per offer) or one object. */
+export type AnswerSize = 'list' | 'single';
+
+/** The configuration key of each cap, for the error that tells a person how to raise it. */
+export const BODY_CAP_SETTINGS: Readonly<Record<AnswerSize, string>> = {
+  list: 'http.maxBodyBytes.list',
+  single: 'http.maxBodyBytes.single',
+};
+
 /** One attempt as metrics see it. */
 export interface ResponseObserved {
   readonly method: string;
@@ -69,6 +87,8 @@ export interface ResolvedOptions {
   readonly prefix: string;
   readonly apiKey: string;
   readonly timeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly maxBodyBytes: Readonly<Record<AnswerSize, number>>;
   readonly connections: number;
   readonly userAgent: string;
   readonly schedule: RequestScheduler;
@@ -171,6 +191,11 @@ export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions 
     prefix: url.pathname.replace(/\/+$/, '') + apiPrefix,
     apiKey: opts.apiKey,
     timeoutMs: positiveInt('timeoutMs', opts.timeoutMs, 30_000),
+    idleTimeoutMs: positiveInt('idleTimeoutMs', opts.idleTimeoutMs, 10_000),
+    maxBodyBytes: Object.freeze({
+      list: positiveInt('maxBodyBytes.list', opts.maxBodyBytes?.list, 16 * 1024 * 1024),
+      single: positiveInt('maxBodyBytes.single', opts.maxBodyBytes?.single, 1024 * 1024),
+    }),
     connections: positiveInt('connections', opts.connections, 8),
     userAgent: opts.userAgent ?? `offersync/${packageVersion()}`,
     schedule: opts.schedule ?? sendNow,

@@ -14,6 +14,11 @@ export interface RemoteOffer {
   readonly updatedAt?: number;
   readonly soldAt?: number | null;
   /**
+   * Items and top-ups: units sold so far (`sold_count`, an integer or a numeric string). Absent when the answer
+   * does not carry it.
+   */
+  readonly soldCount?: number;
+  /**
    * Every other field the server echoed, under its API name, decoded: integers as numbers (numeric strings
    * converted where the document says integer), timestamps as epoch ms, objects such as `game: {slug, name}`
    * reduced to their slug/name string. A field the response did not carry is absent (never undefined-as-changed).
@@ -48,6 +53,8 @@ export interface ListPage<T> {
   readonly page: number;
   /** Whether the walk knows of more pages. */
   readonly hasMore: boolean;
+  /** Elements of the page the decoder skipped (offers without an external_id, which offersync cannot manage). */
+  readonly skipped?: number;
 }
 
 export interface BulkRemoveResult {
@@ -60,8 +67,13 @@ export interface BulkRemoveResult {
 export interface BulkUpdateResult {
   /** The raw decoded body: its shape is not documented. */
   readonly body: unknown;
-  /** The counts the answer gave, where it gave them (`updated`, `not_found`, `invalid` or `failed`). */
-  readonly counts?: { readonly updated?: number; readonly notFound?: number; readonly failed?: number };
+  /** The counts the answer gave, where it gave them (`updated`, `removed`, `not_found`, `invalid` or `failed`). */
+  readonly counts?: {
+    readonly updated?: number;
+    readonly removed?: number;
+    readonly notFound?: number;
+    readonly failed?: number;
+  };
   /** Per-offer outcomes, where the response gave them (keyed by external_id). */
   readonly outcomes?: ReadonlyMap<
     string,
@@ -98,7 +110,15 @@ export interface OfferResource {
    * "not there"; a 401, 5xx or timeout throws.
    */
   findByExternalId(externalId: string, opts?: CallOptions): Promise<RemoteOffer | null>;
+  /**
+   * POST /{kind}/{op} with `elements` under `key`. The document shows two bulk routes and says "not shown" for
+   * the rest, so the route and its key are the caller's to probe and learn; the answer is read as a bulk-update's.
+   */
+  bulk(op: BulkOp, key: string, elements: readonly unknown[], opts?: CallOptions): Promise<BulkUpdateResult>;
 }
+
+/** The bulk routes a marketplace of this kind may serve under /{kind}/. */
+export type BulkOp = 'bulk-update' | 'bulk-remove';
 
 export interface AccountResource extends OfferResource {
   /** DELETE /accounts/{identifier}: archives. */

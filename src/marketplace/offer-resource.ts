@@ -1,10 +1,13 @@
 // What the three kinds of offer share: create, get, update, list, findByExternalId. accounts.ts, items.ts
 // and top-ups.ts build on it. Writes carry the marketplace id: an external_id is looked up first.
+import { decodeBulkAnswer } from './bulk-outcomes.ts';
 import { decodeOffer, decodeResponse, unwrapSingle } from './decode.ts';
 import { NotFoundError } from './errors.ts';
 import { findByExternalId } from './find-by-external-id.ts';
 import { collectionPath, isById, offerPathById } from './identifiers.ts';
 import type {
+  BulkOp,
+  BulkUpdateResult,
   CallOptions,
   Identifier,
   ListOptions,
@@ -82,6 +85,20 @@ export class HttpOfferResource implements OfferResource {
       idOf: (o) => o.id,
       ...callOf(opts.signal ? { signal: opts.signal } : undefined),
     });
+  }
+
+  async bulk(op: BulkOp, key: string, elements: readonly unknown[], opts?: CallOptions): Promise<BulkUpdateResult> {
+    if (elements.length === 0) return { body: undefined };
+    // The same updates or archives sent twice leave the same offers: safe to retry.
+    const res = await this.ctx.transport.send({
+      method: 'POST',
+      path: `${collectionPath(this.kind)}/${op}`,
+      json: { [key]: elements },
+      idempotent: true,
+      answer: 'list',
+      ...callOf(opts),
+    });
+    return decodeResponse(res, (body) => decodeBulkAnswer(this.kind, body));
   }
 
   findByExternalId(externalId: string, opts?: CallOptions): Promise<RemoteOffer | null> {

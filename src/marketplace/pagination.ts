@@ -62,16 +62,17 @@ export async function* walkPages<T>(o: WalkOptions<T>): AsyncGenerator<ListPage<
       path: o.path,
       ...(q ? { query: q } : {}),
       idempotent: true,
+      answer: 'list',
       ...(o.call ? { call: o.call } : {}),
     });
-    const { body, items } = decodeResponse(res, (raw) => {
+    const { body, items, skipped } = decodeResponse(res, (raw) => {
       const b = decodeListBody(raw);
       const decoded: T[] = [];
       for (const element of b.data) {
         const item = o.decode(element);
         if (item !== undefined) decoded.push(item);
       }
-      return { body: b, items: decoded };
+      return { body: b, items: decoded, skipped: b.data.length - decoded.length };
     });
     if (body.currentPage !== undefined && body.currentPage === prevServerPage) {
       throw new PaginationError({ ...where, status: res.status }, `page ${body.currentPage} came back twice`);
@@ -97,7 +98,12 @@ export async function* walkPages<T>(o: WalkOptions<T>): AsyncGenerator<ListPage<
     } else if (o.perPage !== undefined && body.data.length > 0 && body.data.length >= (body.perPage ?? o.perPage)) {
       next = withPage(query, o.pageParam, counter + 1);
     }
-    yield { items, page: body.currentPage ?? counter, hasMore: next !== undefined };
+    yield {
+      items,
+      page: body.currentPage ?? counter,
+      hasMore: next !== undefined,
+      ...(skipped > 0 ? { skipped } : {}),
+    };
     if (!next) return;
     query = next;
     counter++;

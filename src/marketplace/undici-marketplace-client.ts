@@ -1,5 +1,5 @@
 // The MarketplaceClient over undici: one keep-alive pool, every request through the scheduler hook.
-import { registerSecret } from '../log/logger.ts';
+import { registerSecret } from '../log/scrubber.ts';
 import { HttpAccountResource } from './accounts.ts';
 import { HttpTransport } from './http.ts';
 import { createImageResource } from './images.ts';

@@ -37,6 +37,12 @@ export interface RequestQueueOptions {
    * Default 1000.
    */
   readonly rateLimitFallbackMs?: number;
+  /**
+   * The longest the marketplace may make the queue wait: a Retry-After (or a rate-limit reset) asking more is
+   * cut to this, with a warning, and an advertised rate slower than one request per this long is read as that.
+   * Default 300000 (5 min).
+   */
+  readonly maxRetryAfterMs?: number;
   /** Floor of the AIMD decrease. Default ratePerSec / 64 (at least 0.1, at most ratePerSec); 0.1 for 'auto'. */
   readonly minRatePerSec?: number;
   /** Default: the system clock. Tests pass a FakeClock. */
@@ -61,6 +67,7 @@ export interface ResolvedRequestQueueOptions {
   readonly maxAttempts: number;
   readonly backoff: { readonly baseMs: number; readonly maxMs: number };
   readonly rateLimitFallbackMs: number;
+  readonly maxRetryAfterMs: number;
   readonly minRatePerSec: number;
   readonly clock: Clock;
   readonly random: () => number;
@@ -118,6 +125,7 @@ export function resolveRequestQueueOptions(opts: RequestQueueOptions): ResolvedR
       'a finite number >= 0',
       (v) => v >= 0,
     ),
+    maxRetryAfterMs: check('maxRetryAfterMs', opts.maxRetryAfterMs ?? 300_000, 'a finite number > 0', (v) => v > 0),
     minRatePerSec: check(
       'minRatePerSec',
       opts.minRatePerSec ??

@@ -168,7 +168,7 @@ export class RequestQueue {
         } catch (err) {
           this.#observe(err);
           this.#leaveWire();
-          const decision = classify(err, meta);
+          const decision = this.#capWait(meta, classify(err, meta));
           if (decision.rateLimited) this.#onRateLimited(meta, decision, epoch);
           if (!decision.retry || attempt >= maxAttempts || ctl.signal.aborted) {
             const reason = !decision.retry
@@ -334,6 +334,22 @@ export class RequestQueue {
   }
 
   /**
+   * A wait the marketplace asks for, cut to maxRetryAfterMs: a Retry-After of years (or an HTTP date in 9999)
+   * would otherwise pause the queue for good. Warned once per answer that asked for more.
+   */
+  #capWait(meta: RequestMeta, decision: RetryDecision): RetryDecision {
+    const max = this.options.maxRetryAfterMs;
+    const asked = decision.retryAfterMs;
+    if (asked === undefined || asked <= max) return decision;
+    this.#log.warn(
+      { method: meta.method, path: meta.path, askedMs: asked, waitMs: max },
+      `the marketplace asked offersync to wait ${seconds(asked)}; offersync waits ${seconds(max)} ` +
+        '(the most rateLimit.maxRetryAfterSeconds allows)',
+    );
+    return { ...decision, retryAfterMs: max };
+  }
+
+  /**
    * What an answer said about the limit: an advertised rate is taken (under the ceiling and any hold), and the
    * requests it says are left cap the bucket, less those still on the wire (they will spend them first).
    */
@@ -343,7 +359,15 @@ export class RequestQueue {
     const now = this.options.clock.now();
     if (advert.ratePerSec !== undefined) {
       const before = this.#aimd.advertised;
-      this.#aimd = aimdAdvertised(this.#aimdConfig, this.#aimd, advert.ratePerSec, now);
+      // A limit of one request per week would be a wait of a week for each: no slower than one per longest wait.
+      const slowest = 1000 / this.options.maxRetryAfterMs;
+      if (advert.ratePerSec < slowest && before !== slowest)
+        this.#log.warn(
+          { advertised: advert.ratePerSec, rate: slowest },
+          `the marketplace advertises ${advert.ratePerSec} requests/s; offersync sends one request every ` +
+            `${seconds(this.options.maxRetryAfterMs)} at the slowest (rateLimit.maxRetryAfterSeconds)`,
+        );
+      this.#aimd = aimdAdvertised(this.#aimdConfig, this.#aimd, Math.max(slowest, advert.ratePerSec), now);
       if (this.#aimd.advertised !== before) {
         this.#bucket.setRate(aimdRate(this.#aimdConfig, this.#aimd, now), now);
         this.#log.info(
@@ -369,4 +393,9 @@ export class RequestQueue {
   #emit(e: QueueEvent): void {
     this.options.onEvent?.(e);
   }
+}
+
+/** "999999999 s" as a person reads it in a warning. */
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
 }

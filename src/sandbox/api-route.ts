@@ -1,12 +1,13 @@
 // What a route handler gets and gives. Handlers are synchronous over the store once the body is read,
 // so one request's write is never interleaved with another's.
 import type { PageLimits } from './paging.ts';
-import type { DisableableRoute, SandboxRepresentation } from './sandbox-options.ts';
+import type { DisableableRoute, SandboxBulk, SandboxRepresentation } from './sandbox-options.ts';
 import type { SandboxStore } from './store.ts';
 
 export interface ApiContext {
   readonly store: SandboxStore;
   readonly representation: SandboxRepresentation;
+  readonly bulk: SandboxBulk;
   readonly limits: PageLimits & { readonly maxUploadBytes: number };
   isDisabled(name: DisableableRoute): boolean;
 }

@@ -1,6 +1,7 @@
 // Request bodies, bounded: a body over the limit is read to its end and discarded (so the client gets to
 // read the 413) unless it is far over, then the connection is closed. Malformed JSON is a 400.
 import type { IncomingMessage } from 'node:http';
+import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { HttpError } from './http-error.ts';
 
 export class BodyTooLarge extends HttpError {
@@ -60,5 +61,8 @@ export function parseJsonObject(raw: Buffer, contentType: string): Record<string
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new HttpError(422, 'The request body must be a JSON object.');
+  const forbidden = forbiddenKeyPaths(parsed)[0];
+  if (forbidden)
+    throw new HttpError(400, `The request body holds the key at /${forbidden.join('/')}, which names a prototype.`);
   return parsed as Record<string, unknown>;
 }

@@ -1,5 +1,7 @@
-// /__sandbox/ routes: the RunningSandbox controls over HTTP, for tests in another process. No key
-// needed (the sandbox binds loopback) and never counted.
+// /__sandbox/ routes: the RunningSandbox controls over HTTP, for tests in another process; never counted. They
+// change and dump everything, stored credentials included: without a key only on loopback, where no one else can
+// reach them; a sandbox listening beyond it (--host 0.0.0.0, in a container) asks for its API key.
+import { isIP } from 'node:net';
 import {
   checkFaults,
   checkRateLimit,
@@ -13,6 +15,14 @@ import {
 import { HttpError } from './http-error.ts';
 
 export type Controls = Omit<RunningSandbox, 'url' | 'port' | 'close'>;
+
+/** False only for a bind address no other machine can reach: 127.0.0.0/8, ::1, localhost. */
+export function controlNeedsKey(bindHost: string): boolean {
+  const host = bindHost.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost') return false;
+  if (isIP(host) === 4) return !host.startsWith('127.');
+  return !(host === '::1' || host === '0:0:0:0:0:0:0:1');
+}
 
 export interface ControlAnswer {
   readonly status: number;
@@ -87,6 +97,29 @@ export function handleControl(controls: Controls, method: string, path: string, 
         throw new HttpError(/not found/i.test((err as Error).message) ? 404 : 422, (err as Error).message);
       }
       return done;
+    }
+    case 'POST /__sandbox/sell': {
+      const b = parse(raw) as { kind?: unknown; identifier?: unknown; quantity?: unknown; keepStock?: unknown } | null;
+      if (
+        !b ||
+        typeof b.kind !== 'string' ||
+        (typeof b.identifier !== 'string' && typeof b.identifier !== 'number') ||
+        typeof b.quantity !== 'number' ||
+        (b.keepStock !== undefined && typeof b.keepStock !== 'boolean')
+      ) {
+        throw new HttpError(
+          422,
+          'Expected {kind: "items"|"top-ups", identifier: string|number, quantity: integer >= 1, keepStock?: boolean}.',
+        );
+      }
+      const { kind, identifier, quantity, keepStock } = b;
+      try {
+        const after = checked(() => controls.sell(kind as OfferKind, identifier, quantity, keepStock));
+        return { status: 200, body: { success: true, sold_count: after.soldCount, stock: after.stock } };
+      } catch (err) {
+        if (err instanceof HttpError) throw err;
+        throw new HttpError(/not found/i.test((err as Error).message) ? 404 : 422, (err as Error).message);
+      }
     }
     default:
       throw new HttpError(404, `No sandbox control route ${route}.`);

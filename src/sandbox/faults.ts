@@ -50,3 +50,32 @@ export class FaultInjector {
     return { drop, error, lost };
   }
 }
+
+const ECHOED_ROUTES = new Set(['POST /api/v1/accounts', 'PATCH /api/v1/accounts/{identifier}']);
+
+/**
+ * The 422 body of the echoCredentials fault for a request, or undefined when the request is not an account write
+ * carrying credentials: the message quotes them as PHP's json_encode writes them (\uXXXX, \/), the field errors
+ * quote the login URL-encoded.
+ */
+export function echoedCredentials(
+  route: string,
+  body: Record<string, unknown>,
+): { message: string; errors: Record<string, string[]> } | undefined {
+  const c = body.credentials;
+  if (!ECHOED_ROUTES.has(route) || c === null || typeof c !== 'object' || Array.isArray(c)) return undefined;
+  const quoted = Object.entries(c)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${phpJson(v)}`)
+    .join(', ');
+  const message = `The credentials are invalid: {${quoted}}`;
+  const login = (c as { login?: unknown }).login;
+  const errors: Record<string, string[]> = { credentials: [message] };
+  if (typeof login === 'string') errors['credentials.login'] = [`No account at login=${encodeURIComponent(login)}.`];
+  return { message, errors };
+}
+
+function phpJson(v: unknown): string {
+  return (JSON.stringify(v) ?? 'null')
+    .replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replaceAll('/', '\\/');
+}

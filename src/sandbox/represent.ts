@@ -44,6 +44,7 @@ export const RESPONSE_FIELDS: Readonly<Record<OfferKind, readonly string[]>> = {
     'server',
     'price',
     'stock',
+    'sold_count',
     'status',
     'created_at',
     'updated_at',
@@ -63,6 +64,7 @@ export const RESPONSE_FIELDS: Readonly<Record<OfferKind, readonly string[]>> = {
     'price',
     'currency',
     'stock',
+    'sold_count',
     'min_quantity',
     'waiting_time_value',
     'waiting_time_unit',
@@ -89,6 +91,8 @@ export function fieldValue(rec: OfferRecord, field: string): unknown {
   const ts = TIMESTAMPS[field];
   if (ts) return ts(rec);
   if (field === 'game_data') return rec.fields.parameters ?? null;
+  // Not in the document; the real marketplace counts units sold of items and top-ups under this name.
+  if (field === 'sold_count') return rec.fields.sold_count ?? 0;
   return rec.fields[field] ?? null;
 }
 

@@ -1,5 +1,5 @@
-// Gallery images (4.4): upload (201, wrapped in data), list (data + meta), delete. The sandbox keeps a
-// digest and the size, not the bytes: the url is an address on the sandbox that is not served.
+// Gallery images (4.4): upload (201, wrapped in data), list (data + meta), delete. The bytes are kept in memory and
+// served at the image's public url (sandbox-server.ts), without a key, as a marketplace's storage serves them.
 import { createHash, randomBytes } from 'node:crypto';
 import { ok, wrote, type ApiContext, type RouteDef } from './api-route.ts';
 import { notFound } from './http-error.ts';
@@ -45,6 +45,7 @@ export const imageRoutes: readonly RouteDef[] = [
         sha256: createHash('sha256').update(file.bytes).digest('hex'),
         created_us: createdUs,
       }));
+      ctx.store.imageBytes.set(img.filename, file.bytes);
       return wrote({ data: shape(ctx, present(img, req.url.origin, false)) }, 201);
     },
   },
@@ -66,6 +67,7 @@ export const imageRoutes: readonly RouteDef[] = [
       const id = req.params.id ?? '';
       const n = /^\d+$/.test(id) ? Number(id) : NaN;
       if (!ctx.store.images.has(n)) throw notFound();
+      ctx.store.imageBytes.delete(ctx.store.images.get(n)!.filename);
       ctx.store.images.delete(n);
       return wrote(action({ success: true, deleted_id: n }, ctx.representation));
     },

@@ -1,9 +1,12 @@
-// Item offers (4.2): create, list, get, update. An update carries only the five fields of 2.5; any
-// other key is refused by name, so a client that sends more is caught.
-import { wrote, type RouteDef } from './api-route.ts';
+// Item offers (4.2): create, list, get, update, and the bulk-update and bulk-remove the document does not
+// show (routes-bulk.ts). An update carries only the five fields of 2.5; any other key is refused by name, so a
+// client that sends more is caught.
+import { type ApiContext, wrote, type RouteDef } from './api-route.ts';
 import { checkFields, requireFields, type Rule } from './field-rules.ts';
 import { Validation } from './http-error.ts';
 import { answerOne, assertChangeable, createdStatus, findOffer, readRoutes } from './offer-routes.ts';
+import type { OfferRecord } from './records.ts';
+import { bulkRemoveRoute, bulkUpdateRoute } from './routes-bulk.ts';
 
 export const ITEM_STATUSES = ['draft', 'pending', 'listed', 'archived', 'sold'] as const;
 export const ITEM_UPDATE_FIELDS = ['title', 'price', 'stock', 'status', 'description'] as const;
@@ -22,6 +25,18 @@ const RULES: Readonly<Record<string, Rule>> = {
 };
 
 const DEFAULTS = { type: null, game: null, server: null, stock: null, description: null };
+
+function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unknown>): void {
+  const v = new Validation();
+  for (const key of Object.keys(body)) {
+    if (!(ITEM_UPDATE_FIELDS as readonly string[]).includes(key))
+      v.add(key, `The ${key} field cannot be updated; an item update takes only ${ITEM_UPDATE_FIELDS.join(', ')}.`);
+  }
+  const { status, ...fields } = checkFields(body, RULES, v);
+  v.throwIfAny();
+  assertChangeable(rec);
+  ctx.store.update('items', rec, { fields, ...(typeof status === 'string' ? { status } : {}) });
+}
 
 export const itemRoutes: readonly RouteDef[] = [
   ...readRoutes('items'),
@@ -52,16 +67,10 @@ export const itemRoutes: readonly RouteDef[] = [
     body: 'json',
     handle(ctx, req) {
       const rec = findOffer(ctx, 'items', req.params.identifier);
-      const v = new Validation();
-      for (const key of Object.keys(req.body)) {
-        if (!(ITEM_UPDATE_FIELDS as readonly string[]).includes(key))
-          v.add(key, `The ${key} field cannot be updated; an item update takes only ${ITEM_UPDATE_FIELDS.join(', ')}.`);
-      }
-      const { status, ...fields } = checkFields(req.body, RULES, v);
-      v.throwIfAny();
-      assertChangeable(rec);
-      ctx.store.update('items', rec, { fields, ...(typeof status === 'string' ? { status } : {}) });
+      applyUpdate(ctx, rec, req.body);
       return wrote(answerOne(ctx, 'items', rec));
     },
   },
+  bulkUpdateRoute('items', applyUpdate, false),
+  bulkRemoveRoute('items'),
 ];

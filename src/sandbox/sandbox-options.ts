@@ -5,6 +5,9 @@ export const DISABLEABLE_ROUTES = [
   'accounts.update',
   'accounts.bulkRemove',
   'topUps.bulkUpdate',
+  'items.bulkUpdate',
+  'items.bulkRemove',
+  'topUps.bulkRemove',
   'filterExternalId',
 ] as const;
 export type DisableableRoute = (typeof DISABLEABLE_ROUTES)[number];
@@ -39,6 +42,11 @@ export interface SandboxFaults {
   disabled?: readonly DisableableRoute[];
   /** Deterministic fault choice. */
   seed?: number;
+  /**
+   * Account creates and updates that carry credentials are refused 422 with a message quoting them (as JSON with
+   * non-ASCII as \uXXXX, and the login URL-encoded in the field errors), as a careless server does.
+   */
+  echoCredentials?: boolean;
 }
 
 export interface SandboxRepresentation {
@@ -63,6 +71,24 @@ export interface SandboxRepresentation {
    * body gets the first answer again without a second offer; the same key with another body is a 422.
    */
   idempotencyKeys?: boolean;
+  /** A sale of units (sell) raises sold_count only, leaving stock as it was, as a marketplace that keeps them apart. */
+  saleKeepsStock?: boolean;
+}
+
+/**
+ * The bulk routes as a marketplace of this kind may serve them. The document shows account bulk-remove and
+ * top-up bulk-update {offers} only.
+ */
+export interface SandboxBulk {
+  /** POST /items/bulk-update, /items/bulk-remove and /top-ups/bulk-remove served; default false (404). */
+  undocumented?: boolean;
+  /**
+   * The key every bulk-update reads its array from; a body without it is refused 422 "The {key} array is
+   * required." (the only place the key is named). Default 'offers', the document's.
+   */
+  updateKey?: string;
+  /** Most elements one bulk-update or item/top-up bulk-remove takes; more is refused 422 naming it. */
+  limit?: number;
 }
 
 export interface SandboxOptions {
@@ -76,6 +102,7 @@ export interface SandboxOptions {
   rateLimit?: RateLimit | null;
   faults?: SandboxFaults;
   representation?: SandboxRepresentation;
+  bulk?: SandboxBulk;
   /** Default: memory only. JSON file, loaded at start, written after every mutation. */
   persistFile?: string;
   /**
@@ -122,9 +149,22 @@ export interface RunningSandbox {
   /** Replaces the faults (and restarts the fault sequence from the seed). */
   setFaults(f: SandboxFaults): void;
   setRepresentation(r: SandboxRepresentation): void;
+  /** Replaces the bulk switches. */
+  setBulk(b: SandboxBulk): void;
   setRateLimit(r: RateLimit | null): void;
   /** As the marketplace would (a sale, a refund): sold sets sold_at. Throws when the offer is unknown. */
   setStatus(kind: OfferKind, identifier: string | number, status: string): void;
+  /**
+   * As a buyer would: sells `quantity` units of an item or top-up. Raises its sold_count, and lowers its stock
+   * unless `keepStock` (default: representation.saleKeepsStock). Throws when the offer is unknown, not listed,
+   * or holds fewer units. Returns the offer's sold_count and stock after the sale.
+   */
+  sell(
+    kind: OfferKind,
+    identifier: string | number,
+    quantity: number,
+    keepStock?: boolean,
+  ): { soldCount: number; stock: number | null };
   /** Stored records incl. archived, in id order; accounts include their credentials. */
   dump(): SandboxDump;
 }
@@ -136,6 +176,7 @@ export interface ResolvedOptions {
   readonly rateLimit: RateLimit | null;
   readonly faults: SandboxFaults;
   readonly representation: SandboxRepresentation;
+  readonly bulk: SandboxBulk;
   readonly persistFile: string | undefined;
   readonly sellerPerKey: boolean;
   readonly maxJsonBytes: number;
@@ -174,6 +215,8 @@ export function checkFaults(f: SandboxFaults | undefined): SandboxFaults {
     fail('faults.latencyMs', 'a number >= 0', out.latencyMs);
   if (out.seed !== undefined && (typeof out.seed !== 'number' || !Number.isFinite(out.seed)))
     fail('faults.seed', 'a finite number', out.seed);
+  if (out.echoCredentials !== undefined && typeof out.echoCredentials !== 'boolean')
+    fail('faults.echoCredentials', 'a boolean', out.echoCredentials);
   if (out.disabled !== undefined) {
     if (!Array.isArray(out.disabled))
       fail('faults.disabled', `an array of ${DISABLEABLE_ROUTES.join(', ')}`, out.disabled);
@@ -188,6 +231,16 @@ export function checkRepresentation(r: SandboxRepresentation | undefined): Sandb
   for (const [k, v] of Object.entries(out)) {
     if (v !== undefined && typeof v !== 'boolean') fail(`representation.${k}`, 'a boolean', v);
   }
+  return out;
+}
+
+export function checkBulk(b: SandboxBulk | undefined): SandboxBulk {
+  const out: SandboxBulk = { ...(b ?? {}) };
+  if (out.undocumented !== undefined && typeof out.undocumented !== 'boolean')
+    fail('bulk.undocumented', 'a boolean', out.undocumented);
+  if (out.updateKey !== undefined && (typeof out.updateKey !== 'string' || !/^[a-z_]+$/.test(out.updateKey)))
+    fail('bulk.updateKey', 'a key of lowercase letters and _', out.updateKey);
+  if (out.limit !== undefined) positiveInt('bulk.limit', out.limit, 1);
   return out;
 }
 
@@ -213,6 +266,7 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedOptions {
     rateLimit: checkRateLimit(o.rateLimit),
     faults: checkFaults(o.faults),
     representation: checkRepresentation(o.representation),
+    bulk: checkBulk(o.bulk),
     persistFile: o.persistFile,
     sellerPerKey: o.sellerPerKey === true,
     maxJsonBytes: positiveInt('maxJsonBytes', o.maxJsonBytes, 1024 * 1024),

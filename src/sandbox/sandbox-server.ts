@@ -1,13 +1,14 @@
 // startSandbox: the marketplace emulator on node:http. One request goes: counters key -> latency ->
 // faults (drop, 5xx) -> bearer key -> rate limit -> route (404/405/disabled) -> body -> handler ->
-// persist -> perhaps a lost response. Control routes under /__sandbox/ skip all of that.
+// persist -> perhaps a lost response. Control routes under /__sandbox/ skip all of that; beyond loopback they
+// need the API key (control.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiContext, ApiRequest } from './api-route.ts';
 import { BodyTooLarge, parseJsonObject, readBody } from './body.ts';
-import { handleControl, type Controls } from './control.ts';
+import { controlNeedsKey, handleControl, type Controls } from './control.ts';
 import { Counters } from './counters.ts';
-import { FaultInjector } from './faults.ts';
+import { echoedCredentials, FaultInjector } from './faults.ts';
 import { HttpError } from './http-error.ts';
 import { IdempotencyKeys } from './idempotency.ts';
 import { loadStore, saveStore } from './persist.ts';
@@ -16,18 +17,21 @@ import { RateLimiter } from './rate-limit.ts';
 import { ALL_STATUSES, OFFER_KINDS } from './records.ts';
 import { matchRoute } from './router.ts';
 import {
+  checkBulk,
   checkFaults,
   checkRateLimit,
   checkRepresentation,
   resolveOptions,
   type OfferKind,
   type RunningSandbox,
+  type SandboxBulk,
   type SandboxOptions,
   type SandboxRepresentation,
 } from './sandbox-options.ts';
 
 export type {
   RunningSandbox,
+  SandboxBulk,
   SandboxCounters,
   SandboxFaults,
   SandboxOptions,
@@ -51,6 +55,9 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(json);
 }
 
+/** Where uploaded images are served (the url the image routes give). */
+const GALLERY_PREFIX = '/storage/gallery/';
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -58,6 +65,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   let store = loadStore(options.persistFile);
   let faults = new FaultInjector(options.faults);
   let representation: SandboxRepresentation = options.representation;
+  let bulk: SandboxBulk = options.bulk;
   let limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
   const counters = new Counters();
   const idempotency = new IdempotencyKeys();
@@ -80,6 +88,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const context = (key: string): ApiContext => ({
     store: storeFor(key),
     representation,
+    bulk,
     limits: {
       defaultPerPage: options.defaultPerPage,
       maxPerPage: options.maxPerPage,
@@ -168,6 +177,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         raw,
         contentType,
       };
+      const echoed = faults.faults.echoCredentials ? echoedCredentials(match.key, apiReq.body) : undefined;
+      if (echoed) return answer(422, echoed);
       const idemKey = req.headers['idempotency-key'];
       const idem =
         representation.idempotencyKeys === true &&
@@ -212,7 +223,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     }
   }
 
+  const keyForControls = controlNeedsKey(options.host);
   async function handleControlRequest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (keyForControls && bearer(req) === undefined) {
+      send(
+        res,
+        401,
+        {
+          message:
+            'This sandbox listens beyond loopback, so its control routes need its API key: send ' +
+            'Authorization: Bearer <key>, or start it on 127.0.0.1.',
+        },
+        { 'www-authenticate': 'Bearer' },
+      );
+      return;
+    }
     try {
       const raw = req.method === 'POST' ? await readBody(req, options.maxJsonBytes) : Buffer.alloc(0);
       const a = handleControl(controls, req.method ?? 'GET', url.pathname, raw);
@@ -223,13 +248,33 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     }
   }
 
+  /** An uploaded image at its public url: no key, as storage serves it; counted, never a fault. */
+  function serveImage(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const filename = decodeURIComponent(url.pathname.slice(GALLERY_PREFIX.length));
+    // Filenames carry random bytes: unique across the stores of sellerPerKey.
+    const owner = allStores().find((s) => s.imageBytes.has(filename));
+    const bytes = owner?.imageBytes.get(filename);
+    const image = owner && [...owner.images.values()].find((i) => i.filename === filename);
+    const key = `${req.method ?? 'GET'} ${GALLERY_PREFIX}{filename}`;
+    if (req.method !== 'GET' || !bytes || !image) {
+      counters.record(key, 404);
+      send(res, 404, { message: `No image ${filename}.` });
+      return;
+    }
+    counters.record(key, 200);
+    res.writeHead(200, { 'content-type': image.mime_type, 'content-length': String(bytes.length) });
+    res.end(bytes);
+  }
+
   const server = createServer((req, res) => {
     const url = requestUrl(req);
     const work = url.pathname.startsWith('/__sandbox/')
       ? handleControlRequest(req, res, url)
       : url.pathname === '/api/v1' || url.pathname.startsWith('/api/v1/')
         ? handleApi(req, res, url)
-        : Promise.resolve(send(res, 404, { message: `The route ${url.pathname} could not be found.` }));
+        : url.pathname.startsWith(GALLERY_PREFIX)
+          ? Promise.resolve(serveImage(req, res, url))
+          : Promise.resolve(send(res, 404, { message: `The route ${url.pathname} could not be found.` }));
     work.catch((err: unknown) => {
       process.stderr.write(`sandbox: ${String(err)}\n`);
       send(res, 500, { message: 'Server Error' });
@@ -260,6 +305,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       idempotency.clear();
       faults = new FaultInjector(options.faults);
       representation = options.representation;
+      bulk = options.bulk;
       limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
     },
     counters: () => counters.snapshot(),
@@ -269,6 +315,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     },
     setRepresentation(r) {
       representation = checkRepresentation(r);
+    },
+    setBulk(b) {
+      bulk = checkBulk(b);
     },
     setRateLimit(r) {
       const checked = checkRateLimit(r);
@@ -284,6 +333,25 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       if (!owner || !rec) throw new Error(`${kind} offer ${JSON.stringify(identifier)} not found`);
       owner.update(kind, rec, { status });
       saveStore(options.persistFile, store);
+    },
+    sell(kind: OfferKind, identifier: string | number, quantity: number, keepStock?: boolean) {
+      if (kind !== 'items' && kind !== 'top-ups')
+        throw new TypeError(`kind: expected items or top-ups (accounts sell whole), got ${JSON.stringify(kind)}`);
+      if (!Number.isSafeInteger(quantity) || quantity < 1)
+        throw new TypeError(`quantity: expected a positive integer, got ${JSON.stringify(quantity)}`);
+      const owner = allStores().find((s) => s.find(kind, String(identifier)));
+      const rec = owner?.find(kind, String(identifier));
+      if (!owner || !rec) throw new Error(`${kind} offer ${JSON.stringify(identifier)} not found`);
+      if (rec.status !== 'listed') throw new TypeError(`${kind} offer ${rec.id} is ${rec.status}, not listed`);
+      const stock = typeof rec.fields.stock === 'number' ? rec.fields.stock : null;
+      if (stock !== null && stock < quantity)
+        throw new TypeError(`${kind} offer ${rec.id} holds ${stock} units, fewer than ${quantity}`);
+      const soldCount = (typeof rec.fields.sold_count === 'number' ? rec.fields.sold_count : 0) + quantity;
+      const lower = !(keepStock ?? representation.saleKeepsStock ?? false) && stock !== null;
+      const after = lower && stock !== null ? stock - quantity : stock;
+      owner.update(kind, rec, { fields: { sold_count: soldCount, ...(lower ? { stock: after } : {}) } });
+      saveStore(options.persistFile, store);
+      return { soldCount, stock: after };
     },
     dump: () => {
       const dumps = allStores().map((s) => s.dump());

@@ -38,6 +38,8 @@ export class SandboxStore {
     'top-ups': new OfferTable(),
   };
   readonly images = new Map<number, ImageRecord>();
+  /** Uploaded bytes by stored filename, served at the image's url. Memory only: a persisted sandbox forgets them. */
+  readonly imageBytes = new Map<string, Uint8Array>();
   nextImageId = 1;
   clock = new MonotonicClock();
 
@@ -123,6 +125,7 @@ export class SandboxStore {
   clear(): void {
     this.tables = { accounts: new OfferTable(), items: new OfferTable(), 'top-ups': new OfferTable() };
     this.images.clear();
+    this.imageBytes.clear();
     this.nextImageId = 1;
   }
 

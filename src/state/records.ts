@@ -23,6 +23,10 @@ export interface OfferRecord {
   readonly sourceFile: string | null;
   /** Fields the server stores differently from what was sent (docs/architecture.md, Three-way diff). */
   readonly lossyFields: readonly string[];
+  /** Items and top-ups: the marketplace's count of units sold, as last seen (a rise is a sale). null: never seen. */
+  readonly soldCount?: number | null;
+  /** Its count of units sold when offersync last sent (or agreed on) the stock: sales since explain a lower stock. */
+  readonly soldCountAtSend?: number | null;
   /** Epoch ms. */
   readonly updatedAt: number;
 }

@@ -36,6 +36,8 @@ export function toOfferRecord(r: Row<OffersTable>): OfferRecord {
     managed: r.managed === 1,
     sourceFile: r.source_file,
     lossyFields: stringArray(r.lossy_fields),
+    soldCount: r.sold_count ?? null,
+    soldCountAtSend: r.sold_count_at_send ?? null,
     updatedAt: r.updated_at,
   };
 }
@@ -54,6 +56,8 @@ export const OFFER_COLUMNS = [
   'managed',
   'source_file',
   'lossy_fields',
+  'sold_count',
+  'sold_count_at_send',
   'updated_at',
 ] as const satisfies readonly (keyof OffersTable)[];
 
@@ -78,6 +82,8 @@ class ListedOffer implements OfferRecord {
     readonly managed: boolean,
     readonly sourceFile: string | null,
     readonly lossyFields: readonly string[],
+    readonly soldCount: number | null,
+    readonly soldCountAtSend: number | null,
     readonly updatedAt: number,
   ) {
     this.#lastApplied = lastApplied;
@@ -117,8 +123,15 @@ export function offerFromTuple(t: readonly unknown[], pool: StringPool): OfferRe
     t[9] === 1,
     pool.intern(t[10] as string | null),
     stringArray(t[11] as string),
-    t[12] as number,
+    nullableNumber(t[12]),
+    nullableNumber(t[13]),
+    t[14] as number,
   );
+}
+
+/** PostgreSQL hands a BIGINT back as a string. */
+function nullableNumber(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
 }
 
 /** The columns an OfferRecordPatch sets, in the order the upsert statements are keyed by. */
@@ -133,6 +146,8 @@ export const OFFER_PATCH_COLUMNS = {
   managed: 'managed',
   sourceFile: 'source_file',
   lossyFields: 'lossy_fields',
+  soldCount: 'sold_count',
+  soldCountAtSend: 'sold_count_at_send',
 } as const satisfies { [K in keyof Required<OfferRecordPatch>]: keyof OffersTable };
 
 export type OfferPatchField = keyof typeof OFFER_PATCH_COLUMNS;
@@ -153,6 +168,8 @@ export function offerDefaults(kind: StateKind, externalId: string, now: number):
     managed: 0,
     source_file: null,
     lossy_fields: '[]',
+    sold_count: null,
+    sold_count_at_send: null,
     updated_at: now,
   };
 }
@@ -193,6 +210,12 @@ export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch):
         break;
       case 'lossyFields':
         row.lossy_fields = JSON.stringify(patch.lossyFields ?? []);
+        break;
+      case 'soldCount':
+        row.sold_count = patch.soldCount ?? null;
+        break;
+      case 'soldCountAtSend':
+        row.sold_count_at_send = patch.soldCountAtSend ?? null;
         break;
       default:
         field satisfies never;

@@ -21,6 +21,8 @@ export interface OffersTable {
   source_file: string | null;
   /** JSON array of field names. */
   lossy_fields: string;
+  sold_count: number | null;
+  sold_count_at_send: number | null;
   updated_at: number;
 }
 

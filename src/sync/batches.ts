@@ -1,6 +1,9 @@
-// Planning, stage 3: bulk routes. Top-up updates, top-up archives and account archives travel in batches of
-// one bulk call each, unless the state db knows the bulk route is refused or there is only one offer to send.
-// The first batch the executor sends probes a route never tried; the others follow its verdict.
+// Planning, stage 3: bulk routes. Item and top-up updates and archives, and account archives, travel in
+// batches of one bulk call each, unless the state db knows the kind's bulk routes are refused or there is only
+// one offer to send. The first batch the executor sends probes a route never tried; the others follow its
+// verdict (bulk-candidates.ts names the routes).
+import type { OfferKind } from '../catalogue/desired-offer.ts';
+import { ARCHIVE_CANDIDATES, BULK_CANDIDATES, UPDATE_CANDIDATE } from './bulk-candidates.ts';
 import type { ArchiveAction, ArchiveRoute, PlanAction } from './plan.ts';
 import type { PlannerOptions } from './planner-options.ts';
 
@@ -10,35 +13,60 @@ function batchNumbers(count: number, size: number, refused: boolean): ((i: numbe
   return (i) => Math.floor(i / size);
 }
 
-/** Top-up updates through bulk-update; the other actions as they are. */
-export function batchTopUpUpdates(actions: readonly PlanAction[], options: PlannerOptions): PlanAction[] {
-  const count = actions.filter((a) => a.type === 'update' && a.kind === 'topup').length;
-  const refused = options.capabilities.topUpBulkUpdate === 'unusable';
-  const batchOf = batchNumbers(count, options.bulk.topUpUpdateSize, refused);
-  if (!batchOf) return [...actions];
-  let i = 0;
-  return actions.map((a) =>
-    a.type === 'update' && a.kind === 'topup'
-      ? { ...a, route: { via: 'bulk-update', batch: batchOf(i++), ifRefused: 'patch' } }
-      : a,
-  );
+/** Offers per bulk-update call of a kind. */
+function updateSize(kind: OfferKind, options: PlannerOptions): number {
+  return kind === 'item' ? options.bulk.itemUpdateSize : options.bulk.topUpUpdateSize;
 }
 
-/** Archives with their routes: accounts through bulk-remove, top-ups through bulk-update, items one by one. */
+/** Item and top-up updates through their bulk-update; the other actions as they are. */
+export function batchUpdates(actions: readonly PlanAction[], options: PlannerOptions): PlanAction[] {
+  const batchOf = new Map<OfferKind, (i: number) => number>();
+  const seen = new Map<OfferKind, number>();
+  for (const [kind, id] of Object.entries(UPDATE_CANDIDATE) as [OfferKind, keyof typeof BULK_CANDIDATES][]) {
+    const count = actions.filter((a) => a.type === 'update' && a.kind === kind).length;
+    const refused = options.capabilities[BULK_CANDIDATES[id].id] === 'unusable';
+    const of = batchNumbers(count, updateSize(kind, options), refused);
+    if (of) batchOf.set(kind, of);
+  }
+  if (batchOf.size === 0) return [...actions];
+  return actions.map((a) => {
+    const of = a.type === 'update' ? batchOf.get(a.kind) : undefined;
+    if (!of || a.type !== 'update') return a;
+    const i = seen.get(a.kind) ?? 0;
+    seen.set(a.kind, i + 1);
+    return { ...a, route: { via: 'bulk-update', batch: of(i), ifRefused: 'patch' } };
+  });
+}
+
+/**
+ * Archives with their routes: accounts through bulk-remove; items and top-ups through bulk-update with status
+ * archived, else bulk-remove where that is not known refused; else one by one.
+ */
 export function routeArchives(
   archives: readonly Omit<ArchiveAction, 'route'>[],
   options: PlannerOptions,
 ): ArchiveAction[] {
   const caps = options.capabilities;
   const count = (kind: ArchiveAction['kind']) => archives.filter((a) => a.kind === kind).length;
-  const accounts = batchNumbers(count('account'), options.bulk.removeSize, caps.accountBulkRemove === 'unusable');
-  const topUps = batchNumbers(count('topup'), options.bulk.topUpUpdateSize, caps.topUpBulkUpdate === 'unusable');
+  const viaOf = (kind: OfferKind): { via: 'bulk-remove' | 'bulk-update'; size: number } | null => {
+    if (kind === 'account')
+      return caps.accountBulkRemove === 'unusable' ? null : { via: 'bulk-remove', size: options.bulk.removeSize };
+    const open = (ARCHIVE_CANDIDATES[kind] ?? []).find((id) => caps[BULK_CANDIDATES[id].id] !== 'unusable');
+    if (open === undefined) return null;
+    const op = BULK_CANDIDATES[open].op;
+    return { via: op, size: op === 'bulk-remove' ? options.bulk.removeSize : updateSize(kind, options) };
+  };
+  const routes = new Map<OfferKind, { via: 'bulk-remove' | 'bulk-update'; of: (i: number) => number }>();
+  for (const kind of ['account', 'item', 'topup'] as const) {
+    const v = viaOf(kind);
+    const of = v ? batchNumbers(count(kind), v.size, false) : null;
+    if (v && of) routes.set(kind, { via: v.via, of });
+  }
   const seen = { account: 0, item: 0, topup: 0 };
   return archives.map((a) => {
     const i = seen[a.kind]++;
-    let route: ArchiveRoute = { via: 'single' };
-    if (a.kind === 'account' && accounts) route = { via: 'bulk-remove', batch: accounts(i), ifRefused: 'single' };
-    if (a.kind === 'topup' && topUps) route = { via: 'bulk-update', batch: topUps(i), ifRefused: 'single' };
+    const r = routes.get(a.kind);
+    const route: ArchiveRoute = r ? { via: r.via, batch: r.of(i), ifRefused: 'single' } : { via: 'single' };
     return { ...a, route };
   });
 }

@@ -9,6 +9,10 @@ export const CAPABILITIES = {
   accountUpdate: 'PATCH /accounts/{id}',
   accountBulkRemove: 'POST /accounts/bulk-remove {ids}',
   topUpBulkUpdate: 'POST /top-ups/bulk-update {offers}',
+  // Not in the document; commonly served by marketplaces of this kind (bulk-candidates.ts).
+  itemBulkUpdate: 'POST /items/bulk-update {offers}',
+  itemBulkRemove: 'POST /items/bulk-remove {ids}',
+  topUpBulkRemove: 'POST /top-ups/bulk-remove {ids}',
   /** Whether a create after archiving frees the external_id (the accounts.updateFallback: recreate path). */
   accountRecreate: 'POST /accounts after DELETE, same external_id',
 } as const;
@@ -33,6 +37,9 @@ export const UNKNOWN_CAPABILITIES: Capabilities = {
   accountUpdate: 'unknown',
   accountBulkRemove: 'unknown',
   topUpBulkUpdate: 'unknown',
+  itemBulkUpdate: 'unknown',
+  itemBulkRemove: 'unknown',
+  topUpBulkRemove: 'unknown',
   accountRecreate: 'unknown',
 };
 
@@ -43,12 +50,9 @@ export async function readCapabilities(
     const rec = await get(CAPABILITIES[id]);
     return rec === undefined ? 'unknown' : rec.usable ? 'usable' : 'unusable';
   };
-  return {
-    accountUpdate: await verdict('accountUpdate'),
-    accountBulkRemove: await verdict('accountBulkRemove'),
-    topUpBulkUpdate: await verdict('topUpBulkUpdate'),
-    accountRecreate: await verdict('accountRecreate'),
-  };
+  const ids = Object.keys(CAPABILITIES) as CapabilityId[];
+  const verdicts = await Promise.all(ids.map(async (id) => [id, await verdict(id)] as const));
+  return Object.fromEntries(verdicts) as Record<CapabilityId, CapabilityVerdict>;
 }
 
 /** A refusal that says "this route or body shape is not served", as opposed to "this offer failed". */

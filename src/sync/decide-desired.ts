@@ -9,6 +9,7 @@ import type { PlanAction, SingleUpdateRoute, UpdateAction } from './plan.ts';
 import { NOT_SERVED } from './capabilities.ts';
 import type { PlannerOptions } from './planner-options.ts';
 import { backoffKey, backoffVerdict, describeBackoff } from './offer-backoff.ts';
+import { withoutSales } from './sale-or-drift.ts';
 import type { KindSnapshot } from './remote-snapshot.ts';
 import { splitUpdatable } from './updatable-fields.ts';
 
@@ -103,6 +104,8 @@ function decideKnown(
   const lastApplied = known ? rec.lastApplied : null;
   const lossy = new Set(known ? rec.lossyFields : []);
   let changes = diffFields({ desired: fields, lastApplied, live: liveFieldsOf(live), lossy });
+  if (kind !== 'account')
+    changes = [...withoutSales(changes, lastApplied, live, known ? (rec.soldCountAtSend ?? null) : null)];
   const sendCredentials =
     d.kind === 'account' &&
     d.credentialsHmac !== undefined &&

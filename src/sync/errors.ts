@@ -1,5 +1,5 @@
 // Reading the client's errors without depending on their classes: the fields every MarketplaceError carries.
-import { scrubSecrets } from '../log/logger.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 import { NotFoundError } from '../marketplace/errors.ts';
 import { QueueClearedError } from '../queue/queue-cleared-error.ts';
 
@@ -42,11 +42,13 @@ export function failure(
   err: unknown,
   prefix = '',
   suffix = '',
+  secrets: Iterable<string | undefined> = [],
 ): { readonly outcome: 'failed' | 'skipped'; readonly message: string } {
   if (err instanceof StoppedAfterArchiveError) return { outcome: 'skipped', message: err.message };
   if (stoppedBeforeSent(err))
     return { outcome: 'skipped', message: 'not sent: the run was stopped before it was sent; the next run sends it' };
-  return { outcome: 'failed', message: prefix + errorMessage(err) + suffix };
+  // `secrets`: what the request carried (an account's credentials), which the marketplace may have quoted.
+  return { outcome: 'failed', message: scrubSecrets(prefix + errorMessage(err) + suffix, secrets) };
 }
 
 export function statusOf(err: unknown): number | undefined {

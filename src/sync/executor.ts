@@ -7,10 +7,18 @@ import type { StateStore } from '../state/state-store.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import type { OfferBackoffs } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
-import type { AdoptAction, ArchiveAction, CreateAction, Plan, UpdateAction } from './plan.ts';
+import {
+  type AdoptAction,
+  type ArchiveAction,
+  type CreateAction,
+  type Plan,
+  stoppedByGuard,
+  type UpdateAction,
+} from './plan.ts';
+import { recordSoldCounts } from './record-sold-counts.ts';
 import { recordAdopt, recordNoop } from './record-noops.ts';
 import { archiveOne } from './route-archive.ts';
-import { bulkArchive, bulkUpdateTopUps } from './route-bulk.ts';
+import { bulkArchive, bulkUpdate } from './route-bulk.ts';
 import { runCreate } from './route-create.ts';
 import { runUpdate } from './route-update.ts';
 import { RunContext } from './run-context.ts';
@@ -49,9 +57,22 @@ interface OfferWork {
 
 export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {
   const ctx = new RunContext({ ...deps, createAttempts: deps.options.createAttempts });
-  if (plan.guard.tripped) {
-    const { archives, limit } = plan.guard;
-    deps.logger.error({ archives, limit }, 'mass-archive guard tripped: nothing sent');
+  const seenAt = new Date(deps.now?.() ?? Date.now());
+  if (stoppedByGuard(plan)) {
+    // Sales are news whatever the guard says: told now, not held until the catalogue is fixed.
+    appendSold(
+      deps.statePath,
+      ctx.store.transaction(() => recordSoldCounts(ctx.store, plan.soldCounts, seenAt)),
+    );
+    if (plan.guard.tripped) {
+      const { archives, limit, rule } = plan.guard;
+      deps.logger.error({ archives, limit, rule }, 'mass-archive guard tripped: nothing sent');
+    }
+    if (plan.priceGuard.tripped) {
+      const { priced, limit, rule } = plan.priceGuard;
+      const suspect = plan.priceGuard.suspect.length;
+      deps.logger.error({ priced, suspect, limit, rule }, 'price guard tripped: nothing sent');
+    }
     return ctx.outcomes;
   }
   const perOffer = new Map<string, OfferWork>();
@@ -75,6 +96,7 @@ export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutc
   for (const sha of await uploadImages(ctx, uploads, deps.readImage, deps.signal)) ctx.failedUploads.add(sha);
   await ctx.inTransaction(async () => {
     for (const w of perOffer.values()) if (w.adopt) await recordAdopt(ctx, w.adopt, !w.update);
+    ctx.sold.push(...(await recordSoldCounts(ctx.store, plan.soldCounts, seenAt)));
   });
   const bulkUpdates: UpdateAction[] = [];
   const tasks: (() => Promise<void>)[] = [];
@@ -86,7 +108,7 @@ export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutc
       tasks.push(() => runUpdate(ctx, update, route));
     }
   }
-  if (bulkUpdates.length > 0) tasks.push(() => bulkUpdateTopUps(ctx, bulkUpdates));
+  if (bulkUpdates.length > 0) tasks.push(() => bulkUpdate(ctx, bulkUpdates));
   await forEachLimit(tasks, EXECUTOR_WINDOW, (task) => task(), deps.signal);
   // Archives go last. They are not skipped when another offer failed: a removed offer left listed can be
   // sold twice, and the listing's completeness is already checked by the planner.

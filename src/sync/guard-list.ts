@@ -4,12 +4,35 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { GuardVerdict } from './plan.ts';
+import { formatCents, type PriceGuardVerdict } from './price-guard.ts';
 
 /** Offers named in the summary line; the file has them all. */
 export const GUARD_NAMES_SHOWN = 10;
 
-export function guardListPath(statePath: string, runId: string): string | null {
-  return statePath === ':memory:' || statePath.includes('://') ? null : join(dirname(statePath), `guard-${runId}.txt`);
+export function guardListPath(statePath: string, runId: string, name = 'guard'): string | null {
+  return statePath === ':memory:' || statePath.includes('://')
+    ? null
+    : join(dirname(statePath), `${name}-${runId}.txt`);
+}
+
+/** As guardHeldMessage, for the price guard: price-guard-<run id>.txt, one "kind external_id old -> new" a line. */
+export function priceGuardHeldMessage(guard: PriceGuardVerdict, statePath: string, runId: string): string | undefined {
+  if (!guard.tripped || guard.suspect.length === 0) return undefined;
+  const line = (c: PriceGuardVerdict['suspect'][number]) =>
+    `${c.kind} ${c.externalId} ${formatCents(c.from)} -> ${formatCents(c.to)}`;
+  const names = guard.suspect.slice(0, GUARD_NAMES_SHOWN).map(line);
+  const more = guard.suspect.length > names.length ? ` and ${guard.suspect.length - names.length} more` : '';
+  let where = '';
+  const path = guardListPath(statePath, runId, 'price-guard');
+  if (path) {
+    try {
+      writeFileSync(path, guard.suspect.map((c) => `${line(c)}\n`).join(''), { mode: 0o600 });
+      where = `; all ${guard.suspect.length} are listed in ${path}`;
+    } catch {
+      where = '';
+    }
+  }
+  return `held back by the price guard (not sent): ${names.join(', ')}${more}${where}`;
 }
 
 /** Writes the file (when the state is a file) and returns the summary line. */

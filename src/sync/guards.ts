@@ -1,5 +1,7 @@
 // The mass-archive guard (docs/architecture.md, Guard): like rclone's --max-delete, checked before the first write.
-import type { GuardVerdict } from './plan.ts';
+// Two rules, the stricter wins: never more than half of the managed offers (whatever the shop's size: a small
+// shop's export cut short must not empty it), and never more than the configured share of a large shop.
+import type { GuardVerdict, PlanAction, UpdateAction } from './plan.ts';
 
 export interface GuardOptions {
   /** A fixed limit; null: max(min, percent% of managed offers). */
@@ -8,9 +10,28 @@ export interface GuardOptions {
   readonly maxArchiveMin: number;
 }
 
-export function archiveLimit(managed: number, opts: GuardOptions): number {
+/** What the catalogue lost, for the message: it came out empty, or whole files lost every offer. */
+export interface CatalogueLoss {
+  readonly empty: boolean;
+  /** Files (catalogue-relative) all of whose managed offers this run would archive, with their count. */
+  readonly files: readonly { readonly file: string; readonly offers: number }[];
+}
+
+const NO_LOSS: CatalogueLoss = { empty: false, files: [] };
+
+/** The configured share: guard.maxArchive, else max(min, percent% of managed offers). */
+export function shareLimit(managed: number, opts: GuardOptions): number {
   if (opts.maxArchive !== null) return opts.maxArchive;
   return Math.max(opts.maxArchiveMin, Math.ceil((managed * opts.maxArchivePercent) / 100));
+}
+
+/** Half of the managed offers, rounded down: 2 of 3 is more than half. */
+export function halfLimit(managed: number): number {
+  return Math.floor(managed / 2);
+}
+
+export function archiveLimit(managed: number, opts: GuardOptions): number {
+  return Math.min(halfLimit(managed), shareLimit(managed, opts));
 }
 
 export function massArchiveVerdict(
@@ -18,17 +39,41 @@ export function massArchiveVerdict(
   managed: number,
   opts: GuardOptions,
   allow: boolean,
+  loss: CatalogueLoss = NO_LOSS,
 ): GuardVerdict {
   const limit = archiveLimit(managed, opts);
   if (archives <= limit || allow) return { tripped: false, archives, limit };
+  const rule = archives > halfLimit(managed) ? 'half' : 'share';
+  const why =
+    rule === 'half'
+      ? `this run would archive ${archives} of ${managed} managed offers, more than half of them`
+      : `this run would archive ${archives} offers, more than the limit of ${limit} ` +
+        (opts.maxArchive !== null
+          ? '(guard.maxArchive)'
+          : `(${opts.maxArchivePercent}% of ${managed} managed offers, at least ${opts.maxArchiveMin})`);
   return {
     tripped: true,
     archives,
     limit,
+    rule,
     message:
-      `this run would archive ${archives} offers, more than the limit of ${limit} ` +
-      `(guard.maxArchive, or ${opts.maxArchivePercent}% of ${managed} managed offers, at least ` +
-      `${opts.maxArchiveMin}). ` +
-      'Nothing was sent. If the catalogue really lost these offers, run again with --allow-mass-archive.',
+      `${why}. ${lossNote(loss)}Nothing was sent. If the catalogue really lost these offers, run again with ` +
+      '--allow-mass-archive.',
   };
+}
+
+/**
+ * Whether an action takes an offer off the market as an archive does: an update whose new status is archived
+ * (a catalogue entry, or a file that sets every offer's status) counts against the limit like an archive.
+ */
+export function archivesByUpdate(a: PlanAction): a is UpdateAction {
+  return a.type === 'update' && a.changes.some((c) => c.field === 'status' && c.to === 'archived');
+}
+
+function lossNote(loss: CatalogueLoss): string {
+  if (loss.empty) return 'The catalogue came out empty: no offer in any file (a moved folder? an empty export?). ';
+  if (loss.files.length === 0) return '';
+  const shown = loss.files.slice(0, 5).map((f) => `${f.file} (${f.offers})`);
+  const more = loss.files.length > shown.length ? ` and ${loss.files.length - shown.length} more` : '';
+  return `The catalogue lost whole files: every offer of ${shown.join(', ')}${more} is gone. `;
 }

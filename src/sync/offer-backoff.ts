@@ -5,7 +5,8 @@
 //
 // Kept in the state db's meta as one small JSON map, read once per run: refused offers are few, and this
 // needs nothing new from a state backend.
-import type { OfferKind } from '../catalogue/desired-offer.ts';
+import type { AccountCredentials, OfferKind } from '../catalogue/desired-offer.ts';
+import { scrubSecrets } from '../log/scrubber.ts';
 
 export interface OfferBackoffOptions {
   /** The first wait after a refusal. */
@@ -136,6 +137,8 @@ interface DesiredEntry {
   readonly kind: OfferKind;
   readonly externalId: string;
   readonly hash: string;
+  /** An account's credentials, never kept in the message even if the marketplace quoted them. */
+  readonly credentials?: AccountCredentials;
 }
 
 /** One run's view of the backoffs: read at start, changed by refusals and successes, saved at the end. */
@@ -168,7 +171,7 @@ export class OfferBackoffs {
     if (typeof status !== 'number' || !isFinalRefusal(status)) return '';
     const key = backoffKey(d.kind, d.externalId);
     // The whole message: the request, the status and the marketplace's words.
-    const message = err instanceof Error ? err.message : String(err);
+    const message = scrubSecrets(err instanceof Error ? err.message : String(err), Object.values(d.credentials ?? {}));
     const next = afterRefusal(
       this.#map.get(key),
       { kind: d.kind, externalId: d.externalId, hash: d.hash, status, message },

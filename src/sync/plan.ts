@@ -5,7 +5,9 @@
 import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { FieldName, FieldValue, OfferFields } from './offer-fields.ts';
+import type { PriceGuardVerdict } from './price-guard.ts';
 import type { Target } from './target.ts';
+import type { SoldCountNote } from './unit-sale.ts';
 
 /** One field an action changes. `from` is the live value where the server echoes it, else the last applied. */
 export interface FieldChange {
@@ -20,8 +22,8 @@ export interface FieldChange {
  * How an update reaches the marketplace.
  * - patch: one PATCH. `ifRefused` is what follows when the marketplace does not serve the route (only account
  *   PATCH is probed: the document does not list it); 'fail' means the route is not in question.
- * - bulk-update: one element of batch `batch` of POST /top-ups/bulk-update; the first batch sent probes the
- *   route, a refusal sends every element of the kind by its own PATCH.
+ * - bulk-update: one element of batch `batch` of POST /{items,top-ups}/bulk-update; the first batch sent probes
+ *   the route, a refusal sends every element of the kind by its own PATCH.
  * - recreate: account PATCH is not served: archive, then create anew under the same external_id. A refusal of
  *   the create (the server keeps archived external_ids) reports the rest blocked.
  */
@@ -35,8 +37,9 @@ export type SingleUpdateRoute = Exclude<UpdateRoute, { readonly via: 'bulk-updat
 
 /**
  * How an archive reaches the marketplace: its own route (DELETE for accounts, PATCH status=archived for
- * items and top-ups), or one element of a batch of bulk-remove (accounts) or bulk-update (top-ups), which
- * falls back to the offer's own route when the bulk route is refused.
+ * items and top-ups), or one element of a batch of bulk-remove (accounts; items and top-ups once their
+ * bulk-update is refused) or bulk-update (items, top-ups), which falls back to the kind's next bulk route, then
+ * to the offer's own route.
  */
 export type ArchiveRoute =
   | { readonly via: 'single' }
@@ -142,10 +145,13 @@ export interface NoopAction {
 export type PlanAction = CreateAction | UpdateAction | ArchiveAction | AdoptAction | UploadAction | NoopAction;
 export type WriteAction = CreateAction | UpdateAction | ArchiveAction | UploadAction;
 
+/** The mass-archive guard's verdict (guards.ts). */
 export interface GuardVerdict {
   readonly tripped: boolean;
   readonly archives: number;
   readonly limit: number;
+  /** When tripped, the rule that stopped it: more than half of the managed offers, or more than the share. */
+  readonly rule?: 'half' | 'share';
   readonly message?: string;
   /** When tripped: every offer the run would have archived. */
   readonly held?: readonly { readonly kind: OfferKind; readonly externalId: string }[];
@@ -154,6 +160,10 @@ export interface GuardVerdict {
 export interface Plan {
   readonly actions: readonly PlanAction[];
   readonly guard: GuardVerdict;
+  /** The price guard's verdict (price-guard.ts); a tripped one stops the run as the mass-archive guard does. */
+  readonly priceGuard: PriceGuardVerdict;
+  /** Counts of units sold, as the lists showed them: the sales to report and what the state db remembers. */
+  readonly soldCounts: readonly SoldCountNote[];
   /** Why no archive was planned at all, when the catalogue or the remote picture was incomplete. */
   readonly archiveSuppressed: readonly string[];
   /** Problems the seller must see (remote duplicates, conflicts). */
@@ -172,11 +182,20 @@ export function targetNote(plan: Plan): string | undefined {
   );
 }
 
+/** A guard stopped the run: nothing is sent. */
+export function stoppedByGuard(plan: Plan): boolean {
+  return plan.guard.tripped || plan.priceGuard.tripped;
+}
+
 export function isWrite(a: PlanAction): a is WriteAction {
   return a.type === 'create' || a.type === 'update' || a.type === 'archive' || a.type === 'upload';
 }
 
-/** An adopt that carries no later update still writes state, not the marketplace. */
+/**
+ * Whether the marketplace differs from the catalogue (plan's exit 3). An adoption is not such a difference: it
+ * maps an offer that already matches to its catalogue entry in offersync's own state, and sends nothing; a
+ * catalogue just written by `pull`, planned with a fresh state db, is all adoptions and must say "nothing to do".
+ */
 export function hasChanges(plan: Plan): boolean {
-  return plan.actions.some((a) => isWrite(a) || a.type === 'adopt');
+  return plan.actions.some(isWrite);
 }

@@ -3,6 +3,7 @@
 import type { Capabilities } from './capabilities.ts';
 import type { GuardOptions } from './guards.ts';
 import type { OfferBackoff } from './offer-backoff.ts';
+import type { PriceGuardOptions } from './price-guard.ts';
 
 export interface PlannerOptions {
   /** Status stated on create (and expected after) when the catalogue gives none. */
@@ -13,8 +14,11 @@ export interface PlannerOptions {
   readonly updateFallback: 'report' | 'recreate';
   readonly guard: GuardOptions;
   readonly allowMassArchive: boolean;
-  /** Largest batch of one bulk call, per route. */
-  readonly bulk: { readonly removeSize: number; readonly topUpUpdateSize: number };
+  readonly priceGuard: PriceGuardOptions;
+  /** --allow-price-change: the price guard reports but does not stop. */
+  readonly allowPriceChange: boolean;
+  /** Largest batch of one bulk call, per route (a smaller limit the marketplace names is learnt at send). */
+  readonly bulk: { readonly removeSize: number; readonly topUpUpdateSize: number; readonly itemUpdateSize: number };
   /** What the state db learnt of the routes the document does not promise. */
   readonly capabilities: Capabilities;
   /** Offers the marketplace refused, held back until their entry changes or their backoff elapses. */

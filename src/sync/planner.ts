@@ -6,15 +6,19 @@ import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-off
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { asOfferView, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
-import { batchTopUpUpdates, routeArchives } from './batches.ts';
+import { batchUpdates, routeArchives } from './batches.ts';
 import { decideDesired } from './decide-desired.ts';
 import { decideRemoved } from './decide-removed.ts';
-import { massArchiveVerdict } from './guards.ts';
-import { match } from './match.ts';
+import { archivesByUpdate, type CatalogueLoss, massArchiveVerdict } from './guards.ts';
+import { isLocked } from './locked-status.ts';
+import { type MatchedOffer, match } from './match.ts';
 import { type OfferKey, offerKey } from './offer-key.ts';
 import type { ArchiveAction, Plan, PlanAction, UploadAction } from './plan.ts';
 import type { PlannerOptions } from './planner-options.ts';
+import { type PriceChange, priceVerdict } from './price-guard.ts';
 import type { RemoteSnapshot } from './remote-snapshot.ts';
+import { soldCountNote } from './sold-count.ts';
+import type { SoldCountNote } from './unit-sale.ts';
 import { describeTarget, isTargeted, type Target, targetTest } from './target.ts';
 
 export type { PlannerOptions } from './planner-options.ts';
@@ -53,10 +57,19 @@ export function plan(input: PlannerInput): Plan {
   const target = isTargeted(input.target) ? input.target : undefined;
   const inTarget = target ? targetTest(target) : null;
   let outside = 0;
+  const soldCounts: SoldCountNote[] = [];
+  const priceChanges: PriceChange[] = [];
+  let priced = 0;
+  const archivedFrom = new Map<string, number>();
   for (const m of match({ offers: catalogue.offers, state, remote })) {
     if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
       outside++;
       continue;
+    }
+    // Sales are read whatever is decided below: a sale is news even for an offer the run leaves alone.
+    if (m.live && m.presence === 'listed') {
+      const note = soldCountNote({ desired: m.desired, state: m.state, live: m.live });
+      if (note) soldCounts.push(note);
     }
     if (m.desired) {
       const d = m.desired;
@@ -69,7 +82,17 @@ export function plan(input: PlannerInput): Plan {
         }
       }
       const interrupted = input.interruptedCreates?.has(m.key) ?? false;
-      actions.push(...decideDesired(m, d, { options, snapshot: remote.kinds[m.kind], imageId, interrupted }));
+      const decided = decideDesired(m, d, { options, snapshot: remote.kinds[m.kind], imageId, interrupted });
+      const before = priceBefore(m);
+      if (before !== undefined) {
+        priced++;
+        for (const a of decided)
+          if (a.type === 'update')
+            for (const c of a.changes)
+              if (c.field === 'price' && typeof c.to === 'number')
+                priceChanges.push({ kind: m.kind, externalId: m.externalId, from: before, to: c.to });
+      }
+      actions.push(...decided);
       continue;
     }
     const decision = decideRemoved(m, {
@@ -79,17 +102,23 @@ export function plan(input: PlannerInput): Plan {
       quarantinedFiles,
       invalid: invalid.has(m.key),
     });
-    if (decision?.type === 'archive') archives.push(decision);
-    else if (decision) actions.push(decision);
+    if (decision?.type === 'archive') {
+      archives.push(decision);
+      const file = m.state?.sourceFile;
+      if (file) archivedFrom.set(file, (archivedFrom.get(file) ?? 0) + 1);
+    } else if (decision) actions.push(decision);
   }
 
   const managed = state.countManaged();
-  const verdict = massArchiveVerdict(archives.length, managed, options.guard, options.allowMassArchive);
+  const archiving = [...archives, ...actions.filter(archivesByUpdate)];
+  const loss = catalogueLoss(catalogue, archivedFrom);
+  const verdict = massArchiveVerdict(archiving.length, managed, options.guard, options.allowMassArchive, loss);
+  const priceGuard = priceVerdict(priceChanges, priced, options.priceGuard, options.allowPriceChange);
   // A stopped run names what it held back (guard-list.ts): sorted, so the first few are stable.
   const guard = verdict.tripped
     ? {
         ...verdict,
-        held: archives
+        held: archiving
           .map((a) => ({ kind: a.kind, externalId: a.externalId }))
           .sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId)),
       }
@@ -99,11 +128,37 @@ export function plan(input: PlannerInput): Plan {
     .map((u) => ({ type: 'upload', image: u.image, neededBy: u.neededBy }));
   archives.sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId));
   return {
-    actions: [...uploadActions, ...batchTopUpUpdates(actions, options), ...routeArchives(archives, options)],
+    actions: [...uploadActions, ...batchUpdates(actions, options), ...routeArchives(archives, options)],
     guard,
+    priceGuard,
+    soldCounts,
     ...notices(catalogue, remote),
     ...(target ? { target: { ...target, description: describeTarget(target), outside } } : {}),
   };
+}
+
+/**
+ * The price an offer has now as far as offersync can tell: the one it last sent, else the one the marketplace
+ * shows. undefined for an offer not on the marketplace, or one the marketplace owns (sold, refunded, processing).
+ */
+function priceBefore(m: MatchedOffer): number | undefined {
+  if (!m.live || isLocked(m.live.status)) return undefined;
+  const sent = m.state?.remoteId === m.live.id ? m.state.lastApplied?.price : undefined;
+  if (typeof sent === 'number') return sent;
+  const shown = m.live.fields.price;
+  return typeof shown === 'number' ? shown : undefined;
+}
+
+/** Files of the state whose every offer the run would archive and that hold no offer in the catalogue now. */
+function catalogueLoss(catalogue: CatalogueSide, archivedFrom: ReadonlyMap<string, number>): CatalogueLoss {
+  if (archivedFrom.size === 0) return { empty: false, files: [] };
+  if (catalogue.offers.length === 0) return { empty: true, files: [] };
+  const present = new Set(catalogue.offers.map((o) => o.source.file));
+  const files = [...archivedFrom]
+    .filter(([file]) => !present.has(file))
+    .map(([file, offers]) => ({ file, offers }))
+    .sort((a, b) => b.offers - a.offers || a.file.localeCompare(b.file));
+  return { empty: false, files };
 }
 
 /** Why nothing is archived this run, and what the seller must see of the remote lists. */

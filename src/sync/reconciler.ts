@@ -12,11 +12,13 @@ import { errorMessage } from './errors.ts';
 import { type ExecutorOptions, execute } from './executor.ts';
 import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
-import { type Plan, targetNote } from './plan.ts';
+import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { countOutcomes, flatCounts, type OfferOutcome, type RunReport } from './run-report.ts';
-import { guardHeldMessage } from './guard-list.ts';
+import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
+import { recordGuardStop } from './guard-stop.ts';
+import type { UnitSale } from './unit-sale.ts';
 import { settleJournal } from './settle-journal.ts';
 import { isTargeted, type Target, targetTest } from './target.ts';
 
@@ -39,7 +41,7 @@ export interface CatalogueView {
 }
 
 export interface ReconcilerSettings {
-  readonly planner: Omit<PlannerOptions, 'capabilities' | 'allowMassArchive' | 'backoffs' | 'now'>;
+  readonly planner: Omit<PlannerOptions, 'capabilities' | 'allowMassArchive' | 'allowPriceChange' | 'backoffs' | 'now'>;
   readonly executor: ExecutorOptions;
   /** Per-offer backoff of offers the marketplace refused. Default: 1 min doubling to 6 h, parked after 10. */
   readonly offerBackoff?: OfferBackoffOptions;
@@ -70,6 +72,8 @@ export interface ReconcileOptions {
   /** Plan only: no write, no lease, no journal settling. */
   readonly dryRun: boolean;
   readonly allowMassArchive?: boolean;
+  /** --allow-price-change: the price guard does not stop the run. */
+  readonly allowPriceChange?: boolean;
   readonly mode?: 'full' | 'incremental';
   readonly onProgress?: (done: number, total: number) => void;
   readonly onPlan?: (plan: Plan) => void;
@@ -175,6 +179,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         backoffs: backoffs.all(),
         now: now(),
         allowMassArchive: opts.allowMassArchive ?? false,
+        allowPriceChange: opts.allowPriceChange ?? false,
       },
       ...(opts.target ? { target: opts.target } : {}),
     });
@@ -198,18 +203,24 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         file: `${fileLineColumn(p.file, p)}${p.pointer ? `#${p.pointer}` : ''}`,
         message: `${p.field ? `${p.field}: ` : ''}${p.message}`,
       }));
+    const sales = plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : []));
     const note = targetNote(plan);
-    const messages = [...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings];
+    const guardMessages: string[] = [];
+    if (plan.priceGuard.tripped && plan.priceGuard.message) {
+      const held = opts.dryRun ? undefined : priceGuardHeldMessage(plan.priceGuard, settings.statePath, runId);
+      guardMessages.push(plan.priceGuard.message, ...(held ? [held] : []));
+    }
     if (plan.guard.tripped && plan.guard.message) {
       const held = opts.dryRun ? undefined : guardHeldMessage(plan.guard, settings.statePath, runId);
-      messages.unshift(plan.guard.message, ...(held ? [held] : []));
+      guardMessages.push(plan.guard.message, ...(held ? [held] : []));
     }
+    const messages = [...guardMessages, ...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings];
 
     if (opts.dryRun) {
       return {
         plan,
         catalogue,
-        report: finish(runId, 'planned', catalogueFailures, messages, started, deps, requestsAtStart),
+        report: finish(runId, 'planned', catalogueFailures, messages, started, deps, requestsAtStart, sales),
       };
     }
     const refused = (await opts.accept?.(plan)) ?? [];
@@ -241,7 +252,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       });
       await backoffs.save();
       const all = [...outcomes, ...catalogueFailures];
-      outcome = plan.guard.tripped
+      outcome = stoppedByGuard(plan)
         ? 'aborted'
         : signal?.aborted
           ? 'stopped'
@@ -268,8 +279,12 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       started,
       deps,
       requestsAtStart,
+      sales,
     );
     await store.runEnd(runId, outcome, flatCounts(report.counts));
+    if (stoppedByGuard(plan))
+      await recordGuardStop(store, { runId, at: new Date(started).toISOString(), messages: guardMessages });
+    else if (outcome !== 'stopped') await recordGuardStop(store, null);
     const pruned = await store.pruneHistory();
     if (pruned.runs + pruned.journal > 0) logger.debug(pruned, 'state db: old runs and journal entries pruned');
     return { plan, catalogue, report };
@@ -286,8 +301,10 @@ function finish(
   started: number,
   deps: ReconcileDeps,
   requestsAtStart: number,
+  sales: readonly UnitSale[] = [],
 ): RunReport {
   return {
+    sales,
     runId,
     outcome,
     outcomes,

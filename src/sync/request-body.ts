@@ -23,3 +23,8 @@ export function createBody(d: DesiredOffer, fields: OfferFields): RequestBody {
 export function withCredentials(body: RequestBody, d: DesiredOffer, send: boolean): RequestBody {
   return send && d.kind === 'account' && d.credentials ? { ...body, credentials: d.credentials } : body;
 }
+
+/** The credential values of an offer (none for items and top-ups), to scrub from what the marketplace answers. */
+export function credentialValues(d: DesiredOffer): (string | undefined)[] {
+  return d.kind === 'account' && d.credentials ? Object.values(d.credentials) : [];
+}

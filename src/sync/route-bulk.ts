@@ -1,9 +1,19 @@
-// Bulk routes: top-up updates and archives through POST /top-ups/bulk-update, account archives through
-// POST /accounts/bulk-remove. Neither's limits nor answer are documented: the first batch probes the route
-// (capability-gate.ts), a refusal of the route or body shape sends every element by its own route, and
-// per-offer outcomes are read where the answer gives them.
+// Bulk routes: account archives through POST /accounts/bulk-remove; item and top-up updates and archives through
+// the candidates of bulk-candidates.ts. No limit or answer is documented: the first batch probes a route
+// (capability-gate.ts), its 422s teach its key and limit, a refusal sends the batch by the next route or one by
+// one, and per-offer outcomes are read where the answer gives them.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
-import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { BulkUpdateResult, RemoteOffer } from '../marketplace/marketplace-client.ts';
+import {
+  ARCHIVE_CANDIDATES,
+  BULK_CANDIDATES,
+  type BulkCandidate,
+  type BulkCandidateId,
+  learntKeyName,
+  learntLimitName,
+  UPDATE_CANDIDATE,
+} from './bulk-candidates.ts';
+import { batchLimit, requiredKey } from './bulk-learning.ts';
 import { CAPABILITIES, type CapabilityName, isCapabilityRefusal } from './capabilities.ts';
 import { errorMessage, failure, isDefinitelyNotFound, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
@@ -12,6 +22,7 @@ import type { OfferFields } from './offer-fields.ts';
 import type { ArchiveAction, UpdateAction } from './plan.ts';
 import { changesToBody } from './request-body.ts';
 import { confirmThroughList } from './confirm-through-list.ts';
+import { resourceOf } from './resource-of.ts';
 import { alreadyGone, archived, archiveOne } from './route-archive.ts';
 import { runUpdate } from './route-update.ts';
 
@@ -80,84 +91,234 @@ function byBatch<A extends { readonly route: { readonly via: string; readonly ba
   return [...batches.entries()].sort(([x], [y]) => x - y).map(([, b]) => b);
 }
 
-interface TopUpElement {
+/** One offer in a bulk call: what a bulk-update sends for it, what follows its success, its own route. */
+interface BulkElement {
   readonly externalId: string;
   readonly remoteId: number;
   readonly body: OfferFields;
-  onOk(offer: RemoteOffer): Promise<void>;
+  onOk(offer: RemoteOffer | undefined): Promise<void>;
   single(): Promise<void>;
 }
 
-function topUpBulkUpdate(ctx: ExecutionContext, batches: readonly (readonly TopUpElement[])[]): Promise<void> {
-  return runBatches(ctx, batches, {
-    capability: CAPABILITIES.topUpBulkUpdate,
-    op: 'bulk-update',
-    kind: 'topup',
-    name: 'bulk-update',
-    refusedLog: 'bulk-update refused: top-ups are sent one by one',
-    send: (batch) =>
-      ctx.client.topUps.bulkUpdate(
-        batch.map((e) => ({ id: e.remoteId, external_id: e.externalId, ...e.body })),
-        { priority: PRIORITY.update },
-      ),
-    settle: async (batch, res) => {
-      // No per-offer outcomes and counts that do not say all were updated: read them back from the list.
-      if (!res.outcomes && res.counts?.updated !== batch.length) return confirmUpdated(ctx, batch);
-      for (const e of batch) {
-        const o = res.outcomes?.get(e.externalId);
-        if (o && !o.ok) {
-          const message = `bulk-update: ${o.message ?? 'refused'}`;
-          ctx.report({ kind: 'topup', externalId: e.externalId, outcome: 'failed', message });
-          continue;
-        }
-        const status = e.body.status;
-        await e.onOk(
-          o?.offer ?? { id: e.remoteId, externalId: e.externalId, ...(status ? { status } : {}), fields: {} },
-        );
-      }
-    },
-    single: (e) => e.single(),
-  });
-}
-
-/** Top-up updates planned through bulk-update. */
-export function bulkUpdateTopUps(ctx: ExecutionContext, updates: readonly UpdateAction[]): Promise<void> {
-  const elements = byBatch(updates).map((batch) =>
-    batch.map((a): TopUpElement => {
-      const sent = changesToBody(a.changes);
-      return {
-        externalId: a.externalId,
-        remoteId: a.remoteId,
-        body: sent,
-        onOk: async (offer) => {
-          await ctx.applied(a.desired, offer, sent, a.fields);
-          const outcome = a.reason === 'adopted' ? 'adopted' : 'updated';
-          const file = a.desired.source.file;
-          ctx.report({ kind: 'topup', externalId: a.externalId, outcome, file, fields: Object.keys(sent) });
-        },
-        single: () => runUpdate(ctx, a, { via: 'patch', ifRefused: 'fail' }),
-      };
+/** Updates planned through a bulk route (items, top-ups), per kind. */
+export async function bulkUpdate(ctx: ExecutionContext, updates: readonly UpdateAction[]): Promise<void> {
+  await Promise.all(
+    Object.entries(UPDATE_CANDIDATE).map(([kind, id]) => {
+      const batches = byBatch(updates.filter((a) => a.kind === kind)).map((batch) =>
+        batch.map((a): BulkElement => {
+          const sent = changesToBody(a.changes);
+          return {
+            externalId: a.externalId,
+            remoteId: a.remoteId,
+            body: sent,
+            onOk: async (offer) => {
+              const status = sent.status;
+              const echoed = offer ?? {
+                id: a.remoteId,
+                externalId: a.externalId,
+                ...(typeof status === 'string' ? { status } : {}),
+                fields: {},
+              };
+              await ctx.applied(a.desired, echoed, sent, a.fields);
+              const outcome = a.reason === 'adopted' ? 'adopted' : 'updated';
+              const file = a.desired.source.file;
+              ctx.report({ kind: a.kind, externalId: a.externalId, outcome, file, fields: Object.keys(sent) });
+            },
+            single: () => runUpdate(ctx, a, { via: 'patch', ifRefused: 'fail' }),
+          };
+        }),
+      );
+      return forEachLimit(batches, EXECUTOR_WINDOW, (batch) => viaCandidates(ctx, [id], batch));
     }),
   );
-  return topUpBulkUpdate(ctx, elements);
 }
 
-/** Archives planned through a bulk route: top-ups through bulk-update, accounts through bulk-remove. */
+/** Archives planned through a bulk route: accounts through bulk-remove, items and top-ups by their candidates. */
 export async function bulkArchive(ctx: ExecutionContext, archives: readonly ArchiveAction[]): Promise<void> {
-  const topUps = archives.filter((a) => a.route.via === 'bulk-update');
-  const accounts = archives.filter((a) => a.route.via === 'bulk-remove');
-  const topUpBatches = byBatch(topUps).map((batch) =>
-    batch.map(
-      (a): TopUpElement => ({
-        externalId: a.externalId,
-        remoteId: a.remoteId,
-        body: { status: 'archived' },
-        onOk: () => archived(ctx, a),
-        single: () => archiveOne(ctx, a),
-      }),
-    ),
-  );
-  await Promise.all([topUpBulkUpdate(ctx, topUpBatches), bulkRemoveAccounts(ctx, byBatch(accounts))]);
+  const accounts = archives.filter((a) => a.kind === 'account' && a.route.via === 'bulk-remove');
+  const others = Object.entries(ARCHIVE_CANDIDATES).map(([kind, candidates]) => {
+    const batches = byBatch(archives.filter((a) => a.kind === kind && a.route.via !== 'single'));
+    return forEachLimit(batches, EXECUTOR_WINDOW, (batch) => {
+      // A batch planned for bulk-remove (bulk-update known refused) starts there.
+      const via = batch[0]?.route.via;
+      const routes = candidates.filter((id) => via !== 'bulk-remove' || BULK_CANDIDATES[id].op === 'bulk-remove');
+      const elements = batch.map(
+        (a): BulkElement => ({
+          externalId: a.externalId,
+          remoteId: a.remoteId,
+          body: { status: 'archived' },
+          onOk: () => archived(ctx, a),
+          single: () => archiveOne(ctx, a),
+        }),
+      );
+      return viaCandidates(ctx, routes, elements);
+    });
+  });
+  await Promise.all([...others, bulkRemoveAccounts(ctx, byBatch(accounts))]);
+}
+
+/**
+ * One batch by the first of `candidates`; a refusal of the route sends the batch by the next, and after the
+ * last, each offer by its own route. Nothing is dropped: whatever a bulk answer does not show done goes singly.
+ */
+async function viaCandidates(
+  ctx: ExecutionContext,
+  candidates: readonly BulkCandidateId[],
+  batch: readonly BulkElement[],
+): Promise<void> {
+  const [first, ...rest] = candidates;
+  if (first === undefined || batch.length === 0) {
+    await forEachLimit(batch, EXECUTOR_WINDOW, (e) => e.single());
+    return;
+  }
+  const c: BulkCandidate = BULK_CANDIDATES[first];
+  let sent: readonly Sent[] | null;
+  try {
+    sent = await ctx.capabilities.call<readonly Sent[] | null>({
+      capability: c.capability,
+      attempt: () => sendLearning(ctx, c, batch),
+      refusal: async (err) => {
+        if (!isCapabilityRefusal(err)) return null;
+        const next = rest.length > 0 ? `by ${BULK_CANDIDATES[rest[0]!].route}` : 'one by one';
+        ctx.logger.warn({ status: statusOf(err), route: c.route }, `${c.route} refused: sent ${next}`);
+        return `${statusOf(err)}: ${errorMessage(err)}`;
+      },
+      fallback: async () => {
+        await viaCandidates(ctx, rest, batch);
+        return null;
+      },
+      proberFallsBack: true,
+    });
+  } catch (err) {
+    const outcome = failure(err, `${c.op} failed: `);
+    for (const e of batch) ctx.report({ kind: c.kind, externalId: e.externalId, ...outcome });
+    return;
+  }
+  if (!sent) return;
+  for (const s of sent) await settleChunk(ctx, c, s);
+}
+
+/** A part of a batch as sent: the answer, or the error a later part met after the route proved served. */
+type Sent =
+  | { readonly chunk: readonly BulkElement[]; readonly answer: BulkUpdateResult }
+  | { readonly chunk: readonly BulkElement[]; readonly error: unknown };
+
+/**
+ * Sends a batch by a candidate, learning from its 422s: a message naming the array key it requires is tried
+ * once under that key, and one naming a batch limit splits the batch; both are remembered once they work.
+ * Bounded: each key is tried once, and a limit only ever shrinks the parts.
+ */
+async function sendLearning(
+  ctx: ExecutionContext,
+  c: BulkCandidate,
+  batch: readonly BulkElement[],
+): Promise<readonly Sent[]> {
+  const knownKey = (await ctx.store.getCapability(learntKeyName(c)))?.detail ?? undefined;
+  const knownLimit = Number((await ctx.store.getCapability(learntLimitName(c)))?.detail ?? Number.NaN);
+  let key = knownKey ?? c.key;
+  let limit = Number.isSafeInteger(knownLimit) && knownLimit >= 1 ? knownLimit : batch.length;
+  const tried = new Set([key]);
+  const out: Sent[] = [];
+  let rest = batch;
+  while (rest.length > 0) {
+    const chunk = rest.slice(0, limit);
+    try {
+      const answer = await ctx.journaled(
+        c.op,
+        c.kind,
+        chunk.map((e) => e.externalId),
+        () =>
+          resourceOf(ctx.client, c.kind).bulk(c.op, key, chunk.map(elementOf(c)), {
+            priority:
+              c.op === 'bulk-remove' || chunk[0]?.body.status === 'archived' ? PRIORITY.archive : PRIORITY.update,
+          }),
+      );
+      if (key !== (knownKey ?? c.key)) {
+        await ctx.store.setCapability(learntKeyName(c), true, key);
+        ctx.logger.info({ route: c.route, key }, `learnt: ${c.route} takes its array under "${key}"`);
+      }
+      out.push({ chunk, answer });
+      rest = rest.slice(chunk.length);
+    } catch (err) {
+      if (out.length > 0) return [...out, { chunk: rest, error: err }];
+      const message = statusOf(err) === 422 ? errorMessage(err) : '';
+      const named = requiredKey(message);
+      if (named !== undefined && !tried.has(named)) {
+        tried.add(named);
+        key = named;
+        ctx.logger.info({ route: c.route, key }, `${c.route} asks for its array under "${key}": trying it`);
+        continue;
+      }
+      const max = batchLimit(message);
+      if (max !== undefined && max < chunk.length) {
+        limit = max;
+        await ctx.store.setCapability(learntLimitName(c), true, String(max));
+        ctx.logger.info({ route: c.route, limit: max }, `learnt: ${c.route} takes at most ${max} offers a call`);
+        continue;
+      }
+      throw err;
+    }
+  }
+  return out;
+}
+
+const elementOf =
+  (c: BulkCandidate) =>
+  (e: BulkElement): unknown =>
+    c.element === 'id' ? e.remoteId : { id: e.remoteId, external_id: e.externalId, ...e.body };
+
+/**
+ * Reads one bulk answer: per-offer outcomes where it gives them, counts that say all were done, else the front
+ * of the list. What it does not show done goes by the offer's own route.
+ */
+async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Promise<void> {
+  if ('error' in s) {
+    // The route was served for an earlier part of the batch: the rest goes singly.
+    await forEachLimit(s.chunk, EXECUTOR_WINDOW, (e) => e.single());
+    return;
+  }
+  const { chunk, answer } = s;
+  const expected = (e: BulkElement): OfferFields => (c.op === 'bulk-remove' ? { status: 'archived' } : e.body);
+  if (answer.outcomes) {
+    const unseen: BulkElement[] = [];
+    for (const e of chunk) {
+      const o = answer.outcomes.get(e.externalId);
+      if (!o) unseen.push(e);
+      else if (o.ok) await e.onOk(o.offer);
+      else
+        ctx.report({
+          kind: c.kind,
+          externalId: e.externalId,
+          outcome: 'failed',
+          message: `${c.op}: ${o.message ?? 'refused'}`,
+        });
+    }
+    await forEachLimit(unseen, EXECUTOR_WINDOW, (e) => e.single());
+    return;
+  }
+  const done = c.op === 'bulk-remove' ? answer.counts?.removed : answer.counts?.updated;
+  if (done === chunk.length) {
+    for (const e of chunk) await e.onOk(undefined);
+    return;
+  }
+  // The counts do not say which ones: read them back from the list, not one GET each.
+  let live: Map<number, RemoteOffer>;
+  try {
+    live = await confirmThroughList(
+      ctx,
+      c.kind,
+      chunk.map((e) => e.remoteId),
+    );
+  } catch (err) {
+    const outcome = failure(err, `${c.op} left it unconfirmed: `);
+    for (const e of chunk) ctx.report({ kind: c.kind, externalId: e.externalId, ...outcome });
+    return;
+  }
+  await forEachLimit(chunk, EXECUTOR_WINDOW, async (e) => {
+    const o = live.get(e.remoteId);
+    if (o && shows(o, expected(e))) await e.onOk(o);
+    else await e.single();
+  });
 }
 
 function bulkRemoveAccounts(ctx: ExecutionContext, batches: readonly (readonly ArchiveAction[])[]): Promise<void> {
@@ -191,27 +352,6 @@ async function confirmRemoved(ctx: ExecutionContext, a: ArchiveAction): Promise<
   }
   if (live.status === 'archived') await archived(ctx, a);
   else await archiveOne(ctx, a);
-}
-
-/** The top-ups a bulk-update did not itemise: those the list shows changed are done, the rest go singly. */
-async function confirmUpdated(ctx: ExecutionContext, batch: readonly TopUpElement[]): Promise<void> {
-  let live: Map<number, RemoteOffer>;
-  try {
-    live = await confirmThroughList(
-      ctx,
-      'topup',
-      batch.map((e) => e.remoteId),
-    );
-  } catch (err) {
-    const outcome = failure(err, 'bulk-update left it unconfirmed: ');
-    for (const e of batch) ctx.report({ kind: 'topup', externalId: e.externalId, ...outcome });
-    return;
-  }
-  await forEachLimit(batch, EXECUTOR_WINDOW, async (e) => {
-    const o = live.get(e.remoteId);
-    if (o && shows(o, e.body)) await e.onOk(o);
-    else await e.single();
-  });
 }
 
 /** Whether the live offer carries what was sent (a field the list does not echo is taken as sent). */

@@ -9,9 +9,10 @@ import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { CreateAction } from './plan.ts';
-import { changesToBody, createBody, withCredentials } from './request-body.ts';
+import { changesToBody, createBody, credentialValues, withCredentials } from './request-body.ts';
 import { resourceOf } from './resource-of.ts';
 import { imageProblem, resolvedFields, sendUpdate } from './route-update.ts';
+import { withoutSales } from './sale-or-drift.ts';
 import { splitUpdatable } from './updatable-fields.ts';
 
 export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise<void> {
@@ -49,7 +50,12 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
       }
     }
   } catch (err) {
-    ctx.report({ kind: d.kind, externalId: d.externalId, file, ...failure(err, '', ctx.refused(d, err)) });
+    ctx.report({
+      kind: d.kind,
+      externalId: d.externalId,
+      file,
+      ...failure(err, '', ctx.refused(d, err), credentialValues(d)),
+    });
   }
 }
 
@@ -74,7 +80,9 @@ async function adoptAndAlign(
     remoteStatus: existing.status ?? null,
   });
   // The earlier attempt's body is not known for sure: diff as for an adoption (nothing known to be sent).
-  const changes = diffFields({ desired: fields, lastApplied: null, live: liveFieldsOf(existing), lossy: new Set() });
+  const diff = diffFields({ desired: fields, lastApplied: null, live: liveFieldsOf(existing), lossy: new Set() });
+  // Units it sold meanwhile explain a lower stock: not put back on sale.
+  const changes = d.kind === 'account' ? diff : withoutSales(diff, null, existing, null);
   const sent = changesToBody(splitUpdatable(d.kind, changes).sendable);
   const body = withCredentials(sent, d, true);
   if (Object.keys(body).length === 0) {

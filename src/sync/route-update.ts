@@ -9,7 +9,7 @@ import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { SingleUpdateRoute, UpdateAction } from './plan.ts';
-import { changesToBody, createBody, type RequestBody, withCredentials } from './request-body.ts';
+import { changesToBody, createBody, credentialValues, type RequestBody, withCredentials } from './request-body.ts';
 import { resourceOf } from './resource-of.ts';
 
 /** The create after an archive was refused: the server keeps archived external_ids. */
@@ -72,7 +72,12 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
         return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'sold', file, message });
       }
     }
-    ctx.report({ kind: d.kind, externalId: d.externalId, file, ...failure(err, '', ctx.refused(d, err)) });
+    ctx.report({
+      kind: d.kind,
+      externalId: d.externalId,
+      file,
+      ...failure(err, '', ctx.refused(d, err), credentialValues(d)),
+    });
   }
 }
 

@@ -118,6 +118,16 @@ export class RunContext implements ExecutionContext {
     const prev = await this.store.getOffer(d.kind, d.externalId);
     const same = prev !== undefined && prev.remoteId === remote.id;
     const base = same ? prev.lastApplied : null;
+    // The count of units sold the stock is sent against: units sold after it explain a lower stock later.
+    const soldNow = remote.soldCount ?? (same ? prev.soldCount : null) ?? (same ? null : 0);
+    const sold =
+      d.kind === 'account'
+        ? {}
+        : !same
+          ? { soldCount: soldNow, soldCountAtSend: soldNow }
+          : 'stock' in sent
+            ? { soldCountAtSend: soldNow }
+            : {};
     const lastApplied: Record<string, unknown> = {};
     for (const [f, v] of Object.entries(full)) {
       if (f in sent) lastApplied[f] = sent[f as keyof OfferFields];
@@ -135,6 +145,7 @@ export class RunContext implements ExecutionContext {
       managed: true,
       sourceFile: d.source.file,
       lossyFields: lossyFields(sent, remote, same ? prev.lossyFields : []),
+      ...sold,
     });
   }
 

@@ -1,5 +1,6 @@
 // What a run did, one outcome per offer: read like kysely's migrator results, reported instead of thrown.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
+import type { UnitSale } from './unit-sale.ts';
 
 export const OUTCOMES = [
   'created',
@@ -38,6 +39,8 @@ export interface RunReport {
   readonly requests: number;
   readonly durationMs: number;
   readonly messages: readonly string[];
+  /** Units of items and top-ups the marketplace sold since the last run (a plan: would be recorded). */
+  readonly sales: readonly UnitSale[];
 }
 
 export function countOutcomes(outcomes: readonly OfferOutcome[]): Record<string, Record<Outcome, number>> {

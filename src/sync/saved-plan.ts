@@ -5,6 +5,7 @@
 // made from and its own id, which that state db remembers once applied: a plan applies at most once.
 // It holds no credential: a desired offer stands in by its content hash (credentials enter it only as an HMAC).
 import { createHash, randomUUID } from 'node:crypto';
+import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { offerKey } from './offer-key.ts';
 import type { Plan, PlanAction } from './plan.ts';
@@ -25,6 +26,8 @@ export interface SavedPlan {
   /** The state db it was made from (meta state.id). */
   readonly stateId: string;
   readonly allowMassArchive: boolean;
+  /** Made with --allow-price-change (absent in files of an older offersync: false). */
+  readonly allowPriceChange?: boolean;
   /** Offer keys ("kind:external_id", "image:sha256") -> the write planned for it. */
   readonly writes: Readonly<Record<string, ComparableAction>>;
   /** sha256 of the canonical JSON of everything above: the file was not edited. */
@@ -79,7 +82,15 @@ function digestOf(doc: Omit<SavedPlan, 'digest'>): string {
 
 export function savePlan(
   plan: Plan,
-  meta: { id: string; seller: string; marketplace: string; stateId: string; allowMassArchive: boolean; now: Date },
+  meta: {
+    id: string;
+    seller: string;
+    marketplace: string;
+    stateId: string;
+    allowMassArchive: boolean;
+    allowPriceChange?: boolean;
+    now: Date;
+  },
 ): SavedPlan {
   const doc: Omit<SavedPlan, 'digest'> = {
     format: SAVED_PLAN_FORMAT,
@@ -89,6 +100,7 @@ export function savePlan(
     marketplace: meta.marketplace,
     stateId: meta.stateId,
     allowMassArchive: meta.allowMassArchive,
+    allowPriceChange: meta.allowPriceChange ?? false,
     writes: writesOf(plan),
   };
   return { ...doc, digest: digestOf(doc) };
@@ -102,6 +114,9 @@ export function readSavedPlan(text: string): SavedPlan | { error: string } {
   } catch {
     return { error: 'not a saved plan: not JSON' };
   }
+  const forbidden = forbiddenKeyPaths(v)[0];
+  if (forbidden)
+    return { error: `not a saved plan: it holds the key /${forbidden.join('/')}, which names a prototype` };
   const p = v as Partial<SavedPlan> | null;
   if (!p || typeof p !== 'object' || p.format !== SAVED_PLAN_FORMAT)
     return { error: `not a saved plan of this offersync (format ${SAVED_PLAN_FORMAT})` };
@@ -109,6 +124,8 @@ export function readSavedPlan(text: string): SavedPlan | { error: string } {
   for (const f of fields) if (typeof p[f] !== 'string') return { error: `not a saved plan: ${f} is missing` };
   if (typeof p.allowMassArchive !== 'boolean' || !p.writes || typeof p.writes !== 'object')
     return { error: 'not a saved plan: writes are missing' };
+  if (p.allowPriceChange !== undefined && typeof p.allowPriceChange !== 'boolean')
+    return { error: 'not a saved plan: allowPriceChange is not true or false' };
   const { digest, ...rest } = p as SavedPlan;
   if (digestOf(rest) !== digest) return { error: 'the saved plan was changed after it was written (digest differs)' };
   return p as SavedPlan;

@@ -1,6 +1,7 @@
-// sold.jsonl beside the state db: one line per offer the marketplace sold or refunded, so the seller's
-// inventory scripts can learn about the sale (docs/architecture.md, Ownership). Rotated so that months of sales stay
-// bounded: past SOLD_LOG_MAX_BYTES the file becomes sold.jsonl.1 (replacing the one before) and a new one starts.
+// sold.jsonl beside the state db: one line per offer the marketplace sold or refunded, and one per sale of units of
+// an item or top-up (with its quantity), so the seller's inventory scripts can learn about the sale
+// (docs/architecture.md, Ownership and Sales). Rotated so that months of sales stay bounded: past SOLD_LOG_MAX_BYTES
+// the file becomes sold.jsonl.1 (replacing the one before) and a new one starts.
 import { appendFileSync, renameSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -11,6 +12,9 @@ export interface SoldEntry {
   readonly status: string;
   readonly sold_at: string | null;
   readonly seen_at: string;
+  /** Items and top-ups: the units sold since the last run. */
+  readonly quantity?: number;
+  readonly title?: string | null;
 }
 
 export const SOLD_LOG_MAX_BYTES = 8 * 1024 * 1024;

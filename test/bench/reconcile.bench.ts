@@ -81,7 +81,8 @@ function writeCatalogue(dir: string, edited: boolean): Record<Kind, number> & { 
 }
 
 /** The fewest requests the edit run can make: list pages, one PATCH per changed account and item, top-up changes
- * and archives at the bulk size, account archives at the bulk size, one PATCH per archived item. */
+ * and archives at the bulk size, account archives at the bulk size, one PATCH per archived item, and the two probes
+ * that find the item bulk routes (bulk-update, bulk-remove) not served by this sandbox. */
 function editMinimum(pages: number): { minimum: number; changes: number; removals: number } {
   const count = (pred: (i: number) => boolean, k: Kind) => {
     let n = 0;
@@ -96,7 +97,8 @@ function editMinimum(pages: number): { minimum: number; changes: number; removal
     bulk(count(changed, 'topups')) +
     bulk(count(removed, 'accounts')) +
     count(removed, 'items') +
-    bulk(count(removed, 'topups'));
+    bulk(count(removed, 'topups')) +
+    2;
   let changes = 0;
   let removals = 0;
   for (let i = 0; i < N; i++) {
@@ -169,7 +171,7 @@ try {
           }
         : {}),
       lists: { perPage: PER_PAGE },
-      bulk: { removeSize: BULK, topUpUpdateSize: BULK },
+      bulk: { removeSize: BULK, topUpUpdateSize: BULK, itemUpdateSize: BULK },
       log: { level: 'silent' },
     },
   });

@@ -61,8 +61,8 @@ try {
         60_000,
       );
       const t1 = Date.now();
-      for (const s of SELLERS) writeItems(fleet, s, 700);
-      await until('update convergence', async () => (converged(fleet, 700) ? true : undefined), 600_000);
+      for (const s of SELLERS) writeItems(fleet, s, 250);
+      await until('update convergence', async () => (converged(fleet, 250) ? true : undefined), 600_000);
       const updateMs = Date.now() - t1;
       const total = SELLERS.length * ITEMS;
       const creates = sandbox.counters().byRoute['POST /api/v1/items'];

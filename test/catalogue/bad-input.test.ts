@@ -1,6 +1,6 @@
 // The bad-input corpus (issue 3): each case its own test, asserting the exact problem (file, line or
 // pointer, field) and that the good file beside it still loads. Nothing may throw.
-import { mkdirSync, readFileSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeFs, type CatalogueFs } from '../../src/catalogue/read-file.ts';
@@ -362,6 +362,38 @@ describe('bad input', () => {
     expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'items/elsewhere' }]);
     expect(s.complete).toBe(false);
     expect(ids(s)).toEqual(GOOD_IDS);
+  });
+
+  it('a kind folder that is a symlink outside the catalogue is refused, not walked', async () => {
+    const outside = tmpCatalogue({ 'x.json': '{"external_id":"out","title":"T","price":1}' });
+    const dir = tmpCatalogue(GOOD);
+    symlinkSync(outside, join(dir, 'top-ups'));
+    const s = await load(dir);
+    expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'top-ups' }]);
+    expect(s.problems[0]!.message).toBe(
+      `this symlink leads outside the catalogue directory (to ${realpathSync(outside)}): it is not read, and ` +
+        'nothing is archived until it is fixed; move or copy the folder into the catalogue instead of linking it',
+    );
+    expect(s.files).not.toContain('top-ups/x.json');
+    expect(s.complete).toBe(false);
+    expect(ids(s)).toEqual(GOOD_IDS);
+  });
+
+  it('a kind folder that is a symlink leading nowhere is an error, never an empty kind', async () => {
+    const dir = tmpCatalogue(GOOD);
+    symlinkSync(join(dir, 'gone'), join(dir, 'accounts'));
+    const s = await load(dir);
+    expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'accounts' }]);
+    expect(s.problems[0]!.message).toMatch(/^this symlink leads nowhere \(ENOENT\): it is not read/);
+    expect(s.complete).toBe(false);
+  });
+
+  it('a kind folder that is a symlink to a folder inside the catalogue is read', async () => {
+    const dir = tmpCatalogue({ 'stock/top-ups/t.json': '{"external_id":"in","offer_title":"T","price":1}' });
+    symlinkSync(join(dir, 'stock/top-ups'), join(dir, 'top-ups'));
+    const s = await load(dir);
+    expect(s.files).toContain('top-ups/t.json');
+    expect(s.complete).toBe(true);
   });
 
   it('an image path pointing outside the catalogue (../../etc/passwd) is an error of that offer', async () => {

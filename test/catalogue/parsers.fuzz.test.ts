@@ -7,6 +7,7 @@ import type { OfferKind } from '../../src/catalogue/desired-offer.ts';
 import { parseFile } from '../../src/catalogue/formats.ts';
 import { FORMATS, type Format } from '../../src/catalogue/layout.ts';
 import { normaliseRecord } from '../../src/catalogue/normalise.ts';
+import { FORBIDDEN_KEYS } from '../../src/input/forbidden-keys.ts';
 import { anyText, fuzzParams, fuzzTimeout, mutated } from '../support/fuzz.ts';
 import { EXTENSION, validOffers, writeOffers } from './support/catalogue-arbitrary.ts';
 import { cleanup, load, tmpCatalogue } from './support/tmp-catalogue.ts';
@@ -15,9 +16,16 @@ afterEach(cleanup);
 
 const FOLDER: Readonly<Record<OfferKind, string>> = { account: 'accounts', item: 'items', topup: 'top-ups' };
 
+/** What Object.prototype holds before any input is read: no parse may add to it. */
+const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).sort();
+const prototypeUntouched = (): void => {
+  expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(PROTOTYPE_NAMES);
+};
+
 /** Parses and normalises one file's text as the catalogue does; asserts every problem is placed. */
 function parseAndCheck(format: Format, kind: OfferKind, text: string): void {
   const parsed = parseFile(format, text);
+  prototypeUntouched();
   for (const p of parsed.problems) {
     expect(p.message).toEqual(expect.any(String));
     expect(p.message.length).toBeGreaterThan(0);
@@ -34,6 +42,7 @@ function parseAndCheck(format: Format, kind: OfferKind, text: string): void {
     }
     if (n.valid) expect(n.externalId).toEqual(expect.any(String));
   }
+  prototypeUntouched();
 }
 
 const kindArb = fc.constantFrom<OfferKind>('account', 'item', 'topup');
@@ -93,6 +102,7 @@ describe('arbitrary values through the normalisers', () => {
             'offer_amount',
             'flex_rank',
             'skins',
+            ...FORBIDDEN_KEYS,
           ),
           fc.jsonValue(),
         ),
@@ -110,6 +120,43 @@ describe('arbitrary values through the normalisers', () => {
       );
     },
     fuzzTimeout(1000),
+  );
+});
+
+describe('keys that name a prototype', () => {
+  it(
+    'in an offer of any format: an error at a place naming the key, no offer archived, Object.prototype untouched',
+    () => {
+      fc.assert(
+        fc.property(
+          validOffers(),
+          fc.constantFrom(...FORMATS),
+          fc.constantFrom(...FORBIDDEN_KEYS),
+          fc.nat(),
+          ({ kind, offers }, format, key, pick) => {
+            // The key as an own property, as a parser of the file would make it (a literal would set the prototype).
+            const at = pick % offers.length;
+            const poisoned = offers.map((o, i) =>
+              i === at ? JSON.parse(`{"${key}":{"status":"archived"},${JSON.stringify(o).slice(1)}`) : o,
+            );
+            const file = `${FOLDER[kind]}/f.${EXTENSION[format]}`;
+            const parsed = parseFile(format, writeOffers(format, poisoned));
+            const problems = [...parsed.problems];
+            for (const record of parsed.records) {
+              const n = normaliseRecord(parsed.kind ?? kind, record, file, parsed.locate);
+              problems.push(...n.problems);
+              if (n.valid) expect((n.offer.fields as { status?: string }).status).not.toBe('archived');
+            }
+            prototypeUntouched();
+            const refused = problems.filter((p) => p.severity === 'error' && p.message.includes(`'${key}' cannot be`));
+            expect(refused.length, JSON.stringify(problems)).toBeGreaterThan(0);
+            for (const p of refused) expect(p.line, JSON.stringify(p)).toEqual(expect.any(Number));
+          },
+        ),
+        fuzzParams(300),
+      );
+    },
+    fuzzTimeout(300),
   );
 });
 

@@ -44,12 +44,18 @@ describe('offersync completion', () => {
       expect.arrayContaining(['reconcile', 'plan', 'daemon', 'validate', 'status', 'schema', 'completion']),
     );
     expect(bashComplete(file, ['offersync', 're'])).toEqual(['reconcile']);
-    expect(bashComplete(file, ['offersync', 'reconcile', '--al'])).toEqual(['--allow-mass-archive']);
+    expect(bashComplete(file, ['offersync', 'reconcile', '--al'])).toEqual([
+      '--allow-mass-archive',
+      '--allow-price-change',
+    ]);
     expect(bashComplete(file, ['offersync', 'validate', '--format', 'g'])).toEqual(['github', 'gcc']);
     expect(bashComplete(file, ['offersync', 'schema', '--kind', ''])).toEqual(['account', 'item', 'topup']);
     expect(bashComplete(file, ['offersync', 'status', '--log-level', 'de'])).toEqual(['debug']);
     expect(bashComplete(file, ['offersync', 'sandbox', '--created'])).toEqual(['--created-201']);
     expect(bashComplete(file, ['offersync', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+    // pull's --format is a file format, validate's a report format.
+    expect(bashComplete(file, ['offersync', 'pull', '--format', ''])).toEqual(['csv', 'json', 'ndjson', 'yaml']);
+    expect(bashComplete(file, ['offersync', 'pull', '--with'])).toEqual(['--with-credentials']);
   });
 
   it('zsh and fish: every command with its summary, and its flags', async () => {
@@ -64,6 +70,10 @@ describe('offersync completion', () => {
       "complete -c offersync -n '__fish_seen_subcommand_from validate' -l format -x -a 'text json github gcc'",
     );
     expect(fish).toContain("complete -c offersync -n '__fish_seen_subcommand_from reconcile' -l config -r -F");
+    expect(fish).toContain(
+      "complete -c offersync -n '__fish_seen_subcommand_from pull' -l format -x -a 'csv json ndjson yaml'",
+    );
+    expect(zsh).toContain('if [[ $words[2] == pull && $words[CURRENT-1] == --format ]]; then compadd -- csv json');
   });
 
   it('an unknown shell is a usage error (exit 2)', async () => {

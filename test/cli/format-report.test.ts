@@ -11,6 +11,7 @@ function report(outcomes: readonly OfferOutcome[]): RunReport {
     requests: 3,
     durationMs: 10,
     messages: [],
+    sales: [],
   };
 }
 

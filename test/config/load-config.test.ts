@@ -18,6 +18,22 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(c.rateLimit)).toBe(true);
   });
 
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    "a config file key '%s' is refused at its line and column, and nothing inherits it",
+    (key) => {
+      const dir = tmp();
+      const file = join(dir, 'offersync.yaml');
+      writeFileSync(file, `catalogue:\n  dir: ./cat\nrateLimit:\n  ${key}:\n    ratePerSec: 1\n`);
+      const load = () => loadConfig({ env: {}, cwd: '/', flags: { config: file } });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(
+        `config file ${file}:4:3: '${key}' cannot be a config key name: JavaScript reserves it (__proto__, ` +
+          `constructor, prototype) and it is never read; rename or remove it (at rateLimit.${key})`,
+      );
+      expect(Object.hasOwn(Object.prototype, 'ratePerSec')).toBe(false);
+    },
+  );
+
   it('layers file < environment < flags', () => {
     const dir = tmp();
     const file = join(dir, 'offersync.yaml');

@@ -73,6 +73,7 @@ describe('daemon metrics', () => {
         requests: 3,
         durationMs: 1200,
         messages: [],
+        sales: [],
       },
       'start',
     );
@@ -83,6 +84,32 @@ describe('daemon metrics', () => {
     expect(kindOfPath('/shop/api/v1/accounts/bulk-remove')).toBe('account');
     expect(kindOfPath('/api/v1/images')).toBe('image');
     expect(statusClass(503)).toBe('5xx');
+  });
+
+  it('counts units sold by kind', async () => {
+    const m = new DaemonMetrics();
+    const sale = (kind: 'item' | 'topup', quantity: number) => ({
+      kind,
+      externalId: `${kind}-1`,
+      title: null,
+      quantity,
+      remoteId: 1,
+      soldCount: quantity,
+    });
+    const report = {
+      runId: 'r1',
+      outcome: 'converged' as const,
+      outcomes: [],
+      counts: {},
+      requests: 1,
+      durationMs: 10,
+      messages: [],
+      sales: [sale('item', 2), sale('item', 3), sale('topup', 7)],
+    };
+    m.scope().recordRun(report, 'tick');
+    const text = await exposition(m);
+    expect(text).toContain('offersync_units_sold_total{kind="item"} 5');
+    expect(text).toContain('offersync_units_sold_total{kind="topup"} 7');
   });
 
   it.skipIf(!promtool && !process.env.REQUIRE_PROMTOOL)('is accepted by promtool check metrics', async () => {

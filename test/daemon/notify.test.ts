@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/command.ts';
 import { runReconcile } from '../../src/cli/run-reconcile.ts';
 import type { Config } from '../../src/config/config.ts';
-import { notificationsOfRun, NOTHING_TOLD } from '../../src/daemon/notification.ts';
+import { notificationsOfRun, notificationText, NOTHING_TOLD } from '../../src/daemon/notification.ts';
 import { redactUrl, WebhookNotifier, webhookBody } from '../../src/daemon/webhook-notifier.ts';
 import type { RunReport } from '../../src/sync/run-report.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
@@ -203,6 +203,36 @@ describe('webhook bodies and targets', () => {
     expect(redactUrl(tg)).toBe('https://api.telegram.org/…');
   });
 
+  it('a sale of units is told with its quantity, once per run that saw it', () => {
+    const report: RunReport = {
+      runId: 'r',
+      outcome: 'converged',
+      outcomes: [],
+      counts: {},
+      requests: 0,
+      durationMs: 0,
+      messages: [],
+      sales: [{ kind: 'item', externalId: 'gold-1', title: 'Gold 1000', quantity: 2, remoteId: 7, soldCount: 2 }],
+    };
+    const { notifications } = notificationsOfRun(report, undefined, 'shop', NOTHING_TOLD, new Date(0));
+    expect(notifications).toEqual([
+      {
+        event: 'sold',
+        seller: 'shop',
+        kind: 'item',
+        external_id: 'gold-1',
+        title: 'Gold 1000',
+        message: '2 units sold (sold count now 2)',
+        quantity: 2,
+        run_id: 'r',
+        at: '1970-01-01T00:00:00.000Z',
+      },
+    ]);
+    expect(notificationText(notifications[0]!)).toBe(
+      'offersync shop: item gold-1 (Gold 1000) sold: 2 units sold (sold count now 2)',
+    );
+  });
+
   it('a sale already told, a failure already told with the same message: nothing; a new message: told', () => {
     const report = (outcomes: RunReport['outcomes']): RunReport => ({
       runId: 'r',
@@ -212,6 +242,7 @@ describe('webhook bodies and targets', () => {
       requests: 0,
       durationMs: 0,
       messages: [],
+      sales: [],
     });
     const now = new Date(0);
     const first = notificationsOfRun(

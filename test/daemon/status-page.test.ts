@@ -1,7 +1,7 @@
 // The status page's HTML from a status view: everything escaped, an offer's credentials and the API key never
 // shown even when a marketplace message echoes them, and no script.
 import { describe, expect, it } from 'vitest';
-import { registerSecret } from '../../src/log/logger.ts';
+import { registerSecret } from '../../src/log/scrubber.ts';
 import { StatusBoard } from '../../src/daemon/status-board.ts';
 import { renderStatusPage } from '../../src/daemon/status-page.ts';
 import type { CatalogueView } from '../../src/sync/reconciler.ts';
@@ -51,6 +51,7 @@ describe('status page HTML', () => {
           requests: 3,
           durationMs: 40,
           messages: [],
+          sales: [],
         },
         catalogue,
       },
@@ -66,5 +67,52 @@ describe('status page HTML', () => {
     expect(html).toContain('Shop &lt;b&gt;&amp;&lt;/b&gt;');
     expect(html).toContain('accounts/a.csv:2');
     expect(html).toContain('some offers failed');
+  });
+
+  it('scrubs credentials a message quotes JSON-escaped, as \\uXXXX or URL-encoded, and short ones', () => {
+    const board = new StatusBoard(store, ':memory:', 'Shop');
+    const catalogue = {
+      offers: [
+        {
+          kind: 'account',
+          externalId: 'a-2',
+          hash: 'h',
+          source: { file: 'accounts/a.json' },
+          fields: { title: 'T', price: 100 },
+          credentials: { login: 'al', password: 'Qz9"\\é/x', email_login: 'e', email_password: 'Mail pw+1' },
+          images: [],
+        },
+      ],
+      complete: true,
+      quarantinedFiles: [],
+      invalidOffers: [],
+      problems: [],
+    } as unknown as CatalogueView;
+    const message =
+      'The credentials are invalid: {"login": "al", "password": "Qz9\\"\\\\\\u00e9\\/x", "email_login": "e"}; ' +
+      'mail=Mail%20pw%2B1';
+    board.recordRun(
+      {
+        report: {
+          runId: 'r2',
+          outcome: 'partial',
+          outcomes: [{ kind: 'account', externalId: 'a-2', outcome: 'failed', message }],
+          counts: { account: { failed: 1 } as never },
+          requests: 1,
+          durationMs: 10,
+          messages: [],
+          sales: [],
+        },
+        catalogue,
+      },
+      'start',
+    );
+    const html = renderStatusPage(
+      board.view({ ready: true, running: false, lastError: null, waiting: null, lastOutcome: 'partial' }, null),
+    );
+    expect(html).toContain('The credentials are invalid');
+    expect(html).not.toContain('Qz9');
+    expect(html).not.toContain('Mail');
+    expect(html).not.toMatch(/&quot;(al|e)&quot;|&#34;(al|e)&#34;/);
   });
 });

@@ -92,7 +92,7 @@ describe('the daemon never exits by itself', () => {
     await staysUpThenStops(d);
   }, 60_000);
 
-  it('with PostgreSQL state, the health server off: claims its seller and converges, then keeps running', async () => {
+  it('with PostgreSQL state and the health server off: claims its seller, converges, keeps running', async () => {
     const url = await server.createDatabase();
     const d = startDaemon('pg-no-health', [], { OFFERSYNC_API_KEY: KEY, OFFERSYNC_STATE_URL: url });
     await until('the item on the marketplace', async () => listed('pg-no-health-1'), 30_000);
@@ -112,7 +112,7 @@ describe('the daemon never exits by itself', () => {
       await c.query(
         `INSERT INTO seller_leases (seller, holder, pid, hostname, epoch, expires_at)
          VALUES ('default', 'another-replica', 1, 'elsewhere', 100,
-           (extract(epoch from now()) * 1000)::bigint + 3600000)
+                 (extract(epoch from now()) * 1000)::bigint + 3600000)
          ON CONFLICT (seller) DO UPDATE SET holder = excluded.holder, epoch = excluded.epoch,
            expires_at = excluded.expires_at`,
       );

@@ -91,10 +91,10 @@ describe('replicas sharing sellers through PostgreSQL', () => {
     victim.child.kill('SIGKILL');
     await victim.exited;
     const killedAt = Date.now();
-    for (const s of SELLERS) writeItems(fleet, s, 500);
+    for (const s of SELLERS) writeItems(fleet, s, 250);
     await until(
       'convergence after the kill',
-      async () => (converged(fleet, 500) ? true : undefined),
+      async () => (converged(fleet, 250) ? true : undefined),
       TTL_MS + ONE_RUN_MS,
     );
     const failoverMs = Date.now() - killedAt;

@@ -108,7 +108,7 @@ describe('stop signals', { timeout: 120_000 }, () => {
     writeFileSync(
       join(dir, 'catalogue', 'items', 'items.json'),
       JSON.stringify(
-        Array.from({ length: OFFERS }, (_, i) => ({ external_id: `s-${i}`, title: `New ${i}`, price: 7 })),
+        Array.from({ length: OFFERS }, (_, i) => ({ external_id: `s-${i}`, title: `New ${i}`, price: 150 })),
       ),
     );
     const run = reconcile();

@@ -2,7 +2,8 @@
 // redaction path blanks its value (docs/architecture.md, Secrets).
 import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger, REDACT_PATHS, registerSecret, scrubSecrets, silentLogger } from '../../src/log/logger.ts';
+import { createLogger, REDACT_PATHS, silentLogger } from '../../src/log/logger.ts';
+import { registerSecret, scrubSecrets } from '../../src/log/scrubber.ts';
 
 function capture(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
@@ -29,9 +30,9 @@ describe('logger', () => {
     expect(scrubSecrets(`a ${key} b ${key}`)).toBe('a [REDACTED] b [REDACTED]');
   });
 
-  it('registers a value of four characters or more, not a shorter one', () => {
-    registerSecret('abc');
-    expect(scrubSecrets('abc')).toBe('abc');
+  it('scrubs a short value as a whole token only, a longer one anywhere', () => {
+    registerSecret('q9');
+    expect(scrubSecrets('q9 and "q9" but not aq9b')).toBe('[REDACTED] and "[REDACTED]" but not aq9b');
     registerSecret('wxyz');
     expect(scrubSecrets('[wxyz]')).toBe('[[REDACTED]]');
     registerSecret(undefined);

@@ -1,6 +1,7 @@
 // Logs for a person at a terminal: readable lines, secrets still redacted; JSON lines everywhere else.
 import { describe, expect, it } from 'vitest';
-import { createLogger, registerSecret } from '../../src/log/logger.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { registerSecret } from '../../src/log/scrubber.ts';
 import { prettyDestination, prettyLine } from '../../src/log/pretty.ts';
 
 function capture(isTTY: boolean): { lines: string[]; stream: { isTTY: boolean; write(s: string): boolean } } {
@@ -80,6 +81,13 @@ describe('log format', () => {
     expect(prettyLine(line, { color: false })).toBe(
       '00:00:00 INFO  m  path=items/a-1.ndjson spaced="two words" ids=["a"] ' +
         'err={"type":"Error","message":"boom"} ok=true none=null n=1.5\n',
+    );
+  });
+
+  it('shows control characters of a message and of a value as escapes, never raw', () => {
+    const line = JSON.stringify({ level: 40, time: 0, msg: 'offer failed\x1b]0;t\x07\nforged', id: 'a\u009b2J\x7f' });
+    expect(prettyLine(line, { color: true })).toBe(
+      '00:00:00 \x1b[33mWARN \x1b[0m offer failed\\x1b]0;t\\x07\\nforged  id="a\\u009b2J\\u007f"\n',
     );
   });
 

@@ -335,3 +335,21 @@ describe('decodeBulkUpdate', () => {
     expect(decodeBulkUpdate(body).counts).toEqual(counts);
   });
 });
+
+describe('sold counts', () => {
+  it.each([
+    // [kind, sold_count as sent, decoded]
+    ['items', 4, 4],
+    ['items', '4', 4],
+    ['top-ups', ' 12 ', 12],
+    ['items', 0, 0],
+    ['items', -1, undefined],
+    ['items', '4.5', undefined],
+    ['items', null, undefined],
+    ['accounts', 4, undefined],
+  ] as const)('%s sold_count %j decodes as %j', (kind, sent, decoded) => {
+    const offer = decodeOffer(kind, { id: '3', external_id: 'x', stock: '2', sold_count: sent });
+    expect(offer.soldCount).toBe(decoded);
+    if (kind !== 'accounts') expect(offer.fields.stock).toBe(2);
+  });
+});

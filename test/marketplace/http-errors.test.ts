@@ -6,6 +6,7 @@ import {
   ClientError,
   ConflictError,
   ForbiddenError,
+  IdleTimeoutError,
   MethodNotAllowedError,
   NetworkError,
   NotFoundError,
@@ -100,10 +101,19 @@ describe('errorFromResponse', () => {
 });
 
 describe('errorFromException', () => {
+  const DEADLINES = { timeoutMs: 1000, idleTimeoutMs: 500 };
   const code = (c: string) => Object.assign(new Error(c), { code: c });
   it.each([
     ['our deadline', new Error('aborted'), { timedOut: true, aborted: false }, TimeoutError, true, true],
     ['headers timeout', code('UND_ERR_HEADERS_TIMEOUT'), { timedOut: false, aborted: false }, TimeoutError, true, true],
+    [
+      'body idle timeout',
+      code('UND_ERR_BODY_TIMEOUT'),
+      { timedOut: false, aborted: false },
+      IdleTimeoutError,
+      true,
+      true,
+    ],
     ['the caller aborted', new Error('aborted'), { timedOut: false, aborted: true }, AbortedError, false, true],
     ['connection refused', code('ECONNREFUSED'), { timedOut: false, aborted: false }, NetworkError, true, false],
     [
@@ -125,17 +135,17 @@ describe('errorFromException', () => {
       false,
     ],
   ])('%s', (_name, err, abort, type, retryable, unknownOnWrite) => {
-    const onWrite = errorFromException(POST, err, abort, 1000);
+    const onWrite = errorFromException(POST, err, abort, DEADLINES);
     expect(onWrite).toBeInstanceOf(type);
     expect(onWrite.retryable).toBe(retryable);
     expect(onWrite.outcomeUnknown).toBe(unknownOnWrite);
-    expect(errorFromException(GET, err, abort, 1000).outcomeUnknown).toBe(false);
+    expect(errorFromException(GET, err, abort, DEADLINES).outcomeUnknown).toBe(false);
   });
 
   it('finds the code on a cause', () => {
     const err = Object.assign(new Error('fetch failed'), {
       cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
     });
-    expect(errorFromException(POST, err, { timedOut: false, aborted: false }, 1000).outcomeUnknown).toBe(false);
+    expect(errorFromException(POST, err, { timedOut: false, aborted: false }, DEADLINES).outcomeUnknown).toBe(false);
   });
 });

@@ -21,6 +21,7 @@ describe('resolveOptions', () => {
       maxPages: 10_000,
     });
     expect(r.userAgent).toMatch(/^offersync\/\d+\.\d+\.\d+/);
+    expect(r).toMatchObject({ idleTimeoutMs: 10_000, maxBodyBytes: { list: 16 * 1024 * 1024, single: 1024 * 1024 } });
   });
 
   it('keeps the base URL path before the API prefix', () => {
@@ -37,6 +38,9 @@ describe('resolveOptions', () => {
     ['fractional connections', { ...base, connections: 1.5 }, 'connections'],
     ['empty sort param', { ...base, list: { sortParam: '' } }, 'list.sortParam'],
     ['zero page size', { ...base, list: { perPage: 0 } }, 'list.perPage'],
+    ['zero idle timeout', { ...base, idleTimeoutMs: 0 }, 'idleTimeoutMs'],
+    ['a fractional list cap', { ...base, maxBodyBytes: { list: 1.5 } }, 'maxBodyBytes.list'],
+    ['a negative single cap', { ...base, maxBodyBytes: { single: -1 } }, 'maxBodyBytes.single'],
   ])('refuses %s, naming %s', (_name, opts, option) => {
     expect(() => resolveOptions(opts)).toThrow(MarketplaceClientOptionsError);
     expect(() => resolveOptions(opts)).toThrow(`option ${option}: expected`);

@@ -80,6 +80,26 @@ describe('a 2xx that is not what was asked for', () => {
     if (body !== '') expect((err as BadResponseError).bodySnippet).toBe(body.slice(0, 200));
   });
 
+  it.each([
+    ['__proto__', '{"id": 1, "external_id": "e-1", "__proto__": {"status": "archived"}}', '/__proto__'],
+    ['constructor, escaped', '{"data": {"id": 1, "external_id": "e-1", "\\u0063onstructor": 1}}', '/data/constructor'],
+    [
+      'prototype, in a list',
+      '{"data": [{"id": 1, "external_id": "e-1", "parameters": {"prototype": 1}}]}',
+      '/data/0/parameters/prototype',
+    ],
+  ])('an answer holding a key that names a prototype (%s) is a BadResponse, never decoded', async (_n, body, at) => {
+    stub.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    const read = body.includes('[') ? all(client.accounts.list()) : client.accounts.get({ id: 1 });
+    const err = await Promise.resolve(read).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BadResponseError);
+    expect((err as Error).message).toContain(`(at ${at}), which names a JavaScript prototype`);
+    expect(Object.hasOwn(Object.prototype, 'status')).toBe(false);
+  });
+
   it('a list page of HTML is an error, never an empty list', async () => {
     stub.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });

@@ -61,6 +61,24 @@ describe('systemClock', () => {
     expect(getEventListeners(ctl.signal, 'abort')).toHaveLength(0);
   });
 
+  it('a sleep longer than a timer holds arms no overflowing timer (no Node warning) and still aborts', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const reason = new Error('stopped');
+      const ctl = new AbortController();
+      const sleep = systemClock.sleep(999_999_999_000, ctl.signal).then(() => 'woke');
+      expect(await raceTimer(sleep, 30, 'still asleep')).toBe('still asleep');
+      ctl.abort(reason);
+      await expect(sleep).rejects.toBe(reason);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('TimeoutOverflowWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('a negative sleep resolves like a zero one', async () => {
     await expect(systemClock.sleep(-5)).resolves.toBeUndefined();
   });

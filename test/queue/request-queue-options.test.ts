@@ -75,6 +75,7 @@ describe('resolveRequestQueueOptions', () => {
     [{ ratePerSec: 5, minRatePerSec: 0 }, /"minRatePerSec": expected a finite number > 0 and <= ratePerSec/],
     [{ ratePerSec: 5, backoff: { maxMs: -1 } }, /"backoff.maxMs": expected a finite number >= 0, received -1/],
     [{ ratePerSec: 5, rateLimitFallbackMs: -1 }, /"rateLimitFallbackMs": expected a finite number >= 0/],
+    [{ ratePerSec: 5, maxRetryAfterMs: 0 }, /"maxRetryAfterMs": expected a finite number > 0, received 0/],
     [{ ratePerSec: 5, onEvent: 'log' }, /"onEvent": expected a function, received "log"/],
     [{ ratePerSec: 5, random: false }, /"random": expected a function, received false/],
     [{ ratePerSec: 5, burst: true }, /"burst": expected an integer >= 1, received true/],

@@ -23,6 +23,18 @@ describe('bad input', () => {
     }
   });
 
+  it('answers a body holding a key that names a prototype with 400, and stores nothing', async () => {
+    for (const raw of ['{"external_id":"p-1","__proto__":{"status":"archived"}}', '{"parameters":{"constructor":1}}']) {
+      const r = await api('POST', '/api/v1/accounts', undefined, {
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(/which names a prototype/);
+    }
+    expect(Object.hasOwn(Object.prototype, 'status')).toBe(false);
+  });
+
   it('answers a body over maxJsonBytes with 413, and keeps serving', async () => {
     const r = await api('POST', '/api/v1/accounts', account(1, { description: 'x'.repeat(5000) }));
     expect(r.status).toBe(413);

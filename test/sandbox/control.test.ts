@@ -52,6 +52,29 @@ describe('control routes', () => {
     expect(() => sb().setStatus('accounts', 5, 'sold')).toThrow(/not found/);
   });
 
+  it('sells units: sold_count rises, stock falls unless kept apart; refuses what it cannot', async () => {
+    await api('POST', '/api/v1/items', { external_id: 'i1', title: 'I', price: 5, stock: 5, status: 'listed' });
+    const sell = (body: unknown) => control('POST', 'sell', body);
+    expect(await sell({ kind: 'items', identifier: 'i1', quantity: 2 })).toEqual({
+      status: 200,
+      body: { success: true, sold_count: 2, stock: 3 },
+    });
+    expect((await api('GET', '/api/v1/items/i1')).body).toMatchObject({ stock: 3, sold_count: 2 });
+    expect((await sell({ kind: 'items', identifier: 'i1', quantity: 1, keepStock: true })).body).toMatchObject({
+      sold_count: 3,
+      stock: 3,
+    });
+    sb().setRepresentation({ saleKeepsStock: true });
+    expect(sb().sell('items', 'i1', 1)).toEqual({ soldCount: 4, stock: 3 });
+    sb().setRepresentation({ integersAsStrings: true });
+    expect((await api('GET', '/api/v1/items/i1')).body).toMatchObject({ sold_count: '4', stock: '3' });
+    expect((await sell({ kind: 'items', identifier: 'i1', quantity: 9 })).status).toBe(422);
+    expect((await sell({ kind: 'items', identifier: 'i1', quantity: 0 })).status).toBe(422);
+    expect((await sell({ kind: 'accounts', identifier: 'i1', quantity: 1 })).status).toBe(422);
+    expect((await sell({ kind: 'items', identifier: 'nope', quantity: 1 })).status).toBe(404);
+    expect((await sell({ kind: 'items', identifier: 'i1' })).status).toBe(422);
+  });
+
   it('sets faults and the rate limit over HTTP and resets everything', async () => {
     expect((await control('POST', 'faults', { errorRate: 1, seed: 1 })).status).toBe(200);
     expect((await api('GET', '/api/v1/accounts')).status).toBeGreaterThanOrEqual(500);
@@ -167,6 +190,49 @@ describe('sellerPerKey', () => {
       expect(sb.dump().items).toHaveLength(2);
     } finally {
       await sb.close();
+    }
+  });
+});
+
+describe('control routes beyond loopback', () => {
+  it('need the API key: the dump holds stored credentials', async () => {
+    const sb = await startSandbox({ host: '0.0.0.0', port: 0, apiKeys: ['wide-key'] });
+    try {
+      const base = `http://127.0.0.1:${sb.port}/__sandbox`;
+      await fetch(`http://127.0.0.1:${sb.port}/api/v1/accounts`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer wide-key', 'content-type': 'application/json' },
+        body: JSON.stringify(account(1)),
+      });
+      for (const [method, path] of [
+        ['GET', 'dump'],
+        ['GET', 'counters'],
+        ['POST', 'reset'],
+        ['POST', 'faults'],
+      ] as const) {
+        const res = await fetch(`${base}/${path}`, { method });
+        expect(res.status, `${method} ${path}`).toBe(401);
+        expect(((await res.json()) as { message: string }).message).toMatch(/beyond loopback.*API key/);
+      }
+      expect(sb.dump().accounts).toHaveLength(1); // the refused reset changed nothing
+      const wrong = await fetch(`${base}/dump`, { headers: { authorization: 'Bearer not-the-key' } });
+      expect(wrong.status).toBe(401);
+      const dump = await fetch(`${base}/dump`, { headers: { authorization: 'Bearer wide-key' } });
+      expect(dump.status).toBe(200);
+      expect(((await dump.json()) as { accounts: unknown[] }).accounts).toHaveLength(1);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('on loopback they need none', async () => {
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const sb = await startSandbox({ host, port: 0, apiKeys: ['loop-key'] });
+      try {
+        expect((await fetch(`http://${host}:${sb.port}/__sandbox/dump`)).status, host).toBe(200);
+      } finally {
+        await sb.close();
+      }
     }
   });
 });

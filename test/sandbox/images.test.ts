@@ -36,6 +36,16 @@ describe('images', () => {
     expect(notMultipart.status).toBe(422);
   });
 
+  it('serves the uploaded bytes at the url, without a key, until the image is deleted', async () => {
+    const a = await upload(sb(), PNG, { name: 'a.png' });
+    const got = await fetch(a.body.data.url);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await got.arrayBuffer()).equals(PNG)).toBe(true);
+    await api('DELETE', `/api/v1/images/${a.body.data.id}`);
+    expect((await fetch(a.body.data.url)).status).toBe(404);
+  });
+
   it('refuses a file over maxUploadBytes with 413', async () => {
     const big = Buffer.concat([PNG, Buffer.alloc(5000)]);
     const r = await upload(sb(), big);

@@ -42,6 +42,7 @@ describe('items', () => {
       'platform_item_id',
       'price',
       'server',
+      'sold_count',
       'status',
       'stock',
       'title',

@@ -42,8 +42,8 @@ process.stdout.write(`\nsoak finished in ${Math.round((Date.now() - t0) / 1000)}
 for (const [what, n] of Object.entries(r.counts)) process.stdout.write(`  ${what.padEnd(38)} ${n}\n`);
 if (r.violations.length === 0) {
   process.stdout.write(
-    '\nno violation: remote = catalogue minus sold, no duplicate, every offer mapped, journal settled, a further ' +
-      'reconcile wrote nothing\n',
+    '\nno violation: remote = catalogue minus sold, no unit sold put back on sale, no duplicate, every offer ' +
+      'mapped, journal settled, a further reconcile wrote nothing\n',
   );
 } else {
   process.stdout.write(`\n${r.violations.length} violation(s):\n`);

@@ -1,9 +1,10 @@
 // The soak under faults (issue 11): the daemon as a child process against the sandbox as a child process, both
 // on 127.0.0.1, for a bounded time. Random catalogue edits (creates, price and title changes, removals, files
 // moved and renamed), injected 5xx, dropped connections, responses lost after the write, 429 storms, SIGKILL and
-// restart of the daemon, and sales on the sandbox. Then, with faults off, one `offersync reconcile` and the
-// checks: remote equals the catalogue (minus what was sold), no external_id twice, every offer mapped in the
-// state db, the journal settled, and a further reconcile writes nothing.
+// restart of the daemon, and sales on the sandbox (accounts whole, units of items and top-ups). Then, with faults
+// off, one `offersync reconcile` and the checks: remote equals the catalogue (minus what was sold), no unit sold is
+// ever put back on sale, no external_id twice, every offer mapped in the state db, the journal settled, and a
+// further reconcile writes nothing.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,6 +100,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
     '429 storms': 0,
     'daemon SIGKILLs': 0,
     sales: 0,
+    'unit sales': 0,
+    'units sold': 0,
   };
   const violations: string[] = [];
   const children = new Set<ChildProcess>();
@@ -126,8 +129,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
           .map((o) => JSON.stringify({ external_id: o.externalId, title: o.title, price: o.price, stock: o.count }))
           .join('\n');
       case 'topup':
-        return ['external_id,offer_title,price,offer_amount']
-          .concat(f.offers.map((o) => `${o.externalId},"${o.title}",${o.price},${o.count}`))
+        return ['external_id,offer_title,price,offer_amount,stock']
+          .concat(f.offers.map((o) => `${o.externalId},"${o.title}",${o.price},${o.count},${o.count}`))
           .join('\r\n');
       default:
         return f.kind satisfies never;
@@ -158,7 +161,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   const allOffers = (): { file: CatalogueFile; offer: Offer }[] =>
     files.flatMap((file) => file.offers.map((offer) => ({ file, offer })));
 
-  // Small steps, so that the mass-archive guard (10% of managed offers, at least 25) never trips.
+  // Small steps, so that the mass-archive guard (half of the managed offers; 10%, at least 25) never trips, and
+  // prices that move by less than a factor of 3, so that the price guard never does.
   const edit = (): void => {
     counts['catalogue edits']!++;
     const what = rnd.pick(['create', 'create', 'change', 'change', 'remove', 'move'] as const);
@@ -176,7 +180,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
         const all = allOffers();
         if (all.length === 0) break;
         const { file, offer } = rnd.pick(all);
-        if (rnd.chance(0.7)) offer.price = 100 + rnd.int(0, 9000);
+        if (rnd.chance(0.7)) offer.price = Math.max(100, Math.round((offer.price * rnd.int(50, 200)) / 100));
         else offer.title = `${offer.title.split(' #')[0]} #${rnd.int(1, 999)}`;
         touched.add(file);
         counts['price or title changes']!++;
@@ -341,7 +345,21 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
           await control('status', { kind: 'accounts', identifier: Number(a.id), status: 'sold' });
           counts.sales!++;
         }
-      } else if (r < 0.88 && now - lastKill > 5000) {
+      } else if (r < 0.86) {
+        // A buyer takes units of an item or top-up: sold_count rises, stock falls.
+        const dump = (await control('dump')) as Dump;
+        const forSale = [
+          ...dump.items.map((o) => ['items', o] as const),
+          ...dump.topUps.map((o) => ['top-ups', o] as const),
+        ].filter(([, o]) => o.status === 'listed' && typeof o.stock === 'number' && o.stock > 0);
+        if (forSale.length > 0) {
+          const [kind, o] = rnd.pick(forSale);
+          const quantity = rnd.int(1, Math.min(3, Number(o.stock)));
+          await control('sell', { kind, identifier: Number(o.id), quantity });
+          counts['unit sales']!++;
+          counts['units sold']! += quantity;
+        }
+      } else if (r < 0.94 && now - lastKill > 5000) {
         // Not more often than every 5 s: a restarted daemon needs a moment to get back to work.
         lastKill = now;
         daemon.kill('SIGKILL');
@@ -369,6 +387,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
 
     const dump = (await control('dump')) as Dump;
     violations.push(...checkRemote(dump, files));
+    violations.push(...checkUnitsSold(dump, files));
     violations.push(...(await checkState(join(dir, 'state', 'state.db'), dump, files)));
 
     await control('reset-counters', {});
@@ -436,6 +455,26 @@ function checkRemote(dump: Dump, files: readonly CatalogueFile[]): string[] {
       if (!wanted.has(id) && r.status !== 'archived' && !LOCKED.has(String(r.status)))
         out.push(`${kind} ${id} was removed from the catalogue but is still ${String(r.status)}`);
     }
+  }
+  return out;
+}
+
+/** No unit sold is ever put back on sale: the stock listed never exceeds the catalogue's less the units sold. */
+function checkUnitsSold(dump: Dump, files: readonly CatalogueFile[]): string[] {
+  const out: string[] = [];
+  for (const kind of ['item', 'topup'] as const) {
+    const byExternal = new Map(dump[RESOURCE[kind]].map((r) => [String(r.external_id), r]));
+    for (const f of files.filter((x) => x.kind === kind))
+      for (const o of f.offers) {
+        const r = byExternal.get(o.externalId);
+        if (!r || typeof r.stock !== 'number') continue;
+        const sold = Number(r.sold_count ?? 0);
+        if (r.stock + sold > o.count)
+          out.push(
+            `${kind} ${o.externalId}: ${sold} unit(s) sold of a catalogue stock of ${o.count}, yet ${r.stock} ` +
+              'listed: sold units were put back on sale',
+          );
+      }
   }
   return out;
 }

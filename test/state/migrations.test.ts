@@ -130,7 +130,8 @@ describe('migrations', () => {
     expect(MIGRATIONS.map((m) => [m.version, m.name])).toEqual([
       [1, 'initial'],
       [2, 'lease-scope'],
-      [3, 'one-schema'],
+      [3, 'sold-counts'],
+      [4, 'one-schema'],
     ]);
   });
 

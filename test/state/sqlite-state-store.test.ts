@@ -63,10 +63,11 @@ describe('sqlite state store', () => {
     expect(lines.map(({ component, path, version, name, msg }) => ({ component, path, version, name, msg }))).toEqual([
       { component: 'state', path, version: 1, name: 'initial', msg: 'state db migrated' },
       { component: 'state', path, version: 2, name: 'lease-scope', msg: 'state db migrated' },
-      { component: 'state', path, version: 3, name: 'one-schema', msg: 'state db migrated' },
+      { component: 'state', path, version: 3, name: 'sold-counts', msg: 'state db migrated' },
+      { component: 'state', path, version: 4, name: 'one-schema', msg: 'state db migrated' },
     ]);
     await (await openStateStore(path, { logger })).close();
-    expect(lines).toHaveLength(3);
+    expect(lines).toHaveLength(4);
   });
 
   it("waits for another process's write lock (5 s by default) rather than failing at once", async () => {

@@ -31,6 +31,8 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         managed: false,
         sourceFile: null,
         lossyFields: [],
+        soldCount: null,
+        soldCountAtSend: null,
         updatedAt: now,
       });
       expect(await store.getOffer('item', 'sku-1')).toEqual(rec);
@@ -49,6 +51,8 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         managed: true,
         sourceFile: 'items/weapons.csv',
         lossyFields: ['rank'],
+        soldCount: 12,
+        soldCountAtSend: 10,
       };
       await store.upsertOffer('account', 'acc-1', full);
       expect(await store.getOffer('account', 'acc-1')).toEqual({

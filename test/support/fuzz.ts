@@ -65,6 +65,11 @@ const SYNTAX = [
   'title',
   '\\u12',
   '<<',
+  // Keys that name a prototype: each parser must refuse them, never write through them.
+  '__proto__',
+  'constructor',
+  'prototype',
+  '__proto__.status',
 ];
 
 /** Text made of format syntax and a few words: far likelier than uniform text to reach deep branches. */

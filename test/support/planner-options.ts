@@ -9,8 +9,10 @@ export const PLANNER_OPTIONS: PlannerOptions = {
   ownedPattern: null,
   drift: 'local-wins',
   capabilities: { ...UNKNOWN_CAPABILITIES, accountUpdate: 'usable' },
-  bulk: { removeSize: 100, topUpUpdateSize: 100 },
+  bulk: { removeSize: 100, topUpUpdateSize: 100, itemUpdateSize: 100 },
   updateFallback: 'report',
   guard: { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 },
   allowMassArchive: false,
+  priceGuard: { maxPriceChangePercent: 10, maxPriceChangeMin: 2 },
+  allowPriceChange: false,
 };

@@ -39,7 +39,7 @@ describe('bulk confirmation through the list', () => {
         await original(...args);
         return { success: true };
       });
-    const run = await h.reconcile({}, undefined, countless);
+    const run = await h.reconcile({ allowMassArchive: true }, undefined, countless);
     expect(run.report.outcome).toBe('converged');
     expect(run.report.counts.account?.archived).toBe(20);
     const routes = requestsByRoute(h.sandbox);
@@ -59,9 +59,9 @@ describe('bulk confirmation through the list', () => {
     h.sandbox.resetCounters();
     // The marketplace updates all but the last, and says only how many.
     const short = (client: MarketplaceClient) =>
-      overrideMethod(client, 'topUps', 'bulkUpdate', async (original, offers, opts) => {
+      overrideMethod(client, 'topUps', 'bulk', async (original, op, key, offers, opts) => {
         const all = offers as Record<string, unknown>[];
-        await original(all.slice(0, -1), opts);
+        await original(op, key, all.slice(0, -1), opts);
         return { body: { updated: all.length - 1 }, counts: { updated: all.length - 1 } } satisfies BulkUpdateResult;
       });
     const run = await h.reconcile({}, undefined, short);

@@ -2,7 +2,7 @@
 // other is failed with its message; status, an unknown outcome, a definite 404 and a capability refusal are read
 // from the fields every marketplace error carries.
 import { describe, expect, it } from 'vitest';
-import { registerSecret } from '../../src/log/logger.ts';
+import { registerSecret } from '../../src/log/scrubber.ts';
 import { NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
 import { QueueClearedError } from '../../src/queue/queue-cleared-error.ts';
 import { isCapabilityRefusal } from '../../src/sync/capabilities.ts';
@@ -54,6 +54,14 @@ describe('stopped writes', () => {
     });
     expect(failure('plain')).toEqual({ outcome: 'failed', message: 'plain' });
     expect(errorMessage(42)).toBe('42');
+  });
+
+  it("fails with the offer's credentials scrubbed from the message, in any form the marketplace quoted them", () => {
+    const quoted = new Error('422: The credentials are invalid: {"login": "jo", "password": "p\\"w\\u00e9-long"}');
+    expect(failure(quoted, '', '', ['jo', 'p"wé-long'])).toEqual({
+      outcome: 'failed',
+      message: '422: The credentials are invalid: {"login": "[REDACTED]", "password": "[REDACTED]"}',
+    });
   });
 });
 

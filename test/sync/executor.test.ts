@@ -71,6 +71,8 @@ const noGuard = { tripped: false, archives: 0, limit: 100 };
 const planOf = (actions: PlanAction[], guard: Plan['guard'] = noGuard): Plan => ({
   actions,
   guard,
+  priceGuard: { tripped: false, priced: 0, suspect: [], limit: 2 },
+  soldCounts: [],
   archiveSuppressed: [],
   warnings: [],
 });
@@ -261,7 +263,7 @@ describe('execute', () => {
       ]),
       deps(),
     );
-    expect(rec.calls.sort()).toEqual(['topUps.bulkUpdate', 'topUps.update']);
+    expect(rec.calls.sort()).toEqual(['topUps.bulk', 'topUps.update']);
     expect(out.map((o) => o.outcome)).toEqual(['updated', 'updated', 'updated']);
   });
 

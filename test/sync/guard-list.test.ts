@@ -32,6 +32,7 @@ describe('the guard list', () => {
     expect(readFileSync(path, 'utf8')).toBe(ids.map((id) => `item ${id}\n`).join(''));
     const summary = formatReport(report);
     expect(summary.split('held back by the guard').length - 1).toBe(1);
-    expect(summary).toMatch(/would archive 30 offers, more than the limit of 25/);
+    expect(summary).toMatch(/would archive 30 of 30 managed offers, more than half of them/);
+    expect(summary).toMatch(/The catalogue came out empty/);
   });
 });

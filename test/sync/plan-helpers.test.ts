@@ -10,6 +10,8 @@ const guard: GuardVerdict = { tripped: false, archives: 0, limit: 25 };
 const planOf = (actions: PlanAction[], target?: Plan['target']): Plan => ({
   actions,
   guard,
+  priceGuard: { tripped: false, priced: 0, suspect: [], limit: 2 },
+  soldCounts: [],
   archiveSuppressed: [],
   warnings: [],
   ...(target ? { target } : {}),
@@ -29,10 +31,11 @@ describe('plan helpers', () => {
     ]);
   });
 
-  it('has changes when any action writes, or adopts', () => {
+  it('has changes when any action writes to the marketplace; an adoption only maps an offer that matches', () => {
     expect(hasChanges(planOf([]))).toBe(false);
     expect(hasChanges(planOf([noop, noop]))).toBe(false);
-    expect(hasChanges(planOf([noop, of('adopt')]))).toBe(true);
+    expect(hasChanges(planOf([noop, of('adopt')]))).toBe(false);
+    expect(hasChanges(planOf([of('adopt'), of('update')]))).toBe(true);
     expect(hasChanges(planOf([of('archive'), noop]))).toBe(true);
   });
 

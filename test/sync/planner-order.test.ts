@@ -99,7 +99,11 @@ describe('planner: assembly', () => {
 
   it('archives in kind then external_id order, and a tripped guard holds them back in that order', () => {
     const state = [row('item', 'i-b', 1), row('item', 'i-a', 2), row('account', 'a-z', 3), row('account', 'a-y', 4)];
-    const loose = { ...options, guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 } };
+    const loose = {
+      ...options,
+      allowMassArchive: true,
+      guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 },
+    };
     const p = plan(input({ state, remote: snapshot(state), options: loose }));
     expect(p.actions.filter((x) => x.type === 'archive').map((x) => x.externalId)).toEqual([
       'a-y',

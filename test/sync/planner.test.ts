@@ -566,7 +566,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
         desired: ts.map((t) => topup(t.externalId, { price: 999 })),
         state: ts.map((t, i) => recordOf(t, i + 1)),
         remote: snapshot([], {}, {}, { topup: ts.map((t, i) => remoteOf(t, i + 1)) }),
-        options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2 } },
+        options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2, itemUpdateSize: 100 } },
       });
     })(),
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:bulk-update/1>patch:t3'],
@@ -600,7 +600,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
             topup: [remoteOf(gone[4]!, 5), remoteOf(gone[5]!, 6)],
           },
         ),
-        options: { ...options, bulk: { removeSize: 2, topUpUpdateSize: 100 } },
+        options: { ...options, bulk: { removeSize: 2, topUpUpdateSize: 100, itemUpdateSize: 100 } },
       });
     })(),
     routes: [
@@ -667,17 +667,39 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
       desired: [topup('t9'), topup('t1', { price: 301 }), topup('t2', { price: 303 })],
       state: [recordOf(topup('t1'), 5), recordOf(topup('t2'), 7)],
       remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5), remoteOf(topup('t2'), 7)] }),
-      options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2 } },
+      options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2, itemUpdateSize: 100 } },
     }),
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2'],
   },
   {
-    name: 'one account archive beside two item archives still goes by DELETE',
+    name: 'one account archive beside two item archives still goes by DELETE; the items by their bulk-update',
     input: input({
       state: [recordOf(a1, 1), recordOf(item('i1'), 2), recordOf(item('i2'), 3)],
       remote: snapshot([remoteOf(a1, 1)], {}, {}, { item: [remoteOf(item('i1'), 2), remoteOf(item('i2'), 3)] }),
     }),
-    routes: ['archive:single:a1', 'archive:single:i1', 'archive:single:i2'],
+    routes: ['archive:single:a1', 'archive:bulk-update/0>single:i1', 'archive:bulk-update/0>single:i2'],
+  },
+  {
+    name: 'item archives go by bulk-remove once item bulk-update is known refused, one by one once both are',
+    input: input({
+      state: [recordOf(item('i1'), 2), recordOf(item('i2'), 3), recordOf(topup('t1'), 4), recordOf(topup('t2'), 5)],
+      remote: snapshot(
+        [],
+        {},
+        {},
+        {
+          item: [remoteOf(item('i1'), 2), remoteOf(item('i2'), 3)],
+          topup: [remoteOf(topup('t1'), 4), remoteOf(topup('t2'), 5)],
+        },
+      ),
+      options: caps({ itemBulkUpdate: 'unusable', topUpBulkUpdate: 'unusable', topUpBulkRemove: 'unusable' }),
+    }),
+    routes: [
+      'archive:bulk-remove/0>single:i1',
+      'archive:bulk-remove/0>single:i2',
+      'archive:single:t1',
+      'archive:single:t2',
+    ],
   },
   {
     name: 'a single account archive goes by DELETE, not in bulk',
@@ -689,7 +711,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     input: input({
       state: [recordOf(topup('t1'), 1), recordOf(topup('t2'), 2)],
       remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 1), remoteOf(topup('t2'), 2)] }),
-      options: caps({ topUpBulkUpdate: 'unusable' }),
+      options: caps({ topUpBulkUpdate: 'unusable', topUpBulkRemove: 'unusable' }),
     }),
     routes: ['archive:single:t1', 'archive:single:t2'],
   },
@@ -708,10 +730,12 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
 /** The mass-archive guard inside a plan: counted on the archives planned, against the managed offers. */
 const guard: readonly Case[] = [
   {
-    name: 'trips above max(25, 10%) with a message, and --allow-mass-archive lets it through',
+    name: 'trips above half of the managed offers, below max(25, 10%), with a message naming the rule',
     input: input(massBase),
     check: (p) => {
-      expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 25 });
+      expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 15, rule: 'half' });
+      expect(p.guard.message).toMatch(/archive 30 of 30 managed offers, more than half of them/);
+      expect(p.guard.message).toMatch(/The catalogue came out empty/);
       expect(p.guard.message).toMatch(/--allow-mass-archive/);
     },
   },
@@ -721,9 +745,38 @@ const guard: readonly Case[] = [
     check: (p) => expect(p.guard.tripped).toBe(false),
   },
   {
-    name: 'a configured guard.maxArchive is the limit',
+    name: 'a configured guard.maxArchive below half is the limit',
+    input: input({ ...massBase, options: { ...options, guard: { ...options.guard, maxArchive: 10 } } }),
+    check: (p) => {
+      expect(p.guard).toMatchObject({ tripped: true, limit: 10, rule: 'half' });
+      expect(p.guard.message).toMatch(/more than half/);
+    },
+  },
+  {
+    name: 'a configured guard.maxArchive above half does not lift the half rule',
     input: input({ ...massBase, options: { ...options, guard: { ...options.guard, maxArchive: 40 } } }),
-    check: (p) => expect(p.guard).toMatchObject({ tripped: false, limit: 40 }),
+    check: (p) => expect(p.guard).toMatchObject({ tripped: true, limit: 15, rule: 'half' }),
+  },
+  {
+    name: 'counts an update to status archived as an archive, and names it among those held',
+    input: input({
+      ...massBase,
+      desired: thirty.map((d) => account(d.externalId, { status: 'archived' }, { hash: 'archived' })),
+    }),
+    check: (p) => {
+      expect(only(p, 'update')).toHaveLength(30);
+      // 30 of 30 managed: the half rule stops it first.
+      expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 15, rule: 'half' });
+      expect(p.guard.held).toHaveLength(30);
+    },
+  },
+  {
+    name: 'does not count an update that leaves the status as it is',
+    input: input({ ...massBase, desired: thirty.map((d) => account(d.externalId, { price: 2000 }, { hash: 'p' })) }),
+    check: (p) => {
+      expect(only(p, 'update')).toHaveLength(30);
+      expect(p.guard).toMatchObject({ tripped: false, archives: 0 });
+    },
   },
   {
     name: 'does not count offers already archived as managed',
@@ -732,7 +785,7 @@ const guard: readonly Case[] = [
       state: thirty.map((d, i) => recordOf(d, i + 1, { remoteStatus: i < 29 ? 'listed' : 'archived' })),
       options: { ...options, guard: { maxArchive: null, maxArchivePercent: 100, maxArchiveMin: 0 } },
     }),
-    check: (p) => expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 29 }),
+    check: (p) => expect(p.guard).toMatchObject({ tripped: true, archives: 30, limit: 14 }),
   },
 ];
 

@@ -325,7 +325,7 @@ describe('reconcile: the run around the plan, continued', () => {
     await h.reconcile();
     h.write('items/a.json', '[]');
     const { report } = await h.reconcile({ dryRun: true });
-    expect(report.messages).toEqual([expect.stringMatching(/would archive 30 offers, more than the limit of 25/)]);
+    expect(report.messages).toEqual([expect.stringMatching(/would archive 30 of 30 managed offers, more than half/)]);
     expect(readdirSync(dirname(h.statePath)).filter((f) => f.startsWith('guard-'))).toEqual([]);
   });
 

@@ -13,7 +13,7 @@ import { openStateStore, type KyselyStateStore } from '../../src/state/open-stat
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
-import { bulkArchive, bulkUpdateTopUps } from '../../src/sync/route-bulk.ts';
+import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
 import { runCreate } from '../../src/sync/route-create.ts';
 import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
@@ -345,11 +345,11 @@ describe('bulk route edges', () => {
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
     ];
     sandbox.setStatus('top-ups', lives[1]!.id, 'sold');
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, bulk)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes()).toEqual([`updated:${ts[0]!.externalId}`, `failed:${ts[1]!.externalId}`]);
     expect(ctx.outcomes[1]?.message).toMatch(/^bulk-update: .*sold/);
     expect(ctx.outcomes[1]?.kind).toBe('topup');
@@ -362,13 +362,13 @@ describe('bulk route edges', () => {
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
     const sent: string[][] = [];
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', (original, ...args) => {
-        sent.push((args[0] as { external_id: string }[]).map((e) => e.external_id));
+      overrideMethod(raw, 'topUps', 'bulk', (original, ...args) => {
+        sent.push((args[2] as { external_id: string }[]).map((e) => e.external_id));
         return original(...args);
       }),
     );
     const batchOf = [1, 0, 1];
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, { ...bulk, batch: batchOf[i]! })),
     );
@@ -379,15 +379,15 @@ describe('bulk route edges', () => {
     const ts = [topUp(ext('t')), topUp(ext('t'))];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', async () => {
+      overrideMethod(raw, 'topUps', 'bulk', async () => {
         throw serverError('POST', '/api/v1/top-ups/bulk-update');
       }),
     );
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, bulk)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes().sort()).toEqual(ts.map((t) => `failed:${t.externalId}`).sort());
     expect(ctx.outcomes[0]?.message).toMatch(/^bulk-update failed: .*server error/);
     expect(await store.getCapability(CAPABILITIES.topUpBulkUpdate)).toBeUndefined();
@@ -398,7 +398,7 @@ describe('bulk route edges', () => {
     const live = await raw.topUps.create(topUpBody(e));
     await store.upsertOffer('topup', e, { remoteId: live.id, remoteStatus: 'listed', managed: true });
     await bulkArchive(ctx, [archive('topup', e, live.id, { via: 'bulk-update', batch: 0, ifRefused: 'single' })]);
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes()).toEqual([`archived:${e}`]);
     expect((await raw.topUps.get({ id: live.id })).status).toBe('archived');
     expect((await store.getOffer('topup', e))?.remoteStatus).toBe('archived');
@@ -531,7 +531,7 @@ describe('route edges, continued', () => {
     [
       'bulk-update',
       'topup',
-      () => bulkUpdateTopUps(ctx, [update(topUp('j-bulk-1'), 1, bulk), update(topUp('j-bulk-2'), 2, bulk)]),
+      () => bulkUpdate(ctx, [update(topUp('j-bulk-1'), 1, bulk), update(topUp('j-bulk-2'), 2, bulk)]),
     ],
     [
       'bulk-remove',
@@ -554,7 +554,7 @@ describe('route edges, continued', () => {
     async (op, kind, run) => {
       let client = overrideMethod(raw, 'items', 'create', lost('POST'));
       client = overrideMethod(client, 'items', 'update', lost('PATCH'));
-      client = overrideMethod(client, 'topUps', 'bulkUpdate', lost('POST'));
+      client = overrideMethod(client, 'topUps', 'bulk', lost('POST'));
       client = overrideMethod(client, 'accounts', 'bulkRemove', lost('POST'));
       client = overrideMethod(client, 'items', 'findByExternalId', async () => null);
       const upload = client.images.upload.bind(client.images);
@@ -677,7 +677,7 @@ describe('route edges, continued', () => {
     sandbox.setFaults({ disabled: ['topUps.bulkUpdate'] });
     const t = topUp(ext('t'), { price: 111 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
+    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
     expect((await store.getCapability(CAPABILITIES.topUpBulkUpdate))?.detail).toMatch(/^404: /);
   });
 
@@ -685,11 +685,11 @@ describe('route edges, continued', () => {
     sandbox.setRepresentation({ bulkCountsOnly: true });
     const ts = [topUp(ext('t'), { price: 121 }), topUp(ext('t'), { price: 122 })];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => ({ ...update(t, lives[i]!.id, bulk), reason: 'adopted' as const })),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(ctx.outcomes.map((o) => `${o.kind}:${o.outcome}`)).toEqual(['topup:adopted', 'topup:adopted']);
     expect(ctx.outcomes[0]?.fields).toEqual(['price']);
     expect(await store.getOffer('topup', ts[1]!.externalId)).toMatchObject({
@@ -702,25 +702,25 @@ describe('route edges, continued', () => {
     const t = topUp(ext('t'), { price: 131 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+      overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
         await original(...args);
         return { success: true };
       }),
     );
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list']);
+    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
 
   it('bulk-update unconfirmed because the list fails too: each top-up reported failed', async () => {
     const t = topUp(ext('t'), { price: 141 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
-    let client = overrideMethod(raw, 'topUps', 'bulkUpdate', async () => ({ success: true }));
+    let client = overrideMethod(raw, 'topUps', 'bulk', async () => ({ success: true }));
     client = overrideMethod(client, 'topUps', 'list', () => {
       throw serverError('GET', '/api/v1/top-ups');
     });
     useClient(client);
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk)]);
+    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
     expect(ctx.outcomes).toEqual([
       expect.objectContaining({
         kind: 'topup',
@@ -734,8 +734,8 @@ describe('route edges, continued', () => {
     const es = [ext('t'), ext('t')];
     const lives = await Promise.all(es.map((e) => raw.topUps.create(topUpBody(e))));
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
-        await original([(args[0] as unknown[])[0]], args[1]); // archives the first only
+      overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
+        await original(args[0], args[1], [(args[2] as unknown[])[0]], args[3]); // archives the first only
         return { success: true, counts: { updated: 1 } };
       }),
     );
@@ -744,7 +744,7 @@ describe('route edges, continued', () => {
       ctx,
       es.map((e, i) => archive('topup', e, lives[i]!.id, route)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list', 'topUps.update']);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list', 'topUps.update']);
     expect(outcomes().sort()).toEqual(es.map((e) => `archived:${e}`).sort());
     expect((await raw.topUps.get({ id: lives[1]!.id })).status).toBe('archived');
   });
@@ -813,10 +813,10 @@ describe('route edges the mutants found untested', () => {
     const t = topUp(ext('t'), { price: 151, stock: 7 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     useClient(
-      overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+      overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
         // The marketplace takes the price and drops the stock, and its counts say nothing of either.
-        const [el] = args[0] as { stock?: number }[];
-        await original([{ ...el, stock: undefined }], args[1]);
+        const [el] = args[2] as { stock?: number }[];
+        await original(args[0], args[1], [{ ...el, stock: undefined }], args[3]);
         return { success: true };
       }),
     );
@@ -824,8 +824,8 @@ describe('route edges the mutants found untested', () => {
       { field: 'price', from: 999, to: 151, why: 'changed' },
       { field: 'stock', from: 10, to: 7, why: 'changed' },
     ] as const;
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk, { changes: [...changes] })]);
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list', 'topUps.update']);
+    await bulkUpdate(ctx, [update(t, live.id, bulk, { changes: [...changes] })]);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list', 'topUps.update']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
     const after = await raw.topUps.get({ id: live.id });
     expect(after.fields).toMatchObject({ price: 151, stock: 7 });
@@ -834,7 +834,7 @@ describe('route edges the mutants found untested', () => {
   it('a bulk-update confirmed by a list that does not echo the field sent: taken as applied, no PATCH', async () => {
     const t = topUp(ext('t'), { stock: 4 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
-    let client = overrideMethod(raw, 'topUps', 'bulkUpdate', async (original, ...args) => {
+    let client = overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
       await original(...args);
       return { success: true };
     });
@@ -844,8 +844,8 @@ describe('route edges the mutants found untested', () => {
     }));
     useClient(client);
     const changes = [{ field: 'stock', from: 10, to: 4, why: 'changed' } as const];
-    await bulkUpdateTopUps(ctx, [update(t, live.id, bulk, { changes })]);
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.list']);
+    await bulkUpdate(ctx, [update(t, live.id, bulk, { changes })]);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
 

@@ -8,7 +8,7 @@ import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
-import { bulkArchive, bulkUpdateTopUps } from '../../src/sync/route-bulk.ts';
+import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
 import { runCreate } from '../../src/sync/route-create.ts';
 import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
@@ -225,11 +225,11 @@ describe('update routes', () => {
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
     ];
     const route = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, route)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate']);
+    expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes().sort()).toEqual(ts.map((t) => `updated:${t.externalId}`).sort());
     expect((await raw.topUps.get({ id: lives[1]!.id })).fields.price).toBe(402);
   });
@@ -242,11 +242,11 @@ describe('update routes', () => {
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
     ];
     const route = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
-    await bulkUpdateTopUps(
+    await bulkUpdate(
       ctx,
       ts.map((t, i) => update(t, lives[i]!.id, route)),
     );
-    expect(rec.calls).toEqual(['topUps.bulkUpdate', 'topUps.update', 'topUps.update']);
+    expect(rec.calls).toEqual(['topUps.bulk', 'topUps.update', 'topUps.update']);
     expect((await store.getCapability(CAPABILITIES.topUpBulkUpdate))?.usable).toBe(false);
     // Each top-up by a plain PATCH: nothing learnt of the account routes.
     expect(await store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();

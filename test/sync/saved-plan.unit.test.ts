@@ -88,7 +88,15 @@ const adopt: PlanAction = {
 const upload: PlanAction = { type: 'upload', image, neededBy: ['acc-1'] };
 const noop: PlanAction = { type: 'noop', kind: 'item', externalId: 'i-2', reason: 'unchanged' };
 const guard: GuardVerdict = { tripped: false, archives: 1, limit: 25 };
-const planOf = (...actions: PlanAction[]): Plan => ({ actions, guard, archiveSuppressed: [], warnings: [] });
+const priceGuard: Plan['priceGuard'] = { tripped: false, priced: 0, suspect: [], limit: 2 };
+const planOf = (...actions: PlanAction[]): Plan => ({
+  actions,
+  guard,
+  priceGuard,
+  soldCounts: [],
+  archiveSuppressed: [],
+  warnings: [],
+});
 const meta = {
   id: 'plan-1',
   seller: 'seller-a',
@@ -167,6 +175,12 @@ describe('writesOf and savePlan', () => {
     expect(saved.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(readSavedPlan(JSON.stringify(saved))).toEqual(saved);
     expect(savePlan(planOf(update), { ...meta, allowMassArchive: true }).digest).not.toBe(saved.digest);
+    // --allow-price-change is kept as --allow-mass-archive is; a file of an older offersync without it reads as false.
+    const allowed = savePlan(planOf(update), { ...meta, allowPriceChange: true });
+    expect(allowed.allowPriceChange).toBe(true);
+    expect(allowed.digest).not.toBe(saved.digest);
+    expect(readSavedPlan(JSON.stringify(allowed))).toEqual(allowed);
+    expect(readSavedPlan(JSON.stringify({ ...allowed, allowPriceChange: 'yes' }))).toHaveProperty('error');
   });
 });
 
@@ -190,6 +204,13 @@ describe('readSavedPlan', () => {
       expect(readSavedPlan(text({ ...makeSaved(), [f]: 5 }))).toEqual({ error: `not a saved plan: ${f} is missing` });
     },
   );
+
+  it('refuses a plan holding a key that names a prototype', () => {
+    const t = text(makeSaved()).replace('"writes":{', '"writes":{"__proto__":{"x":1},');
+    expect(readSavedPlan(t)).toEqual({
+      error: 'not a saved plan: it holds the key /writes/__proto__, which names a prototype',
+    });
+  });
 
   it('refuses a plan without its writes or mass-archive flag', () => {
     const saved = makeSaved();

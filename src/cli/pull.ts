@@ -1,0 +1,328 @@
+// offersync pull: the marketplace's offers written as a catalogue, for a seller who already sells. Reads only; the
+// state db is neither opened nor created. What it writes plans nothing (src/sync/pulled-offer.ts checks each offer).
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
+import { FORMAT_EXTENSION, formatRecords } from '../catalogue/format-records.ts';
+import { classify, FORMATS, type Format } from '../catalogue/layout.ts';
+import type { Config } from '../config/config.ts';
+import { loadConfig } from '../config/load-config.ts';
+import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
+import { plainHttpVerdict } from '../marketplace/plain-http.ts';
+import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
+import { RequestQueue } from '../queue/request-queue.ts';
+import { type OwnsOffer, type PulledKind, pullKind } from '../sync/pulled-offer.ts';
+import { resourceOf } from '../sync/resource-of.ts';
+import { cliLogger } from './cli-logger.ts';
+import { EXIT, type Command, type CliIO, UsageError } from './command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
+import { downloadGallery } from './gallery-download.ts';
+import { startRate } from './learnt-rate.ts';
+import { chooseSellers } from './run-reconcile.ts';
+
+const HELP = `Usage: offersync pull --out <dir> [flags]
+
+Writes the marketplace's offers as a catalogue in <dir>, one file per kind (accounts/accounts.yaml, ...): every
+field the marketplace returns that a catalogue holds, prices in major units ("19.99"), ranks as the catalogue
+writes them, and each account's gallery downloaded into images/ (the offer keeps it by image_ids). After it,
+'offersync validate <dir>' is clean and 'offersync plan --catalogue <dir>' plans nothing, even with a fresh
+state db: offers are adopted by external_id, never created twice. Offers a catalogue cannot take over as they are
+(no external_id, sold, a status no catalogue entry can state) are listed with what to do. Reads only.
+
+  --out <dir>            where to write the catalogue (must be empty, or give --force)
+  --format <format>      csv, json, ndjson or yaml (default yaml)
+  --only <kinds>         only account, item or topup offers (comma-separated for several)
+  --force                write into a non-empty <dir>, replacing the files pull writes
+  --with-credentials     write account credentials where the marketplace returns them, in files readable by their
+                         owner only (0600). Without it none are written; an entry without credentials leaves the
+                         offer's credentials as they are on the marketplace
+${SELLER_HELP}
+
+${CONFIG_HELP}
+`;
+
+const KIND_FILE: Readonly<Record<OfferKind, string>> = { account: 'accounts', item: 'items', topup: 'top-ups' };
+
+/** What pull read of one kind, and what it cost. */
+interface KindRead {
+  readonly offers: readonly RemoteOffer[];
+  /** Offers the list held without an external_id. */
+  readonly withoutExternalId: number;
+  /** Fields only the GET of one offer returned, when it returned any: then every offer was read by GET. */
+  readonly getOnly: readonly string[];
+}
+
+export const command: Command = {
+  name: 'pull',
+  summary: "write the marketplace's offers as a catalogue (day one for a seller who already sells)",
+  async run(argv, io) {
+    const { values } = parseFlags(argv, {
+      ...CONFIG_OPTIONS,
+      ...SELLER_OPTION,
+      out: { type: 'string' },
+      format: { type: 'string' },
+      only: { type: 'string' },
+      force: { type: 'boolean' },
+      'with-credentials': { type: 'boolean' },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return EXIT.ok;
+    }
+    if (!values.out) throw new UsageError('--out <dir> is required: the folder to write the catalogue into');
+    const format = (values.format ?? 'yaml') as Format;
+    if (!FORMATS.includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}, got '${values.format}'`);
+    const kinds = onlyKinds(values.only);
+    const out = resolve(io.cwd, values.out);
+    if (existsSync(out) && !statSync(out).isDirectory())
+      throw new UsageError(`${values.out} is a file: --out names the folder to write the catalogue into`);
+    const occupied = existsSync(out) && readdirSync(out).length > 0;
+    if (occupied && !values.force)
+      throw new UsageError(
+        `${values.out} is not empty: pull writes into an empty folder; give --force to write into it`,
+      );
+    let config: Config;
+    try {
+      const [one, ...more] = chooseSellers(
+        loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd }),
+        values.seller,
+      );
+      if (!one || more.length > 0)
+        throw new UsageError('the configuration has several sellers: name one with --seller');
+      config = one;
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError((err as Error).message);
+    }
+    return pull(io, config, {
+      out,
+      shown: values.out,
+      format,
+      kinds,
+      withCredentials: values['with-credentials'] === true,
+    });
+  },
+};
+
+/** The prune policy of decide-removed.ts for an offer no state db knows yet (pull reads a marketplace fresh). */
+function ownsOffer(config: Config): OwnsOffer {
+  const pattern = config.sync.ownedPattern ? new RegExp(config.sync.ownedPattern) : null;
+  return (externalId) => config.sync.prune === 'all' || (config.sync.prune !== 'none' && !!pattern?.test(externalId));
+}
+
+function onlyKinds(only: string | undefined): readonly OfferKind[] {
+  if (only === undefined) return OFFER_KINDS;
+  return only.split(',').map((s) => {
+    const k = s.trim();
+    if (!(OFFER_KINDS as readonly string[]).includes(k))
+      throw new UsageError(`--only takes ${OFFER_KINDS.join(', ')} (comma-separated), got '${k}'`);
+    return k as OfferKind;
+  });
+}
+
+interface PullOptions {
+  readonly out: string;
+  /** The folder as the seller gave it, for messages. */
+  readonly shown: string;
+  readonly format: Format;
+  readonly kinds: readonly OfferKind[];
+  readonly withCredentials: boolean;
+}
+
+async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<number> {
+  if (!config.apiKey)
+    throw new UsageError('no API key: set OFFERSYNC_API_KEY, or OFFERSYNC_API_KEY_FILE naming a file that holds it');
+  const plainHttp = plainHttpVerdict(config.baseUrl, config.insecure);
+  if (plainHttp.kind === 'refused') throw new UsageError(plainHttp.message);
+  if (plainHttp.kind === 'warned') io.stdout.write(`Warning: ${plainHttp.message}\n`);
+  const logger = cliLogger(config, io);
+  const queue = new RequestQueue({
+    ratePerSec: config.rateLimit.ratePerSec,
+    startRatePerSec: startRate(config, undefined),
+    increasePerSec:
+      config.rateLimit.ratePerSec === 'auto' ? config.rateLimit.startPerSec : config.rateLimit.ratePerSec * 0.1,
+    burst: config.rateLimit.burst,
+    concurrency: config.rateLimit.concurrency,
+    maxAttempts: config.rateLimit.maxAttempts,
+    maxRetryAfterMs: config.rateLimit.maxRetryAfterSeconds * 1000,
+    logger,
+  });
+  const client = createMarketplaceClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    insecure: config.insecure,
+    timeoutMs: config.http.timeoutMs,
+    idleTimeoutMs: config.http.idleTimeoutMs,
+    maxBodyBytes: config.http.maxBodyBytes,
+    connections: Math.max(config.http.connections, config.rateLimit.concurrency),
+    schedule: queue.schedule,
+    limitWindowSec: config.rateLimit.limitWindowSec,
+    list: {
+      sortParam: config.lists.sortParam,
+      perPageParam: config.lists.perPageParam,
+      pageParam: config.lists.pageParam,
+      filterParam: config.lists.filterParam,
+      perPage: config.lists.perPage,
+    },
+    logger,
+  });
+  try {
+    // Before anything is read: a folder that cannot be written costs no request.
+    mkdirSync(join(opts.out, 'images'), { recursive: true });
+  } catch (err) {
+    await client.close();
+    io.stderr.write(`offersync pull: cannot write ${opts.shown}: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
+  const pulled: PulledKind[] = [];
+  const reads = new Map<OfferKind, KindRead>();
+  let gallery: Awaited<ReturnType<typeof downloadGallery>> | undefined;
+  try {
+    for (const kind of opts.kinds) {
+      const read = await readKind(client, kind, config.lists.perPage);
+      reads.set(kind, read);
+      pulled.push(pullKind(kind, read.offers, ownsOffer(config)));
+    }
+    const ids = new Set<number>();
+    for (const p of pulled)
+      for (const r of p.records) if (Array.isArray(r.image_ids)) for (const id of r.image_ids) ids.add(id as number);
+    if (ids.size > 0)
+      gallery = await downloadGallery(ids, await client.images.list(), opts.out, {
+        maxBytes: config.catalogue.maxImageBytes,
+        timeoutMs: config.http.timeoutMs,
+      });
+  } catch (err) {
+    io.stderr.write(
+      `offersync pull: could not read the marketplace at ${new URL(config.baseUrl).origin}: ` +
+        `${(err as Error).message}. Nothing was written; run pull again.\n`,
+    );
+    return EXIT.failed;
+  } finally {
+    await client.close();
+  }
+  const files: string[] = [];
+  const written: string[] = [];
+  for (const p of pulled) {
+    if (p.records.length === 0) continue;
+    const rel = `${KIND_FILE[p.kind]}/${KIND_FILE[p.kind]}.${FORMAT_EXTENSION[opts.format]}`;
+    mkdirSync(join(opts.out, KIND_FILE[p.kind]), { recursive: true });
+    const path = join(opts.out, rel);
+    writeFileSync(path, formatRecords(opts.format, p.records), opts.withCredentials ? { mode: 0o600 } : {});
+    if (opts.withCredentials) chmodSync(path, 0o600);
+    written.push(rel);
+    files.push(`${rel}: ${p.records.length} offer${p.records.length === 1 ? '' : 's'}`);
+  }
+  io.stdout.write(summary(config, opts, pulled, reads, files, gallery, queue.stats().requests));
+  const others = otherCatalogueFiles(opts.out, new Set(written));
+  if (others.length > 0)
+    io.stdout.write(
+      `\nAlso in ${opts.shown}, read beside the pulled files (remove those that hold the same offers, or each is ` +
+        `there twice):\n${others.map((f) => `  ${f}\n`).join('')}`,
+    );
+  return EXIT.ok;
+}
+
+/** Offer files of the folder that pull did not write (a --force into a catalogue): relative, sorted. */
+function otherCatalogueFiles(dir: string, written: ReadonlySet<string>): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => f.split(sep).join('/'))
+    .filter((rel) => !written.has(rel) && classify(rel).type === 'offers')
+    .sort();
+}
+
+/**
+ * Every page of the list in id order. The document gives the GET of one offer the same fields as the list; where a
+ * server's GET returns more, the first offer shows it, and then each offer is read by GET (one request each).
+ */
+async function readKind(
+  client: ReturnType<typeof createMarketplaceClient>,
+  kind: OfferKind,
+  perPage: number,
+): Promise<KindRead> {
+  const resource = resourceOf(client, kind);
+  const offers: RemoteOffer[] = [];
+  let withoutExternalId = 0;
+  for await (const page of resource.list({ sort: 'id', perPage })) {
+    offers.push(...page.items);
+    withoutExternalId += page.skipped ?? 0;
+  }
+  const probe = offers[0];
+  if (!probe) return { offers, withoutExternalId, getOnly: [] };
+  const one = await resource.get({ id: probe.id });
+  const getOnly = Object.keys(one.fields).filter((f) => one.fields[f] != null && probe.fields[f] == null);
+  if (getOnly.length === 0) return { offers, withoutExternalId, getOnly };
+  const full: RemoteOffer[] = [];
+  for (const o of offers) full.push(o.id === one.id ? one : await resource.get({ id: o.id }));
+  return { offers: full, withoutExternalId, getOnly };
+}
+
+function summary(
+  config: Config,
+  opts: PullOptions,
+  pulled: readonly PulledKind[],
+  reads: ReadonlyMap<OfferKind, KindRead>,
+  files: readonly string[],
+  gallery: Awaited<ReturnType<typeof downloadGallery>> | undefined,
+  requests: number,
+): string {
+  const lines = [`Pulled from ${new URL(config.baseUrl).origin} into ${opts.shown} (${opts.format}):`];
+  for (const f of files) lines.push(`  ${f}`);
+  if (files.length === 0) lines.push('  no offer the catalogue can take over');
+  if (gallery) {
+    lines.push(`  images/: ${gallery.written.length} gallery image(s) downloaded (the offers keep them by image_ids)`);
+    for (const f of gallery.failed)
+      lines.push(`    not downloaded: ${f}; the offer keeps it by image_ids all the same`);
+  }
+  lines.push(`  ${requests} request(s) to the marketplace, all reads.`);
+  for (const p of pulled) {
+    const read = reads.get(p.kind);
+    if (read && read.getOnly.length > 0)
+      lines.push(
+        `  ${p.kind}: the GET of one offer returns ${read.getOnly.join(', ')}, which the list does not: ` +
+          `each offer was read by GET (${read.offers.length} requests); a reconcile compares them with what it sent`,
+      );
+  }
+  const unmanaged = pulled.filter((p) => p.notReturned.length > 0);
+  if (unmanaged.length > 0) {
+    lines.push('', 'Not returned by the marketplace, so not in the catalogue: each stays as it is on the marketplace');
+    lines.push('(add a field to an entry to manage it from then on):');
+    for (const p of unmanaged) lines.push(`  ${p.kind}: ${p.notReturned.join(', ')}`);
+  }
+  if (opts.kinds.includes('account'))
+    lines.push(
+      opts.withCredentials
+        ? '  account credentials: the marketplace returns none (API document 2.3); files are 0600 all the same'
+        : '  account credentials: not written (--with-credentials); entries without them leave them as they are',
+    );
+  const notes = pulled.flatMap((p) => p.notes.map((n) => ({ kind: p.kind, ...n })));
+  if (notes.length > 0) {
+    lines.push('', 'Fields left out of some entries, so that they stay as they are on the marketplace:');
+    for (const n of notes) lines.push(`  ${n.kind} ${n.field} (${n.offers} offer(s)): ${n.reason}`);
+  }
+  const leftOut = pulled.flatMap((p) => p.leftOut);
+  const noExternalId = pulled.filter((p) => (reads.get(p.kind)?.withoutExternalId ?? 0) > 0);
+  if (leftOut.length > 0 || noExternalId.length > 0) {
+    const n = leftOut.length + noExternalId.reduce((a, p) => a + reads.get(p.kind)!.withoutExternalId, 0);
+    lines.push('', `Not taken over (${n} offer(s)):`);
+    for (const p of noExternalId)
+      lines.push(
+        `  ${p.kind}: ${reads.get(p.kind)!.withoutExternalId} offer(s) without an external_id; ` +
+          'offersync never sees them; do: give each one an external_id on the website, then pull again',
+      );
+    for (const o of leftOut) {
+      lines.push(`  ${o.kind} ${o.externalId ?? '-'} (id ${o.id}): ${o.reason}; do: ${o.todo}`);
+      if (o.archivedNextRun)
+        lines.push(
+          '    WARNING: your sync.prune / sync.ownedPattern owns it, so the next reconcile archives it: ' +
+            'add it to the catalogue by hand before that',
+        );
+    }
+  }
+  lines.push(
+    '',
+    `Next: offersync validate ${opts.shown} && offersync plan --catalogue ${opts.shown}`,
+    '  (plans no write: with a fresh state db it adopts each offer by its external_id)',
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,132 @@
+// A daemon whose run a guard stopped carries on: it says so on /readyz and the status page, still records the
+// units sold meanwhile (sold.jsonl, /metrics), and clears the stop once a run gets through.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
+import { CLI } from '../support/cli.ts';
+
+const KEY = 'daemon-guard-key-31';
+
+let sandbox: RunningSandbox;
+let dir: string;
+let port: number;
+let daemon: ChildProcess | undefined;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** Polls until fn gives a value: bounded by its attempts, never by a timed assertion. */
+async function until<T>(what: string, fn: () => Promise<T | undefined>, attempts = 600): Promise<T> {
+  for (let i = 0; i < attempts; i++) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+const get = async (path: string) => {
+  const r = await fetch(`http://127.0.0.1:${port}${path}`).catch(() => null);
+  return r ? { status: r.status, text: await r.text() } : null;
+};
+
+function prices(divisor: number): void {
+  const rows = Array.from({ length: 12 }, (_, i) => ({
+    external_id: `sku-${i}`,
+    title: `Skin ${i}`,
+    price: Math.floor((2000 + i) / divisor),
+    stock: 5,
+  }));
+  writeFileSync(join(dir, 'catalogue', 'items', 'skins.json'), JSON.stringify(rows));
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apiKeys: [KEY] });
+  dir = mkdtempSync(join(tmpdir(), 'offersync-daemon-guard-'));
+  mkdirSync(join(dir, 'catalogue', 'items'), { recursive: true });
+  port = await freePort();
+  writeFileSync(
+    join(dir, 'offersync.yaml'),
+    `${[
+      `baseUrl: ${sandbox.url}`,
+      'catalogue:\n  dir: ./catalogue',
+      'state:\n  path: ./state/state.db',
+      'rateLimit:\n  ratePerSec: 100\n  burst: 10',
+      'daemon:\n  debounceMs: 100\n  healthHost: 127.0.0.1',
+      `  healthPort: ${port}`,
+    ].join('\n')}\n`,
+  );
+});
+
+afterAll(async () => {
+  daemon?.kill('SIGKILL');
+  await sandbox?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a daemon stopped by a guard', () => {
+  it('says so on /readyz and the status page, records sales meanwhile, and clears it once a run passes', async () => {
+    prices(1);
+    daemon = spawn(process.execPath, [...CLI, 'daemon', '--config', join(dir, 'offersync.yaml')], {
+      env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    await until('the first run', async () => ((await get('/readyz'))?.status === 200 ? true : undefined));
+    expect(sandbox.dump().items.filter((i) => i.price === 2005)).toHaveLength(1);
+
+    // Integer cents a hundred times too small: the price guard stops the run.
+    prices(100);
+    const stopped = await until('the guard stop', async () => {
+      const r = await get('/readyz');
+      return r?.text.includes('stopped_by_guard') ? r : undefined;
+    });
+    expect(stopped.status).toBe(200);
+    expect(JSON.parse(stopped.text).stopped_by_guard.message).toMatch(/^price guard: 12 of 12 priced offers/);
+    const page = (await get('/'))!.text;
+    expect(page).toContain('A guard stopped the run of');
+    expect(page).toContain('held back by the price guard (not sent): item sku-0 20.00 -&gt; 0.20');
+    expect(sandbox.dump().items.filter((i) => i.price === 2005)).toHaveLength(1);
+
+    // It carries on: a sale made meanwhile is recorded by the next run, which the guard stops again.
+    sandbox.sell('items', 'sku-3', 2);
+    // A file saved starts a run (the daemon's schedule is minutes away).
+    writeFileSync(
+      join(dir, 'catalogue', 'items', 'other.json'),
+      JSON.stringify([{ external_id: 'o-1', title: 'O', price: 1 }]),
+    );
+    const soldLog = join(dir, 'state', 'sold.jsonl');
+    await until('the sale in sold.jsonl', async () => (existsSync(soldLog) ? true : undefined));
+    expect(JSON.parse(readFileSync(soldLog, 'utf8').trim())).toMatchObject({
+      kind: 'item',
+      external_id: 'sku-3',
+      quantity: 2,
+    });
+    // The run's metrics are recorded once it ends, a moment after sold.jsonl is written.
+    await until('the units-sold counter', async () =>
+      (await get('/metrics'))?.text.includes('offersync_units_sold_total{kind="item",seller="default"} 2')
+        ? true
+        : undefined,
+    );
+    expect((await get('/'))!.text).toContain('2 sold');
+    expect(sandbox.dump().items.find((i) => i.external_id === 'sku-3')).toMatchObject({ stock: 3, sold_count: 2 });
+
+    // The prices put right: the run gets through and the stop is gone.
+    prices(1);
+    await until('the stop cleared', async () => {
+      const r = await get('/readyz');
+      return r && r.status === 200 && !r.text.includes('stopped_by_guard') ? true : undefined;
+    });
+    expect(sandbox.dump().items.find((i) => i.external_id === 'sku-3')).toMatchObject({ stock: 3, price: 2003 });
+  }, 180_000);
+});

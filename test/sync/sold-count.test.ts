@@ -1,0 +1,92 @@
+// What a run notes of an item's count of units sold, as a table: a rise is a sale; a first sight is a baseline;
+// a catalogue stock that came to equal the marketplace's becomes the stock last sent.
+import { describe, expect, it } from 'vitest';
+import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
+import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
+import type { OfferRecord } from '../../src/state/records.ts';
+import { soldCountNote } from '../../src/sync/sold-count.ts';
+
+const desired = (stock: number): DesiredItem => ({
+  kind: 'item',
+  externalId: 'gold-1',
+  hash: 'h',
+  source: { file: 'items/stock.json' },
+  fields: { title: 'Gold 1000', price: 2499, stock },
+});
+const live = (stock: number, soldCount: number | undefined): RemoteOffer => ({
+  id: 7,
+  externalId: 'gold-1',
+  status: 'listed',
+  fields: { title: 'Gold 1000', price: 2499, stock },
+  ...(soldCount === undefined ? {} : { soldCount }),
+});
+const state = (sent: number, soldCount: number | null, soldCountAtSend: number | null): OfferRecord => ({
+  kind: 'item',
+  externalId: 'gold-1',
+  remoteId: 7,
+  lastApplied: { title: 'Gold 1000', price: 2499, stock: sent, status: 'listed' },
+  credentialsHmac: null,
+  imageHashes: [],
+  contentHash: 'h',
+  remoteStatus: 'listed',
+  remoteUpdatedAt: 0,
+  managed: true,
+  sourceFile: 'items/stock.json',
+  lossyFields: [],
+  soldCount,
+  soldCountAtSend,
+  updatedAt: 0,
+});
+const sale = (quantity: number, soldCount: number) => ({
+  kind: 'item',
+  externalId: 'gold-1',
+  title: 'Gold 1000',
+  quantity,
+  remoteId: 7,
+  soldCount,
+});
+
+describe('sold count', () => {
+  it.each([
+    ['nothing sold since', desired(5), state(5, 0, 0), live(5, 0), undefined],
+    ['2 units sold', desired(5), state(5, 0, 0), live(3, 2), { soldCount: 2, sale: sale(2, 2) }],
+    ['2 more units sold', desired(5), state(5, 2, 0), live(1, 4), { soldCount: 4, sale: sale(2, 4) }],
+    ['first sight: a baseline', desired(5), state(5, null, null), live(5, 2), { soldCount: 2, atSend: 2 }],
+    [
+      'first sight, stock lowered by its sales: the baseline before them',
+      desired(5),
+      state(5, null, null),
+      live(3, 2),
+      { soldCount: 2, atSend: 0 },
+    ],
+    ['first sight, stock lowered by more', desired(5), state(5, null, null), live(1, 2), { soldCount: 2, atSend: 2 }],
+    ['not in state: a baseline', desired(5), undefined, live(5, 9), { soldCount: 9, atSend: 9 }],
+    ['a count that fell (a refund): no sale', desired(5), state(5, 3, 0), live(5, 1), { soldCount: 1 }],
+    ['no count shown', desired(5), state(5, 0, 0), live(3, undefined), undefined],
+    [
+      'the catalogue caught up with a sale',
+      desired(3),
+      state(5, 2, 0),
+      live(3, 2),
+      { soldCount: 2, atSend: 2, agreedStock: 3 },
+    ],
+    [
+      'a sale and the catalogue caught up with it',
+      desired(3),
+      state(5, 0, 0),
+      live(3, 2),
+      { soldCount: 2, sale: sale(2, 2), atSend: 2, agreedStock: 3 },
+    ],
+    ['the catalogue changed, not in agreement', desired(8), state(5, 2, 0), live(3, 2), undefined],
+  ] as const)('%s', (_name, d, rec, l, note) => {
+    const got = soldCountNote({ desired: d, state: rec, live: l });
+    expect(got).toEqual(note === undefined ? undefined : { kind: 'item', externalId: 'gold-1', ...note });
+  });
+
+  it('an account sells whole: no note', () => {
+    const acc: RemoteOffer = { id: 1, externalId: 'a', status: 'listed', fields: {}, soldCount: 3 };
+    expect(soldCountNote({ desired: undefined, state: { ...state(5, 0, 0), kind: 'account' }, live: acc })).toBe(
+      undefined,
+    );
+  });
+});
