@@ -36,8 +36,8 @@ export function toOfferRecord(r: Row<OffersTable>): OfferRecord {
     managed: r.managed === 1,
     sourceFile: r.source_file,
     lossyFields: stringArray(r.lossy_fields),
-    soldCount: r.sold_count ?? null,
-    soldCountAtSend: r.sold_count_at_send ?? null,
+    soldCount: nullableNumber(r.sold_count),
+    soldCountAtSend: nullableNumber(r.sold_count_at_send),
     updatedAt: r.updated_at,
   };
 }
@@ -129,7 +129,7 @@ export function offerFromTuple(t: readonly unknown[], pool: StringPool): OfferRe
   );
 }
 
-/** PostgreSQL hands a BIGINT back as a string. */
+/** PostgreSQL hands a BIGINT back as a string (unless the pool parses it, as postgres-state-database.ts's does). */
 function nullableNumber(v: unknown): number | null {
   return v === null || v === undefined ? null : Number(v);
 }

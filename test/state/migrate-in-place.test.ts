@@ -1,7 +1,8 @@
 // A state db of the release before the Migrator, opened by this one: a sqlite file at schema 2 and a PostgreSQL
 // database at schema 1, both written by that release's own code (test/fixtures/state/README.md). Every row reads
 // back the same, the unfinished journal entry is still there to settle, and an older offersync would now refuse
-// the db (its version marker says 3).
+// the db (its version marker says 4 in a sqlite file, 3 in PostgreSQL). Then the same dbs as the release with unit
+// sales left them (its hand-written migrators' 'sold-counts': sqlite's 3, PostgreSQL's 2): the counts are kept.
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,8 @@ const SHA = 'a'.repeat(64);
 
 /** What both fixtures hold for their (first) seller, as the store reads it. */
 async function expectReleaseRows(store: StateStore, timestamps: 'sqlite' | 'postgres'): Promise<void> {
+  // An offer of the release before unit sales has no counts; one of the release with them keeps its own.
+  expect(await store.getOffer('account', 'acc-1')).toMatchObject({ soldCount: null, soldCountAtSend: null });
   const offers = await store.listOffers();
   expect(offers.map((o) => [o.kind, o.externalId, o.remoteId, o.remoteStatus, o.managed])).toEqual(
     timestamps === 'sqlite'
@@ -53,7 +56,7 @@ async function expectReleaseRows(store: StateStore, timestamps: 'sqlite' | 'post
     ['update', 'item', ['item:item-1'], 'sent'],
   ]);
   expect(await store.getMeta('watermark.item')).toBe('1699999000000');
-  expect(await store.getMeta('schema_version')).toBe('3');
+  expect(await store.getMeta('schema_version')).toBe(timestamps === 'sqlite' ? '4' : '3');
   // The old lease carried over: its holder is still named, and a new holder waits for it or takes it over.
   const held = await store.acquireLease({ holder: 'new-holder', pid: 1, hostname: 'h', scope: '' }, 60_000);
   expect(held.ok).toBe(timestamps === 'postgres');
@@ -72,7 +75,7 @@ describe('a sqlite state db of the previous release', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('migrates in place to schema 3, every row kept, and reopens as it is', async () => {
+  it('migrates in place to schema 4, every row kept, and reopens as it is', async () => {
     const path = join(dir, 'state.db');
     copyFileSync(join(FIXTURES, 'state-v2.db'), path);
     // The lease in the file was taken at the fixture's clock (late 2023): by this clock it is still held.
@@ -80,6 +83,7 @@ describe('a sqlite state db of the previous release', () => {
     expect(store.migrations.map((m) => [m.name, m.status])).toEqual([
       ['initial', 'already-applied'],
       ['lease-scope', 'already-applied'],
+      ['sold-counts', 'applied'],
       ['one-schema', 'applied'],
     ]);
     await expectReleaseRows(store, 'sqlite');
@@ -90,8 +94,30 @@ describe('a sqlite state db of the previous release', () => {
     await again.close();
     // What the previous release reads first: a version it does not know, so it refuses the file.
     const raw = new BetterSqlite3(path, { readonly: true });
-    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('3');
+    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('4');
     raw.close();
+  });
+
+  it("takes a file of the release with unit sales (its schema 3, 'sold-counts') to schema 4, counts kept", async () => {
+    const path = join(dir, 'state-sold.db');
+    copyFileSync(join(FIXTURES, 'state-v2.db'), path);
+    // What that release's migrator did to a file at schema 2, then a sale seen.
+    const raw = new BetterSqlite3(path);
+    raw.exec(`ALTER TABLE offers ADD COLUMN sold_count INTEGER;
+      ALTER TABLE offers ADD COLUMN sold_count_at_send INTEGER;
+      UPDATE meta SET value = '3' WHERE key = 'schema_version';
+      UPDATE offers SET sold_count = 7, sold_count_at_send = 5 WHERE external_id = 'item-1';`);
+    raw.close();
+    const store = await openStateStore(path, { now: () => 1_700_000_010_000 });
+    expect(store.migrations.map((m) => [m.name, m.status])).toEqual([
+      ['initial', 'already-applied'],
+      ['lease-scope', 'already-applied'],
+      ['sold-counts', 'already-applied'],
+      ['one-schema', 'applied'],
+    ]);
+    expect(await store.getOffer('item', 'item-1')).toMatchObject({ remoteId: 201, soldCount: 7, soldCountAtSend: 5 });
+    await expectReleaseRows(store, 'sqlite');
+    await store.close();
   });
 });
 
@@ -119,6 +145,7 @@ describe('a PostgreSQL state db of the previous release', () => {
       expect(store.migrations.map((m) => [m.name, m.status])).toEqual([
         ['initial', 'already-applied'],
         ['lease-scope', 'already-applied'],
+        ['sold-counts', 'applied'],
         ['one-schema', 'applied'],
       ]);
       await expectReleaseRows(store, 'postgres');
@@ -145,6 +172,38 @@ describe('a PostgreSQL state db of the previous release', () => {
       expect(v.rows[0].v).toBe(3);
     } finally {
       await client.end();
+    }
+  });
+  it("takes a database of the release with unit sales (its schema 2, 'sold-counts') to schema 3, counts kept", async () => {
+    const sold = await server.createDatabase();
+    const client = new pg.Client({ connectionString: sold });
+    await client.connect();
+    try {
+      await client.query(readFileSync(join(FIXTURES, 'postgres-v1.sql'), 'utf8'));
+      // What that release's migrator did to a database at schema 1, then a sale seen.
+      await client.query(`BEGIN;
+        ALTER TABLE offers ADD COLUMN sold_count BIGINT;
+        ALTER TABLE offers ADD COLUMN sold_count_at_send BIGINT;
+        INSERT INTO schema_migrations (version, name, applied_at) VALUES (2, 'sold-counts', 1700000000000);
+        UPDATE offers SET sold_count = 7, sold_count_at_send = 5 WHERE seller = 'shop-1' AND external_id = 'item-1';
+        COMMIT;`);
+    } finally {
+      await client.end();
+    }
+    const store = await openPostgresStateStore('shop-1', { url: sold });
+    try {
+      expect(store.migrations.map((m) => [m.name, m.status])).toEqual([
+        ['initial', 'already-applied'],
+        ['lease-scope', 'already-applied'],
+        ['sold-counts', 'already-applied'],
+        ['one-schema', 'applied'],
+      ]);
+      // BIGINT read back as a number, in a single read and in the listing a run plans from.
+      expect(await store.getOffer('item', 'item-1')).toMatchObject({ soldCount: 7, soldCountAtSend: 5 });
+      expect((await store.offerView()).get('item', 'item-1')).toMatchObject({ soldCount: 7, soldCountAtSend: 5 });
+      await expectReleaseRows(store, 'postgres');
+    } finally {
+      await store.close();
     }
   });
 });
