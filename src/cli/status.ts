@@ -121,7 +121,7 @@ async function sellerStatus(
             .slice(-10)
             .map((l) => JSON.parse(l) as Record<string, unknown>)
         : [];
-    const guardStop = readGuardStop(store);
+    const guardStop = await readGuardStop(store);
     const lease =
       'currentLease' in store
         ? await (store as { currentLease(): Promise<WriterLease | undefined> }).currentLease()

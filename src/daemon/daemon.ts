@@ -93,6 +93,8 @@ export class Daemon {
   private leaseWait: string | null = null;
   /** Why the state db is taken to be out (a renewal failed); cleared by the next one that succeeds. */
   private stateTrouble: string | null = null;
+  /** The last run a guard stopped, as the state db said after the last run (refreshGuardStop). */
+  private guardStop: GuardStop | null = null;
   /** A run the state db failed is tried again after this long: doubling while it keeps failing. */
   private retryMs = RETRY_FIRST_MS;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -123,6 +125,7 @@ export class Daemon {
       this.healthServer = await startHealthServer(this.opts.health, this, this.metrics);
     }
     await this.takeLease();
+    await this.refreshGuardStop();
     this.watcher = this.opts.watch();
     this.watcher.on('batch', (c) => this.onFiles(c));
     this.watcher.on('error', (e) => this.opts.logger.warn({ err: e.message }, 'catalogue watcher error'));
@@ -164,6 +167,19 @@ export class Daemon {
     if (this.leaseWait) log.info('took over the writer lease');
     this.leaseWait = null;
     return this.lease;
+  }
+
+  /**
+   * The guard stop the state db remembers, read after each run: health() answers from it without waiting on
+   * the database. A read that fails keeps the last one known.
+   */
+  private async refreshGuardStop(): Promise<GuardStop | null> {
+    try {
+      this.guardStop = await readGuardStop(this.opts.store);
+    } catch (err) {
+      this.opts.logger.debug({ err: errorMessage(err) }, 'state db: the guard stop could not be read');
+    }
+    return this.guardStop;
   }
 
   /** Resolves when no run is going and none is queued. */
@@ -239,6 +255,7 @@ export class Daemon {
       this.ready = !lease.lost.aborted;
       this.recorder.recordRun(report, trigger);
       this.recorder.recordBackoffs((await loadBackoffs(this.opts.store)).values());
+      await this.refreshGuardStop();
       const failed = report.outcomes.filter((o) => o.outcome === 'failed').length;
       log.info(
         { trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs },
@@ -280,7 +297,7 @@ export class Daemon {
       waiting: this.leaseWait,
       lastOutcome: this.lastReport?.outcome ?? null,
       notices: status.notices ?? [],
-      guardStop: readGuardStop(this.opts.store),
+      guardStop: await this.refreshGuardStop(),
     };
     return renderStatusPage(await status.board.view(daemon, status.queue?.() ?? null));
   }
@@ -297,7 +314,7 @@ export class Daemon {
         last_run_id: this.lastReport?.runId ?? null,
         last_error: this.lastError,
         // A guard stopped the last run: the daemon carries on (sales, other sellers), but nothing is sent.
-        ...guardDetail(readGuardStop(this.opts.store)),
+        ...guardDetail(this.guardStop),
       },
     };
   }

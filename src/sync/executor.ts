@@ -60,10 +60,7 @@ export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutc
   const seenAt = new Date(deps.now?.() ?? Date.now());
   if (stoppedByGuard(plan)) {
     // Sales are news whatever the guard says: told now, not held until the catalogue is fixed.
-    appendSold(
-      deps.statePath,
-      ctx.store.transaction(() => recordSoldCounts(ctx.store, plan.soldCounts, seenAt)),
-    );
+    appendSold(deps.statePath, await ctx.inTransaction(() => recordSoldCounts(ctx.store, plan.soldCounts, seenAt)));
     if (plan.guard.tripped) {
       const { archives, limit, rule } = plan.guard;
       deps.logger.error({ archives, limit, rule }, 'mass-archive guard tripped: nothing sent');

@@ -12,12 +12,12 @@ export interface GuardStop {
   readonly messages: readonly string[];
 }
 
-export function recordGuardStop(store: Pick<StateStore, 'setMeta'>, stop: GuardStop | null): void {
-  store.setMeta(GUARD_STOP_KEY, stop ? JSON.stringify(stop) : '');
+export async function recordGuardStop(store: Pick<StateStore, 'setMeta'>, stop: GuardStop | null): Promise<void> {
+  await store.setMeta(GUARD_STOP_KEY, stop ? JSON.stringify(stop) : '');
 }
 
-export function readGuardStop(store: Pick<StateStore, 'getMeta'>): GuardStop | null {
-  const text = store.getMeta(GUARD_STOP_KEY);
+export async function readGuardStop(store: Pick<StateStore, 'getMeta'>): Promise<GuardStop | null> {
+  const text = await store.getMeta(GUARD_STOP_KEY);
   if (!text) return null;
   try {
     const v = JSON.parse(text) as Partial<GuardStop>;

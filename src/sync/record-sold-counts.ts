@@ -8,14 +8,18 @@ import type { SoldCountNote } from './unit-sale.ts';
  * Records the notes of offers the state db maps (an offer being adopted is recorded once adopted) and returns the
  * sold.jsonl lines of their sales.
  */
-export function recordSoldCounts(store: StateStore, notes: readonly SoldCountNote[], seenAt: Date): SoldEntry[] {
+export async function recordSoldCounts(
+  store: StateStore,
+  notes: readonly SoldCountNote[],
+  seenAt: Date,
+): Promise<SoldEntry[]> {
   const sold: SoldEntry[] = [];
   for (const n of notes) {
-    const rec = store.getOffer(n.kind, n.externalId);
+    const rec = await store.getOffer(n.kind, n.externalId);
     if (rec?.remoteId == null) continue;
     const lastApplied =
       n.agreedStock !== undefined && rec.lastApplied ? { ...rec.lastApplied, stock: n.agreedStock } : undefined;
-    store.upsertOffer(n.kind, n.externalId, {
+    await store.upsertOffer(n.kind, n.externalId, {
       soldCount: n.soldCount,
       ...(n.atSend !== undefined ? { soldCountAtSend: n.atSend } : {}),
       ...(lastApplied ? { lastApplied } : {}),
