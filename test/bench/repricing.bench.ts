@@ -106,7 +106,7 @@ async function reprice(s: Switch, work: string): Promise<{ requests: number; min
     },
   });
   const run = async () => {
-    const services = openServices({ ...base, apiKey: KEY }, { logger: silentLogger });
+    const services = await openServices({ ...base, apiKey: KEY }, { logger: silentLogger });
     try {
       return (await reconcile(services.reconcileDeps, { command: 'bench', dryRun: false })).report.outcome;
     } finally {

@@ -12,7 +12,7 @@ const LAN = '192.0.2.10';
 
 const source = {
   health: () => ({ ok: true, ready: true, detail: { running: false } }),
-  statusPage: () => '<!doctype html><title>status</title>',
+  statusPage: async () => '<!doctype html><title>status</title>',
 };
 
 let server: HealthServer | undefined;

@@ -69,7 +69,7 @@ describe('status page HTML', () => {
     expect(html).toContain('some offers failed');
   });
 
-  it('scrubs credentials a message quotes JSON-escaped, as \\uXXXX or URL-encoded, and short ones', () => {
+  it('scrubs credentials a message quotes JSON-escaped, as \\uXXXX or URL-encoded, and short ones', async () => {
     const board = new StatusBoard(store, ':memory:', 'Shop');
     const catalogue = {
       offers: [
@@ -108,7 +108,7 @@ describe('status page HTML', () => {
       'start',
     );
     const html = renderStatusPage(
-      board.view({ ready: true, running: false, lastError: null, waiting: null, lastOutcome: 'partial' }, null),
+      await board.view({ ready: true, running: false, lastError: null, waiting: null, lastOutcome: 'partial' }, null),
     );
     expect(html).toContain('The credentials are invalid');
     expect(html).not.toContain('Qz9');

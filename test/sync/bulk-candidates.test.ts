@@ -2,7 +2,7 @@
 // sandbox: each probed, used, refused and fallen back from; the body key and the batch limit learnt from the
 // marketplace's 422; nothing lost either way.
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStateStore } from '../../src/state/sqlite-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/sync/capabilities.ts';
 import { captureLog } from '../support/log-capture.ts';
 import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
@@ -40,12 +40,12 @@ async function seeded(sandbox: Parameters<typeof createHarness>[0] = {}): Promis
   return harness;
 }
 
-function capabilities(h: Harness): Map<string, { usable: boolean; detail: string | null }> {
-  const store = openStateStore(h.statePath);
+async function capabilities(h: Harness): Promise<Map<string, { usable: boolean; detail: string | null }>> {
+  const store = await openStateStore(h.statePath);
   try {
-    return new Map(store.listCapabilities().map((c) => [c.name, { usable: c.usable, detail: c.detail }]));
+    return new Map((await store.listCapabilities()).map((c) => [c.name, { usable: c.usable, detail: c.detail }]));
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -68,7 +68,7 @@ describe('bulk routes the document does not show', () => {
     });
     expect(prices(h).slice(0, 3)).toEqual([200, 201, 202]);
     expect(statuses(h, 'items').slice(3)).toEqual(['archived', 'archived']);
-    const caps = capabilities(h);
+    const caps = await capabilities(h);
     expect(caps.get(CAPABILITIES.itemBulkUpdate)?.usable).toBe(false);
     expect(caps.get(CAPABILITIES.itemBulkRemove)?.usable).toBe(false);
     // Remembered: the next run sends them one by one without asking again.
@@ -89,7 +89,7 @@ describe('bulk routes the document does not show', () => {
     expect(routes['PATCH /api/v1/items/{identifier}']).toBeUndefined();
     expect(prices(h).slice(0, 3)).toEqual([200, 201, 202]);
     expect(statuses(h, 'items').slice(3)).toEqual(['archived', 'archived']);
-    expect(capabilities(h).get(CAPABILITIES.itemBulkUpdate)?.usable).toBe(true);
+    expect((await capabilities(h)).get(CAPABILITIES.itemBulkUpdate)?.usable).toBe(true);
   });
 
   it('bulk-update refused, bulk-remove served: archives of items and top-ups go by bulk-remove', async () => {
@@ -110,7 +110,7 @@ describe('bulk routes the document does not show', () => {
     expect(routes['PATCH /api/v1/top-ups/{identifier}']).toBeUndefined();
     expect(statuses(h, 'items')).toEqual(['listed', 'listed', 'archived', 'archived', 'archived']);
     expect(statuses(h, 'topUps')).toEqual(['listed', 'archived', 'archived', 'archived']);
-    expect(capabilities(h).get(CAPABILITIES.topUpBulkRemove)?.usable).toBe(true);
+    expect((await capabilities(h)).get(CAPABILITIES.topUpBulkRemove)?.usable).toBe(true);
   });
 
   it('a usable route that later refuses: the batch falls back to single calls, nothing lost', async () => {
@@ -127,7 +127,7 @@ describe('bulk routes the document does not show', () => {
       'PATCH /api/v1/items/{identifier}': ITEMS,
     });
     expect(prices(h)).toEqual([300, 301, 302, 303, 304]);
-    expect(capabilities(h).get(CAPABILITIES.itemBulkUpdate)?.usable).toBe(false);
+    expect((await capabilities(h)).get(CAPABILITIES.itemBulkUpdate)?.usable).toBe(false);
   });
 
   it('another key, named only in the 422: tried once, used, remembered and logged at info', async () => {
@@ -141,7 +141,7 @@ describe('bulk routes the document does not show', () => {
     expect(log.lines.some((l) => String(l.msg).startsWith('learnt: POST /items/bulk-update takes its array'))).toBe(
       true,
     );
-    expect(capabilities(h).get('POST /items/bulk-update: body key')).toEqual({ usable: true, detail: 'items' });
+    expect((await capabilities(h)).get('POST /items/bulk-update: body key')).toEqual({ usable: true, detail: 'items' });
     // Remembered: the next run sends the learnt key at once.
     h.sandbox.resetCounters();
     items(h, 300);
@@ -157,7 +157,7 @@ describe('bulk routes the document does not show', () => {
     expect(h.sandbox.counters().byRoute['POST /api/v1/items/bulk-update']).toEqual({ '422': 1, '200': 3 });
     expect(prices(h)).toEqual([200, 201, 202, 203, 204]);
     expect(log.lines.some((l) => l.msg === 'learnt: POST /items/bulk-update takes at most 2 offers a call')).toBe(true);
-    expect(capabilities(h).get('POST /items/bulk-update: batch limit')).toEqual({ usable: true, detail: '2' });
+    expect((await capabilities(h)).get('POST /items/bulk-update: batch limit')).toEqual({ usable: true, detail: '2' });
     h.sandbox.resetCounters();
     items(h, 300);
     expect((await h.reconcile()).report.outcome).toBe('converged');
