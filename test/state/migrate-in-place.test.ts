@@ -174,7 +174,7 @@ describe('a PostgreSQL state db of the previous release', () => {
       await client.end();
     }
   });
-  it("takes a database of the release with unit sales (its schema 2, 'sold-counts') to schema 3, counts kept", async () => {
+  it("takes a database of the release with unit sales (schema 2, 'sold-counts') to schema 3, counts kept", async () => {
     const sold = await server.createDatabase();
     const client = new pg.Client({ connectionString: sold });
     await client.connect();
