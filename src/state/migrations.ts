@@ -7,10 +7,13 @@ import { type Kysely, type Migration, Migrator, type MigrationResultSet, sql } f
 import type { StateDialectName } from './state-dialect-name.ts';
 
 export interface StateMigration {
-  /** 1, 2, 3...: the marker an older offersync reads. */
+  /** 1, 2, 3...: the order they run in (kysely's name of each); `marker` is what an older offersync reads. */
   readonly version: number;
   readonly name: string;
-  /** The marker this migration leaves, by dialect (PostgreSQL's first release held the sqlite's first two). */
+  /**
+   * The marker this migration leaves, by dialect: PostgreSQL's first release held the sqlite's first two, and
+   * its 'sold-counts' was its 2.
+   */
   readonly marker: Readonly<Record<StateDialectName, number>>;
   readonly sql: Readonly<Record<StateDialectName, readonly string[]>>;
 }
