@@ -17,8 +17,8 @@ import { cliLogger } from './cli-logger.ts';
 import { EXIT, type Command, type CliIO, UsageError } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { downloadGallery } from './gallery-download.ts';
-import { startRate } from './learnt-rate.ts';
 import { chooseSellers } from './run-reconcile.ts';
+import { clientOptions, queueOptions } from './services.ts';
 
 const HELP = `Usage: offersync pull --out <dir> [flags]
 
@@ -136,36 +136,8 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
   if (plainHttp.kind === 'refused') throw new UsageError(plainHttp.message);
   if (plainHttp.kind === 'warned') io.stdout.write(`Warning: ${plainHttp.message}\n`);
   const logger = cliLogger(config, io);
-  const queue = new RequestQueue({
-    ratePerSec: config.rateLimit.ratePerSec,
-    startRatePerSec: startRate(config, undefined),
-    increasePerSec:
-      config.rateLimit.ratePerSec === 'auto' ? config.rateLimit.startPerSec : config.rateLimit.ratePerSec * 0.1,
-    burst: config.rateLimit.burst,
-    concurrency: config.rateLimit.concurrency,
-    maxAttempts: config.rateLimit.maxAttempts,
-    maxRetryAfterMs: config.rateLimit.maxRetryAfterSeconds * 1000,
-    logger,
-  });
-  const client = createMarketplaceClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    insecure: config.insecure,
-    timeoutMs: config.http.timeoutMs,
-    idleTimeoutMs: config.http.idleTimeoutMs,
-    maxBodyBytes: config.http.maxBodyBytes,
-    connections: Math.max(config.http.connections, config.rateLimit.concurrency),
-    schedule: queue.schedule,
-    limitWindowSec: config.rateLimit.limitWindowSec,
-    list: {
-      sortParam: config.lists.sortParam,
-      perPageParam: config.lists.perPageParam,
-      pageParam: config.lists.pageParam,
-      filterParam: config.lists.filterParam,
-      perPage: config.lists.perPage,
-    },
-    logger,
-  });
+  const queue = new RequestQueue(queueOptions(config, undefined, logger));
+  const client = createMarketplaceClient(clientOptions(config, queue.schedule, logger));
   try {
     // Before anything is read: a folder that cannot be written costs no request.
     mkdirSync(join(opts.out, 'images'), { recursive: true });

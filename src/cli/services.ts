@@ -5,11 +5,12 @@ import { ConfigError } from '../config/load-config.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/scrubber.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
-import type { ResponseObserved } from '../marketplace/marketplace-client-options.ts';
+import type { MarketplaceClientOptions, ResponseObserved } from '../marketplace/marketplace-client-options.ts';
 import type { QueueEvent } from '../queue/queue-event.ts';
 import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
 import { plainHttpVerdict } from '../marketplace/plain-http.ts';
 import { RequestQueue } from '../queue/request-queue.ts';
+import type { RequestQueueOptions } from '../queue/request-queue-options.ts';
 import { openSellerStateStore, type StateLocation } from '../state/open-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { capabilityUsable } from '../state/capability-reprobe.ts';
@@ -135,6 +136,51 @@ export interface ServiceObservers {
   readonly onQueueEvent?: (e: QueueEvent) => void;
 }
 
+/** The request queue as the configuration sets it (and the rate a seller's last runs learnt, when there is one). */
+export function queueOptions(config: Config, learnt: LearntRate | undefined, logger: Logger): RequestQueueOptions {
+  return {
+    ratePerSec: config.rateLimit.ratePerSec,
+    startRatePerSec: startRate(config, learnt),
+    ...(learnt?.hold ? { startHoldPerSec: learnt.hold.ratePerSec } : {}),
+    increasePerSec:
+      config.rateLimit.ratePerSec === 'auto' ? config.rateLimit.startPerSec : config.rateLimit.ratePerSec * 0.1,
+    burst: config.rateLimit.burst,
+    concurrency: config.rateLimit.concurrency,
+    maxAttempts: config.rateLimit.maxAttempts,
+    maxRetryAfterMs: config.rateLimit.maxRetryAfterSeconds * 1000,
+    logger,
+  };
+}
+
+/** The marketplace client as the configuration sets it; a command adds its capability memory and observers. */
+export function clientOptions(
+  config: Config,
+  schedule: MarketplaceClientOptions['schedule'],
+  logger: Logger,
+): MarketplaceClientOptions {
+  return {
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    insecure: config.insecure,
+    timeoutMs: config.http.timeoutMs,
+    idleTimeoutMs: config.http.idleTimeoutMs,
+    maxBodyBytes: config.http.maxBodyBytes,
+    // Never fewer connections than requests in flight: a request waiting inside the pool has already spent
+    // its token, and several such requests leaving together undo the pacing (a 429 from a server at its limit).
+    connections: Math.max(config.http.connections, config.rateLimit.concurrency),
+    schedule,
+    limitWindowSec: config.rateLimit.limitWindowSec,
+    list: {
+      sortParam: config.lists.sortParam,
+      perPageParam: config.lists.perPageParam,
+      pageParam: config.lists.pageParam,
+      filterParam: config.lists.filterParam,
+      perPage: config.lists.perPage,
+    },
+    logger,
+  };
+}
+
 export async function openServices(
   config: Config,
   opts: { logger?: Logger; database?: PostgresStateDatabase; observe?: ServiceObservers } = {},
@@ -158,37 +204,18 @@ export async function openServices(
   const notices = plainHttp.kind === 'warned' ? [plainHttp.message] : [];
   for (const notice of notices) logger.warn({ baseUrl: new URL(config.baseUrl).origin }, notice);
   const store = await openStore(config, logger, opts.database);
-  const auto = config.rateLimit.ratePerSec === 'auto';
-  const learnt = auto ? await loadLearntRate(store, Date.now()) : undefined;
+  const learnt = config.rateLimit.ratePerSec === 'auto' ? await loadLearntRate(store, Date.now()) : undefined;
   const tokens = await startTokens(store, config, Date.now(), learnt);
   // The client asks its capability memory synchronously, in the middle of a request: it reads the verdicts
   // loaded here, and a new verdict is written through to the state db (a lost write only means a new probe).
   const verdicts = new Map((await store.listCapabilities()).map((c) => [c.name, c]));
   const queue = new RequestQueue({
-    ratePerSec: config.rateLimit.ratePerSec,
-    startRatePerSec: startRate(config, learnt),
-    ...(learnt?.hold ? { startHoldPerSec: learnt.hold.ratePerSec } : {}),
-    increasePerSec: auto ? config.rateLimit.startPerSec : config.rateLimit.ratePerSec * 0.1,
-    burst: config.rateLimit.burst,
+    ...queueOptions(config, learnt, logger),
     startTokens: tokens,
-    concurrency: config.rateLimit.concurrency,
-    maxAttempts: config.rateLimit.maxAttempts,
-    maxRetryAfterMs: config.rateLimit.maxRetryAfterSeconds * 1000,
-    logger,
     onEvent: opts.observe?.onQueueEvent,
   });
   const client = createMarketplaceClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    insecure: config.insecure,
-    timeoutMs: config.http.timeoutMs,
-    idleTimeoutMs: config.http.idleTimeoutMs,
-    maxBodyBytes: config.http.maxBodyBytes,
-    // Never fewer connections than requests in flight: a request waiting inside the pool has already spent
-    // its token, and several such requests leaving together undo the pacing (a 429 from a server at its limit).
-    connections: Math.max(config.http.connections, config.rateLimit.concurrency),
-    schedule: queue.schedule,
-    limitWindowSec: config.rateLimit.limitWindowSec,
+    ...clientOptions(config, queue.schedule, logger),
     capabilities: {
       usable: (name) =>
         capabilityUsable(verdicts.get(name), Date.now(), config.capabilities.reprobeAfterHours * 3_600_000),
@@ -199,14 +226,6 @@ export async function openServices(
         });
       },
     },
-    list: {
-      sortParam: config.lists.sortParam,
-      perPageParam: config.lists.perPageParam,
-      pageParam: config.lists.pageParam,
-      filterParam: config.lists.filterParam,
-      perPage: config.lists.perPage,
-    },
-    logger,
     onResponse: opts.observe?.onResponse,
   });
   const catalogue = new Catalogue({
@@ -250,7 +269,7 @@ export async function openServices(
       await client.close();
       if (queue.stats().requests > 0) {
         await store.setMeta(LAST_REQUEST_KEY, String(Date.now()));
-        if (auto) await saveLearntRate(store, learnt, queue.stats(), Date.now());
+        if (config.rateLimit.ratePerSec === 'auto') await saveLearntRate(store, learnt, queue.stats(), Date.now());
       }
       await store.close();
     },
