@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI } from '../support/cli.ts';
+import { CLI, runCli } from '../support/cli.ts';
 
 const KEY = 'echo-key-4242';
 // Each value carries a marker of letters and digits, which no escaping changes: a text without the marker holds
@@ -42,18 +42,7 @@ function env(): NodeJS.ProcessEnv {
 }
 
 function run(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: dir,
-      env: env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, { cwd: dir, env: env() });
 }
 
 /** Fails when `text` holds a credential: a marker of a long value, or a short one quoted as a value. */

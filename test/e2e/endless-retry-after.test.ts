@@ -1,7 +1,6 @@
 // offersync reconcile as a child process, behind a marketplace whose first answer is a 429 asking for a wait of
 // 999999999 s (a proxy in front of the sandbox, both on 127.0.0.1). The run waits the configured cap, warns once
 // saying what was asked and what it waits, converges, and Node never warns of an overflowing timer.
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI } from '../support/cli.ts';
+import { runCli } from '../support/cli.ts';
 
 const KEY = 'retry-after-key-31';
 
@@ -57,30 +56,17 @@ afterAll(async () => {
 });
 
 function reconcile(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, 'reconcile'], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH,
-        OFFERSYNC_BASE_URL: proxyUrl,
-        OFFERSYNC_API_KEY: KEY,
-        OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-        OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
-        OFFERSYNC_RATELIMIT_MAXRETRYAFTERSECONDS: '1',
-        OFFERSYNC_LOG_FORMAT: 'json',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    // A run that waits as asked would never end: it is stopped here and the test fails on its exit code.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runCli(['reconcile'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH,
+      OFFERSYNC_BASE_URL: proxyUrl,
+      OFFERSYNC_API_KEY: KEY,
+      OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
+      OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
+      OFFERSYNC_RATELIMIT_MAXRETRYAFTERSECONDS: '1',
+      OFFERSYNC_LOG_FORMAT: 'json',
+    },
   });
 }
 

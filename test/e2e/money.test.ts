@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli.ts';
+import { CLI, runCli } from '../support/cli.ts';
 
 const KEY = 'money-e2e-key-7777';
 const OUTPUT = fileURLToPath(new URL('../output/money', import.meta.url));
@@ -23,28 +23,16 @@ interface Run {
 }
 
 function run(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH,
-        OFFERSYNC_BASE_URL: baseUrl,
-        OFFERSYNC_API_KEY: KEY,
-        OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-        OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
-        OFFERSYNC_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runCli(args, {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH,
+      OFFERSYNC_BASE_URL: baseUrl,
+      OFFERSYNC_API_KEY: KEY,
+      OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
+      OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
+      OFFERSYNC_LOG_LEVEL: 'warn',
+    },
   });
 }
 

@@ -1,7 +1,6 @@
 // offersync pull as a seller runs it on day one: the CLI as a child process against the sandbox in each of its
 // representation switches, in each catalogue format. The promise: after pull, validate is clean, plan with a fresh
 // state db plans no write (only adoptions), and a reconcile sends nothing but the list reads.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SandboxRepresentation } from '../../src/sandbox/sandbox-options.ts';
-import { CLI } from '../support/cli.ts';
+import { runCli } from '../support/cli.ts';
 import { createHarness, type Harness, requestsByRoute, TEST_KEY } from '../support/harness.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
@@ -52,27 +51,16 @@ interface Run {
 }
 
 function cli(h: Harness, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        OFFERSYNC_BASE_URL: h.sandbox.url,
-        OFFERSYNC_API_KEY: TEST_KEY,
-        OFFERSYNC_LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runCli(args, {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      OFFERSYNC_BASE_URL: h.sandbox.url,
+      OFFERSYNC_API_KEY: TEST_KEY,
+      OFFERSYNC_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    timeoutMs: 90_000,
   });
 }
 

@@ -2,13 +2,12 @@
 // OSC title changes, screen clears and C1 controls) never reach the terminal raw: validate in every human format,
 // plan, reconcile's summary, status and the pretty log lines show them as escapes, and no line can be forged.
 // The CLI runs as a child process against the sandbox on 127.0.0.1.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI } from '../support/cli.ts';
+import { runCli } from '../support/cli.ts';
 
 const KEY = 'terminal-key-77';
 /** A file name that, printed raw, starts a line of its own reading as a compiler's error, then clears the screen. */
@@ -22,23 +21,15 @@ let sandbox: RunningSandbox;
 let dir = '';
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH,
-        OFFERSYNC_BASE_URL: sandbox.url,
-        OFFERSYNC_API_KEY: KEY,
-        OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-        OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  return runCli(args, {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH,
+      OFFERSYNC_BASE_URL: sandbox.url,
+      OFFERSYNC_API_KEY: KEY,
+      OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
+      OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
+    },
   });
 }
 

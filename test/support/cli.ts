@@ -1,5 +1,6 @@
 // The CLI as tests and benches start it: the TypeScript sources through tsx, so `npm test` needs no build.
 // The compiled bin (bin/offersync.js -> dist) is checked by .ci/pack-check on a packed and installed tarball.
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/entry.ts', import.meta.url));
@@ -8,3 +9,39 @@ const TSX_LOADER = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta
 
 /** node arguments before the command: spawn(process.execPath, [...CLI, 'reconcile', ...]). */
 export const CLI: readonly string[] = ['--import', TSX_LOADER, CLI_ENTRY];
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * The CLI run to its exit as a child process, with what it printed. Killed after timeoutMs, so a command that
+ * hangs fails its test with what it had printed instead of holding the suite.
+ */
+export function runCli(
+  args: readonly string[],
+  opts: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly timeoutMs?: number },
+): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
