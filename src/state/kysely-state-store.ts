@@ -19,18 +19,24 @@ import type {
   JournalOp,
   JournalState,
   LeaseClaim,
+  OfferEvent,
+  OfferEventInput,
   OfferRecord,
+  OfferSearchHit,
   RunRecord,
   StateKind,
   WriterLease,
 } from './records.ts';
+import { STATE_KINDS } from './records.ts';
 import {
   applyOfferPatch,
   OFFER_COLUMNS,
   OFFER_PATCH_COLUMNS,
   type OfferPatchField,
   offerDefaults,
+  offerEventRow,
   toCapabilityRecord,
+  toOfferEvent,
   toImageRecord,
   toJournalEntry,
   toOfferRecord,
@@ -76,6 +82,19 @@ export const DEFAULT_KEEP_RUNS = 200;
 
 /** Rows per INSERT in upsertOffers: 14 parameters each, under SQLite's 32,766 and PostgreSQL's 65,535. */
 const UPSERT_BATCH = 500;
+
+/**
+ * Events kept per offer (`offersync history`): the newest, whatever run pruning drops. At most this many rows per
+ * offer, so the table stays within offers x OFFER_EVENTS_KEPT.
+ */
+export const OFFER_EVENTS_KEPT = 100;
+
+/** Rows per INSERT of events (12 parameters each), and offers per pruning statement (2 each). */
+const EVENT_BATCH = 400;
+
+/** searchOffers answers at most this many offers, whatever it is asked. */
+export const SEARCH_LIMIT_MAX = 100;
+const SEARCH_LIMIT_DEFAULT = 20;
 
 /** Tries of acquireLease when the lease keeps being released between its two statements. */
 const LEASE_ATTEMPTS = 5;
@@ -386,6 +405,102 @@ export class KyselyStateStore implements StateStore {
       .where('run_id', 'not in', (eb) => eb.selectFrom('runs').select('runs.id').where('runs.seller', '=', this.seller))
       .executeTakeFirst();
     return { runs: Number(runs.numDeletedRows), journal: Number(journal.numDeletedRows) };
+  }
+
+  // each offer's story
+
+  async recordOfferEvents(events: readonly OfferEventInput[]): Promise<void> {
+    if (events.length === 0) return;
+    // The inserts and the pruning of the offers they touch commit together; a run's batch is in its transaction.
+    if (!this.#inTransaction) return this.transaction((tx) => tx.recordOfferEvents(events));
+    for (let i = 0; i < events.length; i += EVENT_BATCH) {
+      const rows = events.slice(i, i + EVENT_BATCH).map((e) => ({ seller: this.seller, ...offerEventRow(e) }));
+      await this.#db.insertInto('offer_events').values(rows).execute();
+    }
+    const touched = new Map<string, readonly [string, StateKind]>();
+    for (const e of events) touched.set(`${e.kind}\u0000${e.externalId}`, [e.externalId, e.kind]);
+    const keys = [...touched.values()];
+    // Only the offers just written to are looked at, through the index (seller, external_id, kind, id): the cost
+    // is that of their own events, never a scan of the table.
+    for (let i = 0; i < keys.length; i += EVENT_BATCH) {
+      const values = keys.slice(i, i + EVENT_BATCH).map(([externalId, kind]) => sql`(${externalId}, ${kind})`);
+      await sql`DELETE FROM offer_events WHERE id IN (
+          SELECT id FROM (
+            SELECT id, row_number() OVER (PARTITION BY external_id, kind ORDER BY id DESC) AS n
+            FROM offer_events
+            WHERE seller = ${this.seller} AND (external_id, kind) IN (VALUES ${sql.join(values)})
+          ) AS ranked
+          WHERE n > ${OFFER_EVENTS_KEPT})`.execute(this.#db);
+    }
+  }
+
+  async offerHistory(kind: StateKind, externalId: string, limit: number): Promise<OfferEvent[]> {
+    const rows = await this.#db
+      .selectFrom('offer_events')
+      .selectAll()
+      .where('seller', '=', this.seller)
+      .where('external_id', '=', externalId)
+      .where('kind', '=', kind)
+      .orderBy('id', 'desc')
+      .limit(Math.max(0, Math.floor(limit)))
+      .execute();
+    return rows.reverse().map(toOfferEvent);
+  }
+
+  async historyKinds(externalId: string): Promise<StateKind[]> {
+    const kinds = [...STATE_KINDS];
+    // Each table is read by its key, every kind named: no scan of the seller's rows.
+    const [events, offers] = await Promise.all([
+      this.#db
+        .selectFrom('offer_events')
+        .select('kind')
+        .distinct()
+        .where('seller', '=', this.seller)
+        .where('external_id', '=', externalId)
+        .where('kind', 'in', kinds)
+        .execute(),
+      this.#db
+        .selectFrom('offers')
+        .select('kind')
+        .where('seller', '=', this.seller)
+        .where('kind', 'in', kinds)
+        .where('external_id', '=', externalId)
+        .execute(),
+    ]);
+    const found = new Set([...events, ...offers].map((r) => r.kind));
+    return STATE_KINDS.filter((k) => found.has(k));
+  }
+
+  async searchOffers(query: string, limit = SEARCH_LIMIT_DEFAULT): Promise<OfferSearchHit[]> {
+    const q = query.trim().toLowerCase();
+    const n = Math.min(SEARCH_LIMIT_MAX, Math.max(0, Math.floor(limit)));
+    if (q === '' || n === 0) return [];
+    const escaped = q.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const inside = `%${escaped}%`;
+    const prefix = `${escaped}%`;
+    const rows = await sql<{
+      kind: string;
+      external_id: string;
+      title: string | null;
+      remote_id: number | null;
+      remote_status: string | null;
+    }>`SELECT kind, external_id, title, remote_id, remote_status FROM offers
+      WHERE seller = ${this.seller}
+        AND (lower(external_id) LIKE ${inside} ESCAPE '\\' OR lower(title) LIKE ${inside} ESCAPE '\\')
+      ORDER BY CASE
+          WHEN lower(external_id) = ${q} THEN 0
+          WHEN lower(external_id) LIKE ${prefix} ESCAPE '\\' THEN 1
+          WHEN lower(title) LIKE ${prefix} ESCAPE '\\' THEN 2
+          ELSE 3 END,
+        kind, external_id
+      LIMIT ${n}`.execute(this.#db);
+    return rows.rows.map((r) => ({
+      kind: r.kind as StateKind,
+      externalId: r.external_id,
+      title: r.title,
+      remoteId: r.remote_id === null ? null : Number(r.remote_id),
+      remoteStatus: r.remote_status,
+    }));
   }
 
   // capabilities

@@ -194,6 +194,59 @@ const POSTGRES_ONE_SCHEMA = [
   `ALTER TABLE capabilities ALTER COLUMN name TYPE TEXT COLLATE "C"`,
 ];
 
+/**
+ * Each offer's story (`offersync history`, the status page's offer page): what offersync sent and what the
+ * marketplace answered, and what it saw the marketplace do, one row per event. Kept apart from runs and the
+ * journal, which are pruned by run: an offer keeps its newest events whatever `keepRuns` drops (the store bounds
+ * them per offer, see OFFER_EVENTS_KEPT). Read newest first by offer: the index leads with external_id, so the
+ * kinds an external_id has are found there too. The offers get their title, which the status page searches.
+ */
+const SQLITE_OFFER_EVENTS = [
+  `CREATE TABLE offer_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    seller TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('account', 'item', 'topup')),
+    external_id TEXT NOT NULL,
+    run_id TEXT,
+    at INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    route TEXT,
+    changes TEXT NOT NULL DEFAULT '[]',
+    quantity INTEGER,
+    detail TEXT,
+    answer TEXT,
+    answer_status INTEGER,
+    answer_message TEXT
+  )`,
+  `CREATE INDEX offer_events_offer ON offer_events (seller, external_id, kind, id)`,
+  `ALTER TABLE offers ADD COLUMN title TEXT`,
+  `UPDATE offers SET title = coalesce(json_extract(last_applied, '$.title'), json_extract(last_applied, '$.offer_title'))
+    WHERE last_applied IS NOT NULL AND json_valid(last_applied)`,
+];
+
+const POSTGRES_OFFER_EVENTS = [
+  `CREATE TABLE offer_events (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    seller TEXT NOT NULL,
+    kind TEXT COLLATE "C" NOT NULL CHECK (kind IN ('account', 'item', 'topup')),
+    external_id TEXT COLLATE "C" NOT NULL,
+    run_id TEXT,
+    at BIGINT NOT NULL,
+    event TEXT NOT NULL,
+    route TEXT,
+    changes TEXT NOT NULL DEFAULT '[]',
+    quantity BIGINT,
+    detail TEXT,
+    answer TEXT,
+    answer_status INTEGER,
+    answer_message TEXT
+  )`,
+  `CREATE INDEX offer_events_offer ON offer_events (seller, external_id, kind, id)`,
+  `ALTER TABLE offers ADD COLUMN IF NOT EXISTS title TEXT`,
+  `UPDATE offers SET title = coalesce(last_applied::jsonb ->> 'title', last_applied::jsonb ->> 'offer_title')
+    WHERE last_applied IS NOT NULL`,
+];
+
 export const MIGRATIONS: readonly StateMigration[] = [
   {
     version: 1,
@@ -232,6 +285,12 @@ export const MIGRATIONS: readonly StateMigration[] = [
     name: 'one-schema',
     marker: { sqlite: 4, postgres: 3 },
     sql: { sqlite: SQLITE_ONE_SCHEMA, postgres: POSTGRES_ONE_SCHEMA },
+  },
+  {
+    version: 5,
+    name: 'offer-events',
+    marker: { sqlite: 5, postgres: 4 },
+    sql: { sqlite: SQLITE_OFFER_EVENTS, postgres: POSTGRES_OFFER_EVENTS },
   },
 ];
 

@@ -1,7 +1,8 @@
 // The rows of the state db as the rest of offersync sees them. The state never stores credentials,
 // the API key, or anything that could rebuild them: only an HMAC of credentials.
 
-export type StateKind = 'account' | 'item' | 'topup';
+export const STATE_KINDS = ['account', 'item', 'topup'] as const;
+export type StateKind = (typeof STATE_KINDS)[number];
 
 /** What offersync remembers of one offer it has seen or sent. Keyed by (kind, externalId). */
 export interface OfferRecord {
@@ -94,4 +95,77 @@ export interface LeaseClaim {
 export interface WriterLease extends LeaseClaim {
   /** Epoch ms by the store's clock. */
   readonly expiresAt: number;
+}
+
+/**
+ * What happened to an offer, as `offersync history` tells it:
+ * - created, updated, archived: a write offersync sent (its answer says whether the marketplace took it);
+ * - adopted: found on the marketplace under its external_id and taken under management, nothing sent;
+ * - sold: the marketplace sold it (an account whole, or units of an item or top-up);
+ * - edited-on-website: a field the marketplace shows differs from what offersync last sent (drift);
+ * - gone: no longer on the marketplace (deleted or archived by hand): forgotten.
+ */
+export const OFFER_EVENT_TYPES = [
+  'created',
+  'updated',
+  'archived',
+  'adopted',
+  'sold',
+  'edited-on-website',
+  'gone',
+] as const;
+export type OfferEventType = (typeof OFFER_EVENT_TYPES)[number];
+
+/**
+ * One field an event changed. A secret (account credentials) has neither `from` nor `to`: it is shown as
+ * "(changed)", and its values are never stored.
+ */
+export interface OfferEventChange {
+  readonly field: string;
+  readonly from?: unknown;
+  readonly to?: unknown;
+  /** For an update: changed in the catalogue, patched back after an edit on the website, or never sent before. */
+  readonly why?: 'changed' | 'drift' | 'unsent';
+}
+
+/** The marketplace's answer to a write: taken, refused (with its status code), or not known (no answer). */
+export interface MarketplaceAnswer {
+  readonly outcome: 'ok' | 'refused' | 'unknown';
+  readonly status: number | null;
+  /** The marketplace's error message (secrets scrubbed), or offersync's note of what it did not hear. */
+  readonly message: string | null;
+}
+
+/** An event as recorded: the store adds its id. */
+export interface OfferEventInput {
+  readonly kind: StateKind;
+  readonly externalId: string;
+  /** The run that saw it; null outside a run. */
+  readonly runId: string | null;
+  /** Epoch ms. */
+  readonly at: number;
+  readonly type: OfferEventType;
+  /** The request offersync sent, e.g. "PATCH /api/v1/items/:id"; null for what it only saw. */
+  readonly route: string | null;
+  readonly changes: readonly OfferEventChange[];
+  /** Units sold (sold events of items and top-ups). */
+  readonly quantity: number | null;
+  /** offersync's reason or note: "removed from the catalogue", "the marketplace marks it sold". */
+  readonly detail: string | null;
+  /** The marketplace's answer to the write; null for what offersync only saw. */
+  readonly answer: MarketplaceAnswer | null;
+}
+
+export interface OfferEvent extends OfferEventInput {
+  /** Grows with every event: the order events happened in. */
+  readonly id: number;
+}
+
+/** An offer the status page's search found. */
+export interface OfferSearchHit {
+  readonly kind: StateKind;
+  readonly externalId: string;
+  readonly title: string | null;
+  readonly remoteId: number | null;
+  readonly remoteStatus: string | null;
 }

@@ -5,12 +5,24 @@ import type {
   CapabilityRecord,
   ImageRecord,
   JournalEntry,
+  OfferEvent,
+  OfferEventChange,
+  OfferEventInput,
+  OfferEventType,
   OfferRecord,
   RunRecord,
   StateKind,
   WriterLease,
 } from './records.ts';
-import type { CapabilitiesTable, ImagesTable, JournalTable, LeaseTable, OffersTable, RunsTable } from './schema.ts';
+import type {
+  CapabilitiesTable,
+  ImagesTable,
+  JournalTable,
+  LeaseTable,
+  OfferEventsTable,
+  OffersTable,
+  RunsTable,
+} from './schema.ts';
 import type { OfferRecordPatch } from './state-store.ts';
 
 type Row<T> = Selectable<T>;
@@ -22,7 +34,8 @@ function stringArray(json: string): readonly string[] {
   return json === '[]' ? EMPTY : (JSON.parse(json) as string[]);
 }
 
-export function toOfferRecord(r: Row<OffersTable>): OfferRecord {
+/** The columns a run reads (OFFER_COLUMNS): the title is searched, never read into a record. */
+export function toOfferRecord(r: Pick<Row<OffersTable>, (typeof OFFER_COLUMNS)[number]>): OfferRecord {
   return {
     kind: r.kind as StateKind,
     externalId: r.external_id,
@@ -148,6 +161,7 @@ export const OFFER_PATCH_COLUMNS = {
   lossyFields: 'lossy_fields',
   soldCount: 'sold_count',
   soldCountAtSend: 'sold_count_at_send',
+  title: 'title',
 } as const satisfies { [K in keyof Required<OfferRecordPatch>]: keyof OffersTable };
 
 export type OfferPatchField = keyof typeof OFFER_PATCH_COLUMNS;
@@ -170,6 +184,7 @@ export function offerDefaults(kind: StateKind, externalId: string, now: number):
     lossy_fields: '[]',
     sold_count: null,
     sold_count_at_send: null,
+    title: null,
     updated_at: now,
   };
 }
@@ -217,6 +232,9 @@ export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch):
       case 'soldCountAtSend':
         row.sold_count_at_send = patch.soldCountAtSend ?? null;
         break;
+      case 'title':
+        row.title = patch.title ?? null;
+        break;
       default:
         field satisfies never;
     }
@@ -259,4 +277,39 @@ export function toRunRecord(r: Row<RunsTable>): RunRecord {
 
 export function toWriterLease(r: Readonly<LeaseTable>): WriterLease {
   return { holder: r.holder, pid: r.pid, hostname: r.hostname, scope: r.scope, expiresAt: r.expires_at };
+}
+
+/** An event as its row stores it (the id is the database's). */
+export function offerEventRow(e: OfferEventInput): Omit<Row<OfferEventsTable>, 'id'> {
+  return {
+    kind: e.kind,
+    external_id: e.externalId,
+    run_id: e.runId,
+    at: e.at,
+    event: e.type,
+    route: e.route,
+    changes: e.changes.length === 0 ? '[]' : JSON.stringify(e.changes),
+    quantity: e.quantity,
+    detail: e.detail,
+    answer: e.answer?.outcome ?? null,
+    answer_status: e.answer?.status ?? null,
+    answer_message: e.answer?.message ?? null,
+  };
+}
+
+export function toOfferEvent(r: Row<OfferEventsTable>): OfferEvent {
+  const outcome = r.answer as NonNullable<OfferEvent['answer']>['outcome'] | null;
+  return {
+    id: Number(r.id),
+    kind: r.kind as StateKind,
+    externalId: r.external_id,
+    runId: r.run_id,
+    at: Number(r.at),
+    type: r.event as OfferEventType,
+    route: r.route,
+    changes: r.changes === '[]' ? [] : (JSON.parse(r.changes) as OfferEventChange[]),
+    quantity: nullableNumber(r.quantity),
+    detail: r.detail,
+    answer: outcome === null ? null : { outcome, status: nullableNumber(r.answer_status), message: r.answer_message },
+  };
 }

@@ -23,6 +23,8 @@ export interface OffersTable {
   lossy_fields: string;
   sold_count: number | null;
   sold_count_at_send: number | null;
+  /** The title (top-ups: offer_title) last sent or adopted, for searching; not read by a run. */
+  title: string | null;
   updated_at: number;
 }
 
@@ -54,6 +56,23 @@ export interface JournalTable {
   error: string | null;
   created_at: number;
   updated_at: number;
+}
+
+export interface OfferEventsTable {
+  id: Generated<number>;
+  kind: string;
+  external_id: string;
+  run_id: string | null;
+  at: number;
+  event: string;
+  route: string | null;
+  /** JSON array of OfferEventChange. */
+  changes: string;
+  quantity: number | null;
+  detail: string | null;
+  answer: string | null;
+  answer_status: number | null;
+  answer_message: string | null;
 }
 
 export interface CapabilitiesTable {
@@ -101,6 +120,7 @@ export interface Database {
   images: ImagesTable & SellerColumn;
   runs: RunsTable & SellerColumn;
   journal: JournalTable & SellerColumn;
+  offer_events: OfferEventsTable & SellerColumn;
   capabilities: CapabilitiesTable & SellerColumn;
   seller_meta: MetaTable & SellerColumn;
   seller_leases: SellerLeasesTable;

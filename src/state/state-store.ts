@@ -5,7 +5,10 @@ import type {
   JournalEntry,
   JournalOp,
   JournalState,
+  OfferEvent,
+  OfferEventInput,
   OfferRecord,
+  OfferSearchHit,
   RunRecord,
   LeaseClaim,
   StateKind,
@@ -17,8 +20,13 @@ export type LeaseAttempt =
   | { readonly ok: true; readonly expiresAt: number }
   | { readonly ok: false; readonly heldBy: WriterLease };
 
-/** A change to one offer row; unspecified fields keep their value (or their default on insert). */
-export type OfferRecordPatch = Partial<Omit<OfferRecord, 'kind' | 'externalId' | 'updatedAt'>>;
+/**
+ * A change to one offer row; unspecified fields keep their value (or their default on insert). `title` is
+ * written for searching (searchOffers) and not read back into an OfferRecord: a run never needs it.
+ */
+export type OfferRecordPatch = Partial<Omit<OfferRecord, 'kind' | 'externalId' | 'updatedAt'>> & {
+  readonly title?: string | null;
+};
 
 /**
  * The state db as offersync uses it. Every method answers with a promise: PostgreSQL is a round trip away, and
@@ -56,6 +64,23 @@ export interface StateStore {
    * journal entries of those runs. Unfinished entries are never pruned: they are settled at the next start.
    */
   pruneHistory(): Promise<{ runs: number; journal: number }>;
+
+  // each offer's story (docs/architecture.md, History)
+  /**
+   * Appends events in the order given (one statement per few hundred, not one per event) and keeps each offer
+   * they touch to its newest OFFER_EVENTS_KEPT events. Runs and journal pruning leave them alone.
+   */
+  recordOfferEvents(events: readonly OfferEventInput[]): Promise<void>;
+  /** The offer's newest `limit` events, oldest first. */
+  offerHistory(kind: StateKind, externalId: string, limit: number): Promise<OfferEvent[]>;
+  /** The kinds under which this external_id has events or an offer row, in kind order. */
+  historyKinds(externalId: string): Promise<StateKind[]>;
+  /**
+   * Offers whose external_id or title holds `query` (letter case ignored), at most `limit` (capped at
+   * SEARCH_LIMIT_MAX): an external_id equal to it first, then those starting with it, then the rest, each in
+   * kind and external_id order.
+   */
+  searchOffers(query: string, limit?: number): Promise<OfferSearchHit[]>;
 
   // capabilities
   getCapability(name: string): Promise<CapabilityRecord | undefined>;

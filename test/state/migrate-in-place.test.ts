@@ -1,7 +1,7 @@
 // A state db of the release before the Migrator, opened by this one: a sqlite file at schema 2 and a PostgreSQL
 // database at schema 1, both written by that release's own code (test/fixtures/state/README.md). Every row reads
 // back the same, the unfinished journal entry is still there to settle, and an older offersync would now refuse
-// the db (its version marker says 4 in a sqlite file, 3 in PostgreSQL). Then the same dbs as the release with unit
+// the db (its version marker says 5 in a sqlite file, 4 in PostgreSQL). Then the same dbs as the release with unit
 // sales left them (its hand-written migrators' 'sold-counts': sqlite's 3, PostgreSQL's 2): the counts are kept.
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,7 +56,11 @@ async function expectReleaseRows(store: StateStore, timestamps: 'sqlite' | 'post
     ['update', 'item', ['item:item-1'], 'sent'],
   ]);
   expect(await store.getMeta('watermark.item')).toBe('1699999000000');
-  expect(await store.getMeta('schema_version')).toBe(timestamps === 'sqlite' ? '4' : '3');
+  // The titles last sent are searchable from the start ('offer-events' reads them out of last_applied).
+  expect((await store.searchOffers('ACCOUNT ONE')).map((h) => [h.kind, h.externalId, h.title])).toEqual([
+    ['account', 'acc-1', 'Account one'],
+  ]);
+  expect(await store.getMeta('schema_version')).toBe(timestamps === 'sqlite' ? '5' : '4');
   // The old lease carried over: its holder is still named, and a new holder waits for it or takes it over.
   const held = await store.acquireLease({ holder: 'new-holder', pid: 1, hostname: 'h', scope: '' }, 60_000);
   expect(held.ok).toBe(timestamps === 'postgres');
@@ -75,7 +79,7 @@ describe('a sqlite state db of the previous release', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('migrates in place to schema 4, every row kept, and reopens as it is', async () => {
+  it('migrates in place to schema 5, every row kept, and reopens as it is', async () => {
     const path = join(dir, 'state.db');
     copyFileSync(join(FIXTURES, 'state-v2.db'), path);
     // The lease in the file was taken at the fixture's clock (late 2023): by this clock it is still held.
@@ -85,6 +89,7 @@ describe('a sqlite state db of the previous release', () => {
       ['lease-scope', 'already-applied'],
       ['sold-counts', 'applied'],
       ['one-schema', 'applied'],
+      ['offer-events', 'applied'],
     ]);
     await expectReleaseRows(store, 'sqlite');
     await store.close();
@@ -94,11 +99,11 @@ describe('a sqlite state db of the previous release', () => {
     await again.close();
     // What the previous release reads first: a version it does not know, so it refuses the file.
     const raw = new BetterSqlite3(path, { readonly: true });
-    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('4');
+    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('5');
     raw.close();
   });
 
-  it("takes a file of the release with unit sales (its schema 3, 'sold-counts') to schema 4, counts kept", async () => {
+  it("takes a file of the release with unit sales (its schema 3, 'sold-counts') to schema 5, counts kept", async () => {
     const path = join(dir, 'state-sold.db');
     copyFileSync(join(FIXTURES, 'state-v2.db'), path);
     // What that release's migrator did to a file at schema 2, then a sale seen.
@@ -114,6 +119,7 @@ describe('a sqlite state db of the previous release', () => {
       ['lease-scope', 'already-applied'],
       ['sold-counts', 'already-applied'],
       ['one-schema', 'applied'],
+      ['offer-events', 'applied'],
     ]);
     expect(await store.getOffer('item', 'item-1')).toMatchObject({ remoteId: 201, soldCount: 7, soldCountAtSend: 5 });
     await expectReleaseRows(store, 'sqlite');
@@ -139,7 +145,7 @@ describe('a PostgreSQL state db of the previous release', () => {
     await server?.stop();
   });
 
-  it('migrates in place to schema 3, every seller kept, keys now in byte order', async () => {
+  it('migrates in place to schema 4, every seller kept, keys now in byte order', async () => {
     const store = await openPostgresStateStore('shop-1', { url });
     try {
       expect(store.migrations.map((m) => [m.name, m.status])).toEqual([
@@ -147,6 +153,7 @@ describe('a PostgreSQL state db of the previous release', () => {
         ['lease-scope', 'already-applied'],
         ['sold-counts', 'applied'],
         ['one-schema', 'applied'],
+        ['offer-events', 'applied'],
       ]);
       await expectReleaseRows(store, 'postgres');
     } finally {
@@ -169,12 +176,12 @@ describe('a PostgreSQL state db of the previous release', () => {
     try {
       // What the previous release reads first: a version it does not know, so every old replica refuses it.
       const v = await client.query('SELECT max(version) AS v FROM schema_migrations');
-      expect(v.rows[0].v).toBe(3);
+      expect(v.rows[0].v).toBe(4);
     } finally {
       await client.end();
     }
   });
-  it("takes a database of the release with unit sales (schema 2, 'sold-counts') to schema 3, counts kept", async () => {
+  it("takes a database of the release with unit sales (schema 2, 'sold-counts') to schema 4, counts kept", async () => {
     const sold = await server.createDatabase();
     const client = new pg.Client({ connectionString: sold });
     await client.connect();
@@ -197,6 +204,7 @@ describe('a PostgreSQL state db of the previous release', () => {
         ['lease-scope', 'already-applied'],
         ['sold-counts', 'already-applied'],
         ['one-schema', 'applied'],
+        ['offer-events', 'applied'],
       ]);
       // BIGINT read back as a number, in a single read and in the listing a run plans from.
       expect(await store.getOffer('item', 'item-1')).toMatchObject({ soldCount: 7, soldCountAtSend: 5 });

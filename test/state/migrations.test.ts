@@ -63,6 +63,7 @@ describe('migrations', () => {
       'images',
       'journal',
       'meta',
+      'offer_events',
       'offers',
       'runs',
       'seller_leases',
@@ -73,7 +74,9 @@ describe('migrations', () => {
     const indexes = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string }[]
     ).map((r) => r.name);
-    expect(indexes).toEqual(expect.arrayContaining(['offers_remote_id', 'journal_state', 'runs_started_at']));
+    expect(indexes).toEqual(
+      expect.arrayContaining(['offers_remote_id', 'journal_state', 'runs_started_at', 'offer_events_offer']),
+    );
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
   });
@@ -132,6 +135,7 @@ describe('migrations', () => {
       [2, 'lease-scope'],
       [3, 'sold-counts'],
       [4, 'one-schema'],
+      [5, 'offer-events'],
     ]);
   });
 

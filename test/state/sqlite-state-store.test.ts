@@ -65,9 +65,10 @@ describe('sqlite state store', () => {
       { component: 'state', path, version: 2, name: 'lease-scope', msg: 'state db migrated' },
       { component: 'state', path, version: 3, name: 'sold-counts', msg: 'state db migrated' },
       { component: 'state', path, version: 4, name: 'one-schema', msg: 'state db migrated' },
+      { component: 'state', path, version: 5, name: 'offer-events', msg: 'state db migrated' },
     ]);
     await (await openStateStore(path, { logger })).close();
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(5);
   });
 
   it("waits for another process's write lock (5 s by default) rather than failing at once", async () => {

@@ -1,6 +1,7 @@
 // One suite for every StateStore: the sqlite file and PostgreSQL behave alike.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { OfferRecord } from '../../src/state/records.ts';
+import { OFFER_EVENTS_KEPT, SEARCH_LIMIT_MAX } from '../../src/state/kysely-state-store.ts';
+import type { OfferEventInput, OfferRecord } from '../../src/state/records.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
 import { STATE_BACKENDS } from '../support/state-backends.ts';
 
@@ -392,6 +393,113 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
 
     it('refuses a keepRuns below 1', async () => {
       await expect(backend.open(() => now, 0)).rejects.toThrow(/keepRuns must be a whole number of at least 1/);
+    });
+  });
+
+  describe('offer events', () => {
+    const event = (externalId: string, type: OfferEventInput['type'], extra: Partial<OfferEventInput> = {}) =>
+      ({
+        kind: 'item',
+        externalId,
+        runId: 'run-1',
+        at: now,
+        type,
+        route: null,
+        changes: [],
+        quantity: null,
+        detail: null,
+        answer: null,
+        ...extra,
+      }) satisfies OfferEventInput;
+
+    it('keeps what was sent and answered, oldest first, apart by kind', async () => {
+      const created = event('sku-1', 'created', {
+        route: 'POST /api/v1/items',
+        changes: [{ field: 'price', from: null, to: 1200 }],
+        answer: { outcome: 'ok', status: 201, message: null },
+      });
+      const refused = event('sku-1', 'updated', {
+        runId: 'run-2',
+        at: now + 1000,
+        route: 'PATCH /api/v1/items/:id',
+        changes: [{ field: 'price', from: 1200, to: 1000, why: 'changed' }],
+        answer: { outcome: 'refused', status: 422, message: 'price must be at least 1.00' },
+      });
+      const sold = event('sku-1', 'sold', { runId: 'run-3', at: now + 2000, quantity: 2 });
+      await store.recordOfferEvents([created, refused]);
+      await store.recordOfferEvents([sold, event('sku-1', 'adopted', { kind: 'topup' })]);
+      const history = await store.offerHistory('item', 'sku-1', 10);
+      expect(history.map(({ id: _, ...e }) => e)).toEqual([created, refused, sold]);
+      expect(history[0]!.id).toBeLessThan(history[1]!.id);
+      expect((await store.offerHistory('item', 'sku-1', 2)).map((e) => e.type)).toEqual(['updated', 'sold']);
+      expect((await store.offerHistory('topup', 'sku-1', 10)).map((e) => e.type)).toEqual(['adopted']);
+      expect(await store.offerHistory('account', 'sku-1', 10)).toEqual([]);
+    });
+
+    it('knows the kinds of an external_id from its events and from the offers', async () => {
+      await store.recordOfferEvents([event('dup', 'created'), event('dup', 'created', { kind: 'topup' })]);
+      await store.upsertOffer('account', 'dup', { remoteId: 1 });
+      await store.upsertOffer('account', 'other', { remoteId: 2 });
+      expect(await store.historyKinds('dup')).toEqual(['account', 'item', 'topup']);
+      expect(await store.historyKinds('other')).toEqual(['account']);
+      expect(await store.historyKinds('nobody')).toEqual([]);
+    });
+
+    it(`keeps each offer's newest ${OFFER_EVENTS_KEPT} events whatever run pruning drops`, async () => {
+      const small = await backend.open(() => now, 1);
+      try {
+        for (let r = 1; r <= 3; r++) {
+          await small.runStart(`run-${r}`, 'reconcile');
+          const batch = Array.from({ length: 50 }, (_, i) =>
+            event('busy', 'updated', { runId: `run-${r}`, detail: `${r}.${i}` }),
+          );
+          await small.recordOfferEvents([...batch, event(`quiet-${r}`, 'created', { runId: `run-${r}` })]);
+          await small.runEnd(`run-${r}`, 'converged', {});
+          await small.pruneHistory();
+        }
+        const busy = await small.offerHistory('item', 'busy', 1000);
+        expect(busy).toHaveLength(OFFER_EVENTS_KEPT);
+        expect(busy[0]!.detail).toBe('2.0');
+        expect(busy.at(-1)!.detail).toBe('3.49');
+        // Pruned runs take none of their offers' events with them.
+        expect((await small.listRuns(10)).map((r) => r.id)).toEqual(['run-3']);
+        for (const r of [1, 2, 3]) expect(await small.offerHistory('item', `quiet-${r}`, 10)).toHaveLength(1);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('finds offers by external_id or title, any case, exact then prefix then inside, bounded', async () => {
+      await store.upsertOffer('item', 'lol-euw-0042', { remoteId: 42, title: 'Gold 1000', remoteStatus: 'active' });
+      await store.upsertOffer('account', 'lol-euw-0042x', { remoteId: 43, title: 'Diamond smurf' });
+      await store.upsertOffer('topup', 'gems', { remoteId: 44, title: 'LOL-EUW gems 100%' });
+      await store.upsertOffer('item', 'x-lol-euw', { remoteId: 45 });
+      expect((await store.searchOffers('LOL-EUW-0042')).map((h) => h.externalId)).toEqual([
+        'lol-euw-0042',
+        'lol-euw-0042x',
+      ]);
+      expect(await store.searchOffers('gold')).toEqual([
+        { kind: 'item', externalId: 'lol-euw-0042', title: 'Gold 1000', remoteId: 42, remoteStatus: 'active' },
+      ]);
+      expect((await store.searchOffers('lol-euw')).map((h) => h.externalId)).toEqual([
+        'lol-euw-0042x',
+        'lol-euw-0042',
+        'gems',
+        'x-lol-euw',
+      ]);
+      // % and _ are letters here, not patterns.
+      expect((await store.searchOffers('100%')).map((h) => h.externalId)).toEqual(['gems']);
+      expect(await store.searchOffers('_')).toEqual([]);
+      expect(await store.searchOffers('  ')).toEqual([]);
+      expect(await store.searchOffers('lol', 1)).toHaveLength(1);
+      for (let i = 0; i < SEARCH_LIMIT_MAX + 5; i++) await store.upsertOffer('item', `bulk-${i}`, { remoteId: i });
+      expect(await store.searchOffers('bulk', 10_000)).toHaveLength(SEARCH_LIMIT_MAX);
+    });
+
+    it('keeps the title an upsert gave until another is given', async () => {
+      await store.upsertOffer('item', 'sku', { remoteId: 1, title: 'Sword' });
+      await store.upsertOffer('item', 'sku', { remoteStatus: 'active' });
+      expect((await store.searchOffers('sword')).map((h) => h.externalId)).toEqual(['sku']);
     });
   });
 
