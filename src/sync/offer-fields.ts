@@ -10,3 +10,8 @@ export type FieldValue = NonNullable<OfferFields[FieldName]>;
 export function fieldNames(fields: OfferFields): FieldName[] {
   return (Object.keys(fields) as FieldName[]).sort();
 }
+
+/** The offer's title as a seller searches for it: an account's or item's title, a top-up's offer_title. */
+export function offerTitle(fields: OfferFields): string | null {
+  return fields.title ?? fields.offer_title ?? null;
+}

@@ -1,6 +1,7 @@
 // Actions that send nothing: their outcomes go to the report, and what they tell of the remote to the state
 // db (a sale, an offer gone, an adoption).
 import type { ExecutionContext } from './execution-context.ts';
+import { offerTitle } from './offer-fields.ts';
 import type { AdoptAction, NoopAction } from './plan.ts';
 
 export async function recordNoop(ctx: ExecutionContext, n: NoopAction): Promise<void> {
@@ -54,6 +55,7 @@ export async function recordAdopt(ctx: ExecutionContext, a: AdoptAction, alone: 
     remoteUpdatedAt: a.remote.updatedAt ?? null,
     managed: true,
     sourceFile: a.desired.source.file,
+    title: offerTitle(a.fields),
   });
   if (!alone) return;
   await ctx.applied(a.desired, a.remote, {}, a.fields);

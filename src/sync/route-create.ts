@@ -7,7 +7,7 @@ import { diffFields, liveFieldsOf } from './diff.ts';
 import { failure, isOutcomeUnknown, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
-import type { OfferFields } from './offer-fields.ts';
+import { type OfferFields, offerTitle } from './offer-fields.ts';
 import type { CreateAction } from './plan.ts';
 import { changesToBody, createBody, credentialValues, withCredentials } from './request-body.ts';
 import { resourceOf } from './resource-of.ts';
@@ -78,6 +78,7 @@ async function adoptAndAlign(
     managed: true,
     sourceFile: file,
     remoteStatus: existing.status ?? null,
+    title: offerTitle(fields),
   });
   // The earlier attempt's body is not known for sure: diff as for an adoption (nothing known to be sent).
   const diff = diffFields({ desired: fields, lastApplied: null, live: liveFieldsOf(existing), lossy: new Set() });

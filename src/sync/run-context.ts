@@ -9,7 +9,7 @@ import { reprobingMemory } from './capabilities.ts';
 import { errorMessage, isOutcomeUnknown, RunStoppedError } from './errors.ts';
 import type { ExecutionContext } from './execution-context.ts';
 import { lossyFields } from './lossy.ts';
-import type { OfferFields } from './offer-fields.ts';
+import { type OfferFields, offerTitle } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';
 import type { OfferBackoffs } from './offer-backoff.ts';
 import type { SoldEntry } from './sold-log.ts';
@@ -145,6 +145,7 @@ export class RunContext implements ExecutionContext {
       managed: true,
       sourceFile: d.source.file,
       lossyFields: lossyFields(sent, remote, same ? prev.lossyFields : []),
+      title: offerTitle(full),
       ...sold,
     });
   }
