@@ -79,7 +79,7 @@ export function decideDesired(m: MatchedOffer, d: DesiredOffer, ctx: DesiredCont
   }
   if (isLocked(live.status)) {
     const detail = `the marketplace marks it ${live.status}: offersync leaves it alone`;
-    return [{ type: 'noop', kind, externalId, reason: live.status, remoteId: live.id, detail }];
+    return [{ type: 'noop', kind, externalId, reason: live.status, remoteId: live.id, remote: live, detail }];
   }
   return decideKnown(m, d, live, effective, options);
 }

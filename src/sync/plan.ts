@@ -140,6 +140,8 @@ export interface NoopAction {
   /** For drift-reported and blocked: the changes that were not made. */
   readonly changes?: readonly FieldChange[];
   readonly remoteId?: number;
+  /** For sold, refunded and processing: the offer as the list showed it (the sale's time, title and price). */
+  readonly remote?: RemoteOffer;
 }
 
 export type PlanAction = CreateAction | UpdateAction | ArchiveAction | AdoptAction | UploadAction | NoopAction;

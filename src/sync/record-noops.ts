@@ -12,7 +12,11 @@ export async function recordNoop(ctx: ExecutionContext, n: NoopAction): Promise<
     case 'refunded':
     case 'processing':
       if (n.remoteId !== undefined)
-        await ctx.markLocked(kind, externalId, { id: n.remoteId, externalId, status: n.reason, fields: {} });
+        await ctx.markLocked(
+          kind,
+          externalId,
+          n.remote ? { ...n.remote, status: n.reason } : { id: n.remoteId, externalId, status: n.reason, fields: {} },
+        );
       ctx.report({ kind, externalId, outcome: 'sold', message: n.detail }, false);
       return;
     case 'gone':

@@ -1,6 +1,7 @@
 // What the lists said of items' and top-ups' counts of units sold, into the state db and sold.jsonl: a sale is
 // told once (the count is remembered), and the stock's baseline moves when the catalogue caught up with a sale.
 import type { StateStore } from '../state/state-store.ts';
+import { unitSaleEntry } from './sale-entry.ts';
 import type { SoldEntry } from './sold-log.ts';
 import type { SoldCountNote } from './unit-sale.ts';
 
@@ -24,17 +25,7 @@ export async function recordSoldCounts(
       ...(n.atSend !== undefined ? { soldCountAtSend: n.atSend } : {}),
       ...(lastApplied ? { lastApplied } : {}),
     });
-    if (n.sale)
-      sold.push({
-        kind: n.kind,
-        external_id: n.externalId,
-        id: n.sale.remoteId,
-        status: 'sold',
-        sold_at: null,
-        seen_at: seenAt.toISOString(),
-        quantity: n.sale.quantity,
-        title: n.sale.title,
-      });
+    if (n.sale) sold.push(unitSaleEntry(n.sale, seenAt));
   }
   return sold;
 }

@@ -12,6 +12,7 @@ import { lossyFields } from './lossy.ts';
 import { type OfferFields, offerTitle } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';
 import type { OfferBackoffs } from './offer-backoff.ts';
+import { statusSaleEntry } from './sale-entry.ts';
 import type { SoldEntry } from './sold-log.ts';
 
 export interface RunContextDeps {
@@ -153,14 +154,10 @@ export class RunContext implements ExecutionContext {
   async markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void> {
     const prev = await this.store.getOffer(kind, externalId);
     if (prev?.remoteStatus !== remote.status && remote.status) {
-      this.sold.push({
-        kind,
-        external_id: externalId,
-        id: remote.id,
-        status: remote.status,
-        sold_at: remote.soldAt ? new Date(remote.soldAt).toISOString() : null,
-        seen_at: new Date().toISOString(),
-      });
+      const seenAt = new Date(this.deps.now?.() ?? Date.now());
+      this.sold.push(
+        statusSaleEntry(kind, externalId, { ...remote, status: remote.status }, prev?.lastApplied ?? null, seenAt),
+      );
     }
     await this.store.upsertOffer(kind, externalId, { remoteId: remote.id, remoteStatus: remote.status ?? null });
   }

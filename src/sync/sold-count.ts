@@ -3,6 +3,7 @@
 import type { DesiredOffer } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../state/records.ts';
+import { currencyIn, priceIn, titleIn } from './sale-entry.ts';
 import { isUnitKind, type SoldCountNote, type UnitSale } from './unit-sale.ts';
 
 export interface SoldCountInput {
@@ -25,7 +26,16 @@ export function soldCountNote(input: SoldCountInput): SoldCountNote | undefined 
   const quantity = before !== null && soldCount > before ? soldCount - before : 0;
   const sale: UnitSale | undefined =
     quantity > 0
-      ? { kind, externalId, title: titleOf(live, desired), quantity, remoteId: live.id, soldCount }
+      ? {
+          kind,
+          externalId,
+          title: titleIn(live.fields, desired?.fields),
+          price: priceIn(live.fields, desired?.fields),
+          currency: currencyIn(live.fields, desired?.fields),
+          quantity,
+          remoteId: live.id,
+          soldCount,
+        }
       : undefined;
   const agreed = agreedStock(desired, rec, live, known);
   const firstSight = !known || rec.soldCountAtSend == null;
@@ -68,12 +78,4 @@ function agreedStock(
   const sent = rec?.lastApplied?.stock;
   if (typeof want !== 'number' || typeof sent !== 'number' || want === sent) return undefined;
   return live.fields.stock === want ? want : undefined;
-}
-
-function titleOf(live: RemoteOffer, desired: DesiredOffer | undefined): string | null {
-  const t = live.fields.title ?? live.fields.offer_title;
-  if (typeof t === 'string') return t;
-  if (desired?.kind === 'item') return desired.fields.title;
-  if (desired?.kind === 'topup') return desired.fields.offer_title ?? null;
-  return null;
 }

@@ -11,6 +11,10 @@ export interface UnitSale {
   readonly externalId: string;
   /** The offer's title (top-ups: offer_title), when known. */
   readonly title: string | null;
+  /** The price of one unit in cents, as the list showed it (else as the catalogue has it); null when unknown. */
+  readonly price: number | null;
+  /** Top-ups: their currency; items have none in the API. */
+  readonly currency: string | null;
   readonly quantity: number;
   /** The marketplace's id of the offer. */
   readonly remoteId: number;

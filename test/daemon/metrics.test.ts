@@ -92,6 +92,8 @@ describe('daemon metrics', () => {
       kind,
       externalId: `${kind}-1`,
       title: null,
+      price: null,
+      currency: null,
       quantity,
       remoteId: 1,
       soldCount: quantity,

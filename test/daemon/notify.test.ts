@@ -212,7 +212,18 @@ describe('webhook bodies and targets', () => {
       requests: 0,
       durationMs: 0,
       messages: [],
-      sales: [{ kind: 'item', externalId: 'gold-1', title: 'Gold 1000', quantity: 2, remoteId: 7, soldCount: 2 }],
+      sales: [
+        {
+          kind: 'item',
+          externalId: 'gold-1',
+          title: 'Gold 1000',
+          price: 2499,
+          currency: null,
+          quantity: 2,
+          remoteId: 7,
+          soldCount: 2,
+        },
+      ],
     };
     const { notifications } = notificationsOfRun(report, undefined, 'shop', NOTHING_TOLD, new Date(0));
     expect(notifications).toEqual([

@@ -1,6 +1,7 @@
 // What a seller's money depends on, through the real CLI against `offersync sandbox` on 127.0.0.1: sales of units
 // reported with their quantity and never put back on sale, a catalogue stock sent as written, the price guard, and
 // the mass-archive guard of a small shop. What the CLI printed is kept in test/output/money/ for people to read.
+import type { SoldEntry } from '../../src/sync/sold-log.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -119,9 +120,22 @@ describe('money', { timeout: 180_000 }, () => {
       .trim()
       .split('\n');
     expect(lines.map((l) => JSON.parse(l))).toEqual([
-      expect.objectContaining({ kind: 'item', external_id: 'gold-1', title: 'Gold 1000', quantity: 2, id: 1 }),
+      expect.objectContaining({
+        kind: 'item',
+        external_id: 'gold-1',
+        title: 'Gold 1000',
+        quantity: 2,
+        id: 1,
+        sale_key: 'item:1:count:2',
+        sold_count: 2,
+        sold_at_source: 'seen',
+      }),
     ]);
-    expect(JSON.parse(lines[0]!).seen_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    // The API gives no time of a unit sale: sold_at is when offersync saw it, and says so.
+    const line = JSON.parse(lines[0]!) as SoldEntry;
+    expect(line.seen_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(line.sold_at).toBe(line.seen_at);
+    expect(line.price).toBe(2499);
 
     // Told once: the next run sees no new sale and still sends nothing.
     const again = await run(['reconcile']);

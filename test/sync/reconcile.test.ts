@@ -1,5 +1,6 @@
 // Reconcile end to end in one process: the real client, queue, state db and catalogue against a real
 // sandbox on 127.0.0.1. The sandbox's counters are the witness of what was sent.
+import type { SoldEntry } from '../../src/sync/sold-log.ts';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
@@ -221,8 +222,13 @@ describe('reconcile against the sandbox', () => {
     const sold = readFileSync(`${h.dir}/state/sold.jsonl`, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { external_id: string });
-    expect(sold.map((s) => s.external_id).sort()).toEqual(['acc-1', 'acc-2']);
+      .map((l) => JSON.parse(l) as SoldEntry)
+      .sort((a, b) => a.external_id.localeCompare(b.external_id));
+    expect(sold.map((s) => s.external_id)).toEqual(['acc-1', 'acc-2']);
+    // The marketplace's sold_at, and the title and price the offer was listed with (not the catalogue's new 7777).
+    expect(sold[0]).toMatchObject({ title: 'Gold account 1', price: 1001, sold_at_source: 'marketplace' });
+    expect(sold[0]?.sold_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(new Set(sold.map((s) => s.sale_key)).size).toBe(2);
     await h.reconcile();
     expect(readFileSync(`${h.dir}/state/sold.jsonl`, 'utf8').trim().split('\n')).toHaveLength(2); // once per sale
   });

@@ -220,18 +220,28 @@ describe('applied', () => {
 });
 
 describe('markLocked', () => {
-  it('notes a sale once, with its time, and records the status', async () => {
-    const ctx = ctxOf();
+  it('notes a sale once, with its time, title and price, and records the status', async () => {
+    const ctx = ctxOf({ now: () => now });
     await store.upsertOffer('item', 'it-1', { remoteId: 41, remoteStatus: 'listed' });
-    await ctx.markLocked('item', 'it-1', remote({ status: 'sold', soldAt: T0 }));
+    now = T0 + HOUR;
+    await ctx.markLocked(
+      'item',
+      'it-1',
+      remote({ status: 'sold', soldAt: T0, fields: { title: 'Gold', price: 2499 } }),
+    );
     expect(ctx.sold).toEqual([
       {
         kind: 'item',
         external_id: 'it-1',
         id: 41,
         status: 'sold',
+        sale_key: 'item:41:sold:2027-03-01T12:00:00.000Z',
+        title: 'Gold',
+        price: 2499,
+        currency: null,
         sold_at: '2027-03-01T12:00:00.000Z',
-        seen_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        sold_at_source: 'marketplace',
+        seen_at: '2027-03-01T13:00:00.000Z',
       },
     ]);
     expect(await store.getOffer('item', 'it-1')).toMatchObject({ remoteId: 41, remoteStatus: 'sold' });
@@ -239,10 +249,31 @@ describe('markLocked', () => {
     expect(ctx.sold).toHaveLength(1);
   });
 
-  it('notes a sale of an offer it never saw, with no sale time when the answer gives none', async () => {
-    const ctx = ctxOf();
+  it('notes a sale of an offer it never saw, at the time it saw it when the answer gives none', async () => {
+    const ctx = ctxOf({ now: () => now });
     await ctx.markLocked('item', 'it-9', remote({ id: 49, status: 'refunded', soldAt: null }));
-    expect(ctx.sold).toMatchObject([{ external_id: 'it-9', id: 49, status: 'refunded', sold_at: null }]);
+    expect(ctx.sold).toMatchObject([
+      {
+        external_id: 'it-9',
+        id: 49,
+        status: 'refunded',
+        title: null,
+        price: null,
+        sold_at: '2027-03-01T12:00:00.000Z',
+        sold_at_source: 'seen',
+      },
+    ]);
+  });
+
+  it('takes the title and price offersync last sent when the answer carries none', async () => {
+    const ctx = ctxOf({ now: () => now });
+    await store.upsertOffer('account', 'a-1', {
+      remoteId: 7,
+      remoteStatus: 'listed',
+      lastApplied: { title: 'Diamond account', price: 4990 },
+    });
+    await ctx.markLocked('account', 'a-1', remote({ id: 7, externalId: 'a-1', status: 'sold' }));
+    expect(ctx.sold).toMatchObject([{ title: 'Diamond account', price: 4990, sale_key: 'account:7:sold' }]);
   });
 
   it('notes nothing when the answer has no status', async () => {

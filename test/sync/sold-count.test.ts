@@ -41,6 +41,8 @@ const sale = (quantity: number, soldCount: number) => ({
   kind: 'item',
   externalId: 'gold-1',
   title: 'Gold 1000',
+  price: 2499,
+  currency: null,
   quantity,
   remoteId: 7,
   soldCount,

@@ -1,4 +1,4 @@
-// sold.jsonl retention (issue 11): rotated past its size cap, so a daemon running for months keeps at most
+// sold.jsonl retention: rotated past its size cap, so a daemon running for months keeps at most
 // two files of sales.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,12 @@ const entry = (i: number): SoldEntry => ({
   external_id: `acc-${i}`,
   id: i,
   status: 'sold',
+  sale_key: `account:${i}:sold:2026-01-02T03:04:05Z`,
+  title: `Account ${i}`,
+  price: 4990,
+  currency: null,
   sold_at: '2026-01-02T03:04:05Z',
+  sold_at_source: 'marketplace',
   seen_at: '2026-01-02T03:05:00Z',
 });
 
@@ -31,16 +36,16 @@ describe('sold.jsonl', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l).external_id);
-    appendSold(statePath, [entry(1), entry(2)], 300);
+    appendSold(statePath, [entry(1), entry(2)], 600);
     expect(lines(path)).toEqual(['acc-1', 'acc-2']);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    appendSold(statePath, [entry(3)], 300); // still under the cap: appended
+    appendSold(statePath, [entry(3)], 600); // still under the cap: appended
     expect(lines(path)).toEqual(['acc-1', 'acc-2', 'acc-3']);
-    appendSold(statePath, [entry(4)], 300); // past it: the full file is kept as .1
+    appendSold(statePath, [entry(4)], 600); // past it: the full file is kept as .1
     expect(lines(`${path}.1`)).toEqual(['acc-1', 'acc-2', 'acc-3']);
     expect(lines(path)).toEqual(['acc-4']);
-    appendSold(statePath, [entry(5), entry(6)], 300);
-    appendSold(statePath, [entry(7)], 300);
+    appendSold(statePath, [entry(5), entry(6)], 600);
+    appendSold(statePath, [entry(7)], 600);
     expect(lines(`${path}.1`)).toEqual(['acc-4', 'acc-5', 'acc-6']);
     expect(lines(path)).toEqual(['acc-7']);
   });
