@@ -102,6 +102,7 @@ export interface WriterLease extends LeaseClaim {
  * - created, updated, archived: a write offersync sent (its answer says whether the marketplace took it);
  * - adopted: found on the marketplace under its external_id and taken under management, nothing sent;
  * - sold: the marketplace sold it (an account whole, or units of an item or top-up);
+ * - marked: the marketplace marks it refunded or processing (offersync leaves it alone meanwhile);
  * - edited-on-website: a field the marketplace shows differs from what offersync last sent (drift);
  * - gone: no longer on the marketplace (deleted or archived by hand): forgotten.
  */
@@ -111,6 +112,7 @@ export const OFFER_EVENT_TYPES = [
   'archived',
   'adopted',
   'sold',
+  'marked',
   'edited-on-website',
   'gone',
 ] as const;

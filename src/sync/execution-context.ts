@@ -6,6 +6,7 @@ import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-
 import type { JournalEntry, JournalOp } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { CapabilityGate } from './capability-gate.ts';
+import type { EventDraft } from './offer-events.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';
 
@@ -39,6 +40,11 @@ export interface ExecutionContext {
    * ("; not sent again before ..."), or '' when the error was not such a refusal.
    */
   refused(d: DesiredOffer, err: unknown): string;
+  /**
+   * Adds an event to the offer's story (docs/architecture.md, History). Kept in memory and written in batches
+   * with the run's other state writes, never a statement per offer.
+   */
+  event(e: EventDraft): void;
   /** Records an offer the marketplace marks sold, refunded or processing, and notes a new sale for sold.jsonl. */
   markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void>;
 }

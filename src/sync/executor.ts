@@ -23,7 +23,8 @@ import { runCreate } from './route-create.ts';
 import { runUpdate } from './route-update.ts';
 import { RunContext } from './run-context.ts';
 import type { OfferOutcome } from './run-report.ts';
-import { appendSold } from './sold-log.ts';
+import { appendSold, type SoldEntry } from './sold-log.ts';
+import { seen } from './offer-events.ts';
 import { type ReadImage, uploadImages } from './upload-images.ts';
 
 export interface ExecutorOptions {
@@ -57,10 +58,28 @@ interface OfferWork {
 
 export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {
   const ctx = new RunContext({ ...deps, createAttempts: deps.options.createAttempts });
+  try {
+    return await executeIn(ctx, plan, deps);
+  } finally {
+    // What the run did is told whatever stopped it.
+    await ctx.flushEvents();
+  }
+}
+
+/** Records the sales of units the lists showed, and tells each in its offer's story. */
+async function recordSales(ctx: RunContext, plan: Plan, seenAt: Date): Promise<SoldEntry[]> {
+  const sold = await recordSoldCounts(ctx.store, plan.soldCounts, seenAt);
+  for (const s of sold)
+    if (s.quantity !== undefined && (s.kind === 'item' || s.kind === 'topup'))
+      ctx.event(seen(s.kind, s.external_id, 'sold', null, s.quantity));
+  return sold;
+}
+
+async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {
   const seenAt = new Date(deps.now?.() ?? Date.now());
   if (stoppedByGuard(plan)) {
     // Sales are news whatever the guard says: told now, not held until the catalogue is fixed.
-    appendSold(deps.statePath, await ctx.inTransaction(() => recordSoldCounts(ctx.store, plan.soldCounts, seenAt)));
+    appendSold(deps.statePath, await ctx.inTransaction(() => recordSales(ctx, plan, seenAt)));
     if (plan.guard.tripped) {
       const { archives, limit, rule } = plan.guard;
       deps.logger.error({ archives, limit, rule }, 'mass-archive guard tripped: nothing sent');
@@ -93,7 +112,7 @@ export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutc
   for (const sha of await uploadImages(ctx, uploads, deps.readImage, deps.signal)) ctx.failedUploads.add(sha);
   await ctx.inTransaction(async () => {
     for (const w of perOffer.values()) if (w.adopt) await recordAdopt(ctx, w.adopt, !w.update);
-    ctx.sold.push(...(await recordSoldCounts(ctx.store, plan.soldCounts, seenAt)));
+    ctx.sold.push(...(await recordSales(ctx, plan, seenAt)));
   });
   const bulkUpdates: UpdateAction[] = [];
   const tasks: (() => Promise<void>)[] = [];

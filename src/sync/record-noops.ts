@@ -1,6 +1,7 @@
 // Actions that send nothing: their outcomes go to the report, and what they tell of the remote to the state
 // db (a sale, an offer gone, an adoption).
 import type { ExecutionContext } from './execution-context.ts';
+import { seen } from './offer-events.ts';
 import { offerTitle } from './offer-fields.ts';
 import type { AdoptAction, NoopAction } from './plan.ts';
 
@@ -20,6 +21,7 @@ export async function recordNoop(ctx: ExecutionContext, n: NoopAction): Promise<
       ctx.report({ kind, externalId, outcome: 'sold', message: n.detail }, false);
       return;
     case 'gone':
+      ctx.event(seen(kind, externalId, 'gone', n.detail ?? null));
       await ctx.store.deleteOffer(kind, externalId);
       ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail }, false);
       return;
@@ -61,6 +63,7 @@ export async function recordAdopt(ctx: ExecutionContext, a: AdoptAction, alone: 
     sourceFile: a.desired.source.file,
     title: offerTitle(a.fields),
   });
+  ctx.event(seen(a.kind, a.externalId, 'adopted', a.reason));
   if (!alone) return;
   await ctx.applied(a.desired, a.remote, {}, a.fields);
   ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'adopted', file: a.desired.source.file });

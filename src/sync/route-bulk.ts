@@ -18,13 +18,15 @@ import { CAPABILITIES, type CapabilityName, isCapabilityRefusal } from './capabi
 import { errorMessage, failure, isDefinitelyNotFound, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
+import { answerOf, EVENT_ROUTES, sentWrite, TAKEN, updatedChanges } from './offer-events.ts';
 import type { OfferFields } from './offer-fields.ts';
+import type { MarketplaceAnswer } from '../state/records.ts';
 import type { ArchiveAction, UpdateAction } from './plan.ts';
 import { changesToBody } from './request-body.ts';
 import { confirmThroughList } from './confirm-through-list.ts';
 import { resourceOf } from './resource-of.ts';
 import { alreadyGone, archived, archiveOne } from './route-archive.ts';
-import { runUpdate } from './route-update.ts';
+import { runUpdate, tellUpdate } from './route-update.ts';
 
 interface BulkRoute<E, R> {
   readonly capability: CapabilityName;
@@ -70,7 +72,13 @@ async function runBatches<E extends { readonly externalId: string }, R>(
       });
     } catch (err) {
       const outcome = failure(err, `${route.name} failed: `);
-      for (const e of batch) ctx.report({ kind: route.kind, externalId: e.externalId, ...outcome });
+      const answer = answerOf(err);
+      const type = route.op === 'bulk-remove' ? 'archived' : 'updated';
+      for (const e of batch) {
+        if (answer)
+          ctx.event(sentWrite(route.kind, e.externalId, type, EVENT_ROUTES.bulk(route.kind, route.op), [], answer));
+        ctx.report({ kind: route.kind, externalId: e.externalId, ...outcome });
+      }
       return;
     }
     if (answer) await route.settle(batch, answer.answer);
@@ -91,12 +99,16 @@ function byBatch<A extends { readonly route: { readonly via: string; readonly ba
   return [...batches.entries()].sort(([x], [y]) => x - y).map(([, b]) => b);
 }
 
-/** One offer in a bulk call: what a bulk-update sends for it, what follows its success, its own route. */
+/**
+ * One offer in a bulk call: what a bulk-update sends for it, what follows its success by `route`, the story of its
+ * refusal, its own route.
+ */
 interface BulkElement {
   readonly externalId: string;
   readonly remoteId: number;
   readonly body: OfferFields;
-  onOk(offer: RemoteOffer | undefined): Promise<void>;
+  onOk(offer: RemoteOffer | undefined, route: string): Promise<void>;
+  refusedBy(answer: MarketplaceAnswer, route: string): void;
   single(): Promise<void>;
 }
 
@@ -107,11 +119,14 @@ export async function bulkUpdate(ctx: ExecutionContext, updates: readonly Update
       const batches = byBatch(updates.filter((a) => a.kind === kind)).map((batch) =>
         batch.map((a): BulkElement => {
           const sent = changesToBody(a.changes);
+          const told = updatedChanges(a.changes, false, undefined);
           return {
             externalId: a.externalId,
             remoteId: a.remoteId,
             body: sent,
-            onOk: async (offer) => {
+            refusedBy: (answer, route) => tellUpdate(ctx, a, route, told, answer),
+            onOk: async (offer, route) => {
+              tellUpdate(ctx, a, route, told, TAKEN);
               const status = sent.status;
               const echoed = offer ?? {
                 id: a.remoteId,
@@ -147,7 +162,9 @@ export async function bulkArchive(ctx: ExecutionContext, archives: readonly Arch
           externalId: a.externalId,
           remoteId: a.remoteId,
           body: { status: 'archived' },
-          onOk: () => archived(ctx, a),
+          onOk: (_, route) => archived(ctx, a, route),
+          refusedBy: (answer, route) =>
+            ctx.event(sentWrite(a.kind, a.externalId, 'archived', route, [], answer, a.reason)),
           single: () => archiveOne(ctx, a),
         }),
       );
@@ -191,7 +208,11 @@ async function viaCandidates(
     });
   } catch (err) {
     const outcome = failure(err, `${c.op} failed: `);
-    for (const e of batch) ctx.report({ kind: c.kind, externalId: e.externalId, ...outcome });
+    const answer = answerOf(err);
+    for (const e of batch) {
+      if (answer) e.refusedBy(answer, EVENT_ROUTES.bulk(c.kind, c.op));
+      ctx.report({ kind: c.kind, externalId: e.externalId, ...outcome });
+    }
     return;
   }
   if (!sent) return;
@@ -278,27 +299,30 @@ async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Pr
     return;
   }
   const { chunk, answer } = s;
+  const route = EVENT_ROUTES.bulk(c.kind, c.op);
   const expected = (e: BulkElement): OfferFields => (c.op === 'bulk-remove' ? { status: 'archived' } : e.body);
   if (answer.outcomes) {
     const unseen: BulkElement[] = [];
     for (const e of chunk) {
       const o = answer.outcomes.get(e.externalId);
       if (!o) unseen.push(e);
-      else if (o.ok) await e.onOk(o.offer);
-      else
+      else if (o.ok) await e.onOk(o.offer, route);
+      else {
+        e.refusedBy({ outcome: 'refused', status: null, message: o.message ?? 'refused' }, route);
         ctx.report({
           kind: c.kind,
           externalId: e.externalId,
           outcome: 'failed',
           message: `${c.op}: ${o.message ?? 'refused'}`,
         });
+      }
     }
     await forEachLimit(unseen, EXECUTOR_WINDOW, (e) => e.single());
     return;
   }
   const done = c.op === 'bulk-remove' ? answer.counts?.removed : answer.counts?.updated;
   if (done === chunk.length) {
-    for (const e of chunk) await e.onOk(undefined);
+    for (const e of chunk) await e.onOk(undefined, route);
     return;
   }
   // The counts do not say which ones: read them back from the list, not one GET each.
@@ -316,10 +340,12 @@ async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Pr
   }
   await forEachLimit(chunk, EXECUTOR_WINDOW, async (e) => {
     const o = live.get(e.remoteId);
-    if (o && shows(o, expected(e))) await e.onOk(o);
+    if (o && shows(o, expected(e))) await e.onOk(o, route);
     else await e.single();
   });
 }
+
+const ACCOUNT_BULK_REMOVE = EVENT_ROUTES.bulk('account', 'bulk-remove');
 
 function bulkRemoveAccounts(ctx: ExecutionContext, batches: readonly (readonly ArchiveAction[])[]): Promise<void> {
   return runBatches(ctx, batches, {
@@ -332,7 +358,7 @@ function bulkRemoveAccounts(ctx: ExecutionContext, batches: readonly (readonly A
       ctx.client.accounts.bulkRemove({ ids: batch.map((a) => a.remoteId) }, { priority: PRIORITY.archive }),
     settle: async (batch, res) => {
       if (res.removed === batch.length) {
-        for (const a of batch) await archived(ctx, a);
+        for (const a of batch) await archived(ctx, a, ACCOUNT_BULK_REMOVE);
         return;
       }
       // The counts do not say which ones: read them back from the list, not one GET each.
@@ -350,7 +376,7 @@ async function confirmRemoved(ctx: ExecutionContext, a: ArchiveAction): Promise<
     if (isDefinitelyNotFound(err)) return alreadyGone(ctx, a);
     return ctx.report({ kind: a.kind, externalId: a.externalId, ...failure(err, 'bulk-remove left it unconfirmed: ') });
   }
-  if (live.status === 'archived') await archived(ctx, a);
+  if (live.status === 'archived') await archived(ctx, a, ACCOUNT_BULK_REMOVE);
   else await archiveOne(ctx, a);
 }
 
@@ -379,7 +405,7 @@ async function confirmArchived(ctx: ExecutionContext, batch: readonly ArchiveAct
     return;
   }
   await forEachLimit(batch, EXECUTOR_WINDOW, async (a) => {
-    if (live.get(a.remoteId)?.status === 'archived') await archived(ctx, a);
+    if (live.get(a.remoteId)?.status === 'archived') await archived(ctx, a, ACCOUNT_BULK_REMOVE);
     else await archiveOne(ctx, a);
   });
 }

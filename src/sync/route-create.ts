@@ -5,6 +5,16 @@ import type { DesiredOffer } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { diffFields, liveFieldsOf } from './diff.ts';
 import { failure, isOutcomeUnknown, statusOf } from './errors.ts';
+import {
+  answerOf,
+  createdChanges,
+  EVENT_ROUTES,
+  seen,
+  sentWrite,
+  TAKEN,
+  UPDATE_REASONS,
+  updatedChanges,
+} from './offer-events.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
 import { type OfferFields, offerTitle } from './offer-fields.ts';
@@ -24,6 +34,8 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
   const fields = await resolvedFields(ctx, d, a.fields, a.imagesPending);
   const body = createBody(d, fields);
   const lookUp = () => resource.findByExternalId(d.externalId, { priority: PRIORITY.create });
+  const route = EVENT_ROUTES.create(d.kind);
+  const told = createdChanges(d.kind, fields, d.kind === 'account' && d.credentials !== undefined);
   try {
     if (a.verifyFirst) {
       const existing = await lookUp();
@@ -37,9 +49,12 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
           idempotencyKey ??= `offersync-${entry.runId}-${entry.id}`;
           return resource.create(body, { priority: PRIORITY.create, idempotencyKey });
         });
+        ctx.event(sentWrite(d.kind, d.externalId, 'created', route, told, TAKEN, a.reason));
         await ctx.applied(d, created, fields, fields);
         return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'created', file });
       } catch (err) {
+        const answer = answerOf(err, credentialValues(d));
+        if (answer) ctx.event(sentWrite(d.kind, d.externalId, 'created', route, told, answer, a.reason));
         if (statusOf(err) === 409 || isOutcomeUnknown(err)) {
           // Look before creating again: only a definite "not there" allows a retry.
           const existing = await lookUp();
@@ -80,6 +95,7 @@ async function adoptAndAlign(
     remoteStatus: existing.status ?? null,
     title: offerTitle(fields),
   });
+  ctx.event(seen(d.kind, d.externalId, 'adopted', 'already listed under its external_id when created: adopted'));
   // The earlier attempt's body is not known for sure: diff as for an adoption (nothing known to be sent).
   const diff = diffFields({ desired: fields, lastApplied: null, live: liveFieldsOf(existing), lossy: new Set() });
   // Units it sold meanwhile explain a lower stock: not put back on sale.
@@ -90,8 +106,18 @@ async function adoptAndAlign(
     await ctx.applied(d, existing, {}, fields);
     return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'adopted', file });
   }
-  const updated = await sendUpdate(ctx, d, existing.id, body, fields, a.alignRoute);
+  const route = a.alignRoute.via === 'recreate' ? EVENT_ROUTES.recreate : EVENT_ROUTES.update(d.kind);
+  const told = updatedChanges(changes, d.kind === 'account' && d.credentials !== undefined, undefined);
+  let updated: RemoteOffer | 'blocked';
+  try {
+    updated = await sendUpdate(ctx, d, existing.id, body, fields, a.alignRoute);
+  } catch (err) {
+    const answer = answerOf(err, credentialValues(d));
+    if (answer) ctx.event(sentWrite(d.kind, d.externalId, 'updated', route, told, answer, UPDATE_REASONS.adopted));
+    throw err;
+  }
   if (updated === 'blocked') return;
+  ctx.event(sentWrite(d.kind, d.externalId, 'updated', route, told, TAKEN, UPDATE_REASONS.adopted));
   await ctx.applied(d, updated, sent, fields);
   ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'adopted', file });
 }

@@ -7,8 +7,18 @@ import { imageIdsOf } from './desired-fields.ts';
 import { errorMessage, failure, StoppedAfterArchiveError, statusOf, stoppedBeforeSent } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
+import {
+  answerOf,
+  EVENT_ROUTES,
+  editedOnWebsite,
+  sentWrite,
+  TAKEN,
+  UPDATE_REASONS,
+  updatedChanges,
+} from './offer-events.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { SingleUpdateRoute, UpdateAction } from './plan.ts';
+import type { MarketplaceAnswer, OfferEventChange } from '../state/records.ts';
 import { changesToBody, createBody, credentialValues, type RequestBody, withCredentials } from './request-body.ts';
 import { resourceOf } from './resource-of.ts';
 
@@ -55,13 +65,18 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
     ? { ...changesToBody(a.changes), image_ids: fields.image_ids }
     : changesToBody(a.changes);
   const body = withCredentials(sent, d, a.sendCredentials);
+  const told = updatedChanges(a.changes, a.sendCredentials, a.sendImages ? fields.image_ids : undefined);
+  const via = route.via === 'recreate' ? EVENT_ROUTES.recreate : EVENT_ROUTES.update(d.kind);
   try {
     const updated = await sendUpdate(ctx, d, a.remoteId, body, fields, route);
     if (updated === 'blocked') return;
+    tellUpdate(ctx, a, via, told, TAKEN);
     await ctx.applied(d, updated, sent, fields);
     const outcome = a.reason === 'adopted' ? 'adopted' : 'updated';
     ctx.report({ kind: d.kind, externalId: d.externalId, outcome, file, fields: Object.keys(sent) });
   } catch (err) {
+    const answer = answerOf(err, credentialValues(d));
+    if (answer) tellUpdate(ctx, a, via, told, answer);
     if (statusOf(err) === 409) {
       const live = await resourceOf(ctx.client, d.kind)
         .get({ id: a.remoteId })
@@ -79,6 +94,19 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
       ...failure(err, '', ctx.refused(d, err), credentialValues(d)),
     });
   }
+}
+
+/** An update in the offer's story: the edit on the website it patches back, if any, then what was sent. */
+export function tellUpdate(
+  ctx: ExecutionContext,
+  a: UpdateAction,
+  route: string,
+  told: readonly OfferEventChange[],
+  answer: MarketplaceAnswer,
+): void {
+  const edited = editedOnWebsite(a.kind, a.externalId, a.changes);
+  if (edited) ctx.event(edited);
+  ctx.event(sentWrite(a.kind, a.externalId, 'updated', route, told, answer, UPDATE_REASONS[a.reason]));
 }
 
 /**

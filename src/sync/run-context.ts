@@ -2,13 +2,14 @@
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-client.ts';
-import type { JournalEntry, JournalOp } from '../state/records.ts';
+import type { JournalEntry, JournalOp, OfferEventInput } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { CapabilityGate } from './capability-gate.ts';
 import { reprobingMemory } from './capabilities.ts';
 import { errorMessage, isOutcomeUnknown, RunStoppedError } from './errors.ts';
 import type { ExecutionContext } from './execution-context.ts';
 import { lossyFields } from './lossy.ts';
+import { type EventDraft, seen } from './offer-events.ts';
 import { type OfferFields, offerTitle } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';
 import type { OfferBackoffs } from './offer-backoff.ts';
@@ -31,6 +32,12 @@ export interface RunContextDeps {
   /** Default Date.now. */
   readonly now?: () => number;
 }
+
+/**
+ * Events written per statement batch while writes are in flight: a few statements per this many offers, so the
+ * story costs no round trip per offer. Between, they wait in memory (a crash loses at most these).
+ */
+export const EVENT_BATCH = 256;
 
 export class RunContext implements ExecutionContext {
   readonly client: MarketplaceClient;
@@ -59,20 +66,62 @@ export class RunContext implements ExecutionContext {
   }
 
   #tx: StateStore | undefined;
+  readonly #events: OfferEventInput[] = [];
+  /** The batches written so far, in order: each waits for the one before (ids grow in the order events happened). */
+  #writing: Promise<void> = Promise.resolve();
 
   /**
    * Runs fn with `store` bound to one transaction of the run's store. Used where the executor records many
    * offers before any request goes out, so nothing else of the run uses the context meanwhile.
    */
   async inTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    // A batch still being written holds the connection a sqlite transaction would wait for: finished first.
+    await this.#writing;
     return this.deps.store.transaction(async (tx) => {
       this.#tx = tx;
       try {
-        return await fn();
+        const out = await fn();
+        // The events of what fn recorded commit with it (and those waiting from before, in their order).
+        await tx.recordOfferEvents(this.#events.splice(0));
+        return out;
       } finally {
         this.#tx = undefined;
       }
     });
+  }
+
+  event(e: EventDraft): void {
+    // Written out, not spread: see docs/architecture.md, Memory.
+    this.#events.push({
+      kind: e.kind,
+      externalId: e.externalId,
+      runId: this.deps.runId,
+      at: (this.deps.now ?? Date.now)(),
+      type: e.type,
+      route: e.route,
+      changes: e.changes,
+      quantity: e.quantity,
+      detail: e.detail,
+      answer: e.answer,
+    });
+    if (this.#tx === undefined && this.#events.length >= EVENT_BATCH) void this.#write();
+  }
+
+  /** Writes the events still in memory; the executor calls it when it is done, whatever happened. */
+  async flushEvents(): Promise<void> {
+    if (this.#events.length > 0) void this.#write();
+    await this.#writing;
+  }
+
+  #write(): Promise<void> {
+    const batch = this.#events.splice(0);
+    this.#writing = this.#writing
+      .then(() => this.deps.store.recordOfferEvents(batch))
+      .catch((err: unknown) =>
+        // The story is the seller's memory, not the sync: a write of it that fails does not fail the run.
+        this.logger.warn({ events: batch.length, err: errorMessage(err) }, 'offer history: events not recorded'),
+      );
+    return this.#writing;
   }
 
   async imageId(sha256: string): Promise<number | undefined> {
@@ -154,6 +203,8 @@ export class RunContext implements ExecutionContext {
   async markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void> {
     const prev = await this.store.getOffer(kind, externalId);
     if (prev?.remoteStatus !== remote.status && remote.status) {
+      const marks = `the marketplace marks it ${remote.status}`;
+      this.event(seen(kind, externalId, remote.status === 'sold' ? 'sold' : 'marked', marks));
       const seenAt = new Date(this.deps.now?.() ?? Date.now());
       this.sold.push(
         statusSaleEntry(kind, externalId, { ...remote, status: remote.status }, prev?.lastApplied ?? null, seenAt),

@@ -5,7 +5,9 @@ import type { OfferKind } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { StateStore } from '../state/state-store.ts';
+import type { OfferEventInput } from '../state/records.ts';
 import { errorMessage } from './errors.ts';
+import { seen } from './offer-events.ts';
 import { resourceOf } from './resource-of.ts';
 
 export interface SettleResult {
@@ -23,6 +25,7 @@ export async function settleJournal(
   let settled = 0;
   let adopted = 0;
   const unsettled: string[] = [];
+  const told: OfferEventInput[] = [];
   for (const entry of await store.journalUnfinished()) {
     if ((entry.op === 'create' || entry.op === 'recreate') && entry.kind !== 'image') {
       const kind = entry.kind as OfferKind;
@@ -39,6 +42,8 @@ export async function settleJournal(
               managed: true,
             });
             adopted++;
+            const detail = 'a create a crash interrupted had landed: adopted at the next start';
+            told.push({ ...seen(kind, externalId, 'adopted', detail), runId: entry.runId, at: Date.now() });
           }
         }
         await store.journalSet(entry.id, 'done', 'settled at start');
@@ -55,5 +60,6 @@ export async function settleJournal(
     await store.journalSet(entry.id, 'failed', 'interrupted; the next snapshot shows what happened');
     settled++;
   }
+  await store.recordOfferEvents(told);
   return { settled, adopted, unsettled };
 }
