@@ -22,7 +22,10 @@ export class UsageError extends Error {
 /** Every exit code, as the README's table lists them. */
 export const EXIT = {
   ok: 0,
-  /** Some offers failed or were blocked; the guard tripped; the marketplace was unreadable; stopped by a signal. */
+  /**
+   * Some offers failed or were blocked; the guard tripped; the marketplace was unreadable; stopped by a signal;
+   * history: the state db knows nothing of that external_id.
+   */
   failed: 1,
   usage: 2,
   /** plan: the marketplace differs from the catalogue. */

@@ -19,6 +19,10 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
   },
   validate: { summary: 'check the catalogue, no network', load: () => import('./validate.ts') },
   status: { summary: 'what the state db knows: offers, runs, journal, sold', load: () => import('./status.ts') },
+  history: {
+    summary: "one offer's story: what offersync sent, what the marketplace answered and did",
+    load: () => import('./history.ts'),
+  },
   schema: { summary: 'print or write the JSON Schema of catalogue files', load: () => import('./schema.ts') },
   sandbox: { summary: 'run a local emulator of the marketplace API', load: () => import('./sandbox.ts') },
   demo: { summary: 'sandbox + example catalogue + reconcile, in one process', load: () => import('./demo.ts') },

@@ -6,7 +6,7 @@ import { scrubSecrets } from '../log/scrubber.ts';
 import type { MarketplaceAnswer, OfferEventChange, OfferEventInput } from '../state/records.ts';
 import { errorMessage, isOutcomeUnknown, statusOf, stoppedBeforeSent } from './errors.ts';
 import type { OfferFields } from './offer-fields.ts';
-import type { FieldChange } from './plan.ts';
+import type { FieldChange, UpdateAction } from './plan.ts';
 
 /** An event before the run stamps it. */
 export type EventDraft = Omit<OfferEventInput, 'runId' | 'at'>;
@@ -124,10 +124,10 @@ export function sentWrite(
   return { kind, externalId, type, route, changes, quantity: null, detail, answer };
 }
 
-/** Why an update was sent, as history tells it. */
-export const UPDATE_REASONS = {
+/** Why an update was sent, as history tells it (a patch back says so itself, after the edit it undoes). */
+export const UPDATE_REASONS: Readonly<Record<UpdateAction['reason'], string | null>> = {
   changed: 'changed in the catalogue',
-  drift: 'edited on the website: patched back',
+  drift: null,
   relist: 'archived on the website, still in the catalogue: listed again',
   adopted: 'found under its external_id: aligned with the catalogue',
-} as const;
+};
