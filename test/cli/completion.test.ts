@@ -50,6 +50,8 @@ describe('offersync completion', () => {
     ]);
     expect(bashComplete(file, ['offersync', 'validate', '--format', 'g'])).toEqual(['github', 'gcc']);
     expect(bashComplete(file, ['offersync', 'schema', '--kind', ''])).toEqual(['account', 'item', 'topup']);
+    expect(bashComplete(file, ['offersync', 'history', '--kind', ''])).toEqual(['account', 'item', 'topup']);
+    expect(bashComplete(file, ['offersync', 'history', '--'])).toEqual(expect.arrayContaining(['--kind', '--json']));
     expect(bashComplete(file, ['offersync', 'status', '--log-level', 'de'])).toEqual(['debug']);
     expect(bashComplete(file, ['offersync', 'sandbox', '--created'])).toEqual(['--created-201']);
     expect(bashComplete(file, ['offersync', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);

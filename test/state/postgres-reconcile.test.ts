@@ -6,6 +6,7 @@ import { createLogger } from '../../src/log/logger.ts';
 import { openPostgresStateStore } from '../../src/state/open-state-store.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { runCli } from '../support/cli.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,9 +70,22 @@ describe('reconcile with the state in PostgreSQL', { timeout: 120_000 }, () => {
         'item/item-2',
       ]);
       expect(await store.listRuns(10)).toHaveLength(2);
+      // Each offer's story is kept in the database as in the file: created once, nothing since.
+      const story = await store.offerHistory('item', 'item-1', 10);
+      expect(story.map((e) => [e.type, e.route, e.answer?.outcome])).toEqual([['created', 'POST /api/v1/items', 'ok']]);
+      expect(story[0]?.changes).toContainEqual({ field: 'price', to: 500 });
+      expect((await store.offerHistory('account', 'acc-1', 10))[0]?.changes).toContainEqual({ field: 'credentials' });
+      expect((await store.searchOffers('rare')).map((o) => o.externalId)).toEqual(['item-1']);
     } finally {
       store.close();
     }
+    // offersync history reads it from PostgreSQL as from the file.
+    const told = await runCli(['history', 'item-1'], {
+      cwd: h.dir,
+      env: { PATH: process.env.PATH, OFFERSYNC_STATE_URL: url, OFFERSYNC_LOG_LEVEL: 'warn' },
+    });
+    expect(told.stderr).toBe('');
+    expect(told.stdout).toMatch(/^item item-1 \(Rare skin\): 1 event, oldest first\n.*created: price 5\.00, /);
     expect(lines.join('')).not.toContain(server.password);
     const client = new pg.Client({ connectionString: url });
     await client.connect();

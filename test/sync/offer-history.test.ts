@@ -1,0 +1,90 @@
+// Each offer's story as a reconcile records it against the sandbox: the marketplace's refusal with its status and
+// message (and never the credentials it quoted), a write whose answer was lost, an offer gone from the marketplace,
+// and a run of more offers than one batch of events holds.
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStateStore } from '../../src/state/open-state-store.ts';
+import type { OfferEvent, StateKind } from '../../src/state/records.ts';
+import { EVENT_BATCH } from '../../src/sync/run-context.ts';
+import { createHarness, type Harness } from '../support/harness.ts';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function history(harness: Harness, kind: StateKind, externalId: string): Promise<OfferEvent[]> {
+  const store = await openStateStore(harness.statePath);
+  try {
+    return await store.offerHistory(kind, externalId, 1000);
+  } finally {
+    await store.close();
+  }
+}
+
+describe('the story a reconcile records', () => {
+  it("keeps a refusal's status and message, without the credentials the marketplace quoted", async () => {
+    h = await createHarness({ sandbox: { faults: { echoCredentials: true } } });
+    const password = 'quoted-back-pw-31337';
+    h.write(
+      'accounts/a.json',
+      JSON.stringify([{ external_id: 'acc-1', title: 'Acc', price: 900, credentials: { login: 'me', password } }]),
+    );
+    expect((await h.reconcile()).report.outcome).toBe('partial');
+    const [refused, ...rest] = await history(h, 'account', 'acc-1');
+    expect(rest).toEqual([]);
+    expect(refused).toMatchObject({
+      type: 'created',
+      route: 'POST /api/v1/accounts',
+      answer: { outcome: 'refused', status: 422 },
+      detail: 'new in the catalogue',
+    });
+    expect(refused?.answer?.message).toContain('The credentials are invalid');
+    expect(JSON.stringify(refused)).not.toContain(password);
+    expect(refused?.changes).toContainEqual({ field: 'credentials' });
+  });
+
+  it('tells a create whose answer was lost, then the adoption of the offer it made', async () => {
+    h = await createHarness({ sandbox: { faults: { lostResponseRate: 1, seed: 7 } } });
+    h.write('items/a.json', JSON.stringify([{ external_id: 'it-1', title: 'One', price: 100, stock: 1 }]));
+    await h.reconcile();
+    const story = await history(h, 'item', 'it-1');
+    expect(story.map((e) => [e.type, e.answer?.outcome ?? null])).toEqual([
+      ['created', 'unknown'],
+      ['adopted', null],
+    ]);
+    expect(story[1]?.detail).toBe('already listed under its external_id when created: adopted');
+  });
+
+  it('records every offer of a run larger than a batch, and tells an offer gone from the marketplace', async () => {
+    h = await createHarness();
+    const n = EVENT_BATCH * 2 + 10;
+    const items = Array.from({ length: n }, (_, i) => ({
+      external_id: `it-${i}`,
+      title: `T${i}`,
+      price: 100,
+      stock: 1,
+    }));
+    h.write('items/a.json', JSON.stringify(items));
+    expect((await h.reconcile()).report.outcome).toBe('converged');
+    const store = await openStateStore(h.statePath);
+    try {
+      for (const it of items)
+        expect((await store.offerHistory('item', it.external_id, 10)).map((e) => e.type)).toEqual(['created']);
+    } finally {
+      await store.close();
+    }
+    // Deleted on the website: still in the catalogue, so created again, and the story says why.
+    h.sandbox.reset();
+    h.write('items/a.json', JSON.stringify(items.slice(0, 1)));
+    await h.reconcile({ allowMassArchive: true });
+    expect((await history(h, 'item', 'it-0')).map((e) => [e.type, e.detail])).toEqual([
+      ['created', 'new in the catalogue'],
+      ['created', 'gone from the marketplace, still in the catalogue'],
+    ]);
+    expect((await history(h, 'item', 'it-1')).map((e) => [e.type, e.detail])).toEqual([
+      ['created', 'new in the catalogue'],
+      ['gone', 'no longer on the marketplace: forgotten'],
+    ]);
+  });
+});
