@@ -42,8 +42,10 @@ export function describeEvent(e: OfferEvent): string {
   const done = e.answer === null || e.answer.outcome === 'ok';
   const why = e.detail ? ` (${e.detail})` : '';
   switch (e.type) {
-    case 'created':
-      return `${done ? 'created' : 'tried to create'}${e.changes.length > 0 ? `: ${e.changes.map(change).join(', ')}` : ''}`;
+    case 'created': {
+      const fields = e.changes.length > 0 ? `: ${e.changes.map(change).join(', ')}` : '';
+      return `${done ? 'created' : 'tried to create'}${fields}`;
+    }
     case 'updated':
       return `${updateText(e.changes, done ? 'updated' : 'tried to update')}${why}`;
     case 'archived':

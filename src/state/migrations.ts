@@ -220,7 +220,8 @@ const SQLITE_OFFER_EVENTS = [
   )`,
   `CREATE INDEX offer_events_offer ON offer_events (seller, external_id, kind, id)`,
   `ALTER TABLE offers ADD COLUMN title TEXT`,
-  `UPDATE offers SET title = coalesce(json_extract(last_applied, '$.title'), json_extract(last_applied, '$.offer_title'))
+  `UPDATE offers
+    SET title = coalesce(json_extract(last_applied, '$.title'), json_extract(last_applied, '$.offer_title'))
     WHERE last_applied IS NOT NULL AND json_valid(last_applied)`,
 ];
 
