@@ -30,10 +30,14 @@ loopback; with --host beyond loopback they need an --api-key, as they dump store
   --created-201              creates answered 201 instead of 200
   --numeric-id-paths         {identifier} in a path is only a numeric id
   --game-as-object           item and top-up game echoed as {slug, name}
-  --bulk-counts-only         bulk-update answers counts, no per-offer results
+  --bulk-counts-only         bulk-update and bulk-remove answer counts, no per-offer results
   --bulk-routes              serve item bulk-update, item and top-up bulk-remove (not in the document)
   --bulk-key <key>           the key bulk-updates read their array from (default offers; named only in a 422)
   --bulk-limit <n>           most elements one bulk call takes (more answers 422 naming it)
+  --bulk-fail-every <n>      every n-th element of an item or top-up bulk call is left undone (failed)
+  --delete-archives          serve DELETE /items/{id} and /top-ups/{id}, archiving (not in the document)
+  --delete-removes           with --delete-archives: the offer is gone from lists and GET instead
+  --status-archived-refused  item and top-up updates refuse status archived (only DELETE archives)
   --external-id-path-html    GET /{kind}/{external_id} answers an HTML page
   --idempotency-keys         creates honour an Idempotency-Key header
   -h, --help                 this help
@@ -62,6 +66,10 @@ const OPTIONS = {
   'bulk-routes': { type: 'boolean' },
   'bulk-key': { type: 'string' },
   'bulk-limit': { type: 'string' },
+  'bulk-fail-every': { type: 'string' },
+  'delete-archives': { type: 'boolean' },
+  'delete-removes': { type: 'boolean' },
+  'status-archived-refused': { type: 'boolean' },
   'external-id-path-html': { type: 'boolean' },
   'idempotency-keys': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -134,12 +142,25 @@ export function sandboxOptions(
       bulkCountsOnly: values['bulk-counts-only'] === true,
       externalIdPathHtml: values['external-id-path-html'] === true,
       idempotencyKeys: values['idempotency-keys'] === true,
+      deleteArchives: values['delete-archives'] === true,
+      deleteRemoves: values['delete-removes'] === true,
+      statusArchivedRefused: values['status-archived-refused'] === true,
     },
     bulk: {
       undocumented: values['bulk-routes'] === true,
       ...(values['bulk-key'] !== undefined ? { updateKey: values['bulk-key'] } : {}),
       ...(values['bulk-limit'] !== undefined
         ? { limit: num('bulk-limit', values['bulk-limit'], (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1') }
+        : {}),
+      ...(values['bulk-fail-every'] !== undefined
+        ? {
+            failEvery: num(
+              'bulk-fail-every',
+              values['bulk-fail-every'],
+              (n) => Number.isInteger(n) && n >= 1,
+              'an integer >= 1',
+            ),
+          }
         : {}),
     },
   };

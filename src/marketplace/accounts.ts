@@ -1,22 +1,9 @@
-// Account offers: the shared offer calls, plus archive (DELETE) and bulk-remove. PATCH /accounts/{id} is served by the
+// Account offers: the shared offer calls (archive by DELETE among them), plus bulk-remove. PATCH /accounts/{id} is served by the
 // marketplace though the document does not list it; the executor probes it (docs/architecture.md, Capabilities).
-import { DecodeError, decodeInteger, decodeResponse, decodeString, isRecord } from './decode.ts';
-import { offerPathById } from './identifiers.ts';
-import type { AccountResource, BulkRemoveResult, CallOptions, Identifier } from './marketplace-client.ts';
+import { DecodeError, decodeInteger, decodeResponse, isRecord } from './decode.ts';
+import type { AccountResource, BulkRemoveResult, CallOptions } from './marketplace-client.ts';
 import { HttpOfferResource } from './offer-resource.ts';
 import { callOf, type ResourceContext } from './resource-context.ts';
-
-/** `{success, archived}`; an empty 204 or an echoed offer with status archived say the same. */
-export function decodeArchive(body: unknown): { readonly archived: boolean } {
-  if (body === undefined) return { archived: true };
-  const o = isRecord(body) && body.id === undefined && isRecord(body.data) ? body.data : body;
-  if (!isRecord(o)) throw new DecodeError('archive answer is not a JSON object');
-  if (typeof o.archived === 'boolean') return { archived: o.archived };
-  if (typeof o.success === 'boolean') return { archived: o.success };
-  const status = decodeString(o.status);
-  if (status !== undefined) return { archived: status === 'archived' };
-  throw new DecodeError('archive answer says neither archived, success nor status');
-}
 
 export function decodeBulkRemove(body: unknown): BulkRemoveResult {
   if (!isRecord(body)) throw new DecodeError('bulk-remove answer is not a JSON object');
@@ -35,17 +22,6 @@ export function decodeBulkRemove(body: unknown): BulkRemoveResult {
 export class HttpAccountResource extends HttpOfferResource implements AccountResource {
   constructor(ctx: ResourceContext) {
     super(ctx, 'accounts');
-  }
-
-  async archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }> {
-    const id = await this.idOf(identifier, opts);
-    const res = await this.ctx.transport.send({
-      method: 'DELETE',
-      path: offerPathById('accounts', id),
-      idempotent: true,
-      ...callOf(opts),
-    });
-    return decodeResponse(res, decodeArchive);
   }
 
   async bulkRemove(

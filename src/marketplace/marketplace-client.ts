@@ -102,6 +102,11 @@ export interface OfferResource {
   create(body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer>;
   get(identifier: Identifier, opts?: CallOptions): Promise<RemoteOffer>;
   update(identifier: Identifier, body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer>;
+  /**
+   * DELETE /{kind}/{identifier}: archives. Documented for accounts; for items and top-ups the document shows no
+   * archive route, so the caller probes it (src/sync/bulk-candidates.ts, ARCHIVE_ROUTES).
+   */
+  archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }>;
   /** Pages in order; throws on a failed page (the caller marks its snapshot incomplete). */
   list(opts?: ListOptions): AsyncIterable<ListPage<RemoteOffer>>;
   /**
@@ -121,8 +126,6 @@ export interface OfferResource {
 export type BulkOp = 'bulk-update' | 'bulk-remove';
 
 export interface AccountResource extends OfferResource {
-  /** DELETE /accounts/{identifier}: archives. */
-  archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }>;
   bulkRemove(
     req: { readonly externalIds?: readonly string[]; readonly ids?: readonly number[] },
     opts?: CallOptions,

@@ -1,5 +1,6 @@
-// What the three kinds of offer share: create, get, update, list, findByExternalId. accounts.ts, items.ts
+// What the three kinds of offer share: create, get, update, archive (DELETE), list, findByExternalId. accounts.ts, items.ts
 // and top-ups.ts build on it. Writes carry the marketplace id: an external_id is looked up first.
+import { decodeArchive } from './archive-answer.ts';
 import { decodeBulkAnswer } from './bulk-outcomes.ts';
 import { decodeOffer, decodeResponse, unwrapSingle } from './decode.ts';
 import { NotFoundError } from './errors.ts';
@@ -65,6 +66,17 @@ export class HttpOfferResource implements OfferResource {
       ...callOf(opts),
     });
     return decodeResponse(res, this.decodeOne);
+  }
+
+  async archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }> {
+    const id = await this.idOf(identifier, opts);
+    const res = await this.ctx.transport.send({
+      method: 'DELETE',
+      path: offerPathById(this.kind, id),
+      idempotent: true, // archiving twice archives once
+      ...callOf(opts),
+    });
+    return decodeResponse(res, decodeArchive);
   }
 
   list(opts: ListOptions = {}): AsyncIterable<ListPage<RemoteOffer>> {

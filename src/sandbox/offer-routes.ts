@@ -2,7 +2,7 @@
 // and the rule that an offer the marketplace has sold is no longer the seller's to change.
 import type { ApiContext, ApiRequest, ApiResult, RouteDef } from './api-route.ts';
 import { ok } from './api-route.ts';
-import { HttpError, notFound } from './http-error.ts';
+import { HttpError, invalid, notFound } from './http-error.ts';
 import { paginate, parseSort, sortBy } from './paging.ts';
 import { LOCKED_STATUSES, type OfferRecord } from './records.ts';
 import { RESPONSE_FIELDS, fieldValue, presentOffer, single } from './represent.ts';
@@ -20,6 +20,12 @@ export function findOffer(ctx: ApiContext, kind: OfferKind, identifier: string |
 export function assertChangeable(rec: OfferRecord): void {
   if (LOCKED_STATUSES.includes(rec.status))
     throw new HttpError(409, `The offer is ${rec.status}: the marketplace owns it now (offer is sold).`);
+}
+
+/** representation.statusArchivedRefused: an item or top-up update may not set status archived (DELETE archives). */
+export function assertStatusAllowed(ctx: ApiContext, change: Record<string, unknown>): void {
+  if (ctx.representation.statusArchivedRefused && change.status === 'archived')
+    throw invalid('status', 'The selected status is invalid.');
 }
 
 export function answerOne(ctx: ApiContext, kind: OfferKind, rec: OfferRecord): Record<string, unknown> {

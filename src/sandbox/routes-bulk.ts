@@ -1,7 +1,8 @@
 // The bulk routes of a marketplace of this kind, documented or not: POST /{kind}/bulk-update reports each
-// element (updated, not_found, invalid) instead of failing as a whole; POST /{kind}/bulk-remove archives and
-// counts. The switches of SandboxBulk decide whether the undocumented ones are served, the key the array
-// travels under (named only in the 422 that refuses another) and the most elements one call takes.
+// element (updated, not_found, invalid, failed) instead of failing as a whole; POST /{kind}/bulk-remove archives,
+// counts and reports each element too. The switches of SandboxBulk decide whether the undocumented ones are
+// served, the key the array travels under (named only in the 422 that refuses another), the most elements one
+// call takes, and which elements a loaded marketplace leaves undone (failEvery).
 import type { ApiContext, ApiResult, RouteDef } from './api-route.ts';
 import { isPlainObject } from './field-rules.ts';
 import { HttpError, invalid, Validation } from './http-error.ts';
@@ -12,9 +13,15 @@ import type { OfferKind } from './sandbox-options.ts';
 interface BulkResult {
   external_id: string | null;
   id: number | null;
-  status: 'updated' | 'not_found' | 'invalid';
+  status: 'updated' | 'removed' | 'not_found' | 'invalid' | 'failed';
   message?: string;
 }
+
+/** Whether bulk.failEvery leaves the element at `index` (0-based) of a call undone. */
+const dropped = (ctx: ApiContext, index: number): boolean =>
+  ctx.bulk.failEvery !== undefined && (index + 1) % ctx.bulk.failEvery === 0;
+
+const DROPPED_MESSAGE = 'The offer could not be processed at this time; retry it.';
 
 /** Applies one element's change to its record; throws an HttpError when the change is refused. */
 export type ApplyChange = (ctx: ApiContext, rec: OfferRecord, change: Record<string, unknown>) => void;
@@ -35,7 +42,7 @@ function elementsOf(ctx: ApiContext, body: Record<string, unknown>, key: string)
   return list;
 }
 
-function bulkElement(ctx: ApiContext, kind: OfferKind, apply: ApplyChange, el: unknown): BulkResult {
+function bulkElement(ctx: ApiContext, kind: OfferKind, apply: ApplyChange, el: unknown, index: number): BulkResult {
   if (!isPlainObject(el))
     return { external_id: null, id: null, status: 'invalid', message: 'Each element must be an object with an id.' };
   const { id, ...rest } = el;
@@ -57,6 +64,8 @@ function bulkElement(ctx: ApiContext, kind: OfferKind, apply: ApplyChange, el: u
   // not a change; another one is a change like any other field.
   const named = givenId === null || rest.external_id === rec.external_id;
   const change = named ? (({ external_id: _e, ...fields }) => fields)(rest) : rest;
+  if (dropped(ctx, index))
+    return { external_id: rec.external_id, id: rec.id, status: 'failed', message: DROPPED_MESSAGE };
   try {
     apply(ctx, rec, change);
     return { external_id: rec.external_id, id: rec.id, status: 'updated' };
@@ -77,16 +86,18 @@ export function bulkUpdateRoute(kind: OfferKind, apply: ApplyChange, documented:
     disabledAs: kind === 'items' ? 'items.bulkUpdate' : 'topUps.bulkUpdate',
     handle(ctx, req): ApiResult {
       if (!documented && !ctx.bulk.undocumented) throw notServed(path);
-      const results = elementsOf(ctx, req.body, ctx.bulk.updateKey ?? 'offers').map((el) =>
-        bulkElement(ctx, kind, apply, el),
+      const results = elementsOf(ctx, req.body, ctx.bulk.updateKey ?? 'offers').map((el, i) =>
+        bulkElement(ctx, kind, apply, el, i),
       );
       const updated = results.filter((r) => r.status === 'updated').length;
       const notFound = results.filter((r) => r.status === 'not_found').length;
+      const failed = results.filter((r) => r.status === 'failed').length;
+      const invalidCount = results.length - updated - notFound - failed;
       return {
         status: 200,
         body: action(
           ctx.representation.bulkCountsOnly
-            ? { success: true, updated, not_found: notFound, invalid: results.length - updated - notFound }
+            ? { success: true, updated, not_found: notFound, invalid: invalidCount, ...(failed > 0 ? { failed } : {}) }
             : { success: true, updated, not_found: notFound, results },
           ctx.representation,
         ),
@@ -111,21 +122,22 @@ export function bulkRemoveRoute(kind: OfferKind): RouteDef {
       if (!ids.every((i) => typeof i === 'number' && Number.isSafeInteger(i)))
         v.add('ids', 'The ids field must be an array of integers.');
       v.throwIfAny();
-      let removed = 0;
-      let notFound = 0;
       let changed = false;
-      for (const i of ids as number[]) {
+      const results = (ids as number[]).map((i, index): BulkResult => {
         const rec = ctx.store.byId(kind, i);
-        if (!rec) notFound++;
-        else {
-          if (rec.status !== 'archived') {
-            ctx.store.update(kind, rec, { status: 'archived' });
-            changed = true;
-          }
-          removed++; // an offer already archived still counts as removed
+        if (!rec) return { external_id: null, id: i, status: 'not_found' };
+        const named = { external_id: rec.external_id, id: rec.id };
+        if (dropped(ctx, index)) return { ...named, status: 'failed', message: DROPPED_MESSAGE };
+        if (rec.status !== 'archived') {
+          ctx.store.update(kind, rec, { status: 'archived' });
+          changed = true;
         }
-      }
-      const body = action({ success: true, processed: ids.length, removed, not_found: notFound }, ctx.representation);
+        return { ...named, status: 'removed' }; // an offer already archived still counts as removed
+      });
+      const removed = results.filter((r) => r.status === 'removed').length;
+      const notFound = results.filter((r) => r.status === 'not_found').length;
+      const counts = { success: true, processed: ids.length, removed, not_found: notFound };
+      const body = action(ctx.representation.bulkCountsOnly ? counts : { ...counts, results }, ctx.representation);
       return { status: 200, body, wrote: changed };
     },
   };

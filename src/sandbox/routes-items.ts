@@ -1,12 +1,20 @@
 // Item offers (4.2): create, list, get, update, and the bulk-update and bulk-remove the document does not
-// show (routes-bulk.ts). An update carries only the five fields of 2.5; any other key is refused by name, so a
+// show (routes-bulk.ts), and DELETE behind a switch (routes-delete.ts). An update carries only the five fields of 2.5; any other key is refused by name, so a
 // client that sends more is caught.
 import { type ApiContext, wrote, type RouteDef } from './api-route.ts';
 import { checkFields, requireFields, type Rule } from './field-rules.ts';
 import { Validation } from './http-error.ts';
-import { answerOne, assertChangeable, createdStatus, findOffer, readRoutes } from './offer-routes.ts';
+import {
+  answerOne,
+  assertChangeable,
+  assertStatusAllowed,
+  createdStatus,
+  findOffer,
+  readRoutes,
+} from './offer-routes.ts';
 import type { OfferRecord } from './records.ts';
 import { bulkRemoveRoute, bulkUpdateRoute } from './routes-bulk.ts';
+import { deleteRoute } from './routes-delete.ts';
 
 export const ITEM_STATUSES = ['draft', 'pending', 'listed', 'archived', 'sold'] as const;
 export const ITEM_UPDATE_FIELDS = ['title', 'price', 'stock', 'status', 'description'] as const;
@@ -34,6 +42,7 @@ function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unk
   }
   const { status, ...fields } = checkFields(body, RULES, v);
   v.throwIfAny();
+  assertStatusAllowed(ctx, body);
   assertChangeable(rec);
   ctx.store.update('items', rec, { fields, ...(typeof status === 'string' ? { status } : {}) });
 }
@@ -73,4 +82,5 @@ export const itemRoutes: readonly RouteDef[] = [
   },
   bulkUpdateRoute('items', applyUpdate, false),
   bulkRemoveRoute('items'),
+  deleteRoute('items'),
 ];

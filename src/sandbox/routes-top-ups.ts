@@ -1,11 +1,19 @@
 // Top-up offers (4.3): create (external_id is the only required field), list, get, update, bulk-update
-// (routes-bulk.ts), and the bulk-remove the document does not show.
+// (routes-bulk.ts), and the bulk-remove and DELETE the document does not show (routes-bulk.ts, routes-delete.ts).
 import { wrote, type ApiContext, type RouteDef } from './api-route.ts';
 import { checkFields, requireFields, type Rule } from './field-rules.ts';
 import { Validation } from './http-error.ts';
-import { answerOne, assertChangeable, createdStatus, findOffer, readRoutes } from './offer-routes.ts';
+import {
+  answerOne,
+  assertChangeable,
+  assertStatusAllowed,
+  createdStatus,
+  findOffer,
+  readRoutes,
+} from './offer-routes.ts';
 import type { OfferRecord } from './records.ts';
 import { bulkRemoveRoute, bulkUpdateRoute } from './routes-bulk.ts';
+import { deleteRoute } from './routes-delete.ts';
 
 export const TOP_UP_STATUSES = ['draft', 'pending', 'listed', 'archived'] as const;
 export const WAITING_TIME_UNITS = ['minutes', 'hours', 'days'] as const;
@@ -59,6 +67,7 @@ function readUpdate(body: Record<string, unknown>): {
 }
 
 function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unknown>): void {
+  assertStatusAllowed(ctx, body);
   assertChangeable(rec);
   ctx.store.update('top-ups', rec, readUpdate(body));
 }
@@ -93,4 +102,5 @@ export const topUpRoutes: readonly RouteDef[] = [
   },
   bulkUpdateRoute('top-ups', applyUpdate, true),
   bulkRemoveRoute('top-ups'),
+  deleteRoute('top-ups'),
 ];

@@ -62,7 +62,7 @@ export interface SandboxRepresentation {
   numericIdPathsOnly?: boolean;
   /** Item/top-up `game` echoed as {slug, name}. */
   gameAsObject?: boolean;
-  /** POST /top-ups/bulk-update answers counts only, without per-offer results. */
+  /** Item and top-up bulk-update and bulk-remove answer counts only, without per-offer results. */
   bulkCountsOnly?: boolean;
   /** GET /{kind}/{identifier} with an identifier that is not all digits answers an HTML page (200). */
   externalIdPathHtml?: boolean;
@@ -73,6 +73,21 @@ export interface SandboxRepresentation {
   idempotencyKeys?: boolean;
   /** A sale of units (sell) raises sold_count only, leaving stock as it was, as a marketplace that keeps them apart. */
   saleKeepsStock?: boolean;
+  /**
+   * DELETE /items/{identifier} and /top-ups/{identifier} served, archiving as account DELETE does (the document
+   * shows neither: default false, 405 as for any method a path does not serve).
+   */
+  deleteArchives?: boolean;
+  /**
+   * With deleteArchives: the offer is removed, gone from the lists and GET (404), its external_id free again,
+   * instead of listed as archived. The document says nothing of what such a DELETE leaves.
+   */
+  deleteRemoves?: boolean;
+  /**
+   * Item and top-up updates (PATCH and bulk-update) refuse status archived 422 "The selected status is
+   * invalid.", as a marketplace whose only archive route is DELETE.
+   */
+  statusArchivedRefused?: boolean;
 }
 
 /**
@@ -89,6 +104,12 @@ export interface SandboxBulk {
   updateKey?: string;
   /** Most elements one bulk-update or item/top-up bulk-remove takes; more is refused 422 naming it. */
   limit?: number;
+  /**
+   * Every failEvery-th element of an item or top-up bulk call (the n-th, 2n-th, ...) is not carried out, as a
+   * marketplace that drops some under load: itemised as status failed with a message to retry it, and left out
+   * of the counts (updated, removed). Default: none.
+   */
+  failEvery?: number;
 }
 
 export interface SandboxOptions {
@@ -241,6 +262,7 @@ export function checkBulk(b: SandboxBulk | undefined): SandboxBulk {
   if (out.updateKey !== undefined && (typeof out.updateKey !== 'string' || !/^[a-z_]+$/.test(out.updateKey)))
     fail('bulk.updateKey', 'a key of lowercase letters and _', out.updateKey);
   if (out.limit !== undefined) positiveInt('bulk.limit', out.limit, 1);
+  if (out.failEvery !== undefined) positiveInt('bulk.failEvery', out.failEvery, 1);
   return out;
 }
 

@@ -116,6 +116,13 @@ export class SandboxStore {
     }
   }
 
+  /** Forgets an offer: gone from the lists and by identifier, its external_id free for a create. */
+  remove(kind: OfferKind, rec: OfferRecord): void {
+    const t = this.tables[kind];
+    t.byId.delete(rec.id);
+    t.byExternalId.delete(rec.external_id);
+  }
+
   addImage(make: (id: number, createdUs: number) => ImageRecord): ImageRecord {
     const img = make(this.nextImageId++, this.clock.next());
     this.images.set(img.id, img);

@@ -3,7 +3,8 @@
 // answers always become a MarketplaceError. FUZZ_RUNS=N for a longer search (test/support/fuzz.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeArchive, decodeBulkRemove } from '../../src/marketplace/accounts.ts';
+import { decodeBulkRemove } from '../../src/marketplace/accounts.ts';
+import { decodeArchive } from '../../src/marketplace/archive-answer.ts';
 import { decodeBulkUpdate } from '../../src/marketplace/bulk-outcomes.ts';
 import {
   DecodeError,

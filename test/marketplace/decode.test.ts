@@ -12,7 +12,8 @@ import {
   decodeTimestamp,
   unwrapSingle,
 } from '../../src/marketplace/decode.ts';
-import { decodeArchive, decodeBulkRemove } from '../../src/marketplace/accounts.ts';
+import { decodeBulkRemove } from '../../src/marketplace/accounts.ts';
+import { decodeArchive } from '../../src/marketplace/archive-answer.ts';
 import { decodeBulkUpdate } from '../../src/marketplace/bulk-outcomes.ts';
 import { decodeImageDelete } from '../../src/marketplace/images.ts';
 
