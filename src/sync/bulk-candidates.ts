@@ -1,6 +1,7 @@
-// The bulk routes a marketplace of this kind may serve, as data: the document shows account bulk-remove and
+// The write routes a marketplace of this kind may serve, as data: the document shows account bulk-remove and
 // top-up bulk-update only and says "not shown" for the rest, so each is probed (capability-gate.ts), its body
-// key and batch limit learnt from its 422 answers (bulk-learning.ts), and a refusal falls back per batch.
+// key and batch limit learnt from its 422 answers (bulk-learning.ts), and a refusal falls back per batch. The
+// single-offer archives of items and top-ups (PATCH status=archived, DELETE) are candidates of the same kind.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import type { BulkOp } from '../marketplace/marketplace-client.ts';
 import { CAPABILITIES, type CapabilityId, type CapabilityName } from './capabilities.ts';
@@ -67,12 +68,67 @@ export const UPDATE_CANDIDATE: Readonly<Partial<Record<OfferKind, BulkCandidateI
 
 /**
  * The bulk routes an archive of each kind may take, in order: bulk-update with status archived first (the
- * same route the kind's updates probe, so no extra probe), then bulk-remove. Accounts keep their documented
- * bulk-remove (route-bulk.ts).
+ * same route the kind's updates probe, so no extra probe), then bulk-remove; then each offer by the
+ * SINGLE_ARCHIVE_CANDIDATES. Accounts keep their documented bulk-remove (route-bulk.ts).
  */
 export const ARCHIVE_CANDIDATES: Readonly<Partial<Record<OfferKind, readonly BulkCandidateId[]>>> = {
   item: ['itemUpdate', 'itemRemove'],
   topup: ['topUpUpdate', 'topUpRemove'],
+};
+
+/** A route that archives one item or top-up. */
+export interface ArchiveRouteCandidate {
+  readonly capability: CapabilityName;
+  readonly id: CapabilityId;
+  readonly kind: 'item' | 'topup';
+  readonly method: 'PATCH' | 'DELETE';
+  /** Method and path, as the logs and the seller's messages name it. */
+  readonly route: string;
+}
+
+export const ARCHIVE_ROUTES = {
+  itemPatch: {
+    capability: CAPABILITIES.itemArchiveByPatch,
+    id: 'itemArchiveByPatch',
+    kind: 'item',
+    method: 'PATCH',
+    route: 'PATCH /items/{id} status=archived',
+  },
+  itemDelete: {
+    capability: CAPABILITIES.itemDelete,
+    id: 'itemDelete',
+    kind: 'item',
+    method: 'DELETE',
+    route: 'DELETE /items/{id}',
+  },
+  topUpPatch: {
+    capability: CAPABILITIES.topUpArchiveByPatch,
+    id: 'topUpArchiveByPatch',
+    kind: 'topup',
+    method: 'PATCH',
+    route: 'PATCH /top-ups/{id} status=archived',
+  },
+  topUpDelete: {
+    capability: CAPABILITIES.topUpDelete,
+    id: 'topUpDelete',
+    kind: 'topup',
+    method: 'DELETE',
+    route: 'DELETE /top-ups/{id}',
+  },
+} as const satisfies Record<string, ArchiveRouteCandidate>;
+export type ArchiveRouteId = keyof typeof ARCHIVE_ROUTES;
+
+/**
+ * The routes an item or top-up archive takes one offer at a time (after the bulk ones, or when it goes alone), in
+ * order. Both cost one request per offer, so neither saves one: the documented route goes first, PATCH with
+ * status archived (an update the document shows for both kinds; for top-ups a documented transition), which
+ * leaves the offer listed as archived, as the next run's snapshot expects. DELETE, which the document shows for
+ * accounts only, is used once the kind's PATCH status=archived is refused (404 for an offer that exists, 405,
+ * 422, 501); when both are refused the documented PATCH is still sent, so the offer's own answer is reported.
+ */
+export const SINGLE_ARCHIVE_CANDIDATES: Readonly<Record<'item' | 'topup', readonly ArchiveRouteId[]>> = {
+  item: ['itemPatch', 'itemDelete'],
+  topup: ['topUpPatch', 'topUpDelete'],
 };
 
 /** Names of what a route's 422 answers taught, kept beside the capabilities in the state db. */

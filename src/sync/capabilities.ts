@@ -13,6 +13,12 @@ export const CAPABILITIES = {
   itemBulkUpdate: 'POST /items/bulk-update {offers}',
   itemBulkRemove: 'POST /items/bulk-remove {ids}',
   topUpBulkRemove: 'POST /top-ups/bulk-remove {ids}',
+  // The single-offer archives of items and top-ups (bulk-candidates.ts, ARCHIVE_ROUTES): the documented update
+  // with status archived, and DELETE, which the document shows for accounts only.
+  itemArchiveByPatch: 'PATCH /items/{id} {status: archived}',
+  topUpArchiveByPatch: 'PATCH /top-ups/{id} {status: archived}',
+  itemDelete: 'DELETE /items/{id}',
+  topUpDelete: 'DELETE /top-ups/{id}',
   /** Whether a create after archiving frees the external_id (the accounts.updateFallback: recreate path). */
   accountRecreate: 'POST /accounts after DELETE, same external_id',
 } as const;
@@ -40,6 +46,10 @@ export const UNKNOWN_CAPABILITIES: Capabilities = {
   itemBulkUpdate: 'unknown',
   itemBulkRemove: 'unknown',
   topUpBulkRemove: 'unknown',
+  itemArchiveByPatch: 'unknown',
+  topUpArchiveByPatch: 'unknown',
+  itemDelete: 'unknown',
+  topUpDelete: 'unknown',
   accountRecreate: 'unknown',
 };
 

@@ -17,9 +17,10 @@ const SEGMENT: Readonly<Record<OfferKind, string>> = { account: 'accounts', item
 export const EVENT_ROUTES = {
   create: (kind: OfferKind) => `POST /api/v1/${SEGMENT[kind]}`,
   update: (kind: OfferKind) => `PATCH /api/v1/${SEGMENT[kind]}/:id`,
-  /** Accounts have DELETE; items and top-ups are archived by PATCH status=archived. */
+  /** Accounts have DELETE; items and top-ups are archived by PATCH status=archived, or DELETE where it is refused. */
   archive: (kind: OfferKind) =>
     kind === 'account' ? 'DELETE /api/v1/accounts/:id' : `PATCH /api/v1/${SEGMENT[kind]}/:id`,
+  delete: (kind: OfferKind) => `DELETE /api/v1/${SEGMENT[kind]}/:id`,
   bulk: (kind: OfferKind, op: 'bulk-update' | 'bulk-remove') => `POST /api/v1/${SEGMENT[kind]}/${op}`,
   recreate: 'DELETE /api/v1/accounts/:id, then POST /api/v1/accounts',
 } as const;

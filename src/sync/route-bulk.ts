@@ -290,7 +290,7 @@ const elementOf =
 
 /**
  * Reads one bulk answer: per-offer outcomes where it gives them, counts that say all were done, else the front
- * of the list. What it does not show done goes by the offer's own route.
+ * of the list. What it does not show done (failed, not itemised, or not counted) goes by the offer's own route.
  */
 async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Promise<void> {
   if ('error' in s) {
@@ -302,22 +302,23 @@ async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Pr
   const route = EVENT_ROUTES.bulk(c.kind, c.op);
   const expected = (e: BulkElement): OfferFields => (c.op === 'bulk-remove' ? { status: 'archived' } : e.body);
   if (answer.outcomes) {
-    const unseen: BulkElement[] = [];
+    // An element the answer does not show done, or shows failed, goes by its own route: a bulk failure may be
+    // the marketplace's load ("retry it") as well as the offer's, and the single route's answer tells which (a
+    // sold offer, a refusal held back by the offer's backoff) and reports the offer once.
+    const undone: BulkElement[] = [];
     for (const e of chunk) {
       const o = answer.outcomes.get(e.externalId);
-      if (!o) unseen.push(e);
-      else if (o.ok) await e.onOk(o.offer, route);
+      if (o?.ok) await e.onOk(o.offer, route);
       else {
-        e.refusedBy({ outcome: 'refused', status: null, message: o.message ?? 'refused' }, route);
-        ctx.report({
-          kind: c.kind,
-          externalId: e.externalId,
-          outcome: 'failed',
-          message: `${c.op}: ${o.message ?? 'refused'}`,
-        });
+        if (o) {
+          const message = o.message ?? 'refused';
+          e.refusedBy({ outcome: 'refused', status: null, message }, route);
+          ctx.logger.info({ externalId: e.externalId, route: c.route, message }, `${c.op} left it undone: sent singly`);
+        }
+        undone.push(e);
       }
     }
-    await forEachLimit(unseen, EXECUTOR_WINDOW, (e) => e.single());
+    await forEachLimit(undone, EXECUTOR_WINDOW, (e) => e.single());
     return;
   }
   const done = c.op === 'bulk-remove' ? answer.counts?.removed : answer.counts?.updated;

@@ -49,7 +49,16 @@ describe('sandbox bulk routes', () => {
     const refused = await call('/api/v1/items/bulk-remove', { ids });
     expect(refused).toMatchObject({ status: 422, body: { message: 'The ids array may contain at most 2 elements.' } });
     const removed = await call('/api/v1/items/bulk-remove', { ids: [ids[0], 999] });
-    expect(removed.body).toEqual({ success: true, processed: 2, removed: 1, not_found: 1 });
+    expect(removed.body).toEqual({
+      success: true,
+      processed: 2,
+      removed: 1,
+      not_found: 1,
+      results: [
+        { external_id: 'i0', id: ids[0], status: 'removed' },
+        { external_id: null, id: 999, status: 'not_found' },
+      ],
+    });
     expect(sb.dump().items.map((i) => i.status)).toEqual(['archived', 'draft', 'draft']);
   });
 });

@@ -27,6 +27,10 @@ describe('readCapabilities', () => {
       itemBulkUpdate: 'unknown',
       itemBulkRemove: 'unknown',
       topUpBulkRemove: 'unknown',
+      itemArchiveByPatch: 'unknown',
+      topUpArchiveByPatch: 'unknown',
+      itemDelete: 'unknown',
+      topUpDelete: 'unknown',
       accountRecreate: 'unusable',
     });
     const all = new Map(Object.values(CAPABILITIES).map((n) => [n, rec(n, n !== CAPABILITIES.accountUpdate)]));
@@ -37,6 +41,10 @@ describe('readCapabilities', () => {
       itemBulkUpdate: 'usable',
       itemBulkRemove: 'usable',
       topUpBulkRemove: 'usable',
+      itemArchiveByPatch: 'usable',
+      topUpArchiveByPatch: 'usable',
+      itemDelete: 'usable',
+      topUpDelete: 'usable',
       accountRecreate: 'usable',
     });
     expect(await readCapabilities(() => undefined)).toEqual(UNKNOWN_CAPABILITIES);
