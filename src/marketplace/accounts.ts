@@ -1,5 +1,6 @@
-// Account offers: the shared offer calls (archive by DELETE among them), plus bulk-remove. PATCH /accounts/{id} is served by the
-// marketplace though the document does not list it; the executor probes it (docs/architecture.md, Capabilities).
+// Account offers: the shared offer calls (archive by DELETE among them), plus bulk-remove. PATCH /accounts/{id} is
+// served by the marketplace though the document does not list it; the executor probes it (docs/architecture.md,
+// Capabilities).
 import { DecodeError, decodeInteger, decodeResponse, isRecord } from './decode.ts';
 import type { AccountResource, BulkRemoveResult, CallOptions } from './marketplace-client.ts';
 import { HttpOfferResource } from './offer-resource.ts';

@@ -1,5 +1,6 @@
-// What the three kinds of offer share: create, get, update, archive (DELETE), list, findByExternalId. accounts.ts, items.ts
-// and top-ups.ts build on it. Writes carry the marketplace id: an external_id is looked up first.
+// What the three kinds of offer share: create, get, update, archive (DELETE), list, findByExternalId.
+// accounts.ts, items.ts and top-ups.ts build on it. Writes carry the marketplace id: an external_id is looked up
+// first.
 import { decodeArchive } from './archive-answer.ts';
 import { decodeBulkAnswer } from './bulk-outcomes.ts';
 import { decodeOffer, decodeResponse, unwrapSingle } from './decode.ts';

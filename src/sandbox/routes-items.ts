@@ -1,6 +1,6 @@
 // Item offers (4.2): create, list, get, update, and the bulk-update and bulk-remove the document does not
-// show (routes-bulk.ts), and DELETE behind a switch (routes-delete.ts). An update carries only the five fields of 2.5; any other key is refused by name, so a
-// client that sends more is caught.
+// show (routes-bulk.ts), and DELETE behind a switch (routes-delete.ts). An update carries only the five fields
+// of 2.5; any other key is refused by name, so a client that sends more is caught.
 import { type ApiContext, wrote, type RouteDef } from './api-route.ts';
 import { checkFields, requireFields, type Rule } from './field-rules.ts';
 import { Validation } from './http-error.ts';
