@@ -338,7 +338,7 @@ describe('update route edges', () => {
 describe('bulk route edges', () => {
   const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
 
-  it('a bulk-update refusing one element: that top-up goes singly (its PATCH says sold), the rest applied', async () => {
+  it('a bulk-update refusing one element: that top-up goes singly (PATCH: sold), the rest applied', async () => {
     const ts = [topUp(ext('t'), { price: 601 }), topUp(ext('t'), { price: 602 })];
     const lives = [
       await raw.topUps.create(topUpBody(ts[0]!.externalId)),
