@@ -37,9 +37,9 @@ export type SingleUpdateRoute = Exclude<UpdateRoute, { readonly via: 'bulk-updat
 
 /**
  * How an archive reaches the marketplace: its own route (DELETE for accounts; for items and top-ups PATCH
- * status=archived, or DELETE where that is refused: route-archive.ts), or one element of a batch of bulk-remove (accounts; items and top-ups once their
- * bulk-update is refused) or bulk-update (items, top-ups), which falls back to the kind's next bulk route, then
- * to the offer's own route.
+ * status=archived, or DELETE where that is refused: route-archive.ts), or one element of a batch of bulk-remove
+ * (accounts; items and top-ups once their bulk-update is refused) or bulk-update (items, top-ups), which falls
+ * back to the kind's next bulk route, then to the offer's own route.
  */
 export type ArchiveRoute =
   | { readonly via: 'single' }
