@@ -1,6 +1,6 @@
 // Probe, then follow: the first use of a route whose support is unknown goes alone, the others wait for its
-// verdict, which is remembered in the state db. Every probed route (account PATCH, bulk-remove, top-up
-// bulk-update, archive-and-recreate) goes through this one gate.
+// verdict, which is remembered in the state db. Every probed route (account PATCH, the bulk routes,
+// archive-and-recreate, the item and top-up archive routes) goes through this one gate.
 import type { CapabilityRecord } from '../state/records.ts';
 import type { CapabilityName } from './capabilities.ts';
 
