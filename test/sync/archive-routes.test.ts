@@ -53,6 +53,20 @@ async function capabilities(harness: Harness): Promise<Map<string, boolean>> {
   }
 }
 
+/** The archive events of an item's story: route and the marketplace's answer. */
+async function archiveEvents(
+  harness: Harness,
+  externalId: string,
+): Promise<{ route: string | null; outcome?: string }[]> {
+  const store = await openStateStore(harness.statePath);
+  try {
+    const events = await store.offerHistory('item', externalId, 100);
+    return events.filter((e) => e.type === 'archived').map((e) => ({ route: e.route, outcome: e.answer?.outcome }));
+  } finally {
+    await store.close();
+  }
+}
+
 const statusOf = (harness: Harness, kind: 'items' | 'topUps') =>
   Object.fromEntries(harness.sandbox.dump()[kind].map((o) => [o.external_id, o.status]));
 /** The run's outcomes per offer: one each, as "kind:external_id" -> outcome. */
@@ -114,6 +128,14 @@ describe('item and top-up archives one by one', () => {
     expect(caps.get(CAPABILITIES.topUpArchiveByPatch)).toBe(false);
     expect(caps.get(CAPABILITIES.itemDelete)).toBe(true);
     expect(caps.get(CAPABILITIES.topUpDelete)).toBe(true);
+    // Each offer's story names the route that archived it (and the prober's refused PATCH before it).
+    const stories = await Promise.all(['it-1', 'it-2', 'it-3'].map((id) => archiveEvents(h!, id)));
+    expect(stories.flat().filter((e) => e.outcome === 'ok')).toEqual(
+      Array(3).fill({ route: 'DELETE /api/v1/items/:id', outcome: 'ok' }),
+    );
+    expect(stories.flat().filter((e) => e.outcome === 'refused')).toEqual([
+      { route: 'PATCH /api/v1/items/:id', outcome: 'refused' },
+    ]);
 
     // The next run: archived offers stay as they are, nothing re-created, nothing archived again.
     h.sandbox.resetCounters();
