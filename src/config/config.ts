@@ -181,7 +181,12 @@ export type Config = DeepReadonly<z.infer<typeof ConfigSchema>> & {
   readonly seller: string;
   /** One configuration per entry of `sellers:` (empty without the list): see sellersOf. */
   readonly sellerConfigs: readonly Config[];
+  /** The folder the config file's relative paths are read from (its own folder, else the working directory). */
+  readonly baseDir: string;
 };
+
+/** A seller as `sellers:` lists it. */
+export type SellerSpecInput = z.infer<typeof SellerSpecSchema>;
 
 /** The sellers a configuration serves: those of `sellers:`, or itself as the seller 'default'. */
 export function sellersOf(config: Config): readonly Config[] {

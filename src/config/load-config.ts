@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { isMap, LineCounter, parse as parseYaml, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { forbiddenKeyMessage, forbiddenKeyPaths, setOwn, type KeyPath } from '../input/forbidden-keys.ts';
-import { ConfigSchema, SELLER_OVERRIDES, type Config, type SellerSpecSchema } from './config.ts';
+import { ConfigSchema, SELLER_OVERRIDES, type Config, type SellerSpecInput } from './config.ts';
 import { configFromEnv, EnvConfigError } from './env-config.ts';
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
@@ -191,25 +191,16 @@ export function loadConfig(src: ConfigSources = {}): Config {
   const absolute = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
   const statePath = cfg.state.path === ':memory:' ? ':memory:' : absolute(cfg.state.path);
   const sellerConfigs = cfg.sellers.map((spec, i): Config => {
-    // A seller is the shared configuration with its own catalogue, key and overrides, checked as a whole.
-    const own: Tree = { catalogue: { dir: spec.catalogue }, sellers: [] };
+    const own: Tree = {};
     for (const k of SELLER_OVERRIDES) if (spec[k] !== undefined) own[k] = spec[k];
-    const sellerTree = merge(tree, own);
-    const one = ConfigSchema.safeParse(sellerTree);
-    if (!one.success) {
-      const lines = one.error.issues.map((issue) => `  - ${describeIssue(issue, sellerTree)}`);
-      throw new ConfigError(`invalid configuration of seller '${spec.id}' (sellers[${i}]):\n${lines.join('\n')}`);
-    }
-    return {
-      ...one.data,
-      catalogue: { ...one.data.catalogue, dir: absolute(one.data.catalogue.dir) },
-      // Its own state file (sqlite), or its own folder for sold.jsonl (PostgreSQL).
-      state: { ...one.data.state, path: statePath === ':memory:' ? ':memory:' : sellerStatePath(statePath, spec.id) },
-      sources,
+    return checkSeller(tree, spec.id, `sellers[${i}]`, {
+      catalogue: absolute(spec.catalogue),
       apiKey: readSellerApiKey(spec, env, baseDir),
-      seller: spec.id,
-      sellerConfigs: [],
-    };
+      overrides: own,
+      statePath,
+      sources,
+      baseDir,
+    });
   });
   const config: Config = {
     ...cfg,
@@ -219,8 +210,96 @@ export function loadConfig(src: ConfigSources = {}): Config {
     apiKey: sellerConfigs.length > 0 ? '' : readApiKey(env, cwd),
     seller: 'default',
     sellerConfigs,
+    baseDir,
   };
   return deepFreeze(config);
+}
+
+/** A seller's own parts: its catalogue (absolute), key, own configuration keys, and the shared state path. */
+interface SellerParts {
+  readonly catalogue: string;
+  readonly apiKey: string;
+  readonly overrides: Readonly<Record<string, unknown>>;
+  readonly statePath: string;
+  readonly sources: readonly string[];
+  readonly baseDir: string;
+}
+
+/** A seller is the shared configuration with its own catalogue, key and overrides, checked as a whole. */
+function checkSeller(tree: Tree, id: string, where: string, parts: SellerParts): Config {
+  const own: Tree = { ...parts.overrides, catalogue: { dir: parts.catalogue }, sellers: [] };
+  const sellerTree = merge(tree, own);
+  const one = ConfigSchema.safeParse(sellerTree);
+  if (!one.success) {
+    const lines = one.error.issues.map((issue) => `  - ${describeIssue(issue, sellerTree)}`);
+    throw new ConfigError(`invalid configuration of seller '${id}' (${where}):\n${lines.join('\n')}`);
+  }
+  return {
+    ...one.data,
+    catalogue: { ...one.data.catalogue, dir: parts.catalogue },
+    // Its own state file (sqlite), or its own folder for the files beside the state (PostgreSQL).
+    state: {
+      ...one.data.state,
+      path: parts.statePath === ':memory:' ? ':memory:' : sellerStatePath(parts.statePath, id),
+    },
+    sources: parts.sources,
+    apiKey: parts.apiKey,
+    seller: id,
+    sellerConfigs: [],
+    baseDir: parts.baseDir,
+  };
+}
+
+/** A seller kept in the state db (`offersync sellers add`), as the configuration it runs with. */
+export interface StoredSeller {
+  readonly seller: string;
+  /** Absolute paths. */
+  readonly catalogue: string;
+  readonly apiKeyFile: string | null;
+  readonly apiKeyEnv: string | null;
+  readonly overrides: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The configuration a stored seller runs with: `base` (the loaded configuration, not one of its sellers) with the
+ * seller's catalogue, key and own keys; its key read now from its file or variable (empty when missing: the seller
+ * then fails to start, naming what to fix, while the others run).
+ */
+export function storedSellerConfig(base: Config, stored: StoredSeller, env: NodeJS.ProcessEnv): Config {
+  const { sources: _s, apiKey: _k, seller: _id, sellerConfigs: _c, baseDir: _b, ...plain } = base;
+  const own: Tree = {};
+  for (const k of SELLER_OVERRIDES) if (stored.overrides[k] !== undefined) own[k] = stored.overrides[k];
+  const spec = {
+    id: stored.seller,
+    catalogue: stored.catalogue,
+    ...(stored.apiKeyFile ? { apiKeyFile: stored.apiKeyFile } : {}),
+    ...(stored.apiKeyEnv ? { apiKeyEnv: stored.apiKeyEnv } : {}),
+  };
+  return deepFreeze(
+    checkSeller(plain as unknown as Tree, stored.seller, 'the state db', {
+      catalogue: stored.catalogue,
+      apiKey: readSellerApiKey(spec, env, base.baseDir),
+      overrides: own,
+      statePath: base.state.path,
+      sources: base.sources,
+      baseDir: base.baseDir,
+    }),
+  );
+}
+
+/** The sellers: list of a configuration as the state db keeps it: paths absolute, overrides apart. */
+export function storedSellersOf(config: Config): StoredSeller[] {
+  return config.sellers.map((spec) => {
+    const overrides: Record<string, unknown> = {};
+    for (const k of SELLER_OVERRIDES) if (spec[k] !== undefined) overrides[k] = spec[k];
+    return {
+      seller: spec.id,
+      catalogue: isAbsolute(spec.catalogue) ? spec.catalogue : resolve(config.baseDir, spec.catalogue),
+      apiKeyFile: spec.apiKeyFile ? resolve(config.baseDir, spec.apiKeyFile) : null,
+      apiKeyEnv: spec.apiKeyEnv ?? null,
+      overrides,
+    };
+  });
 }
 
 /** A seller's state db: sellers/<id>/state.db beside the shared state.path. */
@@ -232,7 +311,11 @@ export function sellerStatePath(statePath: string, seller: string): string {
  * A seller's key from its apiKeyFile or apiKeyEnv. A missing one is an empty key: that seller fails when it
  * starts (naming what to fix) while the others run.
  */
-function readSellerApiKey(spec: z.infer<typeof SellerSpecSchema>, env: NodeJS.ProcessEnv, baseDir: string): string {
+function readSellerApiKey(
+  spec: Pick<SellerSpecInput, 'apiKeyFile' | 'apiKeyEnv'>,
+  env: NodeJS.ProcessEnv,
+  baseDir: string,
+): string {
   if (spec.apiKeyEnv) return env[spec.apiKeyEnv]?.trim() ?? '';
   if (!spec.apiKeyFile) return '';
   try {

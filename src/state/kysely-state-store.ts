@@ -24,6 +24,7 @@ import type {
   OfferRecord,
   OfferSearchHit,
   RunRecord,
+  SaleRecord,
   StateKind,
   WriterLease,
 } from './records.ts';
@@ -582,6 +583,59 @@ export class KyselyStateStore implements StateStore {
     return rows.map(toRunRecord);
   }
 
+  // sales
+
+  async recordSales(sales: readonly SaleRecord[]): Promise<void> {
+    for (let i = 0; i < sales.length; i += UPSERT_BATCH)
+      await this.#db
+        .insertInto('sales')
+        .values(
+          sales.slice(i, i + UPSERT_BATCH).map((s) => ({
+            seller: this.seller,
+            kind: s.kind,
+            external_id: s.externalId,
+            seen_at: s.seenAt,
+            entry: JSON.stringify(s.entry),
+          })),
+        )
+        .execute();
+  }
+
+  async listSales(sinceMs: number, limit?: number): Promise<SaleRecord[]> {
+    const rows = await this.#db
+      .selectFrom('sales')
+      .select(['kind', 'external_id', 'seen_at', 'entry'])
+      .where('seller', '=', this.seller)
+      .where('seen_at', '>=', sinceMs)
+      .orderBy('seen_at')
+      .orderBy('id')
+      .$if(limit !== undefined, (q) => q.limit(Math.max(0, Math.floor(limit ?? 0))))
+      .execute();
+    return rows.map(toSaleRecord);
+  }
+
+  async latestSales(limit: number): Promise<SaleRecord[]> {
+    const rows = await this.#db
+      .selectFrom('sales')
+      .select(['kind', 'external_id', 'seen_at', 'entry'])
+      .where('seller', '=', this.seller)
+      .orderBy('seen_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(Math.max(0, Math.floor(limit)))
+      .execute();
+    return rows.map(toSaleRecord);
+  }
+
+  async countSales(sinceMs: number): Promise<number> {
+    const row = await this.#db
+      .selectFrom('sales')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('seller', '=', this.seller)
+      .where('seen_at', '>=', sinceMs)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   // meta
 
   /** The schema version is the migrations' marker (migrations.ts); every other key is this seller's. */
@@ -680,6 +734,15 @@ export class KyselyStateStore implements StateStore {
     this.#shared.closed = true;
     if (this.#ownsDatabase) await this.#database.close();
   }
+}
+
+function toSaleRecord(r: { kind: string; external_id: string; seen_at: number; entry: string }): SaleRecord {
+  return {
+    kind: r.kind,
+    externalId: r.external_id,
+    seenAt: Number(r.seen_at),
+    entry: JSON.parse(r.entry) as Record<string, unknown>,
+  };
 }
 
 /** `SET col = excluded.col` for each column: the patch's columns win, the others keep the stored value. */

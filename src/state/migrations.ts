@@ -248,6 +248,41 @@ const POSTGRES_OFFER_EVENTS = [
     WHERE last_applied IS NOT NULL`,
 ];
 
+/**
+ * Sellers added at run time (`offersync sellers add`) and the sales of every seller, for replicas that share no
+ * disk. A seller row holds where its API key is (a file path or a variable's name), never the key. A removed
+ * seller keeps its row, marked removed, so that a config file's `sellers:` list does not bring it back. A sale
+ * keeps its sold.jsonl line whole (`entry`), so `offersync sales` writes it back as it was; the columns beside it
+ * are what the queries select by.
+ */
+const SELLERS_AND_SALES = (dialect: StateDialectName): readonly string[] => {
+  const time = dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
+  const id =
+    dialect === 'sqlite'
+      ? 'id INTEGER PRIMARY KEY AUTOINCREMENT'
+      : 'id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY';
+  return [
+    `CREATE TABLE sellers (
+      seller TEXT PRIMARY KEY NOT NULL,
+      catalogue TEXT NOT NULL,
+      api_key_file TEXT,
+      api_key_env TEXT,
+      overrides TEXT NOT NULL DEFAULT '{}',
+      origin TEXT NOT NULL CHECK (origin IN ('config', 'command')),
+      added_at ${time} NOT NULL,
+      updated_at ${time} NOT NULL,
+      removed_at ${time})`,
+    `CREATE TABLE sales (
+      ${id},
+      seller TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      external_id TEXT NOT NULL,
+      seen_at ${time} NOT NULL,
+      entry TEXT NOT NULL)`,
+    `CREATE INDEX sales_seen_at ON sales (seller, seen_at)`,
+  ];
+};
+
 export const MIGRATIONS: readonly StateMigration[] = [
   {
     version: 1,
@@ -292,6 +327,12 @@ export const MIGRATIONS: readonly StateMigration[] = [
     name: 'offer-events',
     marker: { sqlite: 5, postgres: 4 },
     sql: { sqlite: SQLITE_OFFER_EVENTS, postgres: POSTGRES_OFFER_EVENTS },
+  },
+  {
+    version: 6,
+    name: 'sellers-and-sales',
+    marker: { sqlite: 6, postgres: 5 },
+    sql: { sqlite: SELLERS_AND_SALES('sqlite'), postgres: SELLERS_AND_SALES('postgres') },
   },
 ];
 

@@ -171,3 +171,13 @@ export interface OfferSearchHit {
   readonly remoteId: number | null;
   readonly remoteStatus: string | null;
 }
+
+/** A sale as the state db keeps it: its sold.jsonl line whole, and when offersync saw it. */
+export interface SaleRecord {
+  readonly kind: string;
+  readonly externalId: string;
+  /** Epoch ms. */
+  readonly seenAt: number;
+  /** The line sold.jsonl would hold, as an object. */
+  readonly entry: Readonly<Record<string, unknown>>;
+}

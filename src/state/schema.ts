@@ -115,6 +115,35 @@ export interface ReplicasTable {
   expires_at: number;
 }
 
+/** Sellers added at run time, and those a config file's list brought in (PostgreSQL; see migrations.ts). */
+export interface SellersTable {
+  seller: string;
+  /** Absolute path of the catalogue directory. */
+  catalogue: string;
+  /** Where the API key is: a file's absolute path, or an environment variable's name. Never the key. */
+  api_key_file: string | null;
+  api_key_env: string | null;
+  /** JSON object of the seller's own configuration keys (SELLER_OVERRIDES). */
+  overrides: string;
+  /** 'config': copied from a config file's sellers: list; 'command': set by `offersync sellers`. */
+  origin: string;
+  added_at: number;
+  updated_at: number;
+  /** Set by `sellers remove`: the row stays so that a config file's list does not bring the seller back. */
+  removed_at: number | null;
+}
+
+/** One sale per row: the sold.jsonl line whole, and what the queries select by. */
+export interface SalesTable {
+  id: Generated<number>;
+  kind: string;
+  external_id: string;
+  /** Epoch ms offersync saw the sale. */
+  seen_at: number;
+  /** JSON: the line sold.jsonl would hold. */
+  entry: string;
+}
+
 export interface Database {
   offers: OffersTable & SellerColumn;
   images: ImagesTable & SellerColumn;
@@ -125,4 +154,6 @@ export interface Database {
   seller_meta: MetaTable & SellerColumn;
   seller_leases: SellerLeasesTable;
   replicas: ReplicasTable;
+  sellers: SellersTable;
+  sales: SalesTable & SellerColumn;
 }

@@ -11,6 +11,7 @@ import type {
   OfferSearchHit,
   RunRecord,
   LeaseClaim,
+  SaleRecord,
   StateKind,
   WriterLease,
 } from './records.ts';
@@ -95,6 +96,15 @@ export interface StateStore {
     counts: Readonly<Record<string, number>>,
   ): Promise<void>;
   listRuns(limit: number): Promise<RunRecord[]>;
+
+  // sales (kept here with PostgreSQL state; a sqlite state keeps them in sold.jsonl beside its file)
+  recordSales(sales: readonly SaleRecord[]): Promise<void>;
+  /** This seller's sales seen at or after sinceMs, oldest first, at most `limit` (default: all). */
+  listSales(sinceMs: number, limit?: number): Promise<SaleRecord[]>;
+  /** This seller's latest `limit` sales, newest first. */
+  latestSales(limit: number): Promise<SaleRecord[]>;
+  /** How many sales of this seller were seen at or after sinceMs. */
+  countSales(sinceMs: number): Promise<number>;
 
   // meta: schema version, list watermarks, anything small
   getMeta(key: string): Promise<string | undefined>;

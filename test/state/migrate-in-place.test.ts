@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/state/migrations.ts';
 import { openPostgresStateStore, openStateStore } from '../../src/state/open-state-store.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
@@ -60,7 +61,7 @@ async function expectReleaseRows(store: StateStore, timestamps: 'sqlite' | 'post
   expect((await store.searchOffers('ACCOUNT ONE')).map((h) => [h.kind, h.externalId, h.title])).toEqual([
     ['account', 'acc-1', 'Account one'],
   ]);
-  expect(await store.getMeta('schema_version')).toBe(timestamps === 'sqlite' ? '5' : '4');
+  expect(await store.getMeta('schema_version')).toBe(String(MIGRATIONS.at(-1)?.marker[timestamps]));
   // The old lease carried over: its holder is still named, and a new holder waits for it or takes it over.
   const held = await store.acquireLease({ holder: 'new-holder', pid: 1, hostname: 'h', scope: '' }, 60_000);
   expect(held.ok).toBe(timestamps === 'postgres');
@@ -88,8 +89,7 @@ describe('a sqlite state db of the previous release', () => {
       ['initial', 'already-applied'],
       ['lease-scope', 'already-applied'],
       ['sold-counts', 'applied'],
-      ['one-schema', 'applied'],
-      ['offer-events', 'applied'],
+      ...MIGRATIONS.slice(3).map((m) => [m.name, 'applied']),
     ]);
     await expectReleaseRows(store, 'sqlite');
     await store.close();
@@ -99,7 +99,9 @@ describe('a sqlite state db of the previous release', () => {
     await again.close();
     // What the previous release reads first: a version it does not know, so it refuses the file.
     const raw = new BetterSqlite3(path, { readonly: true });
-    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('5');
+    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(
+      String(MIGRATIONS.at(-1)?.marker.sqlite),
+    );
     raw.close();
   });
 
@@ -118,8 +120,7 @@ describe('a sqlite state db of the previous release', () => {
       ['initial', 'already-applied'],
       ['lease-scope', 'already-applied'],
       ['sold-counts', 'already-applied'],
-      ['one-schema', 'applied'],
-      ['offer-events', 'applied'],
+      ...MIGRATIONS.slice(3).map((m) => [m.name, 'applied']),
     ]);
     expect(await store.getOffer('item', 'item-1')).toMatchObject({ remoteId: 201, soldCount: 7, soldCountAtSend: 5 });
     await expectReleaseRows(store, 'sqlite');
@@ -152,8 +153,7 @@ describe('a PostgreSQL state db of the previous release', () => {
         ['initial', 'already-applied'],
         ['lease-scope', 'already-applied'],
         ['sold-counts', 'applied'],
-        ['one-schema', 'applied'],
-        ['offer-events', 'applied'],
+        ...MIGRATIONS.slice(3).map((m) => [m.name, 'applied']),
       ]);
       await expectReleaseRows(store, 'postgres');
     } finally {
@@ -176,7 +176,7 @@ describe('a PostgreSQL state db of the previous release', () => {
     try {
       // What the previous release reads first: a version it does not know, so every old replica refuses it.
       const v = await client.query('SELECT max(version) AS v FROM schema_migrations');
-      expect(v.rows[0].v).toBe(4);
+      expect(v.rows[0].v).toBe(MIGRATIONS.at(-1)?.marker.postgres);
     } finally {
       await client.end();
     }
@@ -203,8 +203,7 @@ describe('a PostgreSQL state db of the previous release', () => {
         ['initial', 'already-applied'],
         ['lease-scope', 'already-applied'],
         ['sold-counts', 'already-applied'],
-        ['one-schema', 'applied'],
-        ['offer-events', 'applied'],
+        ...MIGRATIONS.slice(3).map((m) => [m.name, 'applied']),
       ]);
       // BIGINT read back as a number, in a single read and in the listing a run plans from.
       expect(await store.getOffer('item', 'item-1')).toMatchObject({ soldCount: 7, soldCountAtSend: 5 });

@@ -66,8 +66,10 @@ describe('migrations', () => {
       'offer_events',
       'offers',
       'runs',
+      'sales',
       'seller_leases',
       'seller_meta',
+      'sellers',
       'state_migration',
       'state_migration_lock',
     ]);
@@ -136,6 +138,7 @@ describe('migrations', () => {
       [3, 'sold-counts'],
       [4, 'one-schema'],
       [5, 'offer-events'],
+      [6, 'sellers-and-sales'],
     ]);
   });
 

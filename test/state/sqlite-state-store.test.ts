@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
+import { MIGRATIONS } from '../../src/state/migrations.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 
 const dirs: string[] = [];
@@ -60,15 +61,11 @@ describe('sqlite state store', () => {
     const lines: Record<string, unknown>[] = [];
     const logger = createLogger({ format: 'json', destination: { write: (l: string) => lines.push(JSON.parse(l)) } });
     await (await openStateStore(path, { logger })).close();
-    expect(lines.map(({ component, path, version, name, msg }) => ({ component, path, version, name, msg }))).toEqual([
-      { component: 'state', path, version: 1, name: 'initial', msg: 'state db migrated' },
-      { component: 'state', path, version: 2, name: 'lease-scope', msg: 'state db migrated' },
-      { component: 'state', path, version: 3, name: 'sold-counts', msg: 'state db migrated' },
-      { component: 'state', path, version: 4, name: 'one-schema', msg: 'state db migrated' },
-      { component: 'state', path, version: 5, name: 'offer-events', msg: 'state db migrated' },
-    ]);
+    expect(lines.map(({ component, path, version, name, msg }) => ({ component, path, version, name, msg }))).toEqual(
+      MIGRATIONS.map((m) => ({ component: 'state', path, version: m.version, name: m.name, msg: 'state db migrated' })),
+    );
     await (await openStateStore(path, { logger })).close();
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(MIGRATIONS.length);
   });
 
   it("waits for another process's write lock (5 s by default) rather than failing at once", async () => {
