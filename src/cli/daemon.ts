@@ -82,7 +82,7 @@ export const command: Command = {
       leaseTtlMs: config.state.leaseTtlMs,
       notifier: services.notifier,
       status: {
-        board: new StatusBoard(services.store, config.state.path, notifySeller(config)),
+        board: new StatusBoard(services.store, services.sales, notifySeller(config)),
         queue: () => services.queue.stats(),
         notices: services.notices,
       },

@@ -17,6 +17,7 @@ import { capabilityUsable } from '../state/capability-reprobe.ts';
 import type { PostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-key.ts';
 import { errorMessage } from '../sync/errors.ts';
+import { type SalesLedger, salesLedger } from '../sync/sales-ledger.ts';
 import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
@@ -31,6 +32,8 @@ export interface Services {
   readonly client: MarketplaceClient;
   readonly catalogue: Catalogue;
   readonly reconcileDeps: ReconcileDeps;
+  /** The seller's sales: the state db's with PostgreSQL, else sold.jsonl beside it. */
+  readonly sales: SalesLedger;
   /** Tells the seller's webhooks what a run did (config notify); close() leaves its deliveries to finish. */
   readonly notifier: RunNotifier;
   /** What a person must know of this setup at every start (plain http with `insecure`): logged, and shown. */
@@ -81,6 +84,8 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
     reprobeAfterMs: config.capabilities.reprobeAfterHours * 3_600_000,
     perPage: config.lists.perPage,
     statePath: config.state.path,
+    // Replicas share no disk: with PostgreSQL a sale is kept in the state db, not on the replica that saw it.
+    salesInState: config.state.url !== '',
     leaseTtlMs: config.state.leaseTtlMs,
   };
 }
@@ -263,6 +268,7 @@ export async function openServices(
     client,
     catalogue,
     reconcileDeps,
+    sales: salesLedger(config.state.url !== '', config.state.path, store),
     notifier,
     notices,
     async close() {

@@ -1,5 +1,5 @@
 // offersync status: what the state db knows, without touching the network.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { escapeLines, oneLine } from '../log/terminal-text.ts';
 import { loadLearntRate } from './learnt-rate.ts';
 import { EXIT, type Command } from './command.ts';
@@ -13,7 +13,8 @@ import { silentLogger } from '../log/logger.ts';
 import { redactUrl } from '../state/postgres-error.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import { readGuardStop } from '../sync/guard-stop.ts';
-import { soldLogPath } from '../sync/sold-log.ts';
+import { salesLedger } from '../sync/sales-ledger.ts';
+import type { SoldEntry } from '../sync/sold-log.ts';
 import { openStore } from './services.ts';
 
 const HELP = `Usage: offersync status [--json] [flags]
@@ -111,16 +112,9 @@ async function sellerStatus(
     }));
     const learntRate = await loadLearntRate(store, now);
     const heldBack = [...(await loadBackoffs(store)).values()].sort((a, b) => b.lastRefusedAt - a.lastRefusedAt);
-    const soldPath = soldLogPath(config.state.path);
-    const sold =
-      soldPath && existsSync(soldPath)
-        ? readFileSync(soldPath, 'utf8')
-            .trim()
-            .split('\n')
-            .filter(Boolean)
-            .slice(-10)
-            .map((l) => JSON.parse(l) as Record<string, unknown>)
-        : [];
+    const ledger = salesLedger(config.state.url !== '', config.state.path, store);
+    // Oldest of the ten first, as the file reads.
+    const sold: readonly SoldEntry[] = (await ledger.latest(10)).reverse();
     const guardStop = await readGuardStop(store);
     const lease =
       'currentLease' in store
@@ -211,7 +205,7 @@ async function sellerStatus(
       out.push('', `Request rate learnt (rateLimit.ratePerSec: auto): ${round(learntRate.ratePerSec)}/s${hold}`);
     }
     if (sold.length > 0) {
-      out.push('', `Latest sold/refunded (${soldPath}):`);
+      out.push('', `Latest sold/refunded (${ledger.where}):`);
       for (const s of sold) {
         const units = typeof s.quantity === 'number' ? ` ${s.quantity} unit(s)` : '';
         const title = typeof s.title === 'string' ? ` (${s.title})` : '';

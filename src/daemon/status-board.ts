@@ -1,8 +1,7 @@
 // What the status page shows, gathered: the daemon's recent runs (with why, requests and duration, which the
 // state db does not keep), the offers that failed or wait in backoff with where they are in the catalogue, the
-// catalogue's errors, the latest sales (sold.jsonl), offers by kind and status, the rate and the queue.
+// catalogue's errors, the latest sales (sold.jsonl, or the state db with PostgreSQL), offers by kind and status, the rate and the queue.
 // Read-only: it reads the state db and never writes.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -10,7 +9,7 @@ import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { CatalogueView } from '../sync/reconciler.ts';
 import type { RunReport } from '../sync/run-report.ts';
 import type { GuardStop } from '../sync/guard-stop.ts';
-import { soldLogPath } from '../sync/sold-log.ts';
+import type { SalesLedger } from '../sync/sales-ledger.ts';
 import { scrubCredentials } from './notification.ts';
 
 export interface QueueView {
@@ -88,7 +87,7 @@ export interface StatusView {
 
 const MAX_RUNS = 15;
 const MAX_LISTED = 50;
-const SOLD_TAIL_BYTES = 64 * 1024;
+const MAX_SALES = 20;
 
 interface RecordedRun extends RunView {}
 
@@ -101,7 +100,8 @@ export class StatusBoard {
   constructor(
     // setMeta only because loadBackoffs' type asks for it: the board never writes.
     private readonly store: Pick<StateStore, 'listOffers' | 'listRuns' | 'getMeta' | 'setMeta'>,
-    private readonly statePath: string,
+    /** Where the seller's sales are kept (sales-ledger.ts). */
+    private readonly salesLedger: Pick<SalesLedger, 'latest'>,
     private readonly seller: string,
     private readonly refreshSeconds = 15,
   ) {}
@@ -135,7 +135,7 @@ export class StatusBoard {
       runs: await this.mergedRuns(),
       problems: await this.problems(),
       ...this.catalogueErrors(),
-      sales: this.sales(),
+      sales: await this.sales(),
       queue,
     };
   }
@@ -246,45 +246,25 @@ export class StatusBoard {
     };
   }
 
-  /** The latest sales, newest first, from the tail of sold.jsonl. */
-  private sales(): SaleView[] {
-    const path = soldLogPath(this.statePath);
-    if (!path) return [];
-    let text: string;
+  /** The latest sales, newest first. */
+  private async sales(): Promise<SaleView[]> {
+    let entries: Awaited<ReturnType<SalesLedger['latest']>>;
     try {
-      text = readTail(path, SOLD_TAIL_BYTES);
+      entries = await this.salesLedger.latest(MAX_SALES);
     } catch {
       return [];
     }
-    const out: SaleView[] = [];
-    const lines = text.split('\n').filter((l) => l.trim() !== '');
-    for (const line of lines.reverse()) {
-      try {
-        const e = JSON.parse(line) as {
-          kind?: string;
-          external_id?: string;
-          status?: string;
-          sold_at?: string | null;
-          seen_at?: string;
-          quantity?: number;
-          title?: string | null;
-        };
-        if (typeof e.kind !== 'string' || typeof e.external_id !== 'string') continue;
-        const title = this.titleOf(e.kind, e.external_id) ?? (typeof e.title === 'string' ? e.title : undefined);
-        out.push({
-          kind: e.kind,
-          externalId: e.external_id,
-          ...(title ? { title } : {}),
-          status: e.status ?? 'sold',
-          at: e.sold_at ?? e.seen_at ?? '',
-          ...(typeof e.quantity === 'number' ? { quantity: e.quantity } : {}),
-        });
-      } catch {
-        // A line cut by the tail's start, or torn by a crash: skipped.
-      }
-      if (out.length >= 20) break;
-    }
-    return out;
+    return entries.map((e) => {
+      const title = this.titleOf(e.kind, e.external_id) ?? (typeof e.title === 'string' ? e.title : undefined);
+      return {
+        kind: e.kind,
+        externalId: e.external_id,
+        ...(title ? { title } : {}),
+        status: e.status ?? 'sold',
+        at: e.sold_at ?? e.seen_at ?? '',
+        ...(typeof e.quantity === 'number' ? { quantity: e.quantity } : {}),
+      };
+    });
   }
 }
 
@@ -293,19 +273,4 @@ function flat(counts: RunReport['counts']): Record<string, number> {
   for (const [kind, row] of Object.entries(counts))
     for (const [k, n] of Object.entries(row)) if (n > 0) out[`${kind}.${k}`] = n;
   return out;
-}
-
-/** The last `bytes` of a file (all of it when smaller), from its first whole line. */
-function readTail(path: string, bytes: number): string {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const start = Math.max(0, size - bytes);
-    const buf = Buffer.alloc(size - start);
-    readSync(fd, buf, 0, buf.length, start);
-    const text = buf.toString('utf8');
-    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
-  } finally {
-    closeSync(fd);
-  }
 }

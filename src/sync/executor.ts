@@ -23,8 +23,9 @@ import { runCreate } from './route-create.ts';
 import { runUpdate } from './route-update.ts';
 import { RunContext } from './run-context.ts';
 import type { OfferOutcome } from './run-report.ts';
-import { appendSold, type SoldEntry } from './sold-log.ts';
+import type { SoldEntry } from './sold-log.ts';
 import { seen } from './offer-events.ts';
+import { salesLedger } from './sales-ledger.ts';
 import { type ReadImage, uploadImages } from './upload-images.ts';
 
 export interface ExecutorOptions {
@@ -38,6 +39,8 @@ export interface ExecutorDeps {
   readonly logger: Logger;
   readonly runId: string;
   readonly statePath: string;
+  /** Sales go to the state db (PostgreSQL), else to sold.jsonl beside statePath (sales-ledger.ts). */
+  readonly salesInState?: boolean;
   readonly options: ExecutorOptions;
   readonly onProgress?: (done: number, total: number) => void;
   readonly readImage?: ReadImage;
@@ -77,9 +80,10 @@ async function recordSales(ctx: RunContext, plan: Plan, seenAt: Date): Promise<S
 
 async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {
   const seenAt = new Date(deps.now?.() ?? Date.now());
+  const sales = salesLedger(deps.salesInState ?? false, deps.statePath, deps.store);
   if (stoppedByGuard(plan)) {
     // Sales are news whatever the guard says: told now, not held until the catalogue is fixed.
-    appendSold(deps.statePath, await ctx.inTransaction(() => recordSales(ctx, plan, seenAt)));
+    await sales.record(await ctx.inTransaction(() => recordSales(ctx, plan, seenAt)));
     if (plan.guard.tripped) {
       const { archives, limit, rule } = plan.guard;
       deps.logger.error({ archives, limit, rule }, 'mass-archive guard tripped: nothing sent');
@@ -138,6 +142,6 @@ async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promi
       bulkArchive(ctx, archives),
     ]);
   }
-  appendSold(deps.statePath, ctx.sold);
+  await sales.record(ctx.sold);
   return ctx.outcomes;
 }

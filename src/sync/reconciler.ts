@@ -49,6 +49,8 @@ export interface ReconcilerSettings {
   readonly reprobeAfterMs?: number;
   readonly perPage: number;
   readonly statePath: string;
+  /** Sales go to the state db (PostgreSQL state), else to sold.jsonl beside statePath. */
+  readonly salesInState?: boolean;
   /** The writer lease's TTL (state.leaseTtlMs). Default 30 s. */
   readonly leaseTtlMs?: number;
 }
@@ -243,6 +245,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         logger,
         runId,
         statePath: settings.statePath,
+        ...(settings.salesInState ? { salesInState: true } : {}),
         options: settings.executor,
         onProgress: opts.onProgress,
         signal,

@@ -2,6 +2,7 @@
 // shown even when a marketplace message echoes them, and no script.
 import { describe, expect, it } from 'vitest';
 import { registerSecret } from '../../src/log/scrubber.ts';
+import { fileSalesLedger } from '../../src/sync/sales-ledger.ts';
 import { StatusBoard } from '../../src/daemon/status-board.ts';
 import { renderStatusPage } from '../../src/daemon/status-page.ts';
 import type { CatalogueView } from '../../src/sync/reconciler.ts';
@@ -16,7 +17,7 @@ const store = {
 describe('status page HTML', () => {
   it('escapes what the catalogue and the marketplace say, and scrubs credentials and the key', async () => {
     registerSecret('api-key-status-9999');
-    const board = new StatusBoard(store, ':memory:', 'Shop <b>&</b>');
+    const board = new StatusBoard(store, fileSalesLedger(':memory:'), 'Shop <b>&</b>');
     const catalogue = {
       offers: [
         {
@@ -70,7 +71,7 @@ describe('status page HTML', () => {
   });
 
   it('scrubs credentials a message quotes JSON-escaped, as \\uXXXX or URL-encoded, and short ones', async () => {
-    const board = new StatusBoard(store, ':memory:', 'Shop');
+    const board = new StatusBoard(store, fileSalesLedger(':memory:'), 'Shop');
     const catalogue = {
       offers: [
         {

@@ -1,0 +1,130 @@
+// Where a seller's sales are kept, and read back: sold.jsonl beside a sqlite state db (one machine), the state db's
+// sales table with PostgreSQL (replicas share no disk: a sale must not stay on whichever one held the seller).
+// Either way a sale reads back as the sold.jsonl line it is (sold-log.ts), for `offersync sales`, `status` and the
+// status pages.
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import type { SaleRecord } from '../state/records.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { appendSold, type SoldEntry, soldLogPath } from './sold-log.ts';
+
+export interface SalesLedger {
+  /** Where the sales are, for messages: the file, or "the state db". */
+  readonly where: string;
+  record(entries: readonly SoldEntry[]): Promise<void>;
+  /** Sales seen at or after sinceMs, oldest first. */
+  since(sinceMs: number): Promise<SoldEntry[]>;
+  /** The latest `limit` sales, newest first. */
+  latest(limit: number): Promise<SoldEntry[]>;
+  /** How many sales were seen at or after sinceMs. */
+  countSince(sinceMs: number): Promise<number>;
+}
+
+type SalesStore = Pick<StateStore, 'recordSales' | 'listSales' | 'latestSales' | 'countSales'>;
+
+/** The state db's sales (PostgreSQL state), or sold.jsonl beside `statePath` (sqlite). */
+export function salesLedger(inState: boolean, statePath: string, store: SalesStore): SalesLedger {
+  return inState ? new StateSalesLedger(store) : new FileSalesLedger(statePath);
+}
+
+/** sold.jsonl beside a sqlite state db at statePath. */
+export function fileSalesLedger(statePath: string): SalesLedger {
+  return new FileSalesLedger(statePath);
+}
+
+/** When offersync saw the sale, as epoch ms: what the ledgers select by. */
+export function seenAtMs(e: Pick<SoldEntry, 'seen_at'>): number {
+  const t = Date.parse(e.seen_at);
+  return Number.isFinite(t) ? t : 0;
+}
+
+function toSaleRecord(e: SoldEntry): SaleRecord {
+  return { kind: e.kind, externalId: e.external_id, seenAt: seenAtMs(e), entry: { ...e } };
+}
+
+class StateSalesLedger implements SalesLedger {
+  readonly where = 'the state db';
+  constructor(private readonly store: SalesStore) {}
+
+  async record(entries: readonly SoldEntry[]): Promise<void> {
+    if (entries.length > 0) await this.store.recordSales(entries.map(toSaleRecord));
+  }
+
+  async since(sinceMs: number): Promise<SoldEntry[]> {
+    return (await this.store.listSales(sinceMs)).map((r) => r.entry as unknown as SoldEntry);
+  }
+
+  async latest(limit: number): Promise<SoldEntry[]> {
+    return (await this.store.latestSales(limit)).map((r) => r.entry as unknown as SoldEntry);
+  }
+
+  countSince(sinceMs: number): Promise<number> {
+    return this.store.countSales(sinceMs);
+  }
+}
+
+class FileSalesLedger implements SalesLedger {
+  readonly where: string;
+  readonly #path: string | null;
+  constructor(private readonly statePath: string) {
+    this.#path = soldLogPath(statePath);
+    this.where = this.#path ?? 'nowhere (the state db is in memory)';
+  }
+
+  async record(entries: readonly SoldEntry[]): Promise<void> {
+    appendSold(this.statePath, entries);
+  }
+
+  /** Both files, the rotated one first: a sale stays readable until a second rotation. */
+  #all(): SoldEntry[] {
+    if (!this.#path) return [];
+    const out: SoldEntry[] = [];
+    for (const file of [`${this.#path}.1`, this.#path])
+      if (existsSync(file)) out.push(...parseLines(readFileSync(file, 'utf8')));
+    return out;
+  }
+
+  async since(sinceMs: number): Promise<SoldEntry[]> {
+    return this.#all().filter((e) => seenAtMs(e) >= sinceMs);
+  }
+
+  /** From the file's tail: a status page asks every few seconds, and the file may hold megabytes. */
+  async latest(limit: number): Promise<SoldEntry[]> {
+    if (!this.#path || !existsSync(this.#path)) return [];
+    return parseLines(readTail(this.#path, LATEST_TAIL_BYTES)).slice(-limit).reverse();
+  }
+
+  async countSince(sinceMs: number): Promise<number> {
+    return (await this.since(sinceMs)).length;
+  }
+}
+
+const LATEST_TAIL_BYTES = 64 * 1024;
+
+function parseLines(text: string): SoldEntry[] {
+  const out: SoldEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const e = JSON.parse(line) as SoldEntry;
+      if (typeof e.kind === 'string' && typeof e.external_id === 'string') out.push(e);
+    } catch {
+      // A line cut by the tail's start, or torn by a crash: skipped.
+    }
+  }
+  return out;
+}
+
+/** The last `bytes` of a file (all of it when smaller), from its first whole line. */
+function readTail(path: string, bytes: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - bytes);
+    const buf = Buffer.alloc(size - start);
+    readSync(fd, buf, 0, buf.length, start);
+    const text = buf.toString('utf8');
+    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+  } finally {
+    closeSync(fd);
+  }
+}
