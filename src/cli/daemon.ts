@@ -2,7 +2,7 @@
 import { oneLine } from '../log/terminal-text.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
-import { sellersOf, type Config } from '../config/config.ts';
+import type { Config } from '../config/config.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { Replica } from '../daemon/replica.ts';
 import { openPostgresStateDatabase } from '../state/postgres-state-database.ts';
@@ -13,7 +13,12 @@ import type { HealthServerOptions } from '../daemon/health-server.ts';
 import { DaemonMetrics } from '../daemon/metrics.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
 import { StatusBoard } from '../daemon/status-board.ts';
-import { notifySeller, openServices, type Services } from './services.ts';
+import { notifySeller, openServices, openStore, type Services } from './services.ts';
+import { silentLogger } from '../log/logger.ts';
+import { storedSellersOf } from '../config/load-config.ts';
+import { SellerDirectory } from '../state/seller-directory.ts';
+import { salesLedger } from '../sync/sales-ledger.ts';
+import { type ServedSeller, servedSellers } from './served-sellers.ts';
 import { holdUntilStopSignal } from './signals.ts';
 
 const HELP = `Usage: offersync daemon [flags]
@@ -27,8 +32,10 @@ or expires (state.leaseTtlMs). SIGINT or SIGTERM: no further write is started, t
 lease is let go, exit 0.
 With a sellers: list or a PostgreSQL state (state.url), one daemon per seller runs in this process; with
 PostgreSQL, every replica started on the same database takes a fair share of the sellers, and takes over those
-of a replica that stopped renewing its leases. /readyz then lists each seller and which replica holds it
-(the status page on / is for a single seller only).
+of a replica that stopped renewing its leases; the sellers are those of the state db (offersync sellers add,
+remove), the config file's sellers: list copied into it at start. /readyz then lists each seller and which
+replica holds it, / is the fleet page (every seller: who holds it, last run, held and failed offers, sales
+today) and /sellers/ID each seller's status page.
 
 ${CONFIG_HELP}
 `;
@@ -121,7 +128,6 @@ export const command: Command = {
 
 async function runReplica(config: Config, io: CliIO): Promise<number> {
   const logger = cliLogger(config, io);
-  const sellers = sellersOf(config);
   const database = config.state.url
     ? (
         await openPostgresStateDatabase(
@@ -130,15 +136,37 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
         )
       ).database
     : undefined;
+  if (database) {
+    // The config file's sellers: list into the state db, where `offersync sellers` changes it (served-sellers.ts).
+    const imported = await new SellerDirectory(database).importFromConfig(
+      storedSellersOf(config).map((s) => ({ ...s })),
+    );
+    if (imported.added.length + imported.updated.length > 0)
+      logger.info(imported, "the config file's sellers copied into the state db");
+  }
+  // The sellers as the last round read them: a seller opens on the configuration it was listed with.
+  let served = new Map<string, ServedSeller>();
   const replica = new Replica({
-    sellers: sellers.map((s) => s.seller),
+    sellers: async () => {
+      const list = await servedSellers(config, database, io.env);
+      served = new Map(list.map((s) => [s.seller, s]));
+      return list.map((s) => ({ seller: s.seller, revision: s.revision }));
+    },
     registry: database ? new ReplicaRegistry(database) : null,
     logger,
     leaseTtlMs: config.state.leaseTtlMs,
     health: healthOptions(config),
+    async readState(seller) {
+      const entry = served.get(seller);
+      if (!entry) throw new Error(`no seller ${seller}`);
+      const sc = entry.configure();
+      const store = await openStore(sc, silentLogger, database);
+      return { store, sales: salesLedger(sc.state.url !== '', sc.state.path, store), close: () => store.close() };
+    },
     async openSeller(seller, claim) {
-      const sc = sellers.find((s) => s.seller === seller);
-      if (!sc) throw new Error(`no seller ${seller}`);
+      const entry = served.get(seller);
+      if (!entry) throw new Error(`no seller ${seller}`);
+      const sc = entry.configure();
       const services = await openServices(sc, { logger, ...(database ? { database } : {}) });
       const daemon = new Daemon({
         deps: services.reconcileDeps,
@@ -154,6 +182,12 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
         leaseTtlMs: sc.state.leaseTtlMs,
         leaseClaim: claim,
         notifier: services.notifier,
+        // Its page under the replica's fleet page (/sellers/ID).
+        status: {
+          board: new StatusBoard(services.store, services.sales, notifySeller(sc)),
+          queue: () => services.queue.stats(),
+          notices: services.notices,
+        },
       });
       daemon.metrics.registry.setDefaultLabels({ seller });
       return {
@@ -178,8 +212,8 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
     throw err;
   }
   io.stderr.write(
-    `offersync daemon: replica ${replica.claim.holder}, ${sellers.length} seller(s)` +
-      `${replica.healthPort ? `; health on http://${config.daemon.healthHost}:${replica.healthPort}/readyz` : ''}\n`,
+    `offersync daemon: replica ${replica.claim.holder}, ${served.size} seller(s)` +
+      `${replica.healthPort ? `; fleet page on http://${config.daemon.healthHost}:${replica.healthPort}/` : ''}\n`,
   );
   await wait.stopped;
   await replica.stop();

@@ -18,6 +18,8 @@ export interface HealthSource {
   health(): { readonly ok: boolean; readonly ready: boolean; readonly detail: Readonly<Record<string, unknown>> };
   /** The status page's HTML (`/`), or null without one. */
   statusPage?(): Promise<string | null>;
+  /** A seller's page (`/sellers/ID`) under a replica's fleet page; null for a seller it does not serve. */
+  sellerPage?(seller: string): Promise<string | null>;
 }
 
 // The page runs no script and loads nothing: the policy says so to the browser, and no other site may frame it.
@@ -79,6 +81,31 @@ export async function startHealthServer(
       if (html === null) {
         res.writeHead(503, { 'content-type': 'text/plain' });
         res.end('the status page is not available\n');
+        return;
+      }
+      res.writeHead(200, PAGE_HEADERS);
+      res.end(head ? undefined : html);
+      return;
+    }
+    const sellerPath = /^\/sellers\/([^/]+)$/.exec(path ?? '');
+    if (sellerPath?.[1] !== undefined && source.sellerPage) {
+      let seller: string;
+      try {
+        seller = decodeURIComponent(sellerPath[1]);
+      } catch {
+        seller = '';
+      }
+      let html: string | null;
+      try {
+        html = await source.sellerPage(seller);
+      } catch {
+        res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('the page of this seller is not available now (its state db does not answer?)\n');
+        return;
+      }
+      if (html === null) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+        res.end('no such seller here: the fleet page on / lists them all\n');
         return;
       }
       res.writeHead(200, PAGE_HEADERS);

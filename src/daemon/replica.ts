@@ -4,7 +4,9 @@
 // - PostgreSQL state: replicas share the sellers. Each claims free sellers up to a fair share (sellers / live
 //   replicas, rounded up), keeps them by the leases' heartbeat, gives back what is above its share when a
 //   replica joins, and takes over the sellers of a replica that died once their leases expire. SIGTERM
-//   releases its leases at once.
+//   releases its leases at once. The list of sellers is read again at every round (every leaseTtlMs / 3): a
+//   seller added runs within one lease period, a removed one stops and lets go of its lease, a changed one
+//   (another catalogue, another key file) restarts on its new configuration.
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Logger } from '../log/logger.ts';
 import type { LeaseClaim } from '../state/records.ts';
@@ -12,6 +14,9 @@ import type { ReplicaRegistry, SellerHolder } from '../state/replica-registry.ts
 import { localClaim } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
 import type { Daemon } from './daemon.ts';
+import { type FleetSellerView, readSellerFigures, remoteSellerView, type SellerState } from './fleet-board.ts';
+import { renderFleetPage } from './fleet-page.ts';
+import { renderStatusPage } from './status-page.ts';
 import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 
 /** A seller running here: its daemon, and what to close once the daemon stopped. */
@@ -22,9 +27,15 @@ export interface SellerRuntime {
   close(): Promise<void>;
 }
 
+/** A seller to serve, and what identifies its configuration: a new revision restarts it. */
+export interface SellerEntry {
+  readonly seller: string;
+  readonly revision: string;
+}
+
 export interface ReplicaOptions {
-  /** Seller ids, in configuration order. */
-  readonly sellers: readonly string[];
+  /** The sellers to serve now, in order: asked at every round. */
+  readonly sellers: () => Promise<readonly SellerEntry[]>;
   /** Opens a seller's services and daemon (not started); throws when the seller cannot run (no key...). */
   readonly openSeller: (seller: string, claim: LeaseClaim) => Promise<SellerRuntime>;
   /** null: sqlite, every seller runs here. */
@@ -32,11 +43,16 @@ export interface ReplicaOptions {
   readonly logger: Logger;
   readonly leaseTtlMs: number;
   readonly health: HealthServerOptions | null;
+  /** Opens a seller's state for reading, for the fleet page and the pages of sellers held elsewhere. */
+  readonly readState?: (seller: string) => Promise<SellerState>;
+  /** How often the pages refresh themselves. Default 15 s. */
+  readonly refreshSeconds?: number;
 }
 
 interface Held {
   readonly runtime: SellerRuntime;
   readonly started: Promise<void>;
+  readonly revision: string;
 }
 
 export class Replica {
@@ -44,10 +60,12 @@ export class Replica {
   readonly #opts: ReplicaOptions;
   readonly #held = new Map<string, Held>();
   /** Sellers that failed to open here, with why, and the tick before which they are not tried again. */
-  readonly #broken = new Map<string, { error: string; retryAt: number }>();
+  readonly #broken = new Map<string, { error: string; retryAt: number; revision: string }>();
   /** Sellers seen unheld, by the tick they were first seen so: claimed over the share after two ticks. */
   readonly #unheldSince = new Map<string, number>();
   #holders: SellerHolder[] = [];
+  /** The sellers as the last round read them. */
+  #sellers: readonly SellerEntry[] = [];
   #live = 1;
   #tick = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -73,7 +91,7 @@ export class Replica {
   async start(): Promise<void> {
     if (this.#opts.health && this.#opts.health.port > 0)
       this.#health = await startHealthServer(this.#opts.health, this, this);
-    this.#opts.logger.info({ replica: this.claim.holder, sellers: this.#opts.sellers.length }, 'replica starting');
+    this.#opts.logger.info({ replica: this.claim.holder }, 'replica starting');
     await this.#runTick();
     this.#timer = setInterval(() => void this.#runTick(), Math.max(100, this.#opts.leaseTtlMs / 3));
     this.#timer.unref();
@@ -99,9 +117,23 @@ export class Replica {
   async #balance(): Promise<void> {
     this.#tick++;
     const registry = this.#opts.registry;
-    const sellers = this.#opts.sellers;
+    this.#sellers = await this.#opts.sellers();
+    const sellers = this.#sellers.map((s) => s.seller);
+    const revisionOf = new Map(this.#sellers.map((s) => [s.seller, s.revision]));
+    // Removed (`sellers remove`) or changed (`sellers add` over it): stopped here, its lease let go; a changed
+    // one is claimed again below on its new configuration.
+    for (const [seller, held] of [...this.#held]) {
+      const revision = revisionOf.get(seller);
+      if (revision === held.revision) continue;
+      this.#opts.logger.info(
+        { seller },
+        revision === undefined ? 'seller removed: stopping it here' : 'seller changed: restarting it',
+      );
+      await this.#drop(seller);
+    }
+    for (const [seller, b] of [...this.#broken]) if (revisionOf.get(seller) !== b.revision) this.#broken.delete(seller);
     if (!registry) {
-      for (const s of sellers) if (!this.#held.has(s)) await this.#claim(s, true);
+      for (const s of this.#sellers) if (!this.#held.has(s.seller)) await this.#claim(s, true);
       return;
     }
     this.#live = await registry.heartbeat(this.claim, this.#opts.leaseTtlMs);
@@ -132,8 +164,9 @@ export class Replica {
     // same one; a seller left unheld for two rounds is claimed even above the share (no one else took it).
     const offset = hashOffset(this.claim.holder, sellers.length);
     for (let i = 0; i < sellers.length; i++) {
-      const seller = sellers[(offset + i) % sellers.length];
-      if (seller === undefined || this.#held.has(seller)) continue;
+      const entry = this.#sellers[(offset + i) % sellers.length];
+      if (entry === undefined || this.#held.has(entry.seller)) continue;
+      const seller = entry.seller;
       const h = holderOf.get(seller);
       if (h?.live) {
         this.#unheldSince.delete(seller);
@@ -143,12 +176,14 @@ export class Replica {
       this.#unheldSince.set(seller, since);
       const overdue = this.#tick - since >= 2;
       if (this.#held.size >= share && !overdue) continue;
-      await this.#claim(seller, false);
+      await this.#claim(entry, false);
     }
+    for (const seller of [...this.#unheldSince.keys()]) if (!revisionOf.has(seller)) this.#unheldSince.delete(seller);
   }
 
   /** Opens the seller and, with PostgreSQL, takes its lease; starts its daemon without waiting for its run. */
-  async #claim(seller: string, sqlite: boolean): Promise<void> {
+  async #claim(entry: SellerEntry, sqlite: boolean): Promise<void> {
+    const seller = entry.seller;
     const broken = this.#broken.get(seller);
     if (broken && broken.retryAt > this.#tick) return;
     let runtime: SellerRuntime;
@@ -157,7 +192,7 @@ export class Replica {
     } catch (err) {
       // One seller that cannot run (no key, a state that will not open) never stops the others.
       const error = errorMessage(err);
-      this.#broken.set(seller, { error, retryAt: this.#tick + 10 });
+      this.#broken.set(seller, { error, retryAt: this.#tick + 10, revision: entry.revision });
       this.#opts.logger.error({ seller, err: error }, 'seller cannot start: retried later');
       return;
     }
@@ -177,7 +212,7 @@ export class Replica {
     const started = runtime.daemon.start().catch((err) => {
       if (!this.#stopping) this.#opts.logger.error({ seller, err: errorMessage(err) }, 'seller daemon failed');
     });
-    this.#held.set(seller, { runtime, started });
+    this.#held.set(seller, { runtime, started, revision: entry.revision });
   }
 
   /** Stops a seller here; its daemon lets go of the lease (a no-op when the lease was lost). */
@@ -193,7 +228,7 @@ export class Replica {
   health(): { ok: boolean; ready: boolean; detail: Record<string, unknown> } {
     const sellers: Record<string, unknown> = {};
     let ready = true;
-    for (const seller of this.#opts.sellers) {
+    for (const { seller } of this.#sellers) {
       const held = this.#held.get(seller);
       const h = this.#holders.find((x) => x.seller === seller);
       if (held) {
@@ -215,11 +250,78 @@ export class Replica {
         ...(this.#trouble ? { reason: this.#trouble } : {}),
         replica: this.claim.holder,
         live_replicas: this.#live,
-        fair_share: Math.ceil(this.#opts.sellers.length / this.#live),
+        fair_share: Math.ceil(this.#sellers.length / this.#live),
         held: this.heldSellers(),
         sellers,
       },
     };
+  }
+
+  /** Who holds a seller, as the last round saw it. */
+  #holderOf(seller: string): FleetSellerView['heldBy'] {
+    if (this.#held.has(seller) || !this.#opts.registry)
+      return this.#held.has(seller)
+        ? { replica: this.claim.holder, host: this.claim.hostname, pid: this.claim.pid }
+        : null;
+    const h = this.#holders.find((x) => x.seller === seller);
+    return h?.live ? { replica: h.holder, host: h.hostname, pid: h.pid } : null;
+  }
+
+  /** The fleet page (`/`): every seller, who holds it, its last run, held and failed offers, sales today. */
+  async statusPage(): Promise<string | null> {
+    const readState = this.#opts.readState;
+    if (!readState) return null;
+    const now = Date.now();
+    const sellers = await Promise.all(
+      this.#sellers.map(async ({ seller }): Promise<FleetSellerView> => {
+        const base = {
+          seller,
+          here: this.#held.has(seller),
+          heldBy: this.#holderOf(seller),
+          error: this.#broken.get(seller)?.error ?? null,
+        };
+        let state: SellerState | undefined;
+        try {
+          state = await readState(seller);
+          return { ...base, ...(await readSellerFigures(state, now)), unreadable: null };
+        } catch (err) {
+          return {
+            ...base,
+            lastRun: null,
+            heldOffers: 0,
+            failedOffers: 0,
+            salesToday: 0,
+            unreadable: errorMessage(err),
+          };
+        } finally {
+          await state?.close();
+        }
+      }),
+    );
+    return renderFleetPage({
+      replica: this.claim.holder,
+      liveReplicas: this.#live,
+      generatedAt: now,
+      refreshSeconds: this.#opts.refreshSeconds ?? 15,
+      trouble: this.#trouble,
+      sellers,
+    });
+  }
+
+  /** A seller's page: its daemon's when it runs here, else read from its state. null: no such seller. */
+  async sellerPage(seller: string): Promise<string | null> {
+    if (!this.#sellers.some((s) => s.seller === seller)) return null;
+    const held = this.#held.get(seller);
+    const own = held ? await held.runtime.daemon.statusPage() : null;
+    if (own !== null) return own;
+    const readState = this.#opts.readState;
+    if (!readState) return null;
+    const state = await readState(seller);
+    try {
+      return renderStatusPage(await remoteSellerView(seller, state, this.#holderOf(seller), Date.now()));
+    } finally {
+      await state.close();
+    }
   }
 
   /** /metrics: every seller's registry, each series labelled with its seller. */
