@@ -23,6 +23,14 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
     summary: "one offer's story: what offersync sent, what the marketplace answered and did",
     load: () => import('./history.ts'),
   },
+  sellers: {
+    summary: 'add, remove and list the sellers daemon replicas serve (PostgreSQL state)',
+    load: () => import('./sellers.ts'),
+  },
+  sales: {
+    summary: 'the sales seen since a time, as JSON lines for an inventory script',
+    load: () => import('./sales.ts'),
+  },
   schema: { summary: 'print or write the JSON Schema of catalogue files', load: () => import('./schema.ts') },
   sandbox: { summary: 'run a local emulator of the marketplace API', load: () => import('./sandbox.ts') },
   demo: { summary: 'sandbox + example catalogue + reconcile, in one process', load: () => import('./demo.ts') },

@@ -257,14 +257,22 @@ export class Replica {
     };
   }
 
-  /** Who holds a seller, as the last round saw it. */
-  #holderOf(seller: string): FleetSellerView['heldBy'] {
-    if (this.#held.has(seller) || !this.#opts.registry)
-      return this.#held.has(seller)
-        ? { replica: this.claim.holder, host: this.claim.hostname, pid: this.claim.pid }
-        : null;
-    const h = this.#holders.find((x) => x.seller === seller);
+  /** Who holds a seller: this replica, or the live holder among `holders`. */
+  #holderOf(seller: string, holders: readonly SellerHolder[]): FleetSellerView['heldBy'] {
+    if (this.#held.has(seller)) return { replica: this.claim.holder, host: this.claim.hostname, pid: this.claim.pid };
+    const h = holders.find((x) => x.seller === seller);
     return h?.live ? { replica: h.holder, host: h.hostname, pid: h.pid } : null;
+  }
+
+  /** The leases as the database holds them now (a page must not show the last round's, up to a round old). */
+  async #freshHolders(): Promise<readonly SellerHolder[]> {
+    const registry = this.#opts.registry;
+    if (!registry) return [];
+    try {
+      return await registry.holders(this.#sellers.map((s) => s.seller));
+    } catch {
+      return this.#holders;
+    }
   }
 
   /** The fleet page (`/`): every seller, who holds it, its last run, held and failed offers, sales today. */
@@ -272,12 +280,13 @@ export class Replica {
     const readState = this.#opts.readState;
     if (!readState) return null;
     const now = Date.now();
+    const holders = await this.#freshHolders();
     const sellers = await Promise.all(
       this.#sellers.map(async ({ seller }): Promise<FleetSellerView> => {
         const base = {
           seller,
           here: this.#held.has(seller),
-          heldBy: this.#holderOf(seller),
+          heldBy: this.#holderOf(seller, holders),
           error: this.#broken.get(seller)?.error ?? null,
         };
         let state: SellerState | undefined;
@@ -318,7 +327,8 @@ export class Replica {
     if (!readState) return null;
     const state = await readState(seller);
     try {
-      return renderStatusPage(await remoteSellerView(seller, state, this.#holderOf(seller), Date.now()));
+      const heldBy = this.#holderOf(seller, await this.#freshHolders());
+      return renderStatusPage(await remoteSellerView(seller, state, heldBy, Date.now()));
     } finally {
       await state.close();
     }
