@@ -31,7 +31,7 @@ const TTL_MS = 3_000;
 /** A seller added or removed is picked up within a lease period; a run of four items takes well under this. */
 const PICKUP_MS = TTL_MS + 20_000;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const SCREENSHOT = fileURLToPath(new URL('../output/fleet-page.png', import.meta.url));
+const SCREENSHOT = fileURLToPath(new URL('../output/fleet-page.png', import.meta.url));
 
 let server: TestPostgres;
 let url: string;
