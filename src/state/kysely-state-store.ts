@@ -595,16 +595,18 @@ export class KyselyStateStore implements StateStore {
             kind: s.kind,
             external_id: s.externalId,
             seen_at: s.seenAt,
+            sale_key: s.key,
             entry: JSON.stringify(s.entry),
           })),
         )
+        .onConflict((oc) => oc.columns(['seller', 'sale_key']).doNothing())
         .execute();
   }
 
   async listSales(sinceMs: number, limit?: number): Promise<SaleRecord[]> {
     const rows = await this.#db
       .selectFrom('sales')
-      .select(['kind', 'external_id', 'seen_at', 'entry'])
+      .select(['kind', 'external_id', 'seen_at', 'sale_key', 'entry'])
       .where('seller', '=', this.seller)
       .where('seen_at', '>=', sinceMs)
       .orderBy('seen_at')
@@ -617,7 +619,7 @@ export class KyselyStateStore implements StateStore {
   async latestSales(limit: number): Promise<SaleRecord[]> {
     const rows = await this.#db
       .selectFrom('sales')
-      .select(['kind', 'external_id', 'seen_at', 'entry'])
+      .select(['kind', 'external_id', 'seen_at', 'sale_key', 'entry'])
       .where('seller', '=', this.seller)
       .orderBy('seen_at', 'desc')
       .orderBy('id', 'desc')
@@ -736,11 +738,18 @@ export class KyselyStateStore implements StateStore {
   }
 }
 
-function toSaleRecord(r: { kind: string; external_id: string; seen_at: number; entry: string }): SaleRecord {
+function toSaleRecord(r: {
+  kind: string;
+  external_id: string;
+  seen_at: number;
+  sale_key: string | null;
+  entry: string;
+}): SaleRecord {
   return {
     kind: r.kind,
     externalId: r.external_id,
     seenAt: Number(r.seen_at),
+    key: r.sale_key,
     entry: JSON.parse(r.entry) as Record<string, unknown>,
   };
 }

@@ -253,7 +253,7 @@ const POSTGRES_OFFER_EVENTS = [
  * disk. A seller row holds where its API key is (a file path or a variable's name), never the key. A removed
  * seller keeps its row, marked removed, so that a config file's `sellers:` list does not bring it back. A sale
  * keeps its sold.jsonl line whole (`entry`), so `offersync sales` writes it back as it was; the columns beside it
- * are what the queries select by.
+ * are what the queries select by, and its sale_key (sold-log.ts) keeps each sale once.
  */
 const SELLERS_AND_SALES = (dialect: StateDialectName): readonly string[] => {
   const time = dialect === 'sqlite' ? 'INTEGER' : 'BIGINT';
@@ -278,8 +278,11 @@ const SELLERS_AND_SALES = (dialect: StateDialectName): readonly string[] => {
       kind TEXT NOT NULL,
       external_id TEXT NOT NULL,
       seen_at ${time} NOT NULL,
+      sale_key TEXT,
       entry TEXT NOT NULL)`,
     `CREATE INDEX sales_seen_at ON sales (seller, seen_at)`,
+    // A sale told by two runs (a run that crashed before its counts were saved) is kept once.
+    `CREATE UNIQUE INDEX sales_sale_key ON sales (seller, sale_key)`,
   ];
 };
 

@@ -178,6 +178,8 @@ export interface SaleRecord {
   readonly externalId: string;
   /** Epoch ms. */
   readonly seenAt: number;
+  /** Names the sale whichever run told of it: a sale already kept under it is not kept again. */
+  readonly key: string | null;
   /** The line sold.jsonl would hold, as an object. */
   readonly entry: Readonly<Record<string, unknown>>;
 }

@@ -140,6 +140,8 @@ export interface SalesTable {
   external_id: string;
   /** Epoch ms offersync saw the sale. */
   seen_at: number;
+  /** Names the sale whichever run told of it: a second line of the same sale is not kept. */
+  sale_key: string | null;
   /** JSON: the line sold.jsonl would hold. */
   entry: string;
 }

@@ -38,7 +38,7 @@ export function seenAtMs(e: Pick<SoldEntry, 'seen_at'>): number {
 }
 
 function toSaleRecord(e: SoldEntry): SaleRecord {
-  return { kind: e.kind, externalId: e.external_id, seenAt: seenAtMs(e), entry: { ...e } };
+  return { kind: e.kind, externalId: e.external_id, seenAt: seenAtMs(e), key: e.sale_key ?? null, entry: { ...e } };
 }
 
 class StateSalesLedger implements SalesLedger {
