@@ -79,7 +79,8 @@ export const command: Command = {
     const [action, id, ...extra] = positionals;
     if (action !== 'add' && action !== 'remove' && action !== 'list')
       throw new UsageError(
-        `expected add, remove or list${action === undefined ? '' : ` (found '${action}')`}: see offersync sellers --help`,
+        `expected add, remove or list${action === undefined ? '' : ` (found '${action}')`}: ` +
+          'see offersync sellers --help',
       );
     if (action !== 'list' && id === undefined) throw new UsageError(`sellers ${action} needs the seller's id`);
     if (extra.length > 0 || (action === 'list' && id !== undefined))
@@ -174,11 +175,11 @@ async function add(io: CliIO, config: Config, directory: SellerDirectory, id: st
   for (const w of warnings(spec, io.env)) io.stderr.write(`offersync sellers: warning: ${oneLine(w)}\n`);
   const done = await directory.put(spec);
   const within = `running replicas pick it up within one lease period (${config.state.leaseTtlMs / 1000} s)`;
+  const what = done === 'updated' ? 'changed' : existing ? 'added again, its state as it was left' : 'added';
   io.stdout.write(
     done === 'unchanged'
       ? `seller ${id}: unchanged (catalogue ${spec.catalogue}, key ${keyPlace(spec)})\n`
-      : `seller ${id}: ${done === 'added' ? (existing ? 'added again, its state as it was left' : 'added') : 'changed'}` +
-          ` (catalogue ${spec.catalogue}, key ${keyPlace(spec)}); ${within}\n`,
+      : `seller ${id}: ${what} (catalogue ${spec.catalogue}, key ${keyPlace(spec)}); ${within}\n`,
   );
   return EXIT.ok;
 }
@@ -222,7 +223,10 @@ async function remove(
   io.stdout.write(
     `seller ${id}: removed; the replica running it stops it within one lease period ` +
       `(${config.state.leaseTtlMs / 1000} s) and lets go of its lease` +
-      `${values.purge ? '' : '. Its state and history are kept: sellers add brings it back as it was, --purge deletes them'}\n`,
+      (values.purge
+        ? ''
+        : '. Its state and history are kept: sellers add brings it back as it was, --purge deletes them') +
+      '\n',
   );
   if (!values.purge) return EXIT.ok;
   // Its rows are deleted only once no replica runs it: a daemon still running would write them again.

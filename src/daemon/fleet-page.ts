@@ -58,12 +58,13 @@ function row(s: FleetSellerView, now: number): string {
   const count = (n: number, cls: string) => (n > 0 ? badge(String(n), cls) : '<span class="muted">0</span>');
   return (
     '<tr>' +
-    `<td data-label="seller"><a href="${esc(sellerPagePath(s.seller))}"><b>${esc(s.seller)}</b></a>${error}${unreadable}</td>` +
+    `<td data-label="seller"><a href="${esc(sellerPagePath(s.seller))}"><b>${esc(s.seller)}</b></a>` +
+    `${error}${unreadable}</td>` +
     `<td data-label="held by">${held}</td>` +
     `<td data-label="last run">${run}</td>` +
     `<td data-label="held back" class="n">${count(s.heldOffers, 'warn')}</td>` +
     `<td data-label="failed" class="n">${count(s.failedOffers, 'bad')}</td>` +
-    `<td data-label="sales today" class="n">${s.salesToday > 0 ? badge(String(s.salesToday), 'ok') : '<span class="muted">0</span>'}</td>` +
+    `<td data-label="sales today" class="n">${count(s.salesToday, 'ok')}</td>` +
     '</tr>'
   );
 }
@@ -84,7 +85,8 @@ export function renderFleetPage(v: FleetView): string {
           : badge('all held', 'ok');
   const body =
     v.sellers.length === 0
-      ? '<p class="muted">No seller yet. Add one with <code>offersync sellers add ID --catalogue DIR --api-key-file FILE</code>.</p>'
+      ? '<p class="muted">No seller yet. Add one with ' +
+        '<code>offersync sellers add ID --catalogue DIR --api-key-file FILE</code>.</p>'
       : '<table><thead><tr><th>seller</th><th>held by</th><th>last run</th><th class="n">held back</th>' +
         `<th class="n">failed</th><th class="n">sales today</th></tr></thead><tbody>${v.sellers
           .map((s) => row(s, now))
@@ -101,7 +103,8 @@ export function renderFleetPage(v: FleetView): string {
 <title>offersync · fleet</title>
 <style>
 :root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6470;--bg:#fff;--card:#f5f6f8;--line:#d8dce2;--link:#0b57d0}
-@media (prefers-color-scheme:dark){:root{--fg:#e8eaed;--muted:#9aa3ad;--bg:#15181c;--card:#1f2328;--line:#343a41;--link:#8ab4f8}}
+@media (prefers-color-scheme:dark){
+:root{--fg:#e8eaed;--muted:#9aa3ad;--bg:#15181c;--card:#1f2328;--line:#343a41;--link:#8ab4f8}}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 main{max-width:64rem;margin:0 auto;padding:1rem}
@@ -132,7 +135,8 @@ td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";color:var
 <main>
 <h1>offersync · fleet ${summary}</h1>
 <p class="muted">${v.sellers.length} seller(s) · ${v.liveReplicas} replica(s) live · this page from replica
-<span title="${esc(v.replica)}">${esc(v.replica.slice(0, 8))}</span> · refreshes every ${v.refreshSeconds} s · read only</p>
+<span title="${esc(v.replica)}">${esc(v.replica.slice(0, 8))}</span> · refreshes every ${v.refreshSeconds} s ·
+read only</p>
 ${trouble}
 <section>${body}</section>
 </main>

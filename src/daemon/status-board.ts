@@ -1,6 +1,7 @@
 // What the status page shows, gathered: the daemon's recent runs (with why, requests and duration, which the
 // state db does not keep), the offers that failed or wait in backoff with where they are in the catalogue, the
-// catalogue's errors, the latest sales (sold.jsonl, or the state db with PostgreSQL), offers by kind and status, the rate and the queue.
+// catalogue's errors, the latest sales (sold.jsonl, or the state db with PostgreSQL), offers by kind and status,
+// the rate and the queue.
 // Read-only: it reads the state db and never writes.
 import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
