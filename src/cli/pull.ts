@@ -17,7 +17,7 @@ import { cliLogger } from './cli-logger.ts';
 import { EXIT, type Command, type CliIO, UsageError } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { downloadGallery } from './gallery-download.ts';
-import { chooseSellers } from './run-reconcile.ts';
+import { chooseServedSellers } from './served-sellers.ts';
 import { clientOptions, queueOptions } from './services.ts';
 
 const HELP = `Usage: offersync pull --out <dir> [flags]
@@ -83,9 +83,10 @@ export const command: Command = {
       );
     let config: Config;
     try {
-      const [one, ...more] = chooseSellers(
+      const [one, ...more] = await chooseServedSellers(
         loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd }),
         values.seller,
+        io.env,
       );
       if (!one || more.length > 0)
         throw new UsageError('the configuration has several sellers: name one with --seller');

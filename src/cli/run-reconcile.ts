@@ -1,12 +1,13 @@
 // What plan, reconcile and demo share: load config, open services, run, print, choose the exit code.
 import { EXIT, type CliIO } from './command.ts';
-import { ConfigError, loadConfig, type ConfigSources } from '../config/load-config.ts';
-import { sellersOf, type Config } from '../config/config.ts';
+import { loadConfig, type ConfigSources } from '../config/load-config.ts';
+import type { Config } from '../config/config.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { LeaseHeldError } from '../state/writer-lease.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import { openServices, type Services } from './services.ts';
+import { chooseServedSellers } from './served-sellers.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
@@ -56,7 +57,7 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
   let sellers: readonly Config[];
   try {
     const config = 'baseUrl' in sources ? sources : loadConfig(sources);
-    sellers = chooseSellers(config, opts.seller);
+    sellers = await chooseServedSellers(config, opts.seller, io.env);
   } catch (err) {
     io.stderr.write(`offersync ${opts.command}: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return EXIT.usage;
@@ -73,16 +74,6 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
     worst = Math.max(worst, await runSeller(io, seller, opts, true));
   }
   return worst;
-}
-
-/** The sellers a command runs for: all of them, or the one --seller names. */
-export function chooseSellers(config: Config, seller: string | undefined): readonly Config[] {
-  const all = sellersOf(config);
-  if (seller === undefined) return all;
-  const one = all.find((s) => s.seller === seller);
-  if (!one)
-    throw new ConfigError(`no seller '${seller}': the configuration has ${all.map((s) => s.seller).join(', ')}`);
-  return [one];
 }
 
 async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines = false): Promise<number> {

@@ -6,7 +6,7 @@
 // is as that command left it, whatever the file says.
 import type { Config } from '../config/config.ts';
 import { ConfigError, type StoredSeller, storedSellerConfig, storedSellersOf } from '../config/load-config.ts';
-import type { PostgresStateDatabase } from '../state/postgres-state-database.ts';
+import { openPostgresStateDatabase, type PostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { SellerDirectory, type SellerRecord } from '../state/seller-directory.ts';
 
 export interface ServedSeller {
@@ -67,4 +67,25 @@ export function pickSellers(served: readonly ServedSeller[], seller: string | un
       }`,
     );
   return [one];
+}
+
+/**
+ * The configurations a command runs for (plan, reconcile, status, pull): every served seller, or the one --seller
+ * names. With PostgreSQL the state db is asked which sellers it serves (`offersync sellers add`).
+ */
+export async function chooseServedSellers(
+  config: Config,
+  seller: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Config[]> {
+  if (!config.state.url) return pickSellers(mergeSellers(config, [], env), seller).map((s) => s.configure());
+  const { database } = await openPostgresStateDatabase({
+    url: config.state.url,
+    ...(env.PGPASSWORD ? { password: env.PGPASSWORD } : {}),
+  });
+  try {
+    return pickSellers(await servedSellers(config, database, env), seller).map((s) => s.configure());
+  } finally {
+    await database.close();
+  }
 }

@@ -7,7 +7,7 @@ import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELL
 import type { Config } from '../config/config.ts';
 import type { WriterLease } from '../state/records.ts';
 import { openPostgresStateDatabase, type PostgresStateDatabase } from '../state/postgres-state-database.ts';
-import { chooseSellers } from './run-reconcile.ts';
+import { chooseServedSellers } from './served-sellers.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { silentLogger } from '../log/logger.ts';
 import { redactUrl } from '../state/postgres-error.ts';
@@ -41,7 +41,7 @@ export const command: Command = {
     let sellers: readonly Config[];
     try {
       const config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
-      sellers = chooseSellers(config, values.seller);
+      sellers = await chooseServedSellers(config, values.seller, io.env);
     } catch (err) {
       if (err instanceof ConfigError) {
         io.stderr.write(`offersync status: ${oneLine(err.message)}\n`);
