@@ -11,7 +11,7 @@ import { STATE_KINDS, type StateKind } from '../state/records.ts';
 import { EXIT, type Command, UsageError } from './command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { formatHistory, historyJson } from './format-history.ts';
-import { chooseSellers } from './run-reconcile.ts';
+import { chooseServedSellers } from './served-sellers.ts';
 import { openStore } from './services.ts';
 
 const HELP = `Usage: offersync history EXTERNAL_ID [--kind account|item|topup] [--seller <id>] [--json] [flags]
@@ -63,9 +63,10 @@ export const command: Command = {
     const wanted = kindOf(values.kind);
     let config: Config;
     try {
-      const sellers = chooseSellers(
+      const sellers = await chooseServedSellers(
         loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd }),
         values.seller,
+        io.env,
       );
       if (sellers.length > 1)
         throw new ConfigError(
