@@ -103,12 +103,14 @@ describe('sellers at run time on two replicas', () => {
     const pids = both.map((p) => p.child.pid);
 
     // Added at run time: one replica claims it and converges it; both fleet pages show it held.
+    const addAt = Date.now();
     const added = await cli(['sellers', 'add', LATE, '--catalogue', './cat/late-shop', '--api-key-file', 'late.key']);
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
     expect(added.stdout).toMatch(/^seller late-shop: added \(catalogue .*cat\/late-shop, key file .*late\.key\)/);
     const lateFleet = { ...fleet, sellers: [LATE] };
     await until('the added seller converged', async () => (converged(lateFleet, 300) ? true : undefined), PICKUP_MS);
+    const addedMs = Date.now() - addAt;
     const holder = await until(
       'a replica holding the added seller',
       async () => {
@@ -182,6 +184,7 @@ describe('sellers at run time on two replicas', () => {
     await screenshot(other);
 
     // Removed: its replica stops it and lets go of its lease; no run after that.
+    const removeAt = Date.now();
     const removed = await cli(['sellers', 'remove', LATE]);
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain('Its state and history are kept');
@@ -193,6 +196,10 @@ describe('sellers at run time on two replicas', () => {
         return r.every((x) => x && !x.held.includes(LATE)) && leases.length === 0 ? true : undefined;
       },
       PICKUP_MS,
+    );
+    console.log(
+      `fleet: an added seller converged ${addedMs} ms after \`sellers add\` began, a removed one was let go ` +
+        `${Date.now() - removeAt} ms after \`sellers remove\` began (lease TTL ${TTL_MS} ms, CLI start included)`,
     );
     const runsAfter = (await query<{ n: string }>('SELECT count(*) AS n FROM runs WHERE seller = $1', [LATE]))[0]?.n;
     writeItems(lateFleet, LATE, 400);
