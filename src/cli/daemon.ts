@@ -13,7 +13,7 @@ import type { HealthServerOptions } from '../daemon/health-server.ts';
 import { DaemonMetrics } from '../daemon/metrics.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
 import { StatusBoard } from '../daemon/status-board.ts';
-import { notifySeller, openServices, openStore, type Services } from './services.ts';
+import { openServices, openStore, statusSeller, type Services } from './services.ts';
 import { silentLogger } from '../log/logger.ts';
 import { storedSellersOf } from '../config/load-config.ts';
 import { SellerDirectory } from '../state/seller-directory.ts';
@@ -89,7 +89,7 @@ export const command: Command = {
       leaseTtlMs: config.state.leaseTtlMs,
       notifier: services.notifier,
       status: {
-        board: new StatusBoard(services.store, services.sales, notifySeller(config)),
+        board: new StatusBoard(services.store, services.sales, statusSeller(config)),
         queue: () => services.queue.stats(),
         notices: services.notices,
       },
@@ -184,7 +184,7 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
         notifier: services.notifier,
         // Its page under the replica's fleet page (/sellers/ID).
         status: {
-          board: new StatusBoard(services.store, services.sales, notifySeller(sc)),
+          board: new StatusBoard(services.store, services.sales, statusSeller(sc)),
           queue: () => services.queue.stats(),
           notices: services.notices,
         },

@@ -22,6 +22,7 @@ import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './le
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
 import { RunNotifier } from '../daemon/run-notifier.ts';
+import type { SellerView } from '../daemon/status-board.ts';
 import { WebhookNotifier, type WebhookTarget } from '../daemon/webhook-notifier.ts';
 
 export interface Services {
@@ -48,6 +49,11 @@ export function webhookTargets(config: Config): WebhookTarget[] {
     const wanted: readonly NotifyEvent[] = typeof w === 'string' ? NOTIFY_EVENTS : w.events;
     return { url, events: new Set(on.filter((e) => wanted.includes(e))) };
   });
+}
+
+/** The status page's seller: the shop's name when configured, and the seller id; never the marketplace's host. */
+export function statusSeller(config: Config): SellerView {
+  return { name: config.notify.seller || null, id: config.seller };
 }
 
 export function notifySeller(config: Config): string {

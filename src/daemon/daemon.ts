@@ -14,7 +14,8 @@ import type { RunReport } from '../sync/run-report.ts';
 import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 import { DaemonMetrics, type MetricsScope } from './metrics.ts';
 import type { RunNotifier } from './run-notifier.ts';
-import type { QueueView, StatusBoard } from './status-board.ts';
+import { renderOfferPage, renderSearchPage } from './offer-page.ts';
+import { isStateKind, type QueueView, type ScheduleView, type StatusBoard } from './status-board.ts';
 import { renderStatusPage } from './status-page.ts';
 
 /** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
@@ -86,6 +87,9 @@ export class Daemon {
   private lastReport: RunReport | null = null;
   private lastError: string | null = null;
   private tasks: ScheduledTask[] = [];
+  /** The scheduled runs, for the status page's "next run". */
+  private tick: ScheduledTask | null = null;
+  private sweep: ScheduledTask | null = null;
   private watcher: FileWatcher | null = null;
   private healthServer: HealthServer | null = null;
   private lease: HeldLease | null = null;
@@ -130,8 +134,9 @@ export class Daemon {
     this.watcher.on('batch', (c) => this.onFiles(c));
     this.watcher.on('error', (e) => this.opts.logger.warn({ err: e.message }, 'catalogue watcher error'));
     await this.watcher.ready;
-    this.tasks.push(cron.schedule(this.opts.fullSweep, () => this.trigger('full', 'sweep'), { name: 'full-sweep' }));
-    this.tasks.push(cron.schedule(this.opts.tick, () => this.trigger('incremental', 'tick'), { name: 'tick' }));
+    this.sweep = cron.schedule(this.opts.fullSweep, () => this.trigger('full', 'sweep'), { name: 'full-sweep' });
+    this.tick = cron.schedule(this.opts.tick, () => this.trigger('incremental', 'tick'), { name: 'tick' });
+    this.tasks.push(this.sweep, this.tick);
     this.trigger('full', 'start');
     await this.idle();
   }
@@ -298,8 +303,28 @@ export class Daemon {
       lastOutcome: this.lastReport?.outcome ?? null,
       notices: status.notices ?? [],
       guardStop: await this.refreshGuardStop(),
+      schedule: this.schedule(),
     };
     return renderStatusPage(await status.board.view(daemon, status.queue?.() ?? null));
+  }
+
+  /** One offer's page; null when `kind` is no kind of offer (or without a status page). */
+  async offerPage(kind: string, externalId: string): Promise<string | null> {
+    const board = this.opts.status?.board;
+    if (!board || !isStateKind(kind)) return null;
+    return renderOfferPage(await board.offerView(kind, externalId));
+  }
+
+  async searchPage(query: string): Promise<string | null> {
+    const board = this.opts.status?.board;
+    return board ? renderSearchPage(await board.search(query)) : null;
+  }
+
+  /** When the schedules fire next; nothing before start() or after stop(). */
+  private schedule(): ScheduleView {
+    const next = (t: ScheduledTask | null): number | null =>
+      this.stopping ? null : (t?.getNextRun()?.getTime() ?? null);
+    return { nextTick: next(this.tick), nextSweep: next(this.sweep) };
   }
 
   health(): { ok: boolean; ready: boolean; detail: Record<string, unknown> } {

@@ -85,7 +85,7 @@ export async function remoteSellerView(
   heldBy: FleetHolder | null,
   now: number,
 ): Promise<StatusView> {
-  const board = new StatusBoard(state.store, state.sales, seller);
+  const board = new StatusBoard(state.store, state.sales, { name: null, id: seller });
   const [run] = await state.store.listRuns(1);
   return board.view(
     {

@@ -1,5 +1,5 @@
 // /healthz (the process is alive and its loop turns), /readyz (the first reconcile finished), /metrics, and the
-// status page on /. Read-only and for known names only: GET and HEAD, to a Host of allowed-hosts.ts.
+// status page on / with each offer's page on /offers/KIND/EXTERNAL_ID and a search on /offers?q=. Read-only and for known names only: GET and HEAD, to a Host of allowed-hosts.ts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
@@ -20,14 +20,19 @@ export interface HealthSource {
   statusPage?(): Promise<string | null>;
   /** A seller's page (`/sellers/ID`) under a replica's fleet page; null for a seller it does not serve. */
   sellerPage?(seller: string): Promise<string | null>;
+  /** One offer's page (`/offers/KIND/EXTERNAL_ID`), or null when KIND is no kind of offer. */
+  offerPage?(kind: string, externalId: string): Promise<string | null>;
+  /** The search's page (`/offers?q=`). */
+  searchPage?(query: string): Promise<string | null>;
 }
 
-// The page runs no script and loads nothing: the policy says so to the browser, and no other site may frame it.
+// The pages run no script and load nothing: the policy says so to the browser, and no other site may frame them.
+// Forms may go to this server only: the search is a GET form to /offers.
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'",
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 } as const;
@@ -61,6 +66,39 @@ function refused(req: IncomingMessage, res: ServerResponse, hosts: HostAllowList
   return false;
 }
 
+/** The HTML page a path names, if any: `/`, `/offers?q=` or `/offers/KIND/EXTERNAL_ID` (each part URL-encoded). */
+function pageOf(
+  path: string,
+  query: URLSearchParams,
+  source: HealthSource,
+): { readonly render: () => Promise<string | null>; readonly notFound: string } | undefined {
+  if (path === '/' && source.statusPage) {
+    const statusPage = source.statusPage.bind(source);
+    return { render: statusPage, notFound: 'the status page is not available\n' };
+  }
+  if ((path === '/offers' || path === '/offers/') && source.searchPage) {
+    const searchPage = source.searchPage.bind(source);
+    return { render: () => searchPage(query.get('q') ?? ''), notFound: 'the search is not available\n' };
+  }
+  const m = /^\/offers\/([^/]+)\/(.+)$/.exec(path);
+  if (m && source.offerPage) {
+    let kind: string;
+    let externalId: string;
+    try {
+      kind = decodeURIComponent(m[1]!);
+      externalId = decodeURIComponent(m[2]!);
+    } catch {
+      return undefined; // not a well-formed address: answered 404 below
+    }
+    const offerPage = source.offerPage.bind(source);
+    return {
+      render: () => offerPage(kind, externalId),
+      notFound: `no offer kind ${JSON.stringify(kind)}: the address is /offers/account|item|topup/EXTERNAL_ID\n`,
+    };
+  }
+  return undefined;
+}
+
 export async function startHealthServer(
   opts: HealthServerOptions,
   source: HealthSource,
@@ -70,17 +108,22 @@ export async function startHealthServer(
   const server: Server = createServer(async (req, res) => {
     if (refused(req, res, hosts)) return;
     const head = req.method === 'HEAD';
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/' && source.statusPage) {
-      let html: string | null;
+    const [path = '/', search = ''] = (req.url ?? '/').split('?', 2);
+    const page = pageOf(path, new URLSearchParams(search), source);
+    if (page) {
+      let html: string | null | 'unavailable';
       try {
-        html = await source.statusPage();
+        html = await page.render();
       } catch {
-        html = null;
+        html = 'unavailable';
       }
-      if (html === null) {
-        res.writeHead(503, { 'content-type': 'text/plain' });
-        res.end('the status page is not available\n');
+      if (html === null || html === 'unavailable') {
+        const notFound = html === null;
+        res.writeHead(notFound ? 404 : 503, {
+          'content-type': 'text/plain; charset=utf-8',
+          'x-content-type-options': 'nosniff',
+        });
+        res.end(head ? undefined : notFound ? page.notFound : 'this page is not available now: try again shortly\n');
         return;
       }
       res.writeHead(200, PAGE_HEADERS);
@@ -133,7 +176,7 @@ export async function startHealthServer(
       return;
     }
     res.writeHead(404, { 'content-type': 'application/json' });
-    res.end('{"message":"not found: try /, /healthz, /readyz or /metrics"}');
+    res.end('{"message":"not found: try /, /offers?q=, /healthz, /readyz or /metrics"}');
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

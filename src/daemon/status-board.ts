@@ -1,16 +1,19 @@
 // What the status page shows, gathered: the daemon's recent runs (with why, requests and duration, which the
-// state db does not keep), the offers that failed or wait in backoff with where they are in the catalogue, the
-// catalogue's errors, the latest sales (sold.jsonl, or the state db with PostgreSQL), offers by kind and status,
-// the rate and the queue.
+// state db does not keep), one classification of what is wrong (offers that failed or wait in backoff, with where
+// they are in the catalogue; invalid offers in the catalogue), how many catalogue offers match the marketplace, the
+// latest sales (sold.jsonl, or the state db with PostgreSQL; each once), offers by kind and status, the rate and the queue; and one offer's page.
 // Read-only: it reads the state db and never writes.
 import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
+import { STATE_KINDS, type OfferEvent, type OfferSearchHit, type StateKind } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { isLocked } from '../sync/locked-status.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { CatalogueView } from '../sync/reconciler.ts';
 import type { RunReport } from '../sync/run-report.ts';
 import type { GuardStop } from '../sync/guard-stop.ts';
 import type { SalesLedger } from '../sync/sales-ledger.ts';
+import { SOLD_AT_SOURCES, type SoldAtSource, type SoldEntry } from '../sync/sold-log.ts';
 import { scrubCredentials } from './notification.ts';
 
 export interface QueueView {
@@ -38,6 +41,7 @@ export interface RunView {
 export interface ProblemView {
   readonly kind: string;
   readonly externalId: string;
+  /** failed, blocked: this run; backoff: refused before and not sent again until its time (or entry) comes. */
   readonly state: 'failed' | 'blocked' | 'backoff';
   readonly title?: string;
   readonly message: string;
@@ -47,18 +51,67 @@ export interface ProblemView {
   readonly nextAttemptAt?: number | null;
 }
 
+export interface CatalogueErrorView {
+  readonly where: string;
+  readonly kind?: string;
+  readonly externalId?: string;
+  readonly message: string;
+}
+
 export interface SaleView {
   readonly kind: string;
   readonly externalId: string;
   readonly title?: string;
   readonly status: string;
-  readonly at: string;
+  /** Epoch ms of the sale, null when the line gives none. */
+  readonly at: number | null;
+  /** The marketplace's sale time, or when offersync saw it (lines written before sold_at_source: unknown). */
+  readonly atSource: SoldAtSource | 'unknown';
   /** Items and top-ups: units sold. */
   readonly quantity?: number;
+  /** Cents (of one unit for items and top-ups). */
+  readonly price: number | null;
+  readonly currency: string | null;
+}
+
+/** Who the page is about: the shop's name when configured (notify.seller), and its seller id. */
+export interface SellerView {
+  /** notify.seller; null when not set. */
+  readonly name: string | null;
+  /** The configuration's seller id ('default' without a sellers: list). */
+  readonly id: string;
+}
+
+/** When the daemon runs next on its own (a catalogue change also starts a run at once). */
+export interface ScheduleView {
+  /** Epoch ms of the next incremental run (schedule.tick), null when none is scheduled. */
+  readonly nextTick: number | null;
+  /** Epoch ms of the next full sweep (schedule.fullSweep). */
+  readonly nextSweep: number | null;
+}
+
+/** How many of the catalogue's offers the marketplace shows as the catalogue says. */
+export interface MatchView {
+  readonly matching: number;
+  /** Offers in the catalogue, the invalid ones included. */
+  readonly total: number;
+  /** Of the rest: sold, refunded or processing (the marketplace owns them now). */
+  readonly locked: number;
+}
+
+/**
+ * What is wrong, classified once: the page's headline and its sections both come from these counts, so that they
+ * cannot disagree. `failed` counts failed and blocked offers, `held` those in backoff, `invalid` the catalogue's
+ * errors (offers the catalogue states wrongly, never sent: not failures of the marketplace).
+ */
+export interface TroubleCounts {
+  readonly failed: number;
+  readonly held: number;
+  readonly invalid: number;
 }
 
 export interface StatusView {
-  readonly seller: string;
+  readonly seller: SellerView;
   readonly generatedAt: number;
   readonly refreshSeconds: number;
   readonly daemon: {
@@ -72,38 +125,75 @@ export interface StatusView {
     readonly notices?: readonly string[];
     /** The last run a guard stopped, until a run gets through. */
     readonly guardStop?: GuardStop | null;
+    readonly schedule?: ScheduleView;
   };
+  readonly trouble: TroubleCounts;
+  readonly match: MatchView | null;
   readonly offers: readonly { readonly kind: string; readonly byStatus: Readonly<Record<string, number>> }[];
   readonly runs: readonly RunView[];
+  /** Failed, blocked and held offers, the first MAX_LISTED. */
   readonly problems: readonly ProblemView[];
-  readonly catalogueErrors: readonly {
-    readonly where: string;
-    readonly externalId?: string;
-    readonly message: string;
-  }[];
-  readonly catalogueErrorCount: number;
+  /** The first MAX_LISTED of `trouble.invalid`. */
+  readonly catalogueErrors: readonly CatalogueErrorView[];
   readonly sales: readonly SaleView[];
   readonly queue: QueueView | null;
 }
 
+/** One offer, for its own page. */
+export interface OfferPageView {
+  readonly seller: SellerView;
+  readonly generatedAt: number;
+  readonly kind: StateKind;
+  readonly externalId: string;
+  readonly title: string | null;
+  /** Known to the state db (sent, adopted or seen sold); false: nothing is known of it. */
+  readonly known: boolean;
+  readonly remoteId: number | null;
+  readonly remoteStatus: string | null;
+  /** The fields offersync last sent (API names; never credentials), null when never sent. */
+  readonly lastSent: Readonly<Record<string, unknown>> | null;
+  /** Its catalogue file and line, when the catalogue of the last run has it. */
+  readonly where: string | null;
+  /** Failed, blocked or held back, as on the status page. */
+  readonly problem: ProblemView | null;
+  readonly catalogueErrors: readonly CatalogueErrorView[];
+  /** Oldest first. */
+  readonly history: readonly OfferEvent[];
+}
+
+export interface SearchView {
+  readonly seller: SellerView;
+  readonly query: string;
+  readonly hits: readonly OfferSearchHit[];
+}
+
+export type BoardStore = Pick<
+  StateStore,
+  'listOffers' | 'listRuns' | 'getMeta' | 'setMeta' | 'getOffer' | 'offerHistory' | 'searchOffers'
+>;
+
 const MAX_RUNS = 15;
 const MAX_LISTED = 50;
 const MAX_SALES = 20;
+const HISTORY_SHOWN = 50;
 
-interface RecordedRun extends RunView {}
+export function isStateKind(kind: string): kind is StateKind {
+  return (STATE_KINDS as readonly string[]).includes(kind);
+}
 
 export class StatusBoard {
-  private readonly runs: RecordedRun[] = [];
+  private readonly runs: RunView[] = [];
   private catalogue: CatalogueView | undefined;
   private lastReport: RunReport | undefined;
-  private offerCounts: StatusView['offers'] | undefined;
+  /** Counted from the state db's offers once per run, at the first view after it: a view every refresh is cheap. */
+  private counted: { readonly offers: StatusView['offers']; readonly match: MatchView | null } | undefined;
 
   constructor(
     // setMeta only because loadBackoffs' type asks for it: the board never writes.
-    private readonly store: Pick<StateStore, 'listOffers' | 'listRuns' | 'getMeta' | 'setMeta'>,
+    private readonly store: BoardStore,
     /** Where the seller's sales are kept (sales-ledger.ts). */
     private readonly salesLedger: Pick<SalesLedger, 'latest'>,
-    private readonly seller: string,
+    private readonly seller: SellerView,
     private readonly refreshSeconds = 15,
   ) {}
 
@@ -122,34 +212,65 @@ export class StatusBoard {
     this.runs.length = Math.min(this.runs.length, MAX_RUNS);
     this.catalogue = result.catalogue;
     this.lastReport = r;
-    this.offerCounts = undefined; // counted again at the next view
+    this.counted = undefined; // counted again at the next view
   }
 
   async view(daemon: StatusView['daemon'], queue: QueueView | null, now = Date.now()): Promise<StatusView> {
-    if (!this.offerCounts) this.offerCounts = await this.countOffers();
+    const problems = await this.problems();
+    if (!this.counted) {
+      const records = await this.store.listOffers();
+      this.counted = { offers: countOffers(records), match: this.match(records, problems) };
+    }
+    const errors = this.catalogueErrors();
     return {
       seller: this.seller,
       generatedAt: now,
       refreshSeconds: this.refreshSeconds,
       daemon: { ...daemon, lastError: daemon.lastError === null ? null : scrubSecrets(daemon.lastError) },
-      offers: this.offerCounts,
+      trouble: {
+        failed: problems.filter((p) => p.state !== 'backoff').length,
+        held: problems.filter((p) => p.state === 'backoff').length,
+        invalid: errors.length,
+      },
+      match: this.counted.match,
+      offers: this.counted.offers,
       runs: await this.mergedRuns(),
-      problems: await this.problems(),
-      ...this.catalogueErrors(),
+      problems: problems.slice(0, MAX_LISTED),
+      catalogueErrors: errors.slice(0, MAX_LISTED),
       sales: await this.sales(),
       queue,
     };
   }
 
-  private async countOffers(): Promise<StatusView['offers']> {
-    const byKind = new Map<string, Record<string, number>>();
-    for (const o of await this.store.listOffers()) {
-      const row = byKind.get(o.kind) ?? {};
-      byKind.set(o.kind, row);
-      const status = o.remoteStatus ?? 'unknown';
-      row[status] = (row[status] ?? 0) + 1;
-    }
-    return [...byKind].map(([kind, byStatus]) => ({ kind, byStatus }));
+  /** One offer: what offersync last sent, where it stands, and its history. */
+  async offerView(kind: StateKind, externalId: string, now = Date.now()): Promise<OfferPageView> {
+    const [rec, history, problems] = await Promise.all([
+      this.store.getOffer(kind, externalId),
+      this.store.offerHistory(kind, externalId, HISTORY_SHOWN),
+      this.problems(),
+    ]);
+    const sent = rec?.lastApplied ?? null;
+    const sentTitle = sent?.title ?? sent?.offer_title;
+    return {
+      seller: this.seller,
+      generatedAt: now,
+      kind,
+      externalId,
+      title: this.titleOf(kind, externalId) ?? (typeof sentTitle === 'string' ? sentTitle : null),
+      known: rec !== undefined || history.length > 0,
+      remoteId: rec?.remoteId ?? null,
+      remoteStatus: rec?.remoteStatus ?? null,
+      lastSent: sent,
+      where: this.whereOf(kind, externalId) ?? null,
+      problem: problems.find((p) => p.kind === kind && p.externalId === externalId) ?? null,
+      catalogueErrors: this.catalogueErrors().filter((e) => e.kind === kind && e.externalId === externalId),
+      history,
+    };
+  }
+
+  async search(query: string): Promise<SearchView> {
+    const q = query.trim().slice(0, 200);
+    return { seller: this.seller, query: q, hits: q === '' ? [] : await this.store.searchOffers(q) };
   }
 
   /** The daemon's own runs, and before them those the state db remembers (another process, before a restart). */
@@ -169,6 +290,32 @@ export class StatusBoard {
         }),
       );
     return [...this.runs, ...older].sort((a, b) => b.startedAt - a.startedAt).slice(0, MAX_RUNS);
+  }
+
+  /**
+   * Catalogue offers the marketplace shows as written: known there, not sold, and neither failed, held back nor
+   * invalid. Null before the first run (no catalogue read yet).
+   */
+  private match(
+    records: Awaited<ReturnType<StateStore['listOffers']>>,
+    problems: readonly ProblemView[],
+  ): MatchView | null {
+    const c = this.catalogue;
+    if (!c) return null;
+    const byKey = new Map(records.map((r) => [`${r.kind}:${r.externalId}`, r]));
+    const troubled = new Set(problems.map((p) => `${p.kind}:${p.externalId}`));
+    const keys = new Set(c.offers.map((o) => `${o.kind}:${o.externalId}`));
+    for (const o of c.invalidOffers) keys.add(`${o.kind}:${o.externalId}`);
+    let matching = 0;
+    let locked = 0;
+    for (const o of c.offers) {
+      const key = `${o.kind}:${o.externalId}`;
+      const rec = byKey.get(key);
+      if (!rec || rec.remoteId === null || troubled.has(key)) continue;
+      if (isLocked(rec.remoteStatus)) locked++;
+      else matching++;
+    }
+    return { matching, total: keys.size, locked };
   }
 
   private offer(kind: string, externalId: string) {
@@ -191,6 +338,7 @@ export class StatusBoard {
     return scrubSecrets(offer ? scrubCredentials(offer, message) : message);
   }
 
+  /** Failed and blocked in the last run, then held back by their backoff. Catalogue errors are not here. */
   private async problems(): Promise<ProblemView[]> {
     const out: ProblemView[] = [];
     const seen = new Set<string>();
@@ -199,9 +347,10 @@ export class StatusBoard {
     );
     for (const o of this.lastReport?.outcomes ?? []) {
       if (o.outcome !== 'failed' && o.outcome !== 'blocked') continue;
-      if (o.kind === 'file' || o.kind === 'image') continue;
+      // A whole catalogue file that failed, and an offer the catalogue states wrongly, are catalogue errors.
+      if (o.kind === 'file') continue;
       const key = `${o.kind}:${o.externalId}`;
-      if (catalogueFailures.has(key)) continue; // listed with the catalogue's errors
+      if (catalogueFailures.has(key)) continue;
       seen.add(key);
       const title = this.titleOf(o.kind, o.externalId);
       const where = this.whereOf(o.kind, o.externalId, o.file);
@@ -229,44 +378,95 @@ export class StatusBoard {
         nextAttemptAt: b.nextAttemptAt,
       });
     }
-    return out.slice(0, MAX_LISTED);
+    return out;
   }
 
-  private catalogueErrors(): Pick<StatusView, 'catalogueErrors' | 'catalogueErrorCount'> {
-    const errors = (this.catalogue?.problems ?? []).filter((p) => p.severity === 'error');
-    return {
-      catalogueErrorCount: errors.length,
-      catalogueErrors: errors.slice(0, MAX_LISTED).map((p) => {
+  private catalogueErrors(): CatalogueErrorView[] {
+    return (this.catalogue?.problems ?? [])
+      .filter((p) => p.severity === 'error')
+      .map((p) => {
         const at = fileLineColumn(p.file, p);
         return {
           where: p.pointer ? `${at} ${p.pointer}` : at,
+          ...(p.kind !== undefined ? { kind: p.kind } : {}),
           ...(p.externalId !== undefined ? { externalId: p.externalId } : {}),
           message: scrubSecrets(`${p.field ? `${p.field}: ` : ''}${p.message}`),
         };
-      }),
-    };
+      });
   }
 
-  /** The latest sales, newest first. */
+  /** The latest sales, newest first, each once (a sale told by two runs is one). */
   private async sales(): Promise<SaleView[]> {
-    let entries: Awaited<ReturnType<SalesLedger['latest']>>;
+    let entries: readonly SoldEntry[];
     try {
-      entries = await this.salesLedger.latest(MAX_SALES);
+      // More than shown: the repeats of a sale are dropped.
+      entries = await this.salesLedger.latest(MAX_SALES * 3);
     } catch {
       return [];
     }
-    return entries.map((e) => {
-      const title = this.titleOf(e.kind, e.external_id) ?? (typeof e.title === 'string' ? e.title : undefined);
-      return {
-        kind: e.kind,
-        externalId: e.external_id,
-        ...(title ? { title } : {}),
-        status: e.status ?? 'sold',
-        at: e.sold_at ?? e.seen_at ?? '',
-        ...(typeof e.quantity === 'number' ? { quantity: e.quantity } : {}),
-      };
-    });
+    const out: SaleView[] = [];
+    const told = new Set<string>();
+    for (const entry of entries) {
+      const sale = saleOf(entry as unknown as Record<string, unknown>);
+      if (!sale || told.has(sale.key)) continue;
+      told.add(sale.key);
+      const title = this.titleOf(sale.view.kind, sale.view.externalId) ?? sale.view.title;
+      out.push({ ...sale.view, ...(title ? { title } : {}) });
+      if (out.length >= MAX_SALES) break;
+    }
+    return out;
   }
+}
+
+/**
+ * A sale (a sold.jsonl line, as the ledger reads it back) as the page shows it, and its identity: its sale_key, or
+ * for lines written before it the same parts (a line of units without its count names itself only).
+ */
+export function saleOf(e: Record<string, unknown>): { readonly key: string; readonly view: SaleView } | undefined {
+  if (typeof e.kind !== 'string' || typeof e.external_id !== 'string') return undefined;
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+  const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
+  const status = str(e.status) ?? 'sold';
+  const soldAt = str(e.sold_at);
+  const at = Date.parse(soldAt ?? str(e.seen_at) ?? '');
+  const source = str(e.sold_at_source);
+  const quantity = int(e.quantity);
+  const title = str(e.title);
+  const key =
+    str(e.sale_key) ??
+    (quantity === undefined
+      ? `${e.kind}:${String(e.id)}:${status}${soldAt ? `:${soldAt}` : ''}`
+      : `${e.kind}:${String(e.id)}:seen:${String(e.seen_at)}`);
+  return {
+    key,
+    view: {
+      kind: e.kind,
+      externalId: e.external_id,
+      ...(title ? { title } : {}),
+      status,
+      at: Number.isFinite(at) ? at : null,
+      atSource:
+        source !== undefined && (SOLD_AT_SOURCES as readonly string[]).includes(source)
+          ? (source as SoldAtSource)
+          : soldAt
+            ? 'marketplace'
+            : 'unknown',
+      ...(quantity !== undefined ? { quantity } : {}),
+      price: int(e.price) ?? null,
+      currency: str(e.currency) ?? null,
+    },
+  };
+}
+
+function countOffers(records: Awaited<ReturnType<StateStore['listOffers']>>): StatusView['offers'] {
+  const byKind = new Map<string, Record<string, number>>();
+  for (const o of records) {
+    const row = byKind.get(o.kind) ?? {};
+    byKind.set(o.kind, row);
+    const status = o.remoteStatus ?? 'unknown';
+    row[status] = (row[status] ?? 0) + 1;
+  }
+  return [...byKind].map(([kind, byStatus]) => ({ kind, byStatus }));
 }
 
 function flat(counts: RunReport['counts']): Record<string, number> {
