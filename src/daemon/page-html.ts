@@ -7,10 +7,11 @@ import type { Tone } from './status-headline.ts';
 export const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-/** "3 min ago", "in 2 h": enough to read at a glance; the exact time is in the title attribute. */
+/** "3 min ago", "in 2 h", "now": enough to read at a glance; the exact time is in the title attribute. */
 export function ago(ms: number, now: number): string {
   const d = Math.round((now - ms) / 1000);
   const a = Math.abs(d);
+  if (a === 0) return 'now';
   const t =
     a < 90
       ? `${a} s`
@@ -107,7 +108,7 @@ table.stack thead{display:none}
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
 table.stack tr{border-bottom:1px solid var(--line);padding:.35rem 0}
 table.stack td{border:0;padding:.05rem 0;text-align:left}
-table.stack td::before{content:attr(data-label);display:inline-block;min-width:7.5rem;color:var(--muted);font-weight:600}
+table.stack td::before{content:attr(data-label);display:inline-block;min-width:7.5rem;margin-right:.6rem;color:var(--muted);font-weight:600}
 }
 .b{display:inline-block;border-radius:1rem;padding:0 .55rem;font-size:.85rem;font-weight:600}
 .headline{font-size:1rem;padding:.15rem .7rem;margin:.2rem 0}

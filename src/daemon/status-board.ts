@@ -207,7 +207,7 @@ export class StatusBoard {
       outcome: r.outcome,
       requests: r.requests,
       durationMs: r.durationMs,
-      counts: flat(r.counts),
+      counts: runCounts(r, result.catalogue),
     });
     this.runs.length = Math.min(this.runs.length, MAX_RUNS);
     this.catalogue = result.catalogue;
@@ -469,9 +469,19 @@ function countOffers(records: Awaited<ReturnType<StateStore['listOffers']>>): St
   return [...byKind].map(([kind, byStatus]) => ({ kind, byStatus }));
 }
 
-function flat(counts: RunReport['counts']): Record<string, number> {
+/**
+ * "account.created" -> n, as the runs table shows them. The reconciler counts the catalogue's errors as failed
+ * outcomes; here they are "invalid", as the page's sections name them.
+ */
+function runCounts(report: RunReport, catalogue: CatalogueView): Record<string, number> {
+  const invalid = new Set(
+    catalogue.problems.filter((p) => p.severity === 'error').map((p) => `${p.kind ?? 'file'}:${p.externalId}`),
+  );
   const out: Record<string, number> = {};
-  for (const [kind, row] of Object.entries(counts))
-    for (const [k, n] of Object.entries(row)) if (n > 0) out[`${kind}.${k}`] = n;
+  for (const o of report.outcomes) {
+    const wrong = o.outcome === 'failed' && (o.kind === 'file' || invalid.has(`${o.kind}:${o.externalId}`));
+    const key = `${o.kind}.${wrong ? 'invalid' : o.outcome}`;
+    out[key] = (out[key] ?? 0) + 1;
+  }
   return out;
 }

@@ -110,7 +110,7 @@ export function renderStatusPage(v: StatusView): string {
     v.offers.length === 0
       ? '<p class="muted">No offer synced yet.</p>'
       : table(
-          ['kind', 'by status on the marketplace'],
+          ['kind', 'on the marketplace'],
           v.offers.map((o) => [
             esc(o.kind),
             esc(

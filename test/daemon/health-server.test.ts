@@ -13,6 +13,9 @@ const LAN = '192.0.2.10';
 const source = {
   health: () => ({ ok: true, ready: true, detail: { running: false } }),
   statusPage: async () => '<!doctype html><title>status</title>',
+  offerPage: async (kind: string, externalId: string) =>
+    kind === 'item' ? `<!doctype html><title>${kind}|${externalId}</title>` : null,
+  searchPage: async (q: string) => `<!doctype html><title>search|${q}</title>`,
 };
 
 let server: HealthServer | undefined;
@@ -107,6 +110,21 @@ describe('Host names', () => {
     await server!.close();
     port = await start({ host: '0.0.0.0', allowedHosts: [LAN] });
     expect((await ask('127.0.0.1', port, '/healthz', `${LAN}:${port}`)).status).toBe(200);
+  });
+
+  it('serves an offer page and the search under the page policy; an unknown kind is a 404', async () => {
+    const port = await start({ host: '127.0.0.1' });
+    const offer = await ask('127.0.0.1', port, '/offers/item/gold%2F1%20%3Cx%3E', `127.0.0.1:${port}`);
+    expect(offer.status).toBe(200);
+    expect(offer.body).toContain('item|gold/1 <x>');
+    // No script, nothing loaded; the search form may go to this server only.
+    expect(offer.headers['content-security-policy']).toMatch(/default-src 'none'.*form-action 'self'/);
+    const search = await ask('127.0.0.1', port, '/offers?q=Gold+1000', `127.0.0.1:${port}`);
+    expect(search.body).toContain('search|Gold 1000');
+    const unknown = await ask('127.0.0.1', port, '/offers/car/x', `127.0.0.1:${port}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toContain('/offers/account|item|topup/EXTERNAL_ID');
+    expect((await ask('127.0.0.1', port, '/offers/item/%E0%A4%A', `127.0.0.1:${port}`)).status).toBe(404);
   });
 
   it('reads a Host header as a name', () => {
