@@ -101,7 +101,13 @@ function nextRun(v: StatusView, now: number): string {
   return `<p>${parts.join(' · ')}; at once when a catalogue file changes.</p>`;
 }
 
+/** The whole page, refreshing itself. */
 export function renderStatusPage(v: StatusView): string {
+  return htmlDocument(`${sellerName(v.seller)} · offersync`, statusPageBody(v), v.refreshSeconds);
+}
+
+/** The page's body alone, for a page that shows a seller's status inside its own document (htmlDocument). */
+export function statusPageBody(v: StatusView): string {
   const now = v.generatedAt;
   const d = v.daemon;
   const h = headline(v);
@@ -159,7 +165,7 @@ export function renderStatusPage(v: StatusView): string {
     .join('');
   const id =
     v.seller.name !== null && v.seller.id !== 'default' ? ` <span class="muted">(${esc(v.seller.id)})</span>` : '';
-  const body = `<h1>${esc(name)}${id}</h1>
+  return `<h1>${esc(name)}${id}</h1>
 <p class="b headline ${h.tone}" role="status">${esc(h.text)}</p>
 ${matchLine(v.match)}${nextRun(v, now)}
 <p class="muted">offersync · updated ${time(now, now)} · refreshes every ${v.refreshSeconds} s · read only</p>
@@ -171,5 +177,4 @@ ${searchForm()}
 <section><h2>Offers</h2>${offers}</section>
 <section><h2>Last runs</h2>${runsTable(v.runs, now)}</section>
 <section><h2>Rate and queue</h2>${queue}</section>`;
-  return htmlDocument(`${name} · offersync`, body, v.refreshSeconds);
 }
