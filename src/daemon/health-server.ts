@@ -1,5 +1,6 @@
 // /healthz (the process is alive and its loop turns), /readyz (the first reconcile finished), /metrics, and the
-// status page on / with each offer's page on /offers/KIND/EXTERNAL_ID and a search on /offers?q=. Read-only and for known names only: GET and HEAD, to a Host of allowed-hosts.ts.
+// status page on / with each offer's page on /offers/KIND/EXTERNAL_ID and a search on /offers?q=. Read-only and
+// for known names only: GET and HEAD, to a Host of allowed-hosts.ts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';

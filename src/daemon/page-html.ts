@@ -91,7 +91,9 @@ export function sellerName(s: SellerView): string {
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6470;--bg:#fff;--card:#f5f6f8;--line:#d8dce2;--link:#1a4fb0}
-@media (prefers-color-scheme:dark){:root{--fg:#e8eaed;--muted:#9aa3ad;--bg:#15181c;--card:#1f2328;--line:#343a41;--link:#8ab4ff}}
+@media (prefers-color-scheme:dark){
+:root{--fg:#e8eaed;--muted:#9aa3ad;--bg:#15181c;--card:#1f2328;--line:#343a41;--link:#8ab4ff}
+}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 main{max-width:60rem;margin:0 auto;padding:1rem}
@@ -108,7 +110,8 @@ table.stack thead{display:none}
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
 table.stack tr{border-bottom:1px solid var(--line);padding:.35rem 0}
 table.stack td{border:0;padding:.05rem 0;text-align:left}
-table.stack td::before{content:attr(data-label);display:inline-block;min-width:7.5rem;margin-right:.6rem;color:var(--muted);font-weight:600}
+table.stack td::before{content:attr(data-label);display:inline-block;min-width:7.5rem;margin-right:.6rem;
+color:var(--muted);font-weight:600}
 }
 .b{display:inline-block;border-radius:1rem;padding:0 .55rem;font-size:.85rem;font-weight:600}
 .headline{font-size:1rem;padding:.15rem .7rem;margin:.2rem 0}
@@ -120,7 +123,8 @@ table.stack td::before{content:attr(data-label);display:inline-block;min-width:7
 .where{font-family:ui-monospace,Menlo,monospace;font-size:.85rem;color:var(--muted);overflow-wrap:anywhere}
 .search{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:.6rem 0}
 .search label{width:100%;font-weight:600}
-.search input{flex:1 1 12rem;min-width:0;font:inherit;padding:.35rem .5rem;border:1px solid var(--line);border-radius:.4rem}
+.search input{flex:1 1 12rem;min-width:0;font:inherit;padding:.35rem .5rem;border:1px solid var(--line);
+border-radius:.4rem}
 .search button{font:inherit;padding:.35rem .9rem;border-radius:.4rem;border:1px solid var(--line)}
 dl.fields{display:grid;grid-template-columns:minmax(6rem,max-content) 1fr;gap:.2rem .8rem;margin:0}
 dl.fields dt{color:var(--muted);font-weight:600}dl.fields dd{margin:0}

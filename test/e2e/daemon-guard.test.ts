@@ -106,8 +106,11 @@ describe('a daemon stopped by a guard', () => {
       JSON.stringify([{ external_id: 'o-1', title: 'O', price: 1 }]),
     );
     const soldLog = join(dir, 'state', 'sold.jsonl');
-    await until('the sale in sold.jsonl', async () => (existsSync(soldLog) ? true : undefined));
-    expect(JSON.parse(readFileSync(soldLog, 'utf8').trim())).toMatchObject({
+    // A whole line: the file may be seen made and still empty, a moment before the line is in it.
+    const line = await until('the sale in sold.jsonl', async () =>
+      existsSync(soldLog) && readFileSync(soldLog, 'utf8').endsWith('\n') ? readFileSync(soldLog, 'utf8') : undefined,
+    );
+    expect(JSON.parse(line.trim())).toMatchObject({
       kind: 'item',
       external_id: 'sku-3',
       quantity: 2,
