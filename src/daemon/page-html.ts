@@ -118,8 +118,8 @@ color:var(--muted);font-weight:600}
 .ok{background:#d7f5dd;color:#0d5b1e}.warn{background:#fff0c2;color:#6b4d00}.bad{background:#ffdcdc;color:#8a1111}
 .info{background:#dde8ff;color:#173d8a}
 .notice{border:2px solid #c62828}
-.list{list-style:none;margin:0;padding:0}.list li{padding:.5rem 0;border-bottom:1px solid var(--line)}
-.list li:last-child{border-bottom:0}
+.list{list-style:none;margin:0;padding:0}.list>li{padding:.5rem 0;border-bottom:1px solid var(--line)}
+.list>li:last-child{border-bottom:0}
 .where{font-family:ui-monospace,Menlo,monospace;font-size:.85rem;color:var(--muted);overflow-wrap:anywhere}
 .search{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;margin:.6rem 0}
 .search label{width:100%;font-weight:600}
@@ -128,6 +128,7 @@ border-radius:.4rem}
 .search button{font:inherit;padding:.35rem .9rem;border-radius:.4rem;border:1px solid var(--line)}
 dl.fields{display:grid;grid-template-columns:minmax(6rem,max-content) 1fr;gap:.2rem .8rem;margin:0}
 dl.fields dt{color:var(--muted);font-weight:600}dl.fields dd{margin:0}
+@media (max-width:40rem){dl.fields{grid-template-columns:1fr;gap:0}dl.fields dd{margin-bottom:.35rem}}
 `;
 
 /** The whole document: `refreshSeconds` adds a meta refresh (the status page); other pages stay as loaded. */
