@@ -115,7 +115,8 @@ describe('money', { timeout: 180_000 }, () => {
     expect(r.stdout).toContain('item gold-1 (Gold 1000): 2 units sold');
     expect(r.stdout).toContain('Converged');
     expect(await writes()).toBe(0);
-    expect(await item('gold-1')).toMatchObject({ stock: 3, sold_count: 2 });
+    const gold = await item('gold-1');
+    expect(gold).toMatchObject({ stock: 3, sold_count: 2 });
     const lines = readFileSync(join(dir, 'state', 'sold.jsonl'), 'utf8')
       .trim()
       .split('\n');
@@ -125,8 +126,9 @@ describe('money', { timeout: 180_000 }, () => {
         external_id: 'gold-1',
         title: 'Gold 1000',
         quantity: 2,
-        id: 1,
-        sale_key: 'item:1:count:2',
+        // The marketplace's id: the two items are created side by side, in either order.
+        id: gold.id,
+        sale_key: `item:${gold.id}:count:2`,
         sold_count: 2,
         sold_at_source: 'seen',
       }),

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
@@ -138,6 +138,13 @@ async function scrollWidth(tab: Page): Promise<number> {
   return tab.evaluate(() => document.scrollingElement!.scrollWidth);
 }
 
+/**
+ * The text a reader sees: innerText is the rendered text (what CSS hides, such as the tables' headers on a phone,
+ * is not in it), which textContent is not.
+ */
+// biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what is asserted
+const seen = (l: Locator): Promise<string> => l.innerText();
+
 async function screenshot(tab: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await tab.screenshot({ path: join(SCREENSHOTS, name), fullPage: true });
@@ -173,25 +180,25 @@ describe.skipIf(!haveBrowser)('status page in headless Chromium on a 390 px phon
       expect(res?.status()).toBe(200);
       expect(res?.headers()['content-security-policy']).toMatch(/default-src 'none'/);
       expect(await tab.title()).toBe('Demo Games Shop · offersync');
-      expect(await tab.locator('h1').innerText()).toBe('Demo Games Shop');
-      const text = await tab.locator('body').innerText();
+      expect(await seen(tab.locator('h1'))).toBe('Demo Games Shop');
+      const text = await seen(tab.locator('body'));
       expect(text).not.toContain(sandbox.url.replace('http://', ''));
 
       // The headline and the sections say the same: each number it gives is a section's count.
-      const head = await tab.locator('[role=status]').innerText();
+      const head = await seen(tab.locator('[role=status]'));
       const n = (re: RegExp): number => Number(re.exec(head)?.[1] ?? 0);
-      const failedOrHeld = await tab.locator('section', { hasText: 'Failed or held back' });
-      const invalid = await tab.locator('section', { hasText: 'Invalid offers in the catalogue' });
-      expect(await failedOrHeld.locator('h2').innerText()).toBe(
+      const failedOrHeld = tab.locator('section', { hasText: 'Failed or held back' });
+      const invalid = tab.locator('section', { hasText: 'Invalid offers in the catalogue' });
+      expect(await seen(failedOrHeld.locator('h2'))).toBe(
         `Failed or held back (${n(/(\d+) offers? failed/) + n(/(\d+) offers? held back/)})`,
       );
-      expect(await invalid.locator('h2').innerText()).toBe(`Invalid offers in the catalogue (${n(/(\d+) invalid/)})`);
+      expect(await seen(invalid.locator('h2'))).toBe(`Invalid offers in the catalogue (${n(/(\d+) invalid/)})`);
       // mount-rare's status was refused (held back by its backoff after the first run); acc-eu-2's price is wrong.
       expect(head).toMatch(/1 offer (failed|held back), 1 invalid offer in the catalogue/);
       expect(head).not.toContain('some offers failed');
-      expect(await failedOrHeld.innerText()).toMatch(/item mount-rare · Rare mount\s+(failed|held back)/);
-      expect(await failedOrHeld.innerText()).toMatch(/422 validation failed \(fields: status\)/);
-      expect(await invalid.innerText()).toMatch(/accounts\/eu\.csv:3:26\s+account acc-eu-2\s+price: must be greater/);
+      expect(await seen(failedOrHeld)).toMatch(/item mount-rare · Rare mount\s+(failed|held back)/);
+      expect(await seen(failedOrHeld)).toMatch(/422 validation failed \(fields: status\)/);
+      expect(await seen(invalid)).toMatch(/accounts\/eu\.csv:3:26\s+account acc-eu-2\s+price: must be greater/);
 
       // How many offers match, and when the next run is.
       expect(text).toMatch(/4 of 7 offers in the catalogue match the marketplace; 1 sold, refunded or processing/);
@@ -200,11 +207,11 @@ describe.skipIf(!haveBrowser)('status page in headless Chromium on a 390 px phon
       );
 
       // Each sale once, with its title and price; no run says "account sold" again.
-      const sales = await tab.locator('section', { hasText: 'Recent sales' }).innerText();
+      const sales = await seen(tab.locator('section', { hasText: 'Recent sales' }));
       expect(sales.match(/account acc-eu-1 · Gold account, EUW/g)).toHaveLength(1);
       expect(sales).toMatch(/account acc-eu-1 · Gold account, EUW\s+sold\s+sold \d+ s ago · 49\.90/);
       expect(sales).toMatch(/item gold-1000 · Gold 1000\s+2 sold\s+seen \d+ s ago · 2 × 24\.99/);
-      expect(await tab.locator('section', { hasText: 'Last runs' }).innerText()).not.toContain('account sold');
+      expect(await seen(tab.locator('section', { hasText: 'Last runs' }))).not.toContain('account sold');
 
       // The hostile title is text, the long id wraps: nothing wider than the phone, no script.
       expect(sales).toContain(`item evil-1 · ${HOSTILE_TITLE}`);
@@ -225,7 +232,7 @@ describe.skipIf(!haveBrowser)('status page in headless Chromium on a 390 px phon
       // The search form is a plain GET: it works with JavaScript off.
       await tab.locator('input[name=q]').fill('gold 10');
       await Promise.all([tab.waitForURL(/\/offers\?q=gold\+10/), tab.locator('form.search button').click()]);
-      const found = await tab.locator('main').innerText();
+      const found = await seen(tab.locator('main'));
       expect(found).toContain('item gold-1000 · Gold 1000');
       expect(await scrollWidth(tab)).toBeLessThanOrEqual(PHONE);
       await screenshot(tab, 'search-390.png');
@@ -234,12 +241,12 @@ describe.skipIf(!haveBrowser)('status page in headless Chromium on a 390 px phon
         tab.waitForURL(/\/offers\/item\/gold-1000$/),
         tab.locator('a', { hasText: 'gold-1000' }).click(),
       ]);
-      const offer = await tab.locator('main').innerText();
+      const offer = await seen(tab.locator('main'));
       expect(offer).toMatch(/status on the marketplace\s+listed/);
       expect(offer).toMatch(/marketplace id\s+\d+/);
       expect(offer).toMatch(/in the catalogue\s+items\/stock\.json/);
       expect(offer).toMatch(/price\s+2499/);
-      const history = await tab.locator('section', { hasText: 'History' }).innerText();
+      const history = await seen(tab.locator('section', { hasText: 'History' }));
       expect(history).toMatch(/created\s+\d+ (s|min) ago/);
       expect(history).toMatch(/sold\s+\d+ (s|min) ago · 2 sold/);
       expect(await scrollWidth(tab)).toBeLessThanOrEqual(PHONE);
@@ -247,9 +254,9 @@ describe.skipIf(!haveBrowser)('status page in headless Chromium on a 390 px phon
 
       // A hostile title on its own page and found by the search: text, never markup.
       await tab.goto(`http://127.0.0.1:${port}/offers?q=${encodeURIComponent('"Evil"')}`);
-      expect(await tab.locator('main').innerText()).toContain(`item evil-1 · ${HOSTILE_TITLE}`);
+      expect(await seen(tab.locator('main'))).toContain(`item evil-1 · ${HOSTILE_TITLE}`);
       await tab.goto(`http://127.0.0.1:${port}/offers/item/evil-1`);
-      expect(await tab.locator('h1').innerText()).toBe(`item evil-1 · ${HOSTILE_TITLE}`);
+      expect(await seen(tab.locator('h1'))).toBe(`item evil-1 · ${HOSTILE_TITLE}`);
       expect(await tab.title()).not.toBe('pwned');
       await tab.goto(`http://127.0.0.1:${port}/offers/item/${LONG_ID}`);
       expect(await scrollWidth(tab)).toBeLessThanOrEqual(PHONE);
