@@ -1,7 +1,8 @@
 // What the status page shows, gathered: the daemon's recent runs (with why, requests and duration, which the
 // state db does not keep), one classification of what is wrong (offers that failed or wait in backoff, with where
 // they are in the catalogue; invalid offers in the catalogue), how many catalogue offers match the marketplace, the
-// latest sales (sold.jsonl, or the state db with PostgreSQL; each once), offers by kind and status, the rate and the queue; and one offer's page.
+// latest sales (sold.jsonl, or the state db with PostgreSQL; each once), offers by kind and status, the rate and
+// the queue; and one offer's page.
 // Read-only: it reads the state db and never writes.
 import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import { scrubSecrets } from '../log/scrubber.ts';

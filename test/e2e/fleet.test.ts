@@ -176,7 +176,8 @@ describe('sellers at run time on two replicas', () => {
       const one = await page(p, `/sellers/${LATE}`);
       expect(one.status).toBe(200);
       expect(one.csp).toMatch(/default-src 'none'/);
-      expect(one.text).toContain(`offersync · ${LATE}`);
+      // The seller's own page, named for the seller.
+      expect(one.text).toContain(`<title>${LATE} · offersync</title>`);
       expect(one.text).toContain(`${LATE}-item-0`);
       expect(one.text).not.toContain('<script');
     }
