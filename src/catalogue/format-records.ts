@@ -1,5 +1,5 @@
 // Catalogue records to the text of a catalogue file, in any of its formats: what `offersync pull` writes. Each
-// format is written so that the loader (formats.ts) reads back the same values: CSV with a comma, a header row,
+// format is written so that the loader (formats/) reads back the same values: CSV with a comma, a header row,
 // '|' between list items and quotes where a cell needs them; YAML strings quoted where YAML would read a number.
 import { stringify } from 'yaml';
 import type { JsonValue } from './desired-offer.ts';

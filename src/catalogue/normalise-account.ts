@@ -2,7 +2,7 @@
 // Credentials are kept apart from the fields: sent, never stored or hashed (only their HMAC is).
 import { ACCOUNT_FIELDS, CREDENTIAL_FIELDS, PARAMETER_FIELDS } from './account-schema.ts';
 import type { AccountCredentials } from './desired-offer.ts';
-import type { Locator, RawRecord } from './formats.ts';
+import type { Locator, RawRecord } from './formats/parsed-file.ts';
 import { sortKeys } from './hash.ts';
 import type { Normalised, NormalisedAccount } from './normalised-offer.ts';
 import { RecordWalker } from './record-walker.ts';

@@ -1,5 +1,5 @@
 // An item record (API document 2.5) to its typed offer, or the problems that keep it out.
-import type { Locator, RawRecord } from './formats.ts';
+import type { Locator, RawRecord } from './formats/parsed-file.ts';
 import { sortKeys } from './hash.ts';
 import { ITEM_FIELDS } from './item-schema.ts';
 import type { Normalised, NormalisedItem } from './normalised-offer.ts';

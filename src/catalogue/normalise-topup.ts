@@ -1,5 +1,5 @@
 // A top-up record (API document 2.6) to its typed offer, or the problems that keep it out.
-import type { Locator, RawRecord } from './formats.ts';
+import type { Locator, RawRecord } from './formats/parsed-file.ts';
 import { sortKeys } from './hash.ts';
 import type { Normalised, NormalisedTopUp } from './normalised-offer.ts';
 import { RecordWalker } from './record-walker.ts';

@@ -2,7 +2,7 @@
 // normalise-item.ts, normalise-topup.ts), with every problem addressed (file, line and column or pointer,
 // external_id, field, what to do). Images are only collected here; catalogue.ts reads them.
 import type { OfferKind } from './desired-offer.ts';
-import type { Locator, RawRecord } from './formats.ts';
+import type { Locator, RawRecord } from './formats/parsed-file.ts';
 import { normaliseAccount } from './normalise-account.ts';
 import { normaliseItem } from './normalise-item.ts';
 import { normaliseTopUp } from './normalise-topup.ts';

@@ -6,7 +6,7 @@ import { forbiddenKeyMessage, forbiddenKeyPaths } from '../input/forbidden-keys.
 import { pointerToken, type CatalogueProblem } from './catalogue-problem.ts';
 import type { AccountDetails, JsonValue, OfferKind } from './desired-offer.ts';
 import type { FieldSpec, FieldTable } from './field-spec.ts';
-import type { Locator, RawRecord } from './formats.ts';
+import type { Locator, RawRecord } from './formats/parsed-file.ts';
 import { canonicalJson } from './hash.ts';
 import type { ImagePathRef, InvalidRecord, NormalisedOffer, RecordSource, ValidRecord } from './normalised-offer.ts';
 import { typeName, typeOnly } from './price.ts';

@@ -4,9 +4,9 @@
 // a catalogue); this reads them in a few µs. For anything outside that shape (flow or nested collections,
 // block or multi-line scalars, anchors, tags, escapes, a key given twice, several documents, tabs, ...) it
 // returns undefined and the file is read by yaml. Where it answers, its records are yaml's own (YAML 1.2
-// core schema, as formats.ts reads them): test/catalogue/yaml-simple.test.ts checks that against yaml.
+// core schema, as formats/yaml.ts reads them): test/catalogue/yaml-simple.test.ts checks that against yaml.
 import { isForbiddenKey } from '../input/forbidden-keys.ts';
-import type { RawRecord } from './formats.ts';
+import type { RawRecord } from './formats/parsed-file.ts';
 
 type Scalar = string | number | boolean | null;
 type Offer = { [key: string]: Scalar };
@@ -97,7 +97,7 @@ function pair(line: string, at: number, obj: Offer): boolean {
   return true;
 }
 
-/** The records of a YAML file of the simple shape, as formats.ts's YAML reader makes them; else undefined. */
+/** The records of a YAML file of the simple shape, as formats/yaml.ts makes them; else undefined. */
 export function simpleYamlRecords(text: string): RawRecord[] | undefined {
   if (!plainText(text)) return undefined;
   const lines = text.split('\n');

@@ -2,7 +2,8 @@
 // records are exactly yaml's (values, pointers, lines); everything else it leaves to yaml.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseFile, parseYamlFully } from '../../src/catalogue/formats.ts';
+import { parseFile } from '../../src/catalogue/formats.ts';
+import { parseYamlFully } from '../../src/catalogue/formats/yaml.ts';
 import { normaliseRecord } from '../../src/catalogue/normalise.ts';
 import { simpleYamlRecords } from '../../src/catalogue/yaml-simple.ts';
 import { fuzzParams, fuzzTimeout } from '../support/fuzz.ts';

@@ -1,0 +1,229 @@
+// CSV catalogue files: a header row, dotted column names for nested fields, '|' between list items; read a row
+// at a time (the rows themselves: ../csv.ts). Also how a file's decimal mark is found.
+import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../../input/forbidden-keys.ts';
+import { CsvError, DELIMITER_CHAR, cellOffsets, readCsv, type CsvDelimiter, type CsvRow } from '../csv.ts';
+import { hasDecimalComma } from '../price.ts';
+import { LineIndex, type TextPosition } from '../text-position.ts';
+import {
+  isPlainObject,
+  type CsvDialect,
+  type Locator,
+  type ParseEnd,
+  type ParseOptions,
+  type ParseProblem,
+  type RawRecord,
+  type RecordStream,
+} from './parsed-file.ts';
+
+/** Fields that a CSV cell may hold as a list, items separated by '|'. */
+export const CSV_LIST_FIELDS: ReadonlySet<string> = new Set([
+  'champions',
+  'skins',
+  'roles',
+  'image_ids',
+  'images',
+  'image_urls',
+]);
+
+const DELIMITER_NAME: Readonly<Record<CsvDelimiter, string>> = { comma: 'comma', semicolon: 'semicolon', tab: 'tab' };
+
+export function streamCsv(text: string, options: ParseOptions): RecordStream {
+  const problems: ParseProblem[] = [];
+  const lines = new LineIndex(text);
+  // A BOM is not a column an editor counts.
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const position = (offset: number): TextPosition => {
+    const p = lines.position(offset);
+    return p.line === 1 && bom ? { line: 1, column: Math.max(1, p.column - bom) } : p;
+  };
+  const setting = options.csvDelimiter === 'auto' ? undefined : options.csvDelimiter;
+  const notCsv = (err: unknown): ParseEnd => {
+    if (!(err instanceof CsvError)) throw err;
+    const at = position(err.offset);
+    return {
+      problems: [{ severity: 'error', message: `not valid CSV: ${err.message}`, line: at.line, column: at.column }],
+      unreadable: true,
+      void: true,
+    };
+  };
+  const ended = (end: ParseEnd): RecordStream => ({
+    // A stream with no record: it ends at once with `end`.
+    records: (function* (): Generator<RawRecord, ParseEnd, undefined> {
+      yield* [];
+      return end;
+    })(),
+  });
+  /** Whether the rest of the file is CSV: a file that is not is "not valid CSV" whatever else is wrong with it. */
+  const restIsCsv = (rows: Iterator<CsvRow>): ParseEnd | undefined => {
+    try {
+      while (!rows.next().done);
+      return undefined;
+    } catch (err) {
+      return notCsv(err);
+    }
+  };
+  const reader = readCsv(text, setting);
+  const { delimiter } = reader;
+  let header: CsvRow | undefined;
+  try {
+    const first = reader.rows.next();
+    header = first.done ? undefined : first.value;
+  } catch (err) {
+    return ended(notCsv(err));
+  }
+  if (!header) {
+    problems.push({
+      severity: 'warning',
+      message: 'the file is empty: a CSV file starts with a header row of field names',
+      line: 1,
+    });
+    return ended({ problems, unreadable: false, void: true });
+  }
+  const names = header.cells.map((c) => c.trim());
+  // The cells of the row last asked about: its problems come one after the other, and a row of many unknown
+  // columns has one per column, so walking the row again for each would be quadratic in its length.
+  let asked: { offset: number; cells: number[] } | undefined;
+  const cellAt = (row: { offset: number }, index: number): TextPosition => {
+    if (asked?.offset !== row.offset) asked = { offset: row.offset, cells: cellOffsets(text, row.offset, delimiter) };
+    return position(asked.cells[index] ?? row.offset);
+  };
+  const seen = new Set<string>();
+  for (let c = 0; c < names.length; c++) {
+    const name = names[c]!;
+    if (name !== '' && seen.has(name)) {
+      const broken = restIsCsv(reader.rows);
+      if (broken) return ended(broken);
+      problems.push({
+        severity: 'error',
+        message: `column '${name}' appears twice in the header: give each field one column`,
+        ...cellAt(header, c),
+        field: name,
+      });
+      return ended({ problems, unreadable: true, void: true });
+    }
+    seen.add(name);
+  }
+  // A column naming a forbidden key is refused and never read: '__proto__.status' would set every object's status.
+  // The file's other columns and rows are still read; its offers are quarantined, as what it meant is unknown.
+  const refused = new Set<number>();
+  for (let c = 0; c < names.length; c++) {
+    const bad = names[c]!.split('.').find(isForbiddenKey);
+    if (bad === undefined) continue;
+    refused.add(c);
+    problems.push({
+      severity: 'error',
+      message: `column '${names[c]}': ${forbiddenKeyMessage(bad)}; until then nothing from this file is archived`,
+      ...cellAt(header, c),
+      field: names[c]!,
+    });
+  }
+  const paths = names.map((n) => {
+    const dot = n.indexOf('.');
+    return dot > 0 ? ([n.slice(0, dot), n.slice(dot + 1)] as const) : ([n] as const);
+  });
+  const decimal = decimalMarkOf(() => readCsv(text, setting).rows, names, delimiter, options.decimalMark);
+  const dialect: CsvDialect = { delimiter, delimiterFrom: reader.delimiterFrom, ...decimal };
+  function* records(): Generator<RawRecord, ParseEnd, undefined> {
+    try {
+      for (const row of reader.rows) {
+        const obj: Record<string, unknown> = {};
+        const count = Math.min(row.cells.length, names.length);
+        for (let c = 0; c < count; c++) {
+          const cell = row.cells[c]!;
+          if (cell.trim() === '' || refused.has(c)) continue; // an empty cell is an absent field
+          const path = paths[c]!;
+          const name = path[0];
+          if (name === '') {
+            problems.push({
+              severity: 'warning',
+              message: `cell ${c + 1} has no column name in the header (ignored)`,
+              ...cellAt(row, c),
+            });
+            continue;
+          }
+          if (path.length === 1) {
+            setOwn(obj, name, CSV_LIST_FIELDS.has(name) && cell.includes('|') ? cell.split('|') : cell);
+          } else {
+            const inner = getOwn(obj, name);
+            const nested: Record<string, unknown> = isPlainObject(inner) ? inner : {};
+            setOwn(nested, path[1], cell);
+            setOwn(obj, name, nested);
+          }
+        }
+        let error: string | undefined;
+        if (row.cells.length > names.length) {
+          const d = DELIMITER_NAME[delimiter];
+          error =
+            `this row has ${row.cells.length} cells but the header has ${names.length} columns (${d}-separated): ` +
+            `put double quotes around a value that contains a ${d}`;
+        } else if (row.cells.length < names.length) {
+          problems.push({
+            severity: 'warning',
+            message:
+              `this row has ${row.cells.length} cells but the header has ${names.length} columns: the missing ` +
+              `ones are taken as empty`,
+            line: row.line,
+            column: 1,
+          });
+        }
+        yield {
+          value: obj,
+          line: row.line,
+          offset: row.offset,
+          ...(error ? { error } : {}),
+          ...(decimal.decimalMark === 'comma' ? { decimalMark: 'comma' as const } : {}),
+          fromText: true,
+        };
+      }
+    } catch (err) {
+      return notCsv(err);
+    }
+    return { problems, unreadable: refused.size > 0, csv: dialect };
+  }
+  const columns = new Map(names.map((n, c) => [n, c]));
+  const locate: Locator = (record, path) => {
+    if (record.offset === undefined) return undefined;
+    // The column of the field, or of the field it is part of (images.0 is in the images column).
+    for (let k = path.length; k > 0; k--) {
+      const c = columns.get(path.slice(0, k).join('.'));
+      if (c !== undefined) return cellAt({ offset: record.offset }, c);
+    }
+    return position(record.offset);
+  };
+  return { locate, records: records() };
+}
+
+/**
+ * The decimal mark of a CSV file's prices: the setting when there is one; never a comma in a comma-separated
+ * file (it could only be guessed); else a comma when some price is written with one ('24,99', '1.299,00').
+ * The rows are read for it on their own, before the records, and let go.
+ */
+function decimalMarkOf(
+  rows: () => Iterator<CsvRow>,
+  names: readonly string[],
+  delimiter: CsvDelimiter,
+  setting: ParseOptions['decimalMark'],
+): Pick<CsvDialect, 'decimalMark' | 'decimalFrom'> {
+  if (setting && setting !== 'auto') return { decimalMark: setting, decimalFrom: 'setting' };
+  if (DELIMITER_CHAR[delimiter] === ',') return { decimalMark: 'point', decimalFrom: 'comma-separated' };
+  const priceColumns: number[] = [];
+  names.forEach((n, c) => {
+    if (n === 'price' || n.endsWith('.price')) priceColumns.push(c);
+  });
+  if (priceColumns.length > 0) {
+    const it = rows();
+    try {
+      it.next(); // the header
+      for (let r = it.next(); !r.done; r = it.next()) {
+        for (const c of priceColumns) {
+          const cell = r.value.cells[c];
+          if (cell !== undefined && hasDecimalComma(cell)) return { decimalMark: 'comma', decimalFrom: 'prices' };
+        }
+      }
+    } catch (err) {
+      // Not CSV further down: the records' read says so.
+      if (!(err instanceof CsvError)) throw err;
+    }
+  }
+  return { decimalMark: 'point', decimalFrom: 'prices' };
+}

@@ -1,0 +1,113 @@
+// What every catalogue format's reader gives: raw records (plain objects, not yet checked) with where each came
+// from, the file's own problems, and a Locator that finds a value's place again only when a problem asks.
+import type { CsvDelimiter, CsvTable } from '../csv.ts';
+import type { OfferKind } from '../desired-offer.ts';
+import { pointerToken } from '../catalogue-problem.ts';
+import type { DecimalMark } from '../price.ts';
+import type { TextPosition } from '../text-position.ts';
+
+export interface RawRecord {
+  readonly value: unknown;
+  readonly line?: number;
+  /** Pointer of the record itself ('' when the file is one offer). */
+  readonly pointer?: string;
+  /** Makes the record invalid although its identity may be known (a CSV row with too many cells). */
+  readonly error?: string;
+  /** A CSV file whose prices are written with a decimal comma. */
+  readonly decimalMark?: DecimalMark;
+  /** CSV: offset of the row in the text. */
+  readonly offset?: number;
+  /** YAML: index of the document holding the record. */
+  readonly doc?: number;
+  /** The file's text cannot hold a key that names a prototype: the normaliser need not look for one. */
+  readonly keysChecked?: true;
+  /**
+   * Its strings may be slices of the file's text (CSV cells, YAML scalars), which would keep the whole text
+   * alive: the normaliser copies those it keeps.
+   */
+  readonly fromText?: true;
+}
+
+export type PathInRecord = readonly (string | number)[];
+
+/**
+ * Line and column of a value of a record (its field path inside the record), or of the nearest thing that
+ * exists when the value does not (a missing field: the record). Costs nothing until first asked.
+ */
+export type Locator = (record: RawRecord, path: PathInRecord) => TextPosition | undefined;
+
+export interface ParseProblem {
+  readonly severity: 'error' | 'warning';
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly pointer?: string;
+  readonly field?: string;
+}
+
+/** How a CSV file was read, for `validate` to say. */
+export interface CsvDialect {
+  readonly delimiter: CsvDelimiter;
+  readonly delimiterFrom: CsvTable['delimiterFrom'];
+  readonly decimalMark: DecimalMark;
+  readonly decimalFrom: 'prices' | 'setting' | 'comma-separated';
+}
+
+/** Settings of the catalogue.csv config keys; 'auto' (or absent) detects per file. */
+export interface ParseOptions {
+  readonly csvDelimiter?: CsvDelimiter | 'auto';
+  readonly decimalMark?: DecimalMark | 'auto';
+}
+
+export interface ParsedFile {
+  readonly records: RawRecord[];
+  /** Set by a `kind` key in a {kind, offers} file. */
+  readonly kind?: OfferKind;
+  readonly problems: ParseProblem[];
+  /** Some part could not be read at all (the whole file, a line, a document): the offers it held are unknown. */
+  readonly unreadable: boolean;
+  readonly locate?: Locator;
+  readonly csv?: CsvDialect;
+}
+
+/** What is known of a file once all its records are read. */
+export interface ParseEnd {
+  readonly problems: ParseProblem[];
+  readonly unreadable: boolean;
+  readonly csv?: CsvDialect;
+  /** The file turned out not to be readable at all (CSV broken further down): the records it gave are void. */
+  readonly void?: true;
+}
+
+/**
+ * A file's records one at a time. NDJSON and CSV files are read a line (a row) at a time, so that the loader
+ * normalises each record before the next is read and never holds a large file's raw records all at once.
+ */
+export interface RecordStream {
+  readonly kind?: OfferKind;
+  readonly locate?: Locator;
+  readonly records: Generator<RawRecord, ParseEnd, undefined>;
+}
+
+/** A file read whole as one stream. */
+export function wholeStream(parsed: ParsedFile): RecordStream {
+  function* records(): Generator<RawRecord, ParseEnd, undefined> {
+    yield* parsed.records;
+    return { problems: parsed.problems, unreadable: parsed.unreadable, ...(parsed.csv ? { csv: parsed.csv } : {}) };
+  }
+  return {
+    ...(parsed.kind ? { kind: parsed.kind } : {}),
+    ...(parsed.locate ? { locate: parsed.locate } : {}),
+    records: records(),
+  };
+}
+
+export function pointerOf(base: string, path: PathInRecord): string {
+  let p = base;
+  for (const k of path) p += `/${pointerToken(k)}`;
+  return p;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
