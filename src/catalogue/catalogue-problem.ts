@@ -9,6 +9,11 @@ export interface CatalogueProblem {
   readonly line?: number;
   /** 1-based column on that line, with line: `file:line:column` is where an editor jumps. */
   readonly column?: number;
+  /**
+   * Spreadsheets (.xlsx, .ods): the cell as the spreadsheet names it, 'Sheet1!C3'; line and column are then its
+   * row and column numbers (3 and 3), which is what `file:line:column` tools are given.
+   */
+  readonly cell?: string;
   /** RFC 6901 JSON pointer (JSON, YAML). */
   readonly pointer?: string;
   readonly kind?: OfferKind;

@@ -8,11 +8,12 @@ import { silentLogger, type Logger } from '../log/logger.ts';
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import type { DesiredOffer, ImageRef, OfferKind, SourceLocation } from './desired-offer.ts';
 import { decodeText, streamFile } from './formats.ts';
-import type { CsvDialect, ParseOptions } from './formats/parsed-file.ts';
+import type { CsvDialect, ParseOptions, RecordStream, SheetStream } from './formats/parsed-file.ts';
+import { streamSheet } from './formats/sheet.ts';
 import { Hmac256, credentialsHmac, offerHash } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { conflictGroup, offerKey } from './identity.ts';
-import { classify } from './layout.ts';
+import { classify, isSheetFormat } from './layout.ts';
 import { normaliseRecord } from './normalise.ts';
 import type { NormalisedOffer } from './normalised-offer.ts';
 import { readCatalogueFile, type CatalogueFs } from './read-file.ts';
@@ -377,10 +378,16 @@ export class Catalogue {
       );
     }
     if ('error' in read) return quarantinedResult(file, 'error', read.error);
-    const decoded = decodeText(read.buf);
-    if ('error' in decoded) return quarantinedResult(file, 'error', decoded.error);
-    // Each record is normalised as it is read: a large NDJSON or CSV file's raw records are never all held.
-    const parsed = streamFile(c.format, decoded.text, this.parseOptions);
+    // Each record is normalised as it is read: a large NDJSON, CSV or spreadsheet file's raw records are never
+    // all held.
+    let parsed: RecordStream | SheetStream;
+    if (isSheetFormat(c.format))
+      parsed = streamSheet(c.format, read.buf, { kind: c.kind, maxUnpackedBytes: this.maxFileBytes });
+    else {
+      const decoded = decodeText(read.buf);
+      if ('error' in decoded) return quarantinedResult(file, 'error', decoded.error);
+      parsed = streamFile(c.format, decoded.text, this.parseOptions);
+    }
     const kind = parsed.kind ?? c.kind;
     /** The records' problems; the file's own come first, once it is read. */
     let problems: CatalogueProblem[] = [];
@@ -389,8 +396,8 @@ export class Catalogue {
     let unknownIdentity = false;
     let turnStart = performance.now();
     let recordsThisTurn = 0;
-    let step = parsed.records.next();
-    for (; !step.done; step = parsed.records.next()) {
+    let step = await parsed.records.next();
+    for (; !step.done; step = await parsed.records.next()) {
       if (++recordsThisTurn >= RECORDS_PER_TURN || performance.now() - turnStart >= MS_PER_TURN) {
         await new Promise<void>((r) => setImmediate(r));
         turnStart = performance.now();
@@ -432,7 +439,7 @@ export class Catalogue {
               severity: 'error',
               file,
               ...(at
-                ? { line: at.line, column: at.column }
+                ? { line: at.line, column: at.column, ...(at.cell !== undefined ? { cell: at.cell } : {}) }
                 : n.source.line !== undefined
                   ? { line: n.source.line }
                   : {}),

@@ -1,7 +1,8 @@
 // Turns a catalogue file into raw records (plain objects, not yet checked) with where each came from: the
-// dispatch to each format's reader (formats/), and the text decoding they share.
+// dispatch to each text format's reader (formats/), and the text decoding they share. Spreadsheets, which are
+// not text, are read by formats/sheet.ts.
 import { textMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
-import type { Format } from './layout.ts';
+import type { TextFormat } from './layout.ts';
 import { streamCsv } from './formats/csv.ts';
 import { parseJson } from './formats/json.ts';
 import { streamNdjson } from './formats/ndjson.ts';
@@ -27,7 +28,7 @@ export function decodeText(buf: Uint8Array): { text: string } | { error: string 
   }
 }
 
-export function streamFile(format: Format, text: string, options: ParseOptions = {}): RecordStream {
+export function streamFile(format: TextFormat, text: string, options: ParseOptions = {}): RecordStream {
   const stream = streamFormat(format, text, options);
   return textMayHoldForbiddenKey(text) ? stream : { ...stream, records: keysChecked(stream.records) };
 }
@@ -39,7 +40,7 @@ function* keysChecked(records: Generator<RawRecord, ParseEnd, undefined>): Gener
   }
 }
 
-function streamFormat(format: Format, text: string, options: ParseOptions): RecordStream {
+function streamFormat(format: TextFormat, text: string, options: ParseOptions): RecordStream {
   switch (format) {
     case 'json':
       return wholeStream(parseJson(text));
@@ -55,7 +56,7 @@ function streamFormat(format: Format, text: string, options: ParseOptions): Reco
 }
 
 /** A whole file's records. */
-export function parseFile(format: Format, text: string, options: ParseOptions = {}): ParsedFile {
+export function parseFile(format: TextFormat, text: string, options: ParseOptions = {}): ParsedFile {
   const stream = streamFile(format, text, options);
   const records: RawRecord[] = [];
   let step = stream.records.next();

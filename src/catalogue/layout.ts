@@ -10,8 +10,18 @@ export const KIND_FOLDERS: Readonly<Record<string, OfferKind>> = {
 };
 export const IMAGES_FOLDER = 'images';
 
-export const FORMATS = ['json', 'ndjson', 'csv', 'yaml'] as const;
+export const FORMATS = ['json', 'ndjson', 'csv', 'yaml', 'xlsx', 'ods'] as const;
 export type Format = (typeof FORMATS)[number];
+/** Spreadsheet workbooks: binary, read by formats/sheet.ts. */
+export type SheetFormat = Extract<Format, 'xlsx' | 'ods'>;
+/** The formats that are text, read by formats.ts. */
+export type TextFormat = Exclude<Format, SheetFormat>;
+
+export const TEXT_FORMATS: readonly TextFormat[] = ['json', 'ndjson', 'csv', 'yaml'];
+
+export function isSheetFormat(f: Format): f is SheetFormat {
+  return f === 'xlsx' || f === 'ods';
+}
 const EXTENSIONS: Readonly<Record<string, Format>> = {
   json: 'json',
   ndjson: 'ndjson',
@@ -19,6 +29,8 @@ const EXTENSIONS: Readonly<Record<string, Format>> = {
   csv: 'csv',
   yaml: 'yaml',
   yml: 'yaml',
+  xlsx: 'xlsx',
+  ods: 'ods',
 };
 // Not offers but harmless beside them: ignored without a warning.
 const NOTES = new Set(['md', 'txt']);

@@ -180,6 +180,12 @@ export class RecordWalker implements Reporter {
     for (const path of forbidden) this.add('error', path, forbiddenKeyMessage(String(path[path.length - 1])));
     if (forbidden.length > 0) return undefined;
 
+    // Cells the spreadsheet itself shows as errors: what was meant is unknown, so the offer is not synced.
+    for (const e of this.record.fieldErrors ?? []) {
+      this.add('error', e.path, e.message);
+      this.fail(e.path.join('.')); // not "required" as well
+    }
+
     for (const key in obj) {
       if (key === 'external_id' || key === '$schema') continue;
       const v = obj[key];
@@ -322,7 +328,11 @@ export class RecordWalker implements Reporter {
     this.problems.push({
       severity,
       file: this.file,
-      ...(at ? { line: at.line, column: at.column } : this.record.line !== undefined ? { line: this.record.line } : {}),
+      ...(at
+        ? { line: at.line, column: at.column, ...(at.cell !== undefined ? { cell: at.cell } : {}) }
+        : this.record.line !== undefined
+          ? { line: this.record.line }
+          : {}),
       ...(pointer !== undefined ? { pointer } : {}),
       ...(path.length > 0 ? { field: path.join('.') } : {}),
       kind: this.kind,

@@ -3,8 +3,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
-import { FORMAT_EXTENSION, formatRecords } from '../catalogue/format-records.ts';
-import { classify, FORMATS, type Format } from '../catalogue/layout.ts';
+import { FORMAT_EXTENSION, formatRecords, formatSheet } from '../catalogue/format-records.ts';
+import { classify, FORMATS, isSheetFormat, type Format } from '../catalogue/layout.ts';
 import type { Config } from '../config/config.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
@@ -30,7 +30,7 @@ state db: offers are adopted by external_id, never created twice. Offers a catal
 (no external_id, sold, a status no catalogue entry can state) are listed with what to do. Reads only.
 
   --out <dir>            where to write the catalogue (must be empty, or give --force)
-  --format <format>      csv, json, ndjson or yaml (default yaml)
+  --format <format>      csv, json, ndjson, yaml, xlsx or ods (default yaml)
   --only <kinds>         only account, item or topup offers (comma-separated for several)
   --force                write into a non-empty <dir>, replacing the files pull writes
   --with-credentials     write account credentials where the marketplace returns them, in files readable by their
@@ -180,7 +180,10 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
     const rel = `${KIND_FILE[p.kind]}/${KIND_FILE[p.kind]}.${FORMAT_EXTENSION[opts.format]}`;
     mkdirSync(join(opts.out, KIND_FILE[p.kind]), { recursive: true });
     const path = join(opts.out, rel);
-    writeFileSync(path, formatRecords(opts.format, p.records), opts.withCredentials ? { mode: 0o600 } : {});
+    const body = isSheetFormat(opts.format)
+      ? await formatSheet(opts.format, KIND_FILE[p.kind], p.records)
+      : formatRecords(opts.format, p.records);
+    writeFileSync(path, body, opts.withCredentials ? { mode: 0o600 } : {});
     if (opts.withCredentials) chmodSync(path, 0o600);
     written.push(rel);
     files.push(`${rel}: ${p.records.length} offer${p.records.length === 1 ? '' : 's'}`);

@@ -76,7 +76,8 @@ const KIND_PLURAL: Readonly<Record<OfferKind, [string, string]>> = {
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 function location(p: CatalogueProblem): string {
-  const at = p.line !== undefined ? fileLineColumn(p.file, p) : '';
+  // A spreadsheet's place is its cell (file:Sheet1!C3), which is what the seller looks for.
+  const at = p.cell !== undefined ? `${p.file}:${p.cell}` : p.line !== undefined ? fileLineColumn(p.file, p) : '';
   const pointer = p.pointer !== undefined ? p.pointer || '/' : '';
   return [at, pointer].filter((x) => x !== '').join(' ');
 }
@@ -115,10 +116,18 @@ function problemText(p: CatalogueProblem): string {
   return `${who}${field}${p.message}${pointer}`;
 }
 
-/** `file:line:column: error: message`, one line each, as gcc writes and editors' problem matchers read. */
+/**
+ * `file:line:column: error: message`, one line each, as gcc writes and editors' problem matchers read. A
+ * spreadsheet's problem gives its cell's row and column numbers as line and column (Items!C3 is `:3:3:`), so
+ * matchers still take the line and open the file, and names the cell first in the message.
+ */
 export function formatGcc(s: CatalogueSnapshot, cwd: string): string {
   return escapeLines(
-    s.problems.map((p) => `${fileLineColumn(toolPath(s.dir, p.file, cwd), p)}: ${p.severity}: ${problemText(p)}`),
+    s.problems.map(
+      (p) =>
+        `${fileLineColumn(toolPath(s.dir, p.file, cwd), p)}: ${p.severity}: ` +
+        `${p.cell !== undefined ? `${p.cell}: ` : ''}${problemText(p)}`,
+    ),
   );
 }
 
@@ -136,7 +145,8 @@ export function formatGithub(s: CatalogueSnapshot, cwd: string): string {
       if (p.column !== undefined) props.push(`col=${p.column}`);
       const title = `offersync ${p.kind ?? 'catalogue'}${p.externalId !== undefined ? ` ${p.externalId}` : ''}`;
       props.push(`title=${ghProperty(title)}`);
-      return `::${p.severity} ${props.join(',')}::${ghData(problemText(p))}\n`;
+      const cell = p.cell !== undefined ? `${p.cell}: ` : '';
+      return `::${p.severity} ${props.join(',')}::${ghData(cell + problemText(p))}\n`;
     })
     .join('');
 }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OfferKind } from '../../src/catalogue/desired-offer.ts';
 import { parseFile } from '../../src/catalogue/formats.ts';
-import { FORMATS, type Format } from '../../src/catalogue/layout.ts';
+import { TEXT_FORMATS as FORMATS, type TextFormat as Format } from '../../src/catalogue/layout.ts';
 import { normaliseRecord } from '../../src/catalogue/normalise.ts';
 import { FORBIDDEN_KEYS } from '../../src/input/forbidden-keys.ts';
 import { anyText, fuzzParams, fuzzTimeout, mutated } from '../support/fuzz.ts';

@@ -26,6 +26,8 @@ export interface RawRecord {
    * alive: the normaliser copies those it keeps.
    */
   readonly fromText?: true;
+  /** Values the file itself shows as errors (a spreadsheet cell showing #DIV/0!): the record is invalid. */
+  readonly fieldErrors?: readonly { readonly path: PathInRecord; readonly message: string }[];
 }
 
 export type PathInRecord = readonly (string | number)[];
@@ -34,15 +36,26 @@ export type PathInRecord = readonly (string | number)[];
  * Line and column of a value of a record (its field path inside the record), or of the nearest thing that
  * exists when the value does not (a missing field: the record). Costs nothing until first asked.
  */
-export type Locator = (record: RawRecord, path: PathInRecord) => TextPosition | undefined;
+export type Locator = (record: RawRecord, path: PathInRecord) => Place | undefined;
+
+/**
+ * Where a value is: line and column of a text file, or of a spreadsheet the row and column numbers with the cell
+ * as a spreadsheet names it ('Sheet1!C3'), which is what a person is shown.
+ */
+export interface Place extends TextPosition {
+  readonly cell?: string;
+}
 
 export interface ParseProblem {
   readonly severity: 'error' | 'warning';
   readonly message: string;
   readonly line?: number;
   readonly column?: number;
+  /** Spreadsheets: the cell ('Sheet1!C3'); line and column are then its row and column numbers. */
+  readonly cell?: string;
   readonly pointer?: string;
   readonly field?: string;
+  readonly externalId?: string;
 }
 
 /** How a CSV file was read, for `validate` to say. */
@@ -87,6 +100,13 @@ export interface RecordStream {
   readonly kind?: OfferKind;
   readonly locate?: Locator;
   readonly records: Generator<RawRecord, ParseEnd, undefined>;
+}
+
+/** A spreadsheet's records: read as its rows are unpacked, which is asynchronous. */
+export interface SheetStream {
+  readonly kind?: OfferKind;
+  readonly locate?: Locator;
+  readonly records: AsyncGenerator<RawRecord, ParseEnd, undefined>;
 }
 
 /** A file read whole as one stream. */

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { stringify as yamlStringify } from 'yaml';
 import type { OfferKind } from '../../../src/catalogue/desired-offer.ts';
-import type { Format } from '../../../src/catalogue/layout.ts';
+import type { TextFormat as Format } from '../../../src/catalogue/layout.ts';
 import { WAITING_TIME_UNITS } from '../../../src/catalogue/topup-schema.ts';
 
 /** An offer as a person writes it: numbers as numbers, lists as lists, credentials as a nested object. */

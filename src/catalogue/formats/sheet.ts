@@ -1,0 +1,344 @@
+// .xlsx and .ods catalogue files, read as CSV files are: one sheet (the one named for the folder's kind, 'Items',
+// 'Top-ups', else the first), a header row (the first row with anything in it) naming the fields, dotted for nested
+// ones, one offer a row. Cells keep their types: a number cell is a number, so a price with a fraction is in major
+// units and a whole number is cents, as in JSON; a text cell is read as a CSV cell ('19.99', '24,99', 'a|b');
+// booleans are true or false; a date is its ISO date; a formula is read by the value the program saved with it;
+// a cell showing an error (#N/A, #DIV/0!) makes its offer invalid. Problems are placed at the cell, 'Sheet1!C3'.
+// The workbook is hostile input: its ZIP directory is checked first (input/zip-guard.ts) and the rows and cells
+// read are counted, so a zip bomb or a sheet of a million empty rows ends in one error, in bounded memory.
+// Rows are unpacked and read one at a time (hucre's streaming readers); an .ods file's content is unpacked whole.
+import { streamOdsRows } from 'hucre/ods';
+import { streamXlsxRows } from 'hucre/xlsx';
+import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../../input/forbidden-keys.ts';
+import { checkZip, unzipEntry, type ZipEntry } from '../../input/zip-guard.ts';
+import type { OfferKind } from '../desired-offer.ts';
+import { headerKey, matchHeader, specOf } from '../headers.ts';
+import type { SheetFormat } from '../layout.ts';
+import { hasDecimalComma } from '../price.ts';
+import { CSV_LIST_FIELDS } from './csv.ts';
+import {
+  isPlainObject,
+  type Locator,
+  type ParseEnd,
+  type ParseProblem,
+  type PathInRecord,
+  type Place,
+  type RawRecord,
+  type SheetStream,
+} from './parsed-file.ts';
+
+export interface SheetOptions {
+  /** The kind of the folder the file is in: names the sheet read and the fields the headers may name. */
+  readonly kind: OfferKind;
+  /** The most the workbook may unpack to (catalogue.maxFileBytes, as for a text file). */
+  readonly maxUnpackedBytes: number;
+}
+
+/** Excel's own limits: a sheet past them is no spreadsheet a program wrote. */
+const MAX_ROWS = 1_048_576;
+/** Cells handed over, empty ones included: a catalogue of 100,000 offers of 40 columns is 4 million. */
+const MAX_CELLS = 20_000_000;
+
+const ERROR_VALUE = /^#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|SPILL!|CALC!|GETTING_DATA)$/;
+
+/** Sheet names that hold a kind's offers, compared as headers are (case, spaces, dashes, underscores). */
+const KIND_SHEETS: { readonly [K in OfferKind]: readonly string[] } = {
+  account: ['accounts', 'account'],
+  item: ['items', 'item'],
+  topup: ['topups', 'topup'],
+};
+
+/** Column letters of a 0-based column index: 0 -> A, 26 -> AA. */
+export function columnLetters(c: number): string {
+  let s = '';
+  for (let n = c + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
+  return s;
+}
+
+/** A cell as spreadsheets name it: Sheet1!C3, 'My sheet'!C3. */
+export function cellName(sheet: string, column: number, row: number): string {
+  const ref = /^[A-Za-z_][A-Za-z0-9_.]*$/.test(sheet) ? sheet : `'${sheet.replace(/'/g, "''")}'`;
+  return `${ref}!${columnLetters(column)}${row}`;
+}
+
+const XML_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+function xmlText(s: string): string {
+  return s.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (_, e: string) =>
+    e[0] === '#'
+      ? String.fromCodePoint(Number.parseInt(e[1] === 'x' ? e.slice(2) : e.slice(1), e[1] === 'x' ? 16 : 10))
+      : XML_ENTITIES[e]!,
+  );
+}
+
+function attribute(attrs: string, name: string): string | undefined {
+  const m = new RegExp(`(?:^|\\s)${name}="([^"]*)"`).exec(attrs);
+  return m ? xmlText(m[1]!) : undefined;
+}
+
+function entryText(buf: Uint8Array, entry: ZipEntry | undefined): string | undefined {
+  const bytes = entry && unzipEntry(buf, entry);
+  return bytes ? new TextDecoder().decode(bytes) : undefined;
+}
+
+/** The workbook's sheet names in order; undefined when the reader is left to find the first. */
+function xlsxSheetNames(buf: Uint8Array, entries: ReadonlyMap<string, ZipEntry>): string[] | undefined {
+  const xml = entryText(buf, entries.get('xl/workbook.xml'));
+  if (xml === undefined) return undefined;
+  const names: string[] = [];
+  for (const m of xml.matchAll(/<(?:\w+:)?sheet\s([^>]*)>/g)) {
+    const name = attribute(m[1]!, 'name');
+    if (name) names.push(name);
+  }
+  return names;
+}
+
+function odsSheetNames(content: string): string[] {
+  const names: string[] = [];
+  for (const m of content.matchAll(/<table:table\s([^>]*)>/g)) names.push(attribute(m[1]!, 'table:name') ?? '');
+  return names;
+}
+
+/**
+ * The cells an .ods content would become: a row or a cell may stand for up to a million repeated ones
+ * (number-rows-repeated, number-columns-repeated), so a few bytes can describe billions of cells. Counts up to
+ * each row's last cell with anything in it, as the reader trims the rest; stops past `limit`.
+ */
+function odsCellCount(content: string, limit: number): number {
+  const TAG = /<table:(table-row|table-cell|covered-table-cell)\b([^>]*?)(\/?)>|<\/table:table-row>/g;
+  let total = 0;
+  let rowRepeat = 1;
+  let position = 0;
+  let width = 0;
+  for (const m of content.matchAll(TAG)) {
+    const [, tag, attrs = '', selfClosing] = m;
+    if (tag === undefined) {
+      total += width * rowRepeat;
+      if (total > limit) return total;
+    } else if (tag === 'table-row') {
+      rowRepeat = Number(attribute(attrs, 'table:number-rows-repeated') ?? 1) || 1;
+      position = 0;
+      width = 0;
+    } else {
+      position += Number(attribute(attrs, 'table:number-columns-repeated') ?? 1) || 1;
+      if (selfClosing !== '/' || attrs.includes('value-type=')) width = position;
+    }
+  }
+  return total;
+}
+
+/** An ISO date (or date and time) for a date cell: the text such a field would hold. */
+function dateText(d: Date): string {
+  const iso = d.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+}
+
+type Cell = string | number | boolean | Date | null;
+
+const TEXT_TYPES = new Set(['string', 'enum']);
+
+export function streamSheet(format: SheetFormat, buf: Uint8Array, options: SheetOptions): SheetStream {
+  const what = format === 'xlsx' ? 'an .xlsx file' : 'an .ods file';
+  let sheet = '';
+  /** Column index of each field read, by its dotted name. */
+  const columns = new Map<string, number>();
+  let firstColumn = 0;
+
+  const place = (column: number, row: number): Place => ({
+    line: row,
+    column: column + 1,
+    cell: cellName(sheet, column, row),
+  });
+
+  async function* records(): AsyncGenerator<RawRecord, ParseEnd, undefined> {
+    const problems: ParseProblem[] = [];
+    const fail = (message: string, at?: Place, field?: string): ParseEnd => ({
+      problems: [
+        ...problems.filter((p) => p.severity === 'warning'),
+        { severity: 'error', message, ...(at ?? {}), ...(field ? { field } : {}) },
+      ],
+      unreadable: true,
+      void: true,
+    });
+    const zip = checkZip(buf, options.maxUnpackedBytes, what);
+    if ('error' in zip) return fail(zip.error);
+
+    let names: string[] | undefined;
+    if (format === 'ods') {
+      const content = entryText(buf, zip.entries.get('content.xml'));
+      if (content === undefined) return fail(`not ${what}: it holds no readable content.xml; save it again`);
+      const cells = odsCellCount(content, MAX_CELLS);
+      if (cells > MAX_CELLS) {
+        return fail(
+          `the workbook's sheets hold more than ${MAX_CELLS.toLocaleString('en')} cells (rows or cells repeated ` +
+            'over the whole sheet): delete the unused rows and columns, or export the offers as CSV',
+        );
+      }
+      names = odsSheetNames(content);
+    } else names = xlsxSheetNames(buf, zip.entries);
+    const wanted = KIND_SHEETS[options.kind];
+    let index = names?.findIndex((n) => wanted.includes(headerKey(n))) ?? -1;
+    if (index < 0) index = 0;
+    sheet = names?.[index] ?? 'Sheet1';
+
+    const rows =
+      format === 'xlsx' ? streamXlsxRows(buf, names ? { sheet } : {}) : streamOdsRows(buf, { sheets: [index] });
+    let header: readonly (string | undefined)[] | undefined;
+    let headerRow = 0;
+    const refused = new Set<number>();
+    const paths: (readonly [string] | readonly [string, string] | undefined)[] = [];
+    const warnedBeyond = new Set<number>();
+    /** The first price cells holding a whole number (cents) and a number with a fraction (major units). */
+    let wholePrice: { at: Place; value: number } | undefined;
+    let fractionPrice: { at: Place; value: number } | undefined;
+    let rowsRead = 0;
+    let cellsRead = 0;
+    try {
+      for await (const row of rows) {
+        if (++rowsRead > MAX_ROWS || row.index >= MAX_ROWS)
+          return fail(`the sheet '${sheet}' has more than ${MAX_ROWS.toLocaleString('en')} rows, Excel's own limit`);
+        cellsRead += row.values.length;
+        if (cellsRead > MAX_CELLS) {
+          return fail(
+            `the sheet '${sheet}' holds more than ${MAX_CELLS.toLocaleString('en')} cells: delete the unused rows ` +
+              'and columns, or export the offers as CSV',
+          );
+        }
+        const values = row.values as readonly Cell[];
+        const line = row.index + 1;
+        if (!values.some((v) => v !== null && !(typeof v === 'string' && v.trim() === ''))) continue;
+        if (!header) {
+          headerRow = line;
+          header = values.map((v) => (v === null ? undefined : (v instanceof Date ? dateText(v) : String(v)).trim()));
+          const seen = new Map<string, number>();
+          for (let c = 0; c < header.length; c++) {
+            const written = header[c];
+            if (!written) continue;
+            const bad = written.split('.').find((s) => isForbiddenKey(s.trim()));
+            if (bad !== undefined) {
+              refused.add(c);
+              problems.push({
+                severity: 'error',
+                message: `column '${written}': ${forbiddenKeyMessage(bad.trim())}; until then nothing from this file is archived`,
+                ...place(c, line),
+                field: written,
+              });
+              continue;
+            }
+            const match = matchHeader(written, options.kind);
+            if ('unknown' in match) {
+              problems.push({ severity: 'error', message: match.message, ...place(c, line), field: written });
+              continue;
+            }
+            const before = seen.get(match.name);
+            if (before !== undefined) {
+              return fail(
+                `columns '${header[before]}' and '${written}' both name ${match.name}: give each field one column`,
+                place(c, line),
+                match.name,
+              );
+            }
+            seen.set(match.name, c);
+            columns.set(match.name, c);
+            const dot = match.name.indexOf('.');
+            paths[c] = dot > 0 ? [match.name.slice(0, dot), match.name.slice(dot + 1)] : [match.name];
+          }
+          firstColumn = columns.get('external_id') ?? header.findIndex((h) => h);
+          continue;
+        }
+        const obj: Record<string, unknown> = {};
+        const fieldErrors: { path: PathInRecord; message: string }[] = [];
+        let decimalComma = false;
+        for (let c = 0; c < values.length; c++) {
+          const v = values[c];
+          if (v === null || v === undefined || (typeof v === 'string' && v.trim() === '')) continue;
+          const path = paths[c];
+          if (!path) {
+            if (c >= header.length || !header[c]) {
+              if (!warnedBeyond.has(c)) {
+                warnedBeyond.add(c);
+                problems.push({
+                  severity: 'warning',
+                  message: `column ${columnLetters(c)} has cells but no name in the header row (row ${headerRow}): they are not read`,
+                  ...place(c, line),
+                });
+              }
+            }
+            continue; // an unknown or refused column: said once, at its header
+          }
+          const name = path.join('.');
+          const spec = specOf(options.kind, name);
+          let value: unknown;
+          if (typeof v === 'string') {
+            if (ERROR_VALUE.test(v.trim())) {
+              fieldErrors.push({
+                path,
+                message: `the cell shows the spreadsheet error ${v.trim()}: correct its formula or type the value`,
+              });
+              continue;
+            }
+            if (spec?.type === 'price' && hasDecimalComma(v)) decimalComma = true;
+            value = CSV_LIST_FIELDS.has(path[path.length - 1]!) && v.includes('|') ? v.split('|') : v;
+          } else if (typeof v === 'number') {
+            if (spec?.type === 'price') {
+              if (!Number.isInteger(v)) fractionPrice ??= { at: place(c, line), value: v };
+              else wholePrice ??= { at: place(c, line), value: v };
+            }
+            // A number in a text column (an id, a server '1') is that text, not a value to quote.
+            value = path[0] === 'external_id' || (spec && TEXT_TYPES.has(spec.type)) ? String(v) : v;
+          } else if (v instanceof Date) value = dateText(v);
+          else value = v;
+          if (path.length === 1) setOwn(obj, path[0], value);
+          else {
+            const inner = getOwn(obj, path[0]);
+            const nested: Record<string, unknown> = isPlainObject(inner) ? inner : {};
+            setOwn(nested, path[1], value);
+            setOwn(obj, path[0], nested);
+          }
+        }
+        if (Object.keys(obj).length === 0 && fieldErrors.length === 0) continue;
+        yield {
+          value: obj,
+          line,
+          fromText: true,
+          keysChecked: true,
+          ...(decimalComma ? { decimalMark: 'comma' as const } : {}),
+          ...(fieldErrors.length > 0 ? { fieldErrors } : {}),
+        };
+      }
+    } catch (err) {
+      return fail(`not a readable ${what.slice(what.indexOf(' ') + 1)}: ${(err as Error).message}; save it again`);
+    }
+    if (!header) {
+      problems.push({
+        severity: 'warning',
+        message: `the sheet '${sheet}' is empty: it starts with a header row of field names`,
+      });
+      return { problems, unreadable: false, void: true };
+    }
+    if (wholePrice && fractionPrice) {
+      // A spreadsheet shows 1299 and 1299.00 alike unless formatted: the likeliest slip of an import.
+      const { at, value } = wholePrice;
+      problems.push({
+        severity: 'warning',
+        message:
+          `price cells of this sheet hold both whole numbers, read as cents (${at.cell} holds ${value}: ` +
+          `${(value / 100).toFixed(2)}), and numbers with a fraction, read as major units (${fractionPrice.at.cell} ` +
+          `holds ${fractionPrice.value}): if ${at.cell} means ${value}.00, type it as ${value * 100} or as the text ` +
+          `'${value}.00'`,
+        ...at,
+        field: 'price',
+      });
+    }
+    return { problems, unreadable: refused.size > 0 };
+  }
+
+  const locate: Locator = (record, path) => {
+    if (record.line === undefined) return undefined;
+    for (let k = path.length; k > 0; k--) {
+      const c = columns.get(path.slice(0, k).join('.'));
+      if (c !== undefined) return place(c, record.line);
+    }
+    return place(Math.max(0, firstColumn), record.line);
+  };
+  return { locate, records: records() };
+}
