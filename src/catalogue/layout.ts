@@ -41,10 +41,11 @@ export type PathClass =
   | { readonly type: 'ignored'; readonly reason: string }
   | { readonly type: 'unsupported'; readonly kind: OfferKind };
 
-/** Editor swap, backup and temp files, and dotfiles. */
+/** Editor swap, backup and temp files, dotfiles, and the owner file Excel keeps beside an open workbook (~$a.xlsx). */
 export function isIgnoredName(base: string): boolean {
   return (
     base.startsWith('.') ||
+    base.startsWith('~$') ||
     base.endsWith('~') ||
     base.endsWith('.swp') ||
     base.endsWith('.swo') ||
