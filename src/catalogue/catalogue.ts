@@ -381,12 +381,14 @@ export class Catalogue {
     // Each record is normalised as it is read: a large NDJSON, CSV or spreadsheet file's raw records are never
     // all held.
     let parsed: RecordStream | SheetStream;
+    let encoding: string | undefined;
     if (isSheetFormat(c.format))
       parsed = streamSheet(c.format, read.buf, { kind: c.kind, maxUnpackedBytes: this.maxFileBytes });
     else {
-      const decoded = decodeText(read.buf);
+      const decoded = decodeText(read.buf, c.format);
       if ('error' in decoded) return quarantinedResult(file, 'error', decoded.error);
-      parsed = streamFile(c.format, decoded.text, this.parseOptions);
+      encoding = decoded.encoding;
+      parsed = streamFile(c.format, decoded.text, { ...this.parseOptions, kind: c.kind });
     }
     const kind = parsed.kind ?? c.kind;
     /** The records' problems; the file's own come first, once it is read. */
@@ -468,6 +470,16 @@ export class Catalogue {
       unknownIdentity = false;
     }
     problems = [...end.problems.map((p) => ({ ...p, file, kind })), ...problems];
+    if (encoding) {
+      problems.unshift({
+        severity: 'warning',
+        file,
+        kind,
+        message:
+          `not UTF-8: read as ${encoding === 'windows-1252' ? 'Windows-1252' : encoding}, the encoding of Excel's ` +
+          'plain "CSV" choice; check its accented letters, and save it as "CSV UTF-8" to be sure of every one',
+      });
+    }
     if (unknownIdentity && !end.unreadable) {
       problems.push({
         severity: 'warning',

@@ -16,17 +16,28 @@ import {
 } from './formats/parsed-file.ts';
 import { parseYaml } from './formats/yaml.ts';
 
-/** UTF-8 text of a file, or why it is not text. */
-export function decodeText(buf: Uint8Array): { text: string } | { error: string } {
+/** The text of a file, and the encoding it was read in when not UTF-8; or why it is not text. */
+export function decodeText(
+  buf: Uint8Array,
+  format?: TextFormat,
+): { text: string; encoding?: 'windows-1252' } | { error: string } {
   const probe = buf.subarray(0, 8192);
   if (probe.includes(0)) return { error: 'this is a binary file, not text: a catalogue file must be UTF-8 text' };
   try {
     const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
     return { text };
   } catch {
+    // Excel's plain "CSV" choice writes the Windows code page of Western Europe: read it as that, unless a byte
+    // Windows-1252 leaves undefined says it is something else.
+    if (format === 'csv' && !buf.some((b) => WINDOWS_1252_UNDEFINED.has(b))) {
+      return { text: new TextDecoder('windows-1252').decode(buf), encoding: 'windows-1252' };
+    }
     return { error: 'not valid UTF-8 text: save the file as UTF-8' };
   }
 }
+
+/** Bytes Windows-1252 gives no character. */
+const WINDOWS_1252_UNDEFINED: ReadonlySet<number> = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
 
 export function streamFile(format: TextFormat, text: string, options: ParseOptions = {}): RecordStream {
   const stream = streamFormat(format, text, options);

@@ -310,14 +310,16 @@ describe('bad input', () => {
     expect(ids(s)).toEqual(GOOD_IDS);
   });
 
-  it('invalid UTF-8 text', async () => {
+  it('invalid UTF-8 text: JSON, or a CSV that is no Windows-1252 either', async () => {
     const dir = tmpCatalogue({
       ...GOOD,
-      'items/latin1.csv': Buffer.from('external_id,title,price\nl-1,Caf\xe9,100\n', 'latin1'),
+      'items/latin1.json': Buffer.from('[{"external_id":"l-1","title":"Caf\xe9","price":100}]', 'latin1'),
+      'items/other.csv': Buffer.from([...Buffer.from('external_id,title,price\nl-2,Caf'), 0x81, 0x8d, 0x0a]),
     });
     const s = await load(dir);
     expect(s.problems.map((p) => [p.file, p.message])).toEqual([
-      ['items/latin1.csv', 'not valid UTF-8 text: save the file as UTF-8'],
+      ['items/latin1.json', 'not valid UTF-8 text: save the file as UTF-8'],
+      ['items/other.csv', 'not valid UTF-8 text: save the file as UTF-8'],
     ]);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
@@ -550,9 +552,9 @@ describe('bad input', () => {
   });
 
   it('an unsupported file format in a kind folder is a warning', async () => {
-    const dir = tmpCatalogue({ ...GOOD, 'items/stock.xlsx': 'x' });
+    const dir = tmpCatalogue({ ...GOOD, 'items/stock.numbers': 'x' });
     const s = await load(dir);
-    expect(s.problems.map(where)).toEqual([{ severity: 'warning', file: 'items/stock.xlsx' }]);
-    expect(readFileSync(join(dir, 'items/stock.xlsx'), 'utf8')).toBe('x');
+    expect(s.problems.map(where)).toEqual([{ severity: 'warning', file: 'items/stock.numbers' }]);
+    expect(readFileSync(join(dir, 'items/stock.numbers'), 'utf8')).toBe('x');
   });
 });

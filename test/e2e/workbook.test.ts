@@ -58,7 +58,7 @@ describe('an .xlsx catalogue written by LibreOffice', { timeout: 120_000 }, () =
       'error   items/stock.xlsx:Items!C3  [e-2] price: the cell shows the spreadsheet error #DIV/0!: correct its ' +
         'formula or type the value',
     );
-    expect(text.stdout).toContain("error   items/stock.xlsx:Items!D4  [e-3] stock: expected a whole number");
+    expect(text.stdout).toContain('error   items/stock.xlsx:Items!D4  [e-3] stock: expected a whole number');
     const gcc = await cli(['validate', dir, '--format', 'gcc']);
     expect(gcc.stdout.split('\n').filter((l) => l !== '')).toEqual([
       expect.stringMatching(/^bad\/items\/stock\.xlsx:1:5: error: Items!E1: Colour: column 'Colour' names no field/),

@@ -2,6 +2,7 @@
 // at a time (the rows themselves: ../csv.ts). Also how a file's decimal mark is found.
 import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../../input/forbidden-keys.ts';
 import { CsvError, DELIMITER_CHAR, cellOffsets, readCsv, type CsvDelimiter, type CsvRow } from '../csv.ts';
+import { matchHeader } from '../headers.ts';
 import { hasDecimalComma } from '../price.ts';
 import { LineIndex, type TextPosition } from '../text-position.ts';
 import {
@@ -87,36 +88,55 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
     if (asked?.offset !== row.offset) asked = { offset: row.offset, cells: cellOffsets(text, row.offset, delimiter) };
     return position(asked.cells[index] ?? row.offset);
   };
-  const seen = new Set<string>();
+  // A column naming a forbidden key is refused and never read: '__proto__.status' would set every object's status.
+  // The file's other columns and rows are still read; its offers are quarantined, as what it meant is unknown.
+  const refused = new Set<number>();
+  for (let c = 0; c < names.length; c++) {
+    const bad = names[c]!.split('.').find((s) => isForbiddenKey(s.trim()));
+    if (bad === undefined) continue;
+    refused.add(c);
+    problems.push({
+      severity: 'error',
+      message: `column '${names[c]}': ${forbiddenKeyMessage(bad.trim())}; until then nothing from this file is archived`,
+      ...cellAt(header, c),
+      field: names[c]!,
+    });
+  }
+  // Headers as sellers write them ('External ID') name their fields; a header naming none is said once, here.
+  const written = [...names];
+  if (options.kind) {
+    for (let c = 0; c < names.length; c++) {
+      if (names[c] === '' || refused.has(c)) continue;
+      const match = matchHeader(names[c]!, options.kind);
+      if ('name' in match) names[c] = match.name;
+      else {
+        refused.add(c);
+        problems.push({ severity: 'error', message: match.message, ...cellAt(header, c), field: names[c]! });
+      }
+    }
+  }
+  const seen = new Map<string, number>();
   for (let c = 0; c < names.length; c++) {
     const name = names[c]!;
-    if (name !== '' && seen.has(name)) {
+    if (name === '' || refused.has(c)) continue;
+    const before = seen.get(name);
+    if (before !== undefined) {
       const broken = restIsCsv(reader.rows);
       if (broken) return ended(broken);
       problems.push({
         severity: 'error',
-        message: `column '${name}' appears twice in the header: give each field one column`,
+        message:
+          written[before] === written[c]
+            ? `column '${name}' appears twice in the header: give each field one column`
+            : `columns '${written[before]}' and '${written[c]}' both name ${name}: give each field one column`,
         ...cellAt(header, c),
         field: name,
       });
       return ended({ problems, unreadable: true, void: true });
     }
-    seen.add(name);
+    seen.set(name, c);
   }
-  // A column naming a forbidden key is refused and never read: '__proto__.status' would set every object's status.
-  // The file's other columns and rows are still read; its offers are quarantined, as what it meant is unknown.
-  const refused = new Set<number>();
-  for (let c = 0; c < names.length; c++) {
-    const bad = names[c]!.split('.').find(isForbiddenKey);
-    if (bad === undefined) continue;
-    refused.add(c);
-    problems.push({
-      severity: 'error',
-      message: `column '${names[c]}': ${forbiddenKeyMessage(bad)}; until then nothing from this file is archived`,
-      ...cellAt(header, c),
-      field: names[c]!,
-    });
-  }
+  const unreadable = [...refused].some((c) => names[c]!.split('.').some((s) => isForbiddenKey(s.trim())));
   const paths = names.map((n) => {
     const dot = n.indexOf('.');
     return dot > 0 ? ([n.slice(0, dot), n.slice(dot + 1)] as const) : ([n] as const);
@@ -178,9 +198,9 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
     } catch (err) {
       return notCsv(err);
     }
-    return { problems, unreadable: refused.size > 0, csv: dialect };
+    return { problems, unreadable, csv: dialect };
   }
-  const columns = new Map(names.map((n, c) => [n, c]));
+  const columns = new Map(names.flatMap((n, c) => (refused.has(c) ? [] : [[n, c] as const])));
   const locate: Locator = (record, path) => {
     if (record.offset === undefined) return undefined;
     // The column of the field, or of the field it is part of (images.0 is in the images column).

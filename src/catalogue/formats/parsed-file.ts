@@ -68,6 +68,8 @@ export interface CsvDialect {
 
 /** Settings of the catalogue.csv config keys; 'auto' (or absent) detects per file. */
 export interface ParseOptions {
+  /** The kind of the folder: header cells are matched to its fields as sellers write them (headers.ts). */
+  readonly kind?: OfferKind;
   readonly csvDelimiter?: CsvDelimiter | 'auto';
   readonly decimalMark?: DecimalMark | 'auto';
 }
