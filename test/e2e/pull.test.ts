@@ -12,7 +12,7 @@ import { runCli } from '../support/cli.ts';
 import { createHarness, type Harness, requestsByRoute, TEST_KEY } from '../support/harness.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
-const FORMATS = ['csv', 'json', 'ndjson', 'yaml'] as const;
+const FORMATS = ['csv', 'json', 'ndjson', 'yaml', 'xlsx', 'ods'] as const;
 /**
  * Every representation switch of the sandbox, one at a time, then all together. No switch and every switch are
  * pulled in each format; each single switch in one format, the formats taking turns (each CLI start costs seconds
