@@ -171,7 +171,9 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
         problems.push({
           severity: 'warning',
           file: rel,
-          message: `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => `.${x}`).join(', ')}): ignored`,
+          message: /\.(xls|xlsm|xlsb|numbers)$/i.test(rel)
+            ? 'a spreadsheet format offersync does not read: save it as .xlsx (or .ods, or CSV); ignored'
+            : `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => `.${x}`).join(', ')}): ignored`,
         });
       } else logger.debug({ file: rel }, 'catalogue: ignored');
     }

@@ -556,5 +556,8 @@ describe('bad input', () => {
     const s = await load(dir);
     expect(s.problems.map(where)).toEqual([{ severity: 'warning', file: 'items/stock.numbers' }]);
     expect(readFileSync(join(dir, 'items/stock.numbers'), 'utf8')).toBe('x');
+    expect(s.problems[0]!.message).toBe(
+      'a spreadsheet format offersync does not read: save it as .xlsx (or .ods, or CSV); ignored',
+    );
   });
 });
