@@ -12,7 +12,7 @@ const validate = (dir: string) =>
   runCli(['validate', dir], { cwd: dir, env: { PATH: process.env.PATH }, timeoutMs: 60_000 });
 
 describe('headers as sellers write them', () => {
-  it('validate: case, spaces, dashes and underscores do not count; an unknown header is one error at its cell', async () => {
+  it('validate: case, spaces, dashes, underscores do not count; an unknown header: one error at its cell', async () => {
     const dir = tmpCatalogue({
       'items/stock.csv': 'External ID;Title;PRICE;stock;Descripton\r\ng-1;Gold;24,99;5;x\r\ng-2;Gems;3,50;1;y\r\n',
       'accounts/euw.csv':

@@ -3,9 +3,9 @@
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FileChanges } from '../../src/catalogue/catalogue.ts';
+import { Catalogue, type FileChanges } from '../../src/catalogue/catalogue.ts';
 import { isWatchIgnored, watchCatalogue, type CatalogueWatcher } from '../../src/catalogue/watcher.ts';
-import { cleanup, tmpCatalogue } from './support/tmp-catalogue.ts';
+import { cleanup, fixture, tmpCatalogue } from './support/tmp-catalogue.ts';
 
 let watcher: CatalogueWatcher | undefined;
 afterEach(async () => {
@@ -107,5 +107,26 @@ describe('watchCatalogue', () => {
     expect(isWatchIgnored('accounts/4913', file)).toBe(true);
     expect(isWatchIgnored('accounts/#a.json#', file)).toBe(true);
     expect(isWatchIgnored('accounts/notes.txt', file)).toBe(true);
+    expect(isWatchIgnored('items/stock.xlsx', file)).toBe(false);
+    expect(isWatchIgnored('items/stock.ods', file)).toBe(false);
+    expect(isWatchIgnored('items/~$stock.xlsx', file)).toBe(true); // Excel's owner file
+    expect(isWatchIgnored('items/.~lock.stock.xlsx#', file)).toBe(true); // LibreOffice's lock file
+  });
+
+  it('a workbook saved over is one change, its lock files are not; reload reads the new sheet', async () => {
+    const dir = tmpCatalogue({ 'items/stock.xlsx': fixture('workbooks/items-typed.xlsx') });
+    const catalogue = new Catalogue({ dir, credentialsKey: 'k' });
+    expect((await catalogue.load()).offers).toHaveLength(3);
+    watcher = watchCatalogue(dir, { debounceMs: 250, stabilityMs: 50 });
+    const c = collector(watcher);
+    await watcher.ready;
+    writeFileSync(join(dir, 'items/.~lock.stock.xlsx#'), 'lock');
+    writeFileSync(join(dir, 'items/~$stock.xlsx'), 'owner');
+    writeFileSync(join(dir, 'items/stock.xlsx'), fixture('workbooks/items-errors.xlsx'));
+    const b = await c.next();
+    expect([b.added, b.changed, b.removed]).toEqual([[], ['items/stock.xlsx'], []]);
+    const r = await catalogue.reload(b);
+    expect(r.snapshot.offers.map((o) => o.externalId)).toEqual(['e-1']);
+    expect(r.removed.sort()).toEqual(['item:1002', 'item:x-1', 'item:x-3']);
   });
 });

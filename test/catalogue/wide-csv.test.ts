@@ -21,7 +21,7 @@ function wideCsv(columns: number, rows: number): string {
 }
 
 describe('wide and long CSV files', () => {
-  it('100,000 columns in three rows: each unknown column said once, at its header cell; the offers loaded', async () => {
+  it('100,000 columns in three rows: each unknown column said once at its header cell; offers loaded', async () => {
     const columns = 100_000;
     const text = wideCsv(columns, 3);
     const dir = tmpCatalogue({ 'items/wide.csv': text });

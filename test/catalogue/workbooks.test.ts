@@ -71,7 +71,7 @@ describe('workbooks written by LibreOffice', () => {
     expect(s.quarantinedFiles).toEqual([]);
   });
 
-  it('a semicolon, decimal-comma CSV opened in a German Calc: numbers with a fraction, and a warning for 1299', async () => {
+  it('a semicolon, decimal-comma CSV opened in a German Calc: fractions, and a warning for 1299', async () => {
     const s = await load(tmpCatalogue({ 'items/stock.xlsx': book('items-de-semicolon.xlsx') }));
     expect(s.offers.map((o) => [o.externalId, o.fields.price])).toEqual([
       ['d-1', 2499],
@@ -80,7 +80,7 @@ describe('workbooks written by LibreOffice', () => {
     ]);
     expect(warnings(s).map((p) => [p.cell, p.field])).toEqual([["'items-de-semicolon'!C3", 'price']]);
     expect(warnings(s)[0]!.message).toMatch(
-      /whole numbers, read as cents \('items-de-semicolon'!C3 holds 1299: 12\.99\).*type it as 129900 or as the text '1299\.00'/,
+      /whole numbers, read as cents \('items-de-semicolon'!C3 holds 1299: 12\.99\).*type it as 129900 or as the text/,
     );
   });
 
@@ -98,7 +98,8 @@ describe('workbooks written by LibreOffice', () => {
 });
 
 describe('workbooks built to harm: one clear error, bounded memory and time', () => {
-  const header = `<row r="1">${textCell('A1', 'external_id')}${textCell('B1', 'title')}${textCell('C1', 'price')}</row>`;
+  const header =
+    `<row r="1">${textCell('A1', 'external_id')}${textCell('B1', 'title')}` + `${textCell('C1', 'price')}</row>`;
   const good = `<row r="2">${textCell('A2', 'g-1')}${textCell('B2', 'Good')}${numberCell('C2', 1999)}</row>`;
 
   it('the parts of a plain workbook read as offers (the builder is right)', async () => {
@@ -161,8 +162,10 @@ describe('workbooks built to harm: one clear error, bounded memory and time', ()
   it('an .ods whose one row repeats a million times over every column is refused before it is expanded', async () => {
     const content =
       '<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ' +
-      'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0">' +
-      '<office:body><office:spreadsheet><table:table table:name="Items"><table:table-row table:number-rows-repeated="1000000">' +
+      'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" ' +
+      'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0">' +
+      '<office:body><office:spreadsheet><table:table table:name="Items">' +
+      '<table:table-row table:number-rows-repeated="1000000">' +
       '<table:table-cell table:number-columns-repeated="16384" office:value-type="float" office:value="1"/>' +
       '</table:table-row></table:table></office:spreadsheet></office:body></office:document-content>';
     const ods = zip([
@@ -175,7 +178,9 @@ describe('workbooks built to harm: one clear error, bounded memory and time', ()
   });
 
   it('__proto__ and constructor headers are refused at their cell, and nothing reaches Object.prototype', async () => {
-    const row1 = `<row r="1">${textCell('A1', 'external_id')}${textCell('B1', '__proto__.status')}${textCell('C1', 'constructor')}</row>`;
+    const row1 =
+      `<row r="1">${textCell('A1', 'external_id')}${textCell('B1', '__proto__.status')}` +
+      `${textCell('C1', 'constructor')}</row>`;
     const row2 = `<row r="2">${textCell('A2', 'p-1')}${textCell('B2', 'listed')}${textCell('C2', 'x')}</row>`;
     const s = await load(tmpCatalogue({ 'items/a.xlsx': zip(xlsxParts(row1 + row2)) }));
     expect(({} as Record<string, unknown>).status).toBeUndefined();

@@ -89,7 +89,9 @@ export function xlsxParts(sheetData: string, sharedStrings?: string): ZipPart[] 
     },
     {
       name: 'xl/worksheets/sheet1.xml',
-      data: `<?xml version="1.0"?><worksheet xmlns="${ns}/spreadsheetml/2006/main"><sheetData>${sheetData}</sheetData></worksheet>`,
+      data:
+        `<?xml version="1.0"?><worksheet xmlns="${ns}/spreadsheetml/2006/main">` +
+        `<sheetData>${sheetData}</sheetData></worksheet>`,
     },
     ...(sharedStrings === undefined
       ? []

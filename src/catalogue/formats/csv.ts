@@ -97,7 +97,8 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
     refused.add(c);
     problems.push({
       severity: 'error',
-      message: `column '${names[c]}': ${forbiddenKeyMessage(bad.trim())}; until then nothing from this file is archived`,
+      message:
+        `column '${names[c]}': ${forbiddenKeyMessage(bad.trim())}; ` + 'until then nothing from this file is archived',
       ...cellAt(header, c),
       field: names[c]!,
     });

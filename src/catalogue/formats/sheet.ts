@@ -218,7 +218,9 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
               refused.add(c);
               problems.push({
                 severity: 'error',
-                message: `column '${written}': ${forbiddenKeyMessage(bad.trim())}; until then nothing from this file is archived`,
+                message:
+                  `column '${written}': ${forbiddenKeyMessage(bad.trim())}; ` +
+                  'until then nothing from this file is archived',
                 ...place(c, line),
                 field: written,
               });
@@ -258,7 +260,9 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
                 warnedBeyond.add(c);
                 problems.push({
                   severity: 'warning',
-                  message: `column ${columnLetters(c)} has cells but no name in the header row (row ${headerRow}): they are not read`,
+                  message:
+                    `column ${columnLetters(c)} has cells but no name in the header row (row ${headerRow}): ` +
+                    'they are not read',
                   ...place(c, line),
                 });
               }
