@@ -138,6 +138,16 @@ describe('workbooks built to harm: one clear error, bounded memory and time', ()
     ]);
   });
 
+  it('a shared-strings table of too many texts is refused before it is parsed', async () => {
+    const strings = '<si><t/></si>'.repeat(500_001);
+    const s = await load(tmpCatalogue({ 'items/a.xlsx': zip(xlsxParts(header + good, strings)) }));
+    expect(s.quarantinedFiles).toEqual(['items/a.xlsx']);
+    expect(errors(s).map((p) => p.message)).toEqual([
+      'the workbook holds more than 500,000 different texts, or more than 16 MiB of them: split its offers into ' +
+        'several files, or export them as CSV',
+    ]);
+  });
+
   it('a huge shared-strings table is refused by the unpacked size', async () => {
     const strings = '<si><t>spam spam spam spam</t></si>'.repeat(100_000);
     const s = await load(tmpCatalogue({ 'items/a.xlsx': zip(xlsxParts(header + good, strings)) }), {

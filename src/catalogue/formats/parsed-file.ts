@@ -13,7 +13,7 @@ export interface RawRecord {
   readonly pointer?: string;
   /** Makes the record invalid although its identity may be known (a CSV row with too many cells). */
   readonly error?: string;
-  /** A CSV file whose prices are written with a decimal comma. */
+  /** Prices written with a decimal comma: a CSV file's, or a workbook row's text price cell. */
   readonly decimalMark?: DecimalMark;
   /** CSV: offset of the row in the text. */
   readonly offset?: number;
