@@ -95,10 +95,10 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
     const bad = names[c]!.split('.').find((s) => isForbiddenKey(s.trim()));
     if (bad === undefined) continue;
     refused.add(c);
+    const reason = forbiddenKeyMessage(bad.trim());
     problems.push({
       severity: 'error',
-      message:
-        `column '${names[c]}': ${forbiddenKeyMessage(bad.trim())}; ` + 'until then nothing from this file is archived',
+      message: `column '${names[c]}': ${reason}; until then nothing from this file is archived`,
       ...cellAt(header, c),
       field: names[c]!,
     });
