@@ -26,7 +26,7 @@ const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {
 };
 /** Where one command's flag takes other values than the same flag elsewhere (pull --format: file formats). */
 const COMMAND_FLAG_VALUES: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
-  pull: { format: ['csv', 'json', 'ndjson', 'yaml'] },
+  pull: { format: ['csv', 'json', 'ndjson', 'yaml', 'xlsx', 'ods'] },
 };
 const commandValues = (): [string, string, readonly string[]][] =>
   Object.entries(COMMAND_FLAG_VALUES).flatMap(([c, flags]) => Object.entries(flags).map(([f, v]) => [c, f, v]));

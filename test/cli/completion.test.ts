@@ -56,7 +56,14 @@ describe('offersync completion', () => {
     expect(bashComplete(file, ['offersync', 'sandbox', '--created'])).toEqual(['--created-201']);
     expect(bashComplete(file, ['offersync', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
     // pull's --format is a file format, validate's a report format.
-    expect(bashComplete(file, ['offersync', 'pull', '--format', ''])).toEqual(['csv', 'json', 'ndjson', 'yaml']);
+    expect(bashComplete(file, ['offersync', 'pull', '--format', ''])).toEqual([
+      'csv',
+      'json',
+      'ndjson',
+      'yaml',
+      'xlsx',
+      'ods',
+    ]);
     expect(bashComplete(file, ['offersync', 'pull', '--with'])).toEqual(['--with-credentials']);
   });
 

@@ -269,7 +269,7 @@ describe('offersync pull, the rest of the contract', () => {
       expect(noOut.stderr).toContain('--out <dir> is required');
       const badFormat = await cli(h, ['pull', '--out', join(root, 'x'), '--format', 'xml']);
       expect(badFormat.code).toBe(2);
-      expect(badFormat.stderr).toContain("--format takes json, ndjson, csv, yaml, got 'xml'");
+      expect(badFormat.stderr).toContain("--format takes json, ndjson, csv, yaml, xlsx, ods, got 'xml'");
       writeFileSync(join(root, 'not-a-dir'), 'x');
       const file = await cli(h, ['pull', '--out', join(root, 'not-a-dir'), '--force']);
       expect(file.code).toBe(2);
