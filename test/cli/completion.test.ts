@@ -80,7 +80,7 @@ describe('offersync completion', () => {
     );
     expect(fish).toContain("complete -c offersync -n '__fish_seen_subcommand_from reconcile' -l config -r -F");
     expect(fish).toContain(
-      "complete -c offersync -n '__fish_seen_subcommand_from pull' -l format -x -a 'csv json ndjson yaml'",
+      "complete -c offersync -n '__fish_seen_subcommand_from pull' -l format -x -a 'csv json ndjson yaml xlsx ods'",
     );
     expect(zsh).toContain('if [[ $words[2] == pull && $words[CURRENT-1] == --format ]]; then compadd -- csv json');
   });
