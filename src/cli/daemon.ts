@@ -10,7 +10,7 @@ import { ReplicaRegistry } from '../state/replica-registry.ts';
 import { cliLogger } from './cli-logger.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import type { HealthServerOptions } from '../daemon/health-server.ts';
-import { DaemonMetrics } from '../daemon/metrics.ts';
+import { DaemonMetrics, type MetricsScope } from '../daemon/metrics.ts';
 import { watchCatalogue } from '../catalogue/watcher.ts';
 import { StatusBoard } from '../daemon/status-board.ts';
 import { openServices, openStore, statusSeller, type Services } from './services.ts';
@@ -58,12 +58,14 @@ export const command: Command = {
       return EXIT.ok;
     }
     const metrics = new DaemonMetrics();
-    const metricsScope = metrics.scope();
+    let metricsScope: MetricsScope;
     let services: Services;
     try {
       const config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
       // Several sellers, or a state in PostgreSQL (replicas may share it): one Daemon per seller, under a Replica.
       if (config.sellerConfigs.length > 0 || config.state.url) return await runReplica(config, io);
+      // Every series carries its seller, as with many sellers ('default' here).
+      metricsScope = metrics.scope({ seller: config.seller });
       services = await openServices(config, {
         logger: cliLogger(config, io),
         observe: metricsScope,
@@ -94,8 +96,6 @@ export const command: Command = {
         notices: services.notices,
       },
     });
-    // Every series carries its seller, as with many sellers ('default' here).
-    daemon.metrics.registry.setDefaultLabels({ seller: config.seller });
     // A second signal ends the process at once (signals.ts).
     let stopping: Promise<void> | undefined;
     const wait = holdUntilStopSignal((signal) => {
@@ -163,11 +163,11 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
       const store = await openStore(sc, silentLogger, database);
       return { store, sales: salesLedger(sc.state.url !== '', sc.state.path, store), close: () => store.close() };
     },
-    async openSeller(seller, claim) {
+    async openSeller(seller, claim, metricsScope) {
       const entry = served.get(seller);
       if (!entry) throw new Error(`no seller ${seller}`);
       const sc = entry.configure();
-      const services = await openServices(sc, { logger, ...(database ? { database } : {}) });
+      const services = await openServices(sc, { logger, observe: metricsScope, ...(database ? { database } : {}) });
       const daemon = new Daemon({
         deps: services.reconcileDeps,
         store: services.store,
@@ -188,8 +188,9 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
           queue: () => services.queue.stats(),
           notices: services.notices,
         },
+        metrics: replica.metrics,
+        metricsScope,
       });
-      daemon.metrics.registry.setDefaultLabels({ seller });
       return {
         daemon,
         tryLease: async (c, ttl) => (await services.store.acquireLease(c, ttl)).ok,

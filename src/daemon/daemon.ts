@@ -46,7 +46,12 @@ export interface DaemonOptions {
   readonly tick: string;
   readonly health: HealthServerOptions | null;
   /** The request queue now, for the live gauges. */
-  readonly queueStats?: () => { readonly size: number; readonly pending: number; readonly currentRate: number };
+  readonly queueStats?: () => {
+    readonly size: number;
+    readonly pending: number;
+    readonly currentRate: number;
+    readonly advertisedRate?: number | null;
+  };
   /** Default: a registry of its own. Pass the one whose scope observes the client and queue (openServices). */
   readonly metrics?: DaemonMetrics;
   readonly metricsScope?: MetricsScope;
@@ -72,6 +77,9 @@ export interface DaemonOptions {
 /** The first retry of a run the state db failed, and the longest wait between retries. */
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
+
+/** How many of the newest runs are searched for the last converged one when a seller starts here. */
+const RUNS_LOOKED_BACK = 50;
 
 export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal' | 'retry';
 
@@ -130,6 +138,7 @@ export class Daemon {
     }
     await this.takeLease();
     await this.refreshGuardStop();
+    await this.recallLastConverged();
     this.watcher = this.opts.watch();
     this.watcher.on('batch', (c) => this.onFiles(c));
     this.watcher.on('error', (e) => this.opts.logger.warn({ err: e.message }, 'catalogue watcher error'));
@@ -185,6 +194,21 @@ export class Daemon {
       this.opts.logger.debug({ err: errorMessage(err) }, 'state db: the guard stop could not be read');
     }
     return this.guardStop;
+  }
+
+  /**
+   * The last converged run the state db remembers, for the metric: a seller that moved here from another replica
+   * keeps its age (the alert on it) instead of starting without one. A read that fails leaves it unset.
+   */
+  private async recallLastConverged(): Promise<void> {
+    try {
+      const last = (await this.opts.store.listRuns(RUNS_LOOKED_BACK)).find(
+        (r) => r.outcome === 'converged' && r.endedAt !== null,
+      );
+      if (last?.endedAt) this.recorder.recordLastConverged(last.endedAt / 1000);
+    } catch (err) {
+      this.opts.logger.debug({ err: errorMessage(err) }, 'state db: the last converged run could not be read');
+    }
   }
 
   /** Resolves when no run is going and none is queued. */
@@ -260,7 +284,8 @@ export class Daemon {
       this.ready = !lease.lost.aborted;
       this.recorder.recordRun(report, trigger);
       this.recorder.recordBackoffs((await loadBackoffs(this.opts.store)).values());
-      await this.refreshGuardStop();
+      const guard = await this.refreshGuardStop();
+      this.recorder.recordGuard(guard?.runId === report.runId, guard !== null);
       const failed = report.outcomes.filter((o) => o.outcome === 'failed').length;
       log.info(
         { trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs },
@@ -271,7 +296,7 @@ export class Daemon {
       this.lastError = errorMessage(err);
       if (isStateUnavailable(err)) this.retryAfterOutage(this.lastError);
       if (err instanceof MarketplaceUnreadableError) this.opts.notifier?.afterUnreadable(err.message);
-      this.recorder.recordError(trigger);
+      this.recorder.recordError(trigger, err instanceof MarketplaceUnreadableError);
       log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');
     } finally {
       unlink();

@@ -7,7 +7,6 @@
 //   releases its leases at once. The list of sellers is read again at every round (every leaseTtlMs / 3): a
 //   seller added runs within one lease period, a removed one stops and lets go of its lease, a changed one
 //   (another catalogue, another key file) restarts on its new configuration.
-import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Logger } from '../log/logger.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { ReplicaRegistry, SellerHolder } from '../state/replica-registry.ts';
@@ -18,10 +17,14 @@ import { type FleetSellerView, readSellerFigures, remoteSellerView, type SellerS
 import { renderFleetPage } from './fleet-page.ts';
 import { renderStatusPage } from './status-page.ts';
 import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
+import { DaemonMetrics, type MetricsScope } from './metrics.ts';
+
+/** What the replica needs of a seller's daemon. */
+export type SellerDaemon = Pick<Daemon, 'start' | 'stop' | 'health' | 'statusPage'>;
 
 /** A seller running here: its daemon, and what to close once the daemon stopped. */
 export interface SellerRuntime {
-  readonly daemon: Daemon;
+  readonly daemon: SellerDaemon;
   /** Takes the seller's lease for `claim` now, without waiting: false when another replica holds it. */
   tryLease(claim: LeaseClaim, ttlMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -36,8 +39,11 @@ export interface SellerEntry {
 export interface ReplicaOptions {
   /** The sellers to serve now, in order: asked at every round. */
   readonly sellers: () => Promise<readonly SellerEntry[]>;
-  /** Opens a seller's services and daemon (not started); throws when the seller cannot run (no key...). */
-  readonly openSeller: (seller: string, claim: LeaseClaim) => Promise<SellerRuntime>;
+  /**
+   * Opens a seller's services and daemon (not started), recording into `metrics` (the seller's scope of the
+   * replica's one registry); throws when the seller cannot run (no key...).
+   */
+  readonly openSeller: (seller: string, claim: LeaseClaim, metrics: MetricsScope) => Promise<SellerRuntime>;
   /** null: sqlite, every seller runs here. */
   readonly registry: ReplicaRegistry | null;
   readonly logger: Logger;
@@ -51,12 +57,15 @@ export interface ReplicaOptions {
 
 interface Held {
   readonly runtime: SellerRuntime;
+  readonly metrics: MetricsScope;
   readonly started: Promise<void>;
   readonly revision: string;
 }
 
 export class Replica {
   readonly claim: LeaseClaim = localClaim();
+  /** One registry for the process: runtime metrics once, each seller's series under its seller label. */
+  readonly metrics = new DaemonMetrics();
   readonly #opts: ReplicaOptions;
   readonly #held = new Map<string, Held>();
   /** Sellers that failed to open here, with why, and the tick before which they are not tried again. */
@@ -77,6 +86,7 @@ export class Replica {
 
   constructor(opts: ReplicaOptions) {
     this.#opts = opts;
+    this.metrics.configureSellers(() => this.#sellers.map((e) => e.seller));
   }
 
   get healthPort(): number | undefined {
@@ -137,6 +147,7 @@ export class Replica {
       return;
     }
     this.#live = await registry.heartbeat(this.claim, this.#opts.leaseTtlMs);
+    this.metrics.replicasLive.set(this.#live);
     this.#holders = await registry.holders(sellers);
     // The first round only announces this replica: replicas started together then count each other before
     // anyone claims, instead of the first one claiming every seller and giving most back a moment later.
@@ -187,9 +198,11 @@ export class Replica {
     const broken = this.#broken.get(seller);
     if (broken && broken.retryAt > this.#tick) return;
     let runtime: SellerRuntime;
+    const metrics = this.metrics.scope({ seller });
     try {
-      runtime = await this.#opts.openSeller(seller, this.claim);
+      runtime = await this.#opts.openSeller(seller, this.claim, metrics);
     } catch (err) {
+      metrics.close();
       // One seller that cannot run (no key, a state that will not open) never stops the others.
       const error = errorMessage(err);
       this.#broken.set(seller, { error, retryAt: this.#tick + 10, revision: entry.revision });
@@ -204,6 +217,7 @@ export class Replica {
       this.#opts.logger.warn({ seller, err: errorMessage(err) }, 'seller lease not taken: the state db did not answer');
     }
     if (!leased) {
+      metrics.close();
       void runtime.close();
       return;
     }
@@ -212,7 +226,7 @@ export class Replica {
     const started = runtime.daemon.start().catch((err) => {
       if (!this.#stopping) this.#opts.logger.error({ seller, err: errorMessage(err) }, 'seller daemon failed');
     });
-    this.#held.set(seller, { runtime, started, revision: entry.revision });
+    this.#held.set(seller, { runtime, metrics, started, revision: entry.revision });
   }
 
   /** Stops a seller here; its daemon lets go of the lease (a no-op when the lease was lost). */
@@ -222,6 +236,7 @@ export class Replica {
     this.#held.delete(seller);
     await held.runtime.daemon.stop();
     await held.runtime.close();
+    held.metrics.close();
   }
 
   /** Ready when every seller held here finished its first run (a replica holding none is ready too). */
@@ -334,14 +349,9 @@ export class Replica {
     }
   }
 
-  /** /metrics: every seller's registry, each series labelled with its seller. */
-  get registry(): Pick<Registry, 'metrics' | 'contentType'> {
-    const held = [...this.#held.values()].map((h) => h.runtime.daemon.metrics.registry);
-    return {
-      contentType: AggregatorRegistry.PROMETHEUS_CONTENT_TYPE,
-      metrics: async () =>
-        AggregatorRegistry.aggregate(await Promise.all(held.map((r) => r.getMetricsAsJSON()))).metrics(),
-    } as Pick<Registry, 'metrics' | 'contentType'>;
+  /** /metrics: the process once, every seller held here under its seller label. */
+  get registry(): DaemonMetrics['registry'] {
+    return this.metrics.registry;
   }
 
   /** SIGTERM: no new claim, every seller here stops (finishing writes on the wire) and lets go of its lease. */

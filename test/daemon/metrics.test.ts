@@ -45,21 +45,25 @@ describe('daemon metrics', () => {
       reason: '429',
     });
     const text = await exposition(m);
-    expect(text).toContain('offersync_requests_total{kind="account",method="POST",status_class="2xx"} 1');
-    expect(text).toContain('offersync_requests_total{kind="topup",method="GET",status_class="4xx"} 1');
-    expect(text).toContain('offersync_requests_total{kind="item",method="PATCH",status_class="error"} 1');
-    expect(text).toContain('offersync_rate_limited_total 1');
-    expect(text).toContain('offersync_retries_total 1');
-    expect(text).toContain('offersync_queue_size 7');
-    expect(text).toContain('offersync_requests_in_flight 2');
-    expect(text).toContain('offersync_rate_limit_requests_per_second 4.5');
-    expect(text).toContain('offersync_run_in_progress 1');
-    expect(text).toContain('offersync_writer_lease_held 1');
+    expect(text).toContain(
+      'offersync_requests_total{seller="default",kind="account",method="POST",status_class="2xx"} 1',
+    );
+    expect(text).toContain('offersync_requests_total{seller="default",kind="topup",method="GET",status_class="4xx"} 1');
+    expect(text).toContain(
+      'offersync_requests_total{seller="default",kind="item",method="PATCH",status_class="error"} 1',
+    );
+    expect(text).toContain('offersync_rate_limited_total{seller="default"} 1');
+    expect(text).toContain('offersync_retries_total{seller="default"} 1');
+    expect(text).toContain('offersync_queue_size{seller="default"} 7');
+    expect(text).toContain('offersync_requests_in_flight{seller="default"} 2');
+    expect(text).toContain('offersync_rate_limit_requests_per_second{seller="default"} 4.5');
+    expect(text).toContain('offersync_run_in_progress{seller="default"} 1');
+    expect(text).toContain('offersync_writer_lease_held{seller="default"} 1');
     expect(text).toMatch(/^process_cpu_seconds_total /m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes /m);
     // Live: the next scrape sees the queue as it is then, not as it was after a run.
     size = 0;
-    expect(await exposition(m)).toContain('offersync_queue_size 0');
+    expect(await exposition(m)).toContain('offersync_queue_size{seller="default"} 0');
   });
 
   it('follows the naming conventions: counters end in _total and nothing else does', async () => {
@@ -110,8 +114,42 @@ describe('daemon metrics', () => {
     };
     m.scope().recordRun(report, 'tick');
     const text = await exposition(m);
-    expect(text).toContain('offersync_units_sold_total{kind="item"} 5');
-    expect(text).toContain('offersync_units_sold_total{kind="topup"} 7');
+    expect(text).toContain('offersync_units_sold_total{seller="default",kind="item"} 5');
+    expect(text).toContain('offersync_units_sold_total{seller="default",kind="topup"} 7');
+  });
+
+  it('shows the process once, each seller under its label, and forgets a seller that leaves', async () => {
+    const m = new DaemonMetrics();
+    m.configureSellers(() => ['a', 'b', 'c']);
+    const source = (held: boolean) => ({
+      queue: () => ({ size: 0, pending: 0, currentRate: 5, advertisedRate: 10 }),
+      runInProgress: () => false,
+      leaseHeld: () => held,
+    });
+    const a = m.scope({ seller: 'a' });
+    const b = m.scope({ seller: 'b' });
+    a.watch(source(true));
+    b.watch(source(true));
+    a.onResponse({ method: 'GET', path: '/api/v1/items', status: 200, seconds: 0.01 });
+    b.onResponse({ method: 'GET', path: '/api/v1/items', status: 429, seconds: 0.01 });
+    b.recordGuard(true, true);
+    a.recordError('tick', true);
+    let text = await exposition(m);
+    expect(text.match(/^process_cpu_seconds_total /gm)).toHaveLength(1);
+    expect(text).not.toMatch(/^(process|nodejs)_\w*\{[^}]*seller=/m);
+    expect(text).toContain('offersync_requests_total{seller="b",kind="item",method="GET",status_class="4xx"} 1');
+    expect(text).toContain('offersync_guard_stops_total{seller="b"} 1');
+    expect(text).toContain('offersync_guard_stopped{seller="b"} 1');
+    expect(text).toContain('offersync_marketplace_unreadable_runs_total{seller="a"} 1');
+    expect(text).toContain('offersync_marketplace_unreadable{seller="a"} 1');
+    expect(text).toContain('offersync_rate_limit_advertised_requests_per_second{seller="a"} 10');
+    // c runs nowhere here: shown as not held, so an alert sees a seller no replica holds.
+    expect(text).toContain('offersync_writer_lease_held{seller="c"} 0');
+    a.close();
+    text = await exposition(m);
+    const left = text.split('\n').filter((l) => /^offersync_\w+\{seller="a"[,}]/.test(l));
+    expect(left).toEqual(['offersync_writer_lease_held{seller="a"} 0']);
+    expect(text).toContain('offersync_writer_lease_held{seller="b"} 1');
   });
 
   it.skipIf(!promtool && !process.env.REQUIRE_PROMTOOL)('is accepted by promtool check metrics', async () => {

@@ -125,12 +125,12 @@ describe('offersync daemon', () => {
       );
 
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
-      expect(metrics).toMatch(/offersync_runs_total\{outcome="converged",trigger="start",seller="default"\} 1/);
+      expect(metrics).toMatch(/offersync_runs_total\{seller="default",outcome="converged",trigger="start"\} 1/);
       expect(metrics).toMatch(/trigger="files"/);
-      // Issue 10: offers held back by their per-offer backoff (none here).
-      expect(metrics).toMatch(/offersync_offers_held_back\{state="waiting",seller="default"\} 0/);
+      // Offers held back by their per-offer backoff (none here).
+      expect(metrics).toMatch(/offersync_offers_held_back\{seller="default",state="waiting"\} 0/);
       expect(metrics).toMatch(
-        /offersync_requests_total\{kind="item",method="POST",status_class="2xx",seller="default"\} [1-9]/,
+        /offersync_requests_total\{seller="default",kind="item",method="POST",status_class="2xx"\} [1-9]/,
       );
       expect(metrics).toMatch(/offersync_writer_lease_held\{seller="default"\} 1/);
       const check = spawnSync('promtool', ['check', 'metrics'], { input: metrics, encoding: 'utf8' });
