@@ -223,8 +223,8 @@ export class MetricsScope {
 
   #with<T extends Record<string, string>>(metric: Labelled, extra?: T): Record<string, string> {
     const labels = { ...this.labels, ...extra };
-    let seen = this.#written.get(metric);
-    if (!seen) this.#written.set(metric, (seen = new Map()));
+    const seen = this.#written.get(metric) ?? new Map<string, Record<string, string>>();
+    this.#written.set(metric, seen);
     seen.set(JSON.stringify(labels), labels);
     return labels;
   }
