@@ -10,6 +10,7 @@ import type { ResponseObserved } from '../marketplace/marketplace-client-options
 import type { QueueEvent } from '../queue/queue-event.ts';
 import type { OfferBackoff } from '../sync/offer-backoff.ts';
 import type { RunReport } from '../sync/run-report.ts';
+import type { UnitKind } from '../sync/unit-sale.ts';
 
 /** Labels that tell writers apart: the seller. */
 export const SCOPE_LABELS = ['seller'] as const;
@@ -47,6 +48,9 @@ export function kindOfPath(path: string): string {
 export function statusClass(status: number | null): string {
   return status === null ? 'error' : `${Math.floor(status / 100)}xx`;
 }
+
+/** The kinds whose units the marketplace sells (unit-sale.ts). */
+const SOLD_KINDS: readonly UnitKind[] = ['item', 'topup'];
 
 type Labelled = Counter<string> | Gauge<string> | Histogram<string>;
 
@@ -253,6 +257,10 @@ export class MetricsScope {
     for (const [kind, row] of Object.entries(report.counts))
       for (const [outcome, n] of Object.entries(row))
         this.m.offers.set(this.#with(this.m.offers, { kind, outcome }), n);
+    // Counters start at 0 rather than appear with their first event: rate() and the alerts see them from the start.
+    for (const kind of SOLD_KINDS) this.m.unitsSold.inc(this.#with(this.m.unitsSold, { kind }), 0);
+    this.m.rateLimited.inc(this.#with(this.m.rateLimited), 0);
+    this.m.retries.inc(this.#with(this.m.retries), 0);
     for (const s of report.sales) this.m.unitsSold.inc(this.#with(this.m.unitsSold, { kind: s.kind }), s.quantity);
     const now = Date.now() / 1000;
     this.m.lastRun.set(this.#with(this.m.lastRun), now);
