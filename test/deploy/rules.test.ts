@@ -68,6 +68,7 @@ describe('deploy/grafana/offersync.json', () => {
     const panels = d.panels.filter((p) => p.type !== 'row');
     expect(new Set(d.panels.map((p) => p.id)).size).toBe(d.panels.length);
     for (const p of panels) {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax, not a JS template
       expect(p.datasource?.uid).toBe('${datasource}');
       expect(p.gridPos).toBeTruthy();
     }
