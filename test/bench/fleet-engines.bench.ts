@@ -157,7 +157,8 @@ async function benchEngine(engine: Engine): Promise<Figures> {
         ).rows[0]?.n,
       );
     const names = procs.map((p) => p.name);
-    const runs = await Promise.all(names.map(runsOf));
+    const runs: number[] = [];
+    for (const n of names) runs.push(await runsOf(n));
     const spread = `${names.map((n) => sellersOf(n).size).join('/')} (${runs.join('/')})`;
     const moved = SELLERS.filter(
       (s) => new Set(window.filter((w) => w.seller === s).map((w) => w.writer)).size > 1,

@@ -21,6 +21,7 @@ class WritingDaemon implements SellerDaemon {
   #runs = 0;
 
   constructor(
+    private readonly seller: string,
     private readonly store: StateStore,
     private readonly claim: LeaseClaim,
     private readonly writer: string,
@@ -39,7 +40,8 @@ class WritingDaemon implements SellerDaemon {
     const signal = AbortSignal.any([this.#stop.signal, lease.lost]);
     this.#loop = (async () => {
       while (!signal.aborted) {
-        const end = await runWrites(this.store, `${this.writer}#${++this.#runs}`, this.shape, signal);
+        const runId = `${this.writer}#${this.seller}#${++this.#runs}`;
+        const end = await runWrites(this.store, runId, this.shape, signal);
         // Refused by the fence: the lease moved on; the replica drops this seller at its next round.
         if (end === 'fenced') return;
       }
@@ -68,7 +70,7 @@ export async function startBalancerEngine(database: PostgresStateDatabase, o: En
     async openSeller(seller, claim) {
       const store = await openPostgresStateStore(seller, { url: o.url }, { database });
       return {
-        daemon: new WritingDaemon(store, claim, o.writer, o.ttlMs, o.shape),
+        daemon: new WritingDaemon(seller, store, claim, o.writer, o.ttlMs, o.shape),
         tryLease: async (c, ttl) => (await store.acquireLease(c, ttl)).ok,
         close: () => store.close(),
       };

@@ -73,7 +73,8 @@ export async function startPgBossEngine(database: PostgresStateDatabase, o: Engi
         { localConcurrency: o.capacity, pollingIntervalSeconds: 0.5, batchSize: 1 },
         async ([job]) => {
           if (!job) return;
-          await runWrites(await storeOf(job.data.seller), `${o.writer}#${++runs}`, o.shape, job.signal);
+          const { seller } = job.data;
+          await runWrites(await storeOf(seller), `${o.writer}#${seller}#${++runs}`, o.shape, job.signal);
         },
       );
       tick();

@@ -14,7 +14,7 @@ export interface RunShape {
 
 export type RunEnd = 'done' | 'stopped' | 'fenced';
 
-/** One run: its writes, one every shape.writeMs, under run id `<writer>#<n>`; stops at the signal or the fence. */
+/** One run: its writes, one every shape.writeMs, under run id `<writer>#<seller>#<n>`; stops at the signal or the fence. */
 export async function runWrites(
   store: StateStore,
   runId: string,
@@ -34,7 +34,7 @@ export async function runWrites(
   return 'done';
 }
 
-/** The writer of a run id: `r2#17` -> `r2`. */
+/** The writer of a run id: `r2#s07#17` -> `r2`. */
 export function writerOf(runId: string): string {
   return runId.split('#')[0] ?? runId;
 }
