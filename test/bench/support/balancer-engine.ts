@@ -13,12 +13,14 @@ import { acquireWriterLease, type HeldLease } from '../../../src/state/writer-le
 import type { EngineOptions, RunningEngine } from './engine.ts';
 import { type RunShape, runWrites } from './seller-writes.ts';
 
+/** Runs of this process: one count for all its sellers' daemons, so a run id is never used twice. */
+let runs = 0;
+
 /** A seller's daemon reduced to what matters here: take the lease, then runs back to back while it holds. */
 class WritingDaemon implements SellerDaemon {
   readonly #stop = new AbortController();
   #loop: Promise<void> = Promise.resolve();
   #lease: HeldLease | null = null;
-  #runs = 0;
 
   constructor(
     private readonly seller: string,
@@ -40,7 +42,7 @@ class WritingDaemon implements SellerDaemon {
     const signal = AbortSignal.any([this.#stop.signal, lease.lost]);
     this.#loop = (async () => {
       while (!signal.aborted) {
-        const runId = `${this.writer}#${this.seller}#${++this.#runs}`;
+        const runId = `${this.writer}#${this.seller}#${++runs}`;
         const end = await runWrites(this.store, runId, this.shape, signal);
         // Refused by the fence: the lease moved on; the replica drops this seller at its next round.
         if (end === 'fenced') return;
