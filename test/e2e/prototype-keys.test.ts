@@ -178,7 +178,7 @@ state:
       expect(exited, stderr).toBeUndefined();
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       // The file's error fails the run's file (partial); nothing else.
-      expect(after).toMatch(/offersync_runs_total\{outcome="partial",trigger="files"/);
+      expect(after).toMatch(/offersync_runs_total\{seller="default",outcome="partial",trigger="files"/);
       expect(h.sandbox.dump().items.every((o) => o.status === 'listed')).toBe(true);
     } finally {
       child.kill('SIGTERM');
