@@ -162,8 +162,8 @@ wait_for 60 "the edit to reach the sandbox" sandbox_js \
 ok "an edit of the mounted catalogue reached the sandbox in $(($(ms) - t0)) ms"
 
 metrics=$(curl -s -m 5 "http://127.0.0.1:$HOST_PORT/metrics")
-grep -q '^offersync_runs_total{outcome="converged",trigger="start",seller="default"} 1' <<<"$metrics" || fail "/metrics: no converged start run"
-grep -q '^offersync_requests_total{kind="item",method="POST",status_class="2xx",seller="default"}' <<<"$metrics" || fail "/metrics: no item POST"
+grep -q '^offersync_runs_total{seller="default",outcome="converged",trigger="start"} 1' <<<"$metrics" || fail "/metrics: no converged start run"
+grep -q '^offersync_requests_total{seller="default",kind="item",method="POST",status_class="2xx"}' <<<"$metrics" || fail "/metrics: no item POST"
 grep -q '^offersync_writer_lease_held{seller="default"} 1' <<<"$metrics" || fail "/metrics: lease not held"
 if command -v promtool >/dev/null; then
   promtool check metrics <<<"$metrics" || fail "promtool check metrics"

@@ -117,11 +117,15 @@ describe('a daemon stopped by a guard', () => {
     });
     // The run's metrics are recorded once it ends, a moment after sold.jsonl is written.
     await until('the units-sold counter', async () =>
-      (await get('/metrics'))?.text.includes('offersync_units_sold_total{kind="item",seller="default"} 2')
+      (await get('/metrics'))?.text.includes('offersync_units_sold_total{seller="default",kind="item"} 2')
         ? true
         : undefined,
     );
     expect((await get('/'))!.text).toContain('2 sold');
+    // The alert's metrics: the stop stands, and each stopped run is counted.
+    const guardMetrics = (await get('/metrics'))!.text;
+    expect(guardMetrics).toContain('offersync_guard_stopped{seller="default"} 1');
+    expect(guardMetrics).toMatch(/^offersync_guard_stops_total\{seller="default"\} [2-9]/m);
     expect(sandbox.dump().items.find((i) => i.external_id === 'sku-3')).toMatchObject({ stock: 3, sold_count: 2 });
 
     // The prices put right: the run gets through and the stop is gone.
@@ -131,5 +135,6 @@ describe('a daemon stopped by a guard', () => {
       return r && r.status === 200 && !r.text.includes('stopped_by_guard') ? true : undefined;
     });
     expect(sandbox.dump().items.find((i) => i.external_id === 'sku-3')).toMatchObject({ stock: 3, price: 2003 });
+    expect((await get('/metrics'))!.text).toContain('offersync_guard_stopped{seller="default"} 0');
   }, 180_000);
 });
