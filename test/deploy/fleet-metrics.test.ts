@@ -1,5 +1,6 @@
 // A replica's /metrics as Prometheus scrapes it: one replica process on PostgreSQL (embedded, 127.0.0.1) running
-// two sellers against the sandbox (127.0.0.1), after both converged. The exposition is valid (promtool check
+// two sellers against the sandbox (127.0.0.1), after both converged, and a third whose key the sandbox refuses
+// (its lists unreadable). The exposition is valid (promtool check
 // metrics), shows the process once and every offersync series with its seller, and has every metric the Grafana
 // dashboard and the alert rules read.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +22,8 @@ import {
 } from '../support/replica-fleet.ts';
 
 const SELLERS = ['m1', 'm2'];
+/** Its key is not one the sandbox knows: every run fails to read the marketplace. */
+const REFUSED = 'm3';
 const root = join(import.meta.dirname, '..', '..');
 
 let server: TestPostgres;
@@ -40,7 +43,7 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'offersync-fleet-metrics-'));
   fleet = {
     dir,
-    sellers: SELLERS,
+    sellers: [...SELLERS, REFUSED],
     items: 3,
     url: await server.createDatabase(),
     sandbox,
@@ -50,14 +53,16 @@ beforeAll(async () => {
   for (const s of SELLERS) writeItems(fleet, s, 100);
   const replica = await startReplica(fleet, 1);
   proc = replica;
-  await until('both sellers converged', async () => (converged(fleet, 100) ? true : undefined), 60_000);
+  const served = { ...fleet, sellers: SELLERS };
+  await until('both sellers converged', async () => (converged(served, 100) ? true : undefined), 60_000);
   exposition = await until(
     'a converged run of each seller on /metrics',
     async () => {
       const text = await fetch(`http://127.0.0.1:${replica.port}/metrics`)
         .then((r) => r.text())
         .catch(() => '');
-      return SELLERS.every((s) => text.includes(`offersync_runs_total{seller="${s}",outcome="converged"`))
+      return SELLERS.every((s) => text.includes(`offersync_runs_total{seller="${s}",outcome="converged"`)) &&
+        text.includes(`offersync_marketplace_unreadable{seller="${REFUSED}"} 1`)
         ? text
         : undefined;
     },
@@ -105,6 +110,16 @@ describe("a replica's aggregated /metrics", () => {
       expect(exposition).toMatch(new RegExp(`offersync_last_converged_timestamp_seconds\\{seller="${s}"\\} \\d`));
     }
     expect(exposition).toContain('offersync_replicas_live 1');
+  });
+
+  it('shows a seller whose marketplace lists cannot be read, for its alert', () => {
+    expect(exposition).toMatch(
+      new RegExp(`^offersync_marketplace_unreadable_runs_total\\{seller="${REFUSED}"\\} [1-9]`, 'm'),
+    );
+    expect(exposition).toMatch(new RegExp(`^offersync_runs_total\\{seller="${REFUSED}",outcome="error"`, 'm'));
+    for (const s of SELLERS) expect(exposition).toContain(`offersync_marketplace_unreadable{seller="${s}"} 0`);
+    // Never converged: no timestamp, which the not-converged alert's second half catches.
+    expect(exposition).not.toContain(`offersync_last_converged_timestamp_seconds{seller="${REFUSED}"}`);
   });
 
   it.skipIf(skipPromtool)('is valid exposition format by promtool check metrics', () => {
