@@ -73,7 +73,8 @@ const rows: [string, (f: Figures) => string][] = [
   [
     'SIGKILL: to the first write by another replica',
     (f) =>
-      `${(f.failoverMaxMs / 1000).toFixed(1)} s slowest, ${(f.failoverMeanMs / 1000).toFixed(1)} s mean (${f.failedOver} sellers)`,
+      `${(f.failoverMaxMs / 1000).toFixed(1)} s slowest, ${(f.failoverMeanMs / 1000).toFixed(1)} s mean ` +
+      `(${f.failedOver} sellers)`,
   ],
   [
     'SIGSTOP past detection, SIGCONT: writes accepted after takeover',

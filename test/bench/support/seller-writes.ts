@@ -14,7 +14,7 @@ export interface RunShape {
 
 export type RunEnd = 'done' | 'stopped' | 'fenced';
 
-/** One run: its writes, one every shape.writeMs, under run id `<writer>#<seller>#<n>`; stops at the signal or the fence. */
+/** One run: its writes, one every shape.writeMs, as run `<writer>#<seller>#<n>`; stops at the signal or the fence. */
 export async function runWrites(
   store: StateStore,
   runId: string,
