@@ -59,12 +59,17 @@ class WritingDaemon implements SellerDaemon {
   health(): ReturnType<Daemon['health']> {
     return { ok: true, ready: this.#lease !== null, detail: {} };
   }
+
+  async statusPage(): Promise<string | null> {
+    return null;
+  }
 }
 
 export async function startBalancerEngine(database: PostgresStateDatabase, o: EngineOptions): Promise<RunningEngine> {
   const sellers: string[] = [];
   const replica = new Replica({
-    sellers,
+    // Read at every round, as the state db's sellers are: the bench's list grows when it adds one.
+    sellers: async () => sellers.map((seller) => ({ seller, revision: '1' })),
     registry: new ReplicaRegistry(database),
     logger: silentLogger,
     leaseTtlMs: o.ttlMs,
