@@ -3,7 +3,7 @@
 // shows in order with its fields and the marketplace's answer, as text and as JSON; no credential is shown or
 // stored; and the story outlives the runs the state db prunes (keepRuns 2). What the seller saw is kept in
 // test/output/history/.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -184,7 +184,10 @@ describe('offersync history', { timeout: 240_000 }, () => {
     expect(acc.stdout).toMatch(/updated credentials \(changed\) \(changed in the catalogue\)/);
     const accJson = await run(['history', 'acc-7', '--json']);
     expect(JSON.parse(accJson.stdout).events[1].changes).toEqual([{ field: 'credentials', changed: true }]);
-    for (const out of [acc.stdout, accJson.stdout, readFileSync(statePath()).toString('latin1')]) {
+    const db = [statePath(), `${statePath()}-wal`].map((f) =>
+      existsSync(f) ? readFileSync(f).toString('latin1') : '',
+    );
+    for (const out of [acc.stdout, accJson.stdout, ...db]) {
       for (const secret of [PASSWORD_1, PASSWORD_2, 'seller-acc-7']) expect(out).not.toContain(secret);
     }
 

@@ -56,6 +56,22 @@ describe('the story a reconcile records', () => {
     expect(story[1]?.detail).toBe('already listed under its external_id when created: adopted');
   });
 
+  it('tells an account sold, once, and a refund after it', async () => {
+    h = await createHarness();
+    h.write('accounts/a.json', JSON.stringify([{ external_id: 'acc-1', title: 'Acc', price: 900 }]));
+    await h.reconcile();
+    h.sandbox.setStatus('accounts', 'acc-1', 'sold');
+    await h.reconcile();
+    await h.reconcile();
+    h.sandbox.setStatus('accounts', 'acc-1', 'refunded');
+    await h.reconcile();
+    expect((await history(h, 'account', 'acc-1')).map((e) => [e.type, e.detail])).toEqual([
+      ['created', 'new in the catalogue'],
+      ['sold', 'the marketplace marks it sold'],
+      ['marked', 'the marketplace marks it refunded'],
+    ]);
+  });
+
   it('records every offer of a run larger than a batch, and tells an offer gone from the marketplace', async () => {
     h = await createHarness();
     const n = EVENT_BATCH * 2 + 10;
