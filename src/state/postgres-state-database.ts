@@ -5,8 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { type MigrationResult, migrateState } from './migrations.ts';
-import type { OfferView } from './offer-view.ts';
-import { isManagedListed } from './offer-view.ts';
+import { type OfferKeyPair, type OfferView, VIEW_PAGE } from './offer-view.ts';
 import { PostgresError, redactUrl } from './postgres-error.ts';
 import type { OfferRecord, StateKind } from './records.ts';
 import { OFFER_COLUMNS, offerFromTuple, StringPool } from './rows.ts';
@@ -28,9 +27,6 @@ export interface PostgresStateOptions {
 
 /** Epoch ms by the database's clock: replicas on different machines judge leases by this one clock. */
 export const DB_NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
-
-/** Offers read per page when a plan reads the state (keyset order: kind, external_id). */
-const VIEW_PAGE = 2000;
 
 // Epoch milliseconds are BIGINT columns, well inside 2^53: numbers, as SQLite returns them. Per pool, not global.
 const INT8 = 20;
@@ -120,40 +116,79 @@ export class PostgresStateDatabase implements StateDatabase {
   }
 
   /**
-   * The seller's offers read in keyset pages of VIEW_PAGE (one round trip each, never one per offer), kept as
-   * compact records: each holds its last-applied fields as the JSON text the db holds, parsed when read, and
-   * repeated strings once. The planner then reads them without a round trip, as it must (it awaits nothing).
+   * The seller's offers as a run reads them: by key, a page of keys per round trip (never one per offer), and
+   * keys or records in keyset pages of VIEW_PAGE. Nothing is read before it is asked for, nor kept after: the
+   * reader holds a page at a time. A record keeps its last-applied fields as the JSON text the db holds, parsed
+   * when read, and repeated strings (status, source file) once.
    */
   async offerView(seller: string): Promise<OfferView> {
     const pool = new StringPool();
-    const records: OfferRecord[] = [];
-    let after: readonly [string, string] | undefined;
-    for (;;) {
-      const page = await this.run(() =>
-        this.db
-          .selectFrom('offers')
-          .select(OFFER_COLUMNS)
-          .where('seller', '=', seller)
-          .$if(after !== undefined, (q) =>
-            q.where((eb) => eb(eb.refTuple('kind', 'external_id'), '>', eb.tuple(after![0], after![1]))),
-          )
-          .orderBy('kind')
-          .orderBy('external_id')
-          .limit(VIEW_PAGE)
-          .execute(),
+    const offers = () => this.db.selectFrom('offers').where('seller', '=', seller);
+    // The page after `key` (the first page without one), in the primary key's order.
+    const after = (key: OfferKeyPair | undefined) =>
+      offers()
+        .$if(key !== undefined, (q) =>
+          q.where((eb) => eb(eb.refTuple('kind', 'external_id'), '>', eb.tuple(key![0], key![1]))),
+        )
+        .orderBy('kind')
+        .orderBy('external_id')
+        .limit(VIEW_PAGE);
+    const records = (rows: readonly Record<(typeof OFFER_COLUMNS)[number], unknown>[]) =>
+      rows.map((r) =>
+        offerFromTuple(
+          OFFER_COLUMNS.map((c) => r[c]),
+          pool,
+        ),
       );
-      for (const r of page)
-        records.push(
-          offerFromTuple(
-            OFFER_COLUMNS.map((c) => r[c]),
-            pool,
-          ),
+    const getMany = async (keys: readonly OfferKeyPair[]) => {
+      const byKey = new Map<string, OfferRecord>();
+      for (const [kind, ids] of idsByKind(keys)) {
+        for (let from = 0; from < ids.length; from += VIEW_PAGE) {
+          const part = ids.slice(from, from + VIEW_PAGE);
+          const rows = await this.run(() =>
+            offers()
+              .select(OFFER_COLUMNS)
+              .where('kind', '=', kind)
+              .where(sql<boolean>`external_id = any(${part}::text[])`)
+              .execute(),
+          );
+          for (const r of records(rows)) byKey.set(`${r.kind}\u0000${r.externalId}`, r);
+        }
+      }
+      return keys.map(([kind, externalId]) => byKey.get(`${kind}\u0000${externalId}`));
+    };
+    const run = <T>(fn: () => Promise<T>) => this.run(fn);
+    return {
+      get: async (kind, externalId) => (await getMany([[kind, externalId]]))[0],
+      getMany,
+      async *keyPages() {
+        for (let key: OfferKeyPair | undefined; ; ) {
+          const rows = await run(() => after(key).select(['kind', 'external_id']).execute());
+          const page = rows.map((r) => [r.kind as StateKind, r.external_id] as const);
+          if (page.length > 0) yield page;
+          if (page.length < VIEW_PAGE) return;
+          key = page.at(-1);
+        }
+      },
+      async *pages() {
+        for (let key: OfferKeyPair | undefined; ; ) {
+          const page = records(await run(() => after(key).select(OFFER_COLUMNS).execute()));
+          if (page.length > 0) yield page;
+          if (page.length < VIEW_PAGE) return;
+          key = [page.at(-1)!.kind, page.at(-1)!.externalId];
+        }
+      },
+      countManaged: async () => {
+        const row = await run(() =>
+          offers()
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('managed', '=', 1)
+            .where((eb) => eb.or([eb('remote_status', 'is', null), eb('remote_status', '!=', 'archived')]))
+            .executeTakeFirstOrThrow(),
         );
-      const last = page.at(-1);
-      if (!last || page.length < VIEW_PAGE) break;
-      after = [last.kind, last.external_id];
-    }
-    return recordsView(records);
+        return Number(row.n);
+      },
+    };
   }
 
   async close(): Promise<void> {
@@ -169,29 +204,15 @@ export class PostgresStateDatabase implements StateDatabase {
   }
 }
 
-/** A view over records in (kind, external_id) order, looked up by key. */
-function recordsView(records: readonly OfferRecord[]): OfferView {
-  const byKind = new Map<StateKind, Map<string, OfferRecord>>();
-  let managed = 0;
-  for (const r of records) {
-    let m = byKind.get(r.kind);
-    if (!m) {
-      m = new Map();
-      byKind.set(r.kind, m);
-    }
-    m.set(r.externalId, r);
-    if (isManagedListed(r)) managed++;
+/** The external_ids asked for, by kind. */
+function idsByKind(keys: readonly OfferKeyPair[]): Map<StateKind, string[]> {
+  const out = new Map<StateKind, string[]>();
+  for (const [kind, externalId] of keys) {
+    const ids = out.get(kind);
+    if (ids) ids.push(externalId);
+    else out.set(kind, [externalId]);
   }
-  const get = (kind: StateKind, externalId: string) => byKind.get(kind)?.get(externalId);
-  return {
-    get,
-    getMany: (keys) => keys.map(([kind, externalId]) => get(kind, externalId)),
-    all: () => records,
-    *keys() {
-      for (const r of records) yield [r.kind, r.externalId] as const;
-    },
-    countManaged: () => managed,
-  };
+  return out;
 }
 
 /** An error from node-postgres or the network, as opposed to one of offersync's own. */

@@ -15,7 +15,7 @@ import {
   sql,
 } from 'kysely';
 import { type MigrationResult, migrateState } from './migrations.ts';
-import type { OfferKeyPair, OfferView } from './offer-view.ts';
+import { type OfferKeyPair, type OfferView, VIEW_PAGE } from './offer-view.ts';
 import type { StateKind } from './records.ts';
 import { OFFER_COLUMNS, offerFromTuple, StringPool } from './rows.ts';
 import type { Database } from './schema.ts';
@@ -126,27 +126,35 @@ class SqliteStateDatabase implements StateDatabase {
   }
 
   /**
-   * Looks each offer up by key as the planner asks, and iterates the rest row by row: 100,000 state records are
-   * never held at once. Read straight from better-sqlite3, synchronously, as the planner is: the planner awaits
-   * nothing, and a file answers in microseconds.
+   * Looks offers up by key as the planner asks, and reads keys and records in keyset pages of VIEW_PAGE: 100,000
+   * state records are never held at once, and no statement stays open between two pages (better-sqlite3 allows
+   * no other statement while one iterates). Read straight from better-sqlite3: a file answers in microseconds.
    */
   async offerView(seller: string): Promise<OfferView> {
     this.#statements ??= prepareViewStatements(this.#raw);
     const s = this.#statements;
     const pool = new StringPool();
+    const many = async (keys: readonly OfferKeyPair[]) => getMany(s.many, seller, keys, pool);
     return {
-      get(kind, externalId) {
-        const t = s.find.get(seller, kind, externalId);
-        return t === undefined ? undefined : offerFromTuple(t, pool);
+      get: async (kind, externalId) => (await many([[kind, externalId]]))[0],
+      getMany: many,
+      async *keyPages() {
+        for (let after: readonly [string, string] = ['', '']; ; ) {
+          const page = s.keysAfter.all(seller, after[0], after[1], VIEW_PAGE) as [StateKind, string][];
+          if (page.length > 0) yield page;
+          if (page.length < VIEW_PAGE) return;
+          after = page.at(-1)!;
+        }
       },
-      getMany: (keys) => getMany(s.many, seller, keys, pool),
-      *all() {
-        for (const t of s.list.iterate(seller)) yield offerFromTuple(t, pool);
+      async *pages() {
+        for (let after: readonly [string, string] = ['', '']; ; ) {
+          const page = s.listAfter.all(seller, after[0], after[1], VIEW_PAGE).map((t) => offerFromTuple(t, pool));
+          if (page.length > 0) yield page;
+          if (page.length < VIEW_PAGE) return;
+          after = [page.at(-1)!.kind, page.at(-1)!.externalId];
+        }
       },
-      *keys() {
-        for (const t of s.keys.iterate(seller)) yield [t[0] as StateKind, t[1] as string] as const;
-      },
-      countManaged: () => Number((s.countManaged.get(seller) as unknown[] | undefined)?.[0] ?? 0),
+      countManaged: async () => Number((s.countManaged.get(seller) as unknown[] | undefined)?.[0] ?? 0),
     };
   }
 
@@ -168,8 +176,15 @@ function prepareViewStatements(raw: BetterSqlite3.Database) {
       `SELECT ${columns} FROM offers WHERE seller = ? AND kind = ? AND external_id IN ` +
         `(${Array.from({ length: LOOKUP_BATCH }, () => '?').join(', ')})`,
     ),
-    list: tuples(`SELECT ${columns} FROM offers WHERE seller = ? ORDER BY kind, external_id`),
-    keys: tuples('SELECT kind, external_id FROM offers WHERE seller = ? ORDER BY kind, external_id'),
+    // ('', '') comes before every key: the first page.
+    listAfter: tuples(
+      `SELECT ${columns} FROM offers WHERE seller = ? AND (kind, external_id) > (?, ?) ` +
+        'ORDER BY kind, external_id LIMIT ?',
+    ),
+    keysAfter: tuples(
+      'SELECT kind, external_id FROM offers WHERE seller = ? AND (kind, external_id) > (?, ?) ' +
+        'ORDER BY kind, external_id LIMIT ?',
+    ),
     countManaged: tuples(
       'SELECT count(*) FROM offers WHERE seller = ? AND managed = 1 ' +
         "AND (remote_status IS NULL OR remote_status != 'archived')",

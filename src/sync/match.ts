@@ -4,7 +4,7 @@
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
-import type { OfferKeyPair, OfferView } from '../state/offer-view.ts';
+import { type OfferKeyPair, type OfferView, VIEW_PAGE } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
 import { type OfferKey, offerKey } from './offer-key.ts';
 import type { RemoteSnapshot } from './remote-snapshot.ts';
@@ -37,8 +37,6 @@ export interface MatchInput {
   readonly remote: RemoteSnapshot;
 }
 
-const STATE_BATCH = 500;
-
 /** What the state remembers, standing in for an offer an incremental list did not return. */
 function remembered(rec: OfferRecord | undefined): RemoteOffer | undefined {
   if (rec === undefined || rec.remoteId === null) return undefined;
@@ -52,66 +50,94 @@ function remembered(rec: OfferRecord | undefined): RemoteOffer | undefined {
 
 /**
  * Catalogue offers first (in catalogue order), then remote-only offers as listed per kind, then state-only.
- * Yielded one at a time: the planner decides each before the next is built, so 100,000 matched records are
- * never held at once.
+ * Yielded a page at a time, each page's state read in one lookup (a query per page, never one per offer): the
+ * planner decides a page before the next is read, so neither 100,000 matched records nor the state's records
+ * are ever held at once.
  */
-export function* match(input: MatchInput): Generator<MatchedOffer> {
+export async function* match(input: MatchInput): AsyncGenerator<readonly MatchedOffer[]> {
   const { remote, state } = input;
   // Seen external_ids per kind: no key string built and hashed per offer for a lookup (100,000s per plan).
   const seen: Record<OfferKind, Set<string>> = { account: new Set(), item: new Set(), topup: new Set() };
   const presenceOf = (key: OfferKey, otherwise: Presence): Presence =>
     remote.gone.has(key) ? 'gone' : remote.unconfirmed.has(key) ? 'unconfirmed' : otherwise;
 
-  // The state of a batch of catalogue offers is read in one go: one lookup per offer was most of a plan's time.
-  let batch: readonly (OfferRecord | undefined)[] = [];
-  for (let i = 0; i < input.offers.length; i++) {
-    const d = input.offers[i]!;
-    if (i % STATE_BATCH === 0)
-      batch = state.getMany(input.offers.slice(i, i + STATE_BATCH).map((o): OfferKeyPair => [o.kind, o.externalId]));
-    const { kind, externalId } = d;
-    const key = offerKey(kind, externalId);
-    seen[kind].add(externalId);
-    const rec = batch[i % STATE_BATCH];
-    const snap = remote.kinds[kind];
-    const listed = snap.offers.get(externalId);
-    if (remote.unconfirmed.has(key)) yield matched(key, d, rec, 'catalogue', undefined, 'unconfirmed');
-    else if (listed) yield matched(key, d, rec, 'both', listed, 'listed');
-    else if (remote.gone.has(key)) yield matched(key, d, rec, 'catalogue', undefined, 'gone');
-    else {
-      const memory = snap.full ? undefined : remembered(rec);
-      if (memory) yield matched(key, d, rec, 'both', memory, 'remembered');
-      else yield matched(key, d, rec, 'catalogue', undefined, 'absent');
+  for (let from = 0; from < input.offers.length; from += VIEW_PAGE) {
+    const offers = input.offers.slice(from, from + VIEW_PAGE);
+    const records = await state.getMany(offers.map((o): OfferKeyPair => [o.kind, o.externalId]));
+    const page: MatchedOffer[] = [];
+    for (let i = 0; i < offers.length; i++) {
+      const d = offers[i]!;
+      const { kind, externalId } = d;
+      const key = offerKey(kind, externalId);
+      seen[kind].add(externalId);
+      const rec = records[i];
+      const snap = remote.kinds[kind];
+      const listed = snap.offers.get(externalId);
+      if (remote.unconfirmed.has(key)) page.push(matched(key, d, rec, 'catalogue', undefined, 'unconfirmed'));
+      else if (listed) page.push(matched(key, d, rec, 'both', listed, 'listed'));
+      else if (remote.gone.has(key)) page.push(matched(key, d, rec, 'catalogue', undefined, 'gone'));
+      else {
+        const memory = snap.full ? undefined : remembered(rec);
+        if (memory) page.push(matched(key, d, rec, 'both', memory, 'remembered'));
+        else page.push(matched(key, d, rec, 'catalogue', undefined, 'absent'));
+      }
     }
+    yield page;
   }
 
-  for (const kind of OFFER_KINDS)
+  // Offers only the marketplace lists, a page of them at a time.
+  let listed: RemoteOffer[] = [];
+  const remoteOnly = async (kind: OfferKind): Promise<MatchedOffer[]> => {
+    const records = await state.getMany(listed.map((l): OfferKeyPair => [kind, l.externalId]));
+    const page = listed.map((live, i): MatchedOffer => {
+      const { externalId } = live;
+      const key = offerKey(kind, externalId);
+      const presence = presenceOf(key, 'listed');
+      return { key, kind, externalId, side: 'remote', desired: undefined, state: records[i], live, presence };
+    });
+    listed = [];
+    return page;
+  };
+  for (const kind of OFFER_KINDS) {
     for (const [externalId, live] of remote.kinds[kind].offers) {
       if (seen[kind].has(externalId)) continue;
       seen[kind].add(externalId);
-      const key = offerKey(kind, externalId);
-      const rec = state.get(kind, externalId);
-      const presence = presenceOf(key, 'listed');
-      yield { key, kind, externalId, side: 'remote', desired: undefined, state: rec, live, presence };
+      listed.push(live);
+      if (listed.length === VIEW_PAGE) yield await remoteOnly(kind);
     }
+    if (listed.length > 0) yield await remoteOnly(kind);
+  }
 
   // Offers only the state knows. In a full sweep they matter only when gone or unconfirmed: with every kind
   // swept and neither set holding anything (a routine run), there is nothing to look for.
   const everyKindFull = OFFER_KINDS.every((k) => remote.kinds[k].full);
   if (everyKindFull && remote.gone.size === 0 && remote.unconfirmed.size === 0) return;
-  // Their keys gathered first, since the view's loop must end before anything else reads the store.
-  const stateOnly: { kind: OfferKind; externalId: string; key: OfferKey; presence: Presence }[] = [];
-  for (const [kind, externalId] of state.keys()) {
-    if (seen[kind].has(externalId)) continue;
-    const key = offerKey(kind, externalId);
-    const presence = presenceOf(key, 'remembered');
-    // In a full sweep an offer absent from the list is either confirmed gone or unconfirmed.
-    if (remote.kinds[kind].full && presence === 'remembered') continue;
-    stateOnly.push({ kind, externalId, key, presence });
-  }
-  for (const { kind, externalId, key, presence } of stateOnly) {
-    const rec = state.get(kind, externalId);
-    if (!rec) continue;
-    yield { key, kind, externalId, side: 'remote', desired: undefined, state: rec, live: remembered(rec), presence };
+  for await (const keys of state.keyPages()) {
+    const wanted = keys.filter(([kind, externalId]) => {
+      if (seen[kind].has(externalId)) return false;
+      // In a full sweep an offer absent from the list is either confirmed gone or unconfirmed.
+      return !remote.kinds[kind].full || presenceOf(offerKey(kind, externalId), 'remembered') !== 'remembered';
+    });
+    if (wanted.length === 0) continue;
+    const records = await state.getMany(wanted);
+    const page: MatchedOffer[] = [];
+    wanted.forEach(([kind, externalId], i) => {
+      const rec = records[i];
+      if (!rec) return;
+      const key = offerKey(kind, externalId);
+      const presence = presenceOf(key, 'remembered');
+      page.push({
+        key,
+        kind,
+        externalId,
+        side: 'remote',
+        desired: undefined,
+        state: rec,
+        live: remembered(rec),
+        presence,
+      });
+    });
+    yield page;
   }
 }
 

@@ -32,7 +32,7 @@ export interface CatalogueSide {
 
 export interface PlannerInput {
   readonly catalogue: CatalogueSide;
-  /** The state's records, or the store's view of them (looked up one at a time). */
+  /** The state's records, or the store's view of them (read a page at a time). */
   readonly state: readonly OfferRecord[] | OfferView;
   readonly remote: RemoteSnapshot;
   /** sha256 -> marketplace image id, for images already uploaded. */
@@ -44,7 +44,11 @@ export interface PlannerInput {
   readonly target?: Target;
 }
 
-export function plan(input: PlannerInput): Plan {
+/**
+ * Pure but for the state's pages: the view is read a page at a time as the match stage asks (offer-view.ts), and
+ * every page is decided before the next is read. Decisions themselves await nothing.
+ */
+export async function plan(input: PlannerInput): Promise<Plan> {
   const { catalogue, remote, options, uploadedImages } = input;
   const state = asOfferView(input.state);
   const imageId = (sha256: string) => uploadedImages.get(sha256);
@@ -61,55 +65,56 @@ export function plan(input: PlannerInput): Plan {
   const priceChanges: PriceChange[] = [];
   let priced = 0;
   const archivedFrom = new Map<string, number>();
-  for (const m of match({ offers: catalogue.offers, state, remote })) {
-    if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
-      outside++;
-      continue;
-    }
-    // Sales are read whatever is decided below: a sale is news even for an offer the run leaves alone.
-    if (m.live && m.presence === 'listed') {
-      const note = soldCountNote({ desired: m.desired, state: m.state, live: m.live });
-      if (note) soldCounts.push(note);
-    }
-    if (m.desired) {
-      const d = m.desired;
-      if (d.kind === 'account' && m.presence !== 'unconfirmed') {
-        for (const img of d.images) {
-          if (uploadedImages.has(img.sha256)) continue;
-          const u = uploads.get(img.sha256) ?? { image: img, neededBy: [] };
-          u.neededBy.push(d.externalId);
-          uploads.set(img.sha256, u);
+  for await (const page of match({ offers: catalogue.offers, state, remote }))
+    for (const m of page) {
+      if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
+        outside++;
+        continue;
+      }
+      // Sales are read whatever is decided below: a sale is news even for an offer the run leaves alone.
+      if (m.live && m.presence === 'listed') {
+        const note = soldCountNote({ desired: m.desired, state: m.state, live: m.live });
+        if (note) soldCounts.push(note);
+      }
+      if (m.desired) {
+        const d = m.desired;
+        if (d.kind === 'account' && m.presence !== 'unconfirmed') {
+          for (const img of d.images) {
+            if (uploadedImages.has(img.sha256)) continue;
+            const u = uploads.get(img.sha256) ?? { image: img, neededBy: [] };
+            u.neededBy.push(d.externalId);
+            uploads.set(img.sha256, u);
+          }
         }
+        const interrupted = input.interruptedCreates?.has(m.key) ?? false;
+        const decided = decideDesired(m, d, { options, snapshot: remote.kinds[m.kind], imageId, interrupted });
+        const before = priceBefore(m);
+        if (before !== undefined) {
+          priced++;
+          for (const a of decided)
+            if (a.type === 'update')
+              for (const c of a.changes)
+                if (c.field === 'price' && typeof c.to === 'number')
+                  priceChanges.push({ kind: m.kind, externalId: m.externalId, from: before, to: c.to });
+        }
+        actions.push(...decided);
+        continue;
       }
-      const interrupted = input.interruptedCreates?.has(m.key) ?? false;
-      const decided = decideDesired(m, d, { options, snapshot: remote.kinds[m.kind], imageId, interrupted });
-      const before = priceBefore(m);
-      if (before !== undefined) {
-        priced++;
-        for (const a of decided)
-          if (a.type === 'update')
-            for (const c of a.changes)
-              if (c.field === 'price' && typeof c.to === 'number')
-                priceChanges.push({ kind: m.kind, externalId: m.externalId, from: before, to: c.to });
-      }
-      actions.push(...decided);
-      continue;
+      const decision = decideRemoved(m, {
+        options,
+        catalogueComplete: catalogue.complete,
+        remoteComplete: remote.kinds[m.kind].complete,
+        quarantinedFiles,
+        invalid: invalid.has(m.key),
+      });
+      if (decision?.type === 'archive') {
+        archives.push(decision);
+        const file = m.state?.sourceFile;
+        if (file) archivedFrom.set(file, (archivedFrom.get(file) ?? 0) + 1);
+      } else if (decision) actions.push(decision);
     }
-    const decision = decideRemoved(m, {
-      options,
-      catalogueComplete: catalogue.complete,
-      remoteComplete: remote.kinds[m.kind].complete,
-      quarantinedFiles,
-      invalid: invalid.has(m.key),
-    });
-    if (decision?.type === 'archive') {
-      archives.push(decision);
-      const file = m.state?.sourceFile;
-      if (file) archivedFrom.set(file, (archivedFrom.get(file) ?? 0) + 1);
-    } else if (decision) actions.push(decision);
-  }
 
-  const managed = state.countManaged();
+  const managed = await state.countManaged();
   const archiving = [...archives, ...actions.filter(archivesByUpdate)];
   const loss = catalogueLoss(catalogue, archivedFrom);
   const verdict = massArchiveVerdict(archiving.length, managed, options.guard, options.allowMassArchive, loss);

@@ -55,7 +55,7 @@ async function readKind(
         if (prev && prev.id !== offer.id) {
           duplicates.add(offer.externalId);
           // Keep the one the state maps, else the older (lower id).
-          const mapped = state.get(kind, offer.externalId)?.remoteId;
+          const mapped = (await state.get(kind, offer.externalId))?.remoteId;
           if (mapped === offer.id || (mapped !== prev.id && offer.id < prev.id)) offers.set(offer.externalId, offer);
           continue;
         }
@@ -97,16 +97,16 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
 
   const gone = new Set<string>();
   const unconfirmed = new Set<string>();
-  // Keys first (the view's loop must end before the store is read again), then the few not listed, whole.
-  const unlisted: (readonly [OfferKind, string])[] = [];
-  for (const [kind, externalId] of state.keys()) {
-    const snap = kinds[kind];
-    if (snap.full && snap.complete && !snap.offers.has(externalId)) unlisted.push([kind, externalId]);
-  }
+  // Keys a page at a time, then the few not listed, whole.
   const missing: OfferRecord[] = [];
-  for (const [kind, externalId] of unlisted) {
-    const rec = state.get(kind, externalId);
-    if (rec && rec.remoteId !== null && rec.remoteStatus !== 'archived') missing.push(rec);
+  for await (const keys of state.keyPages()) {
+    const unlisted = keys.filter(([kind, externalId]) => {
+      const snap = kinds[kind];
+      return snap.full && snap.complete && !snap.offers.has(externalId);
+    });
+    if (unlisted.length === 0) continue;
+    for (const rec of await state.getMany(unlisted))
+      if (rec && rec.remoteId !== null && rec.remoteStatus !== 'archived') missing.push(rec);
   }
   await forEachLimit(missing, EXECUTOR_WINDOW, async (rec) => {
     const key = offerKey(rec.kind, rec.externalId);

@@ -142,7 +142,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
 
   try {
     const settle = opts.dryRun ? { unsettled: [] as string[] } : await settleJournal(store, client, logger);
-    // Looked up offer by offer, never all held at once (100,000 records were a third of a run's memory).
+    // Read a page at a time as asked, never all held at once (100,000 records were a third of a run's memory).
     const state = await store.offerView();
     const watermarks: Partial<Record<OfferKind, number>> = {};
     for (const kind of OFFER_KINDS) {
@@ -168,7 +168,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     const interruptedCreates = opts.dryRun ? await interruptedCreateKeys(store) : undefined;
     const memory = reprobingMemory(store, now, reprobeAfterMs);
     const capabilities = await readCapabilities((name) => memory.getCapability(name));
-    const plan = makePlan({
+    const plan = await makePlan({
       catalogue,
       state,
       remote: { ...snap.snapshot, unconfirmed },

@@ -97,14 +97,14 @@ const dir = mkdtempSync(join(tmpdir(), 'offersync-bench-plan-'));
 const store = await openStateStore(join(dir, 'state.db'));
 await store.upsertOffers(state.map(({ kind, externalId, updatedAt: _u, ...patch }) => ({ kind, externalId, patch })));
 
-function measure(label: string, view: readonly OfferRecord[] | OfferView): boolean {
+async function measure(label: string, view: readonly OfferRecord[] | OfferView): Promise<boolean> {
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
   let peak = rssBefore;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const p = plan({
+  const p = await plan({
     catalogue: { offers: desired, complete: true, quarantinedFiles: [], invalidOffers: [] },
     state: view,
     remote: {
@@ -131,10 +131,10 @@ function measure(label: string, view: readonly OfferRecord[] | OfferView): boole
 
 // Twice each: the first run of a path also pays for compiling it.
 const ok = [
-  measure('state records in memory', state),
-  measure('state records in memory, again', state),
-  measure('state through the sqlite view', await store.offerView()),
-  measure('state through the sqlite view, again', await store.offerView()),
+  await measure('state records in memory', state),
+  await measure('state records in memory, again', state),
+  await measure('state through the sqlite view', await store.offerView()),
+  await measure('state through the sqlite view, again', await store.offerView()),
 ].every(Boolean);
 store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -207,7 +207,7 @@ describe('a PostgreSQL state db of the previous release', () => {
       ]);
       // BIGINT read back as a number, in a single read and in the listing a run plans from.
       expect(await store.getOffer('item', 'item-1')).toMatchObject({ soldCount: 7, soldCountAtSend: 5 });
-      expect((await store.offerView()).get('item', 'item-1')).toMatchObject({ soldCount: 7, soldCountAtSend: 5 });
+      expect(await (await store.offerView()).get('item', 'item-1')).toMatchObject({ soldCount: 7, soldCountAtSend: 5 });
       await expectReleaseRows(store, 'postgres');
     } finally {
       await store.close();

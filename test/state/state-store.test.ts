@@ -4,6 +4,8 @@ import { OFFER_EVENTS_KEPT, SEARCH_LIMIT_MAX } from '../../src/state/kysely-stat
 import type { OfferEventInput, OfferRecord } from '../../src/state/records.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
 import { STATE_BACKENDS } from '../support/state-backends.ts';
+import { gather } from '../support/gather.ts';
+import { VIEW_PAGE } from '../../src/state/offer-view.ts';
 
 describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backend) => {
   let now = 1_700_000_000_000;
@@ -87,9 +89,9 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect((await store.listOffers()).map(plain)).toEqual(byKey);
       expect((await store.listOffers('item')).map(plain)).toEqual(byKey);
       const view = await store.offerView();
-      expect([...view.all()].map(plain)).toEqual(byKey);
-      expect(plain(view.get('item', 'foreign'))).toEqual(byKey[0]);
-      expect(view.getMany([['item', 'foreign']]).map(plain)).toEqual([byKey[0]]);
+      expect((await gather(view.pages())).map(plain)).toEqual(byKey);
+      expect(plain(await view.get('item', 'foreign'))).toEqual(byKey[0]);
+      expect((await view.getMany([['item', 'foreign']])).map(plain)).toEqual([byKey[0]]);
     });
 
     it('patches: unspecified fields keep their value, null clears, updatedAt moves', async () => {
@@ -216,9 +218,9 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         })),
       );
       const view = await store.offerView();
-      expect(view.get('item', 'b')?.lastApplied).toEqual({ price: 5 });
-      expect(view.get('item', 'zz')).toBeUndefined();
-      expect(view.get('topup', 'b')).toBeUndefined();
+      expect((await view.get('item', 'b'))?.lastApplied).toEqual({ price: 5 });
+      expect(await view.get('item', 'zz')).toBeUndefined();
+      expect(await view.get('topup', 'b')).toBeUndefined();
       const asked = [
         ['topup', 't449'],
         ['item', 'b'],
@@ -227,7 +229,7 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         ['item', 'b'],
         ...Array.from({ length: 450 }, (_, i) => ['topup', `t${i}`] as const),
       ] as const;
-      const got = view.getMany(asked);
+      const got = await view.getMany(asked);
       expect(got.map((r) => r?.remoteId)).toEqual([
         549,
         2,
@@ -239,20 +241,45 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect(got[1]?.lastApplied).toEqual({ price: 5 });
       // One answer per key asked, a missing last one included.
       expect(
-        view.getMany([
-          ['item', 'b'],
-          ['item', 'gone'],
-        ]).length,
+        (
+          await view.getMany([
+            ['item', 'b'],
+            ['item', 'gone'],
+          ])
+        ).length,
       ).toBe(2);
-      const keys = [...view.keys()];
+      const keys = await gather(view.keyPages());
       expect(keys.slice(0, 3)).toEqual([
         ['account', 'a'],
         ['item', 'a'],
         ['item', 'b'],
       ]);
-      expect([...view.all()].map((r) => [r.kind, r.externalId])).toEqual(keys);
+      expect((await gather(view.pages())).map((r) => [r.kind, r.externalId])).toEqual(keys);
       // Managed and not archived: a null status counts (never seen archived).
-      expect(view.countManaged()).toBe(2);
+      expect(await view.countManaged()).toBe(2);
+    });
+
+    it('reads the view in keyset pages: every offer once, in the listing order, across page edges', async () => {
+      const n = 2 * VIEW_PAGE + 5;
+      await store.upsertOffers(
+        Array.from({ length: n }, (_, i) => ({
+          kind: (['topup', 'item', 'account'] as const)[i % 3]!,
+          externalId: `p-${i}`,
+          patch: { remoteId: i + 1, managed: true },
+        })),
+      );
+      const listed = (await store.listOffers()).map((r) => [r.kind, r.externalId]);
+      const view = await store.offerView();
+      const pages: (readonly unknown[])[] = [];
+      for await (const page of view.keyPages()) pages.push(page);
+      expect(pages.map((p) => p.length)).toEqual([VIEW_PAGE, VIEW_PAGE, 5]);
+      const keys = await gather(view.keyPages());
+      expect(keys).toEqual(listed);
+      expect((await gather(view.pages())).map((r) => [r.kind, r.externalId])).toEqual(listed);
+      // A lookup of more keys than a page answers every one of them, in the order asked.
+      const asked = [...keys].reverse();
+      expect((await view.getMany(asked)).map((r) => r && [r.kind, r.externalId])).toEqual(asked);
+      expect(await view.countManaged()).toBe(n);
     });
 
     it('writes and reads 100k offers', async () => {

@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
-import { offerViewOf } from '../../src/state/offer-view.ts';
+import { offerViewOf, VIEW_PAGE } from '../../src/state/offer-view.ts';
 import { type MatchedOffer, match as matchView } from '../../src/sync/match.ts';
 import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
+import { gather } from '../support/gather.ts';
 
 const desired = (externalId: string): DesiredItem => ({
   kind: 'item',
@@ -48,14 +49,16 @@ function snapshot(
   };
 }
 /** match over a state table, its records gathered. */
-const match = (input: { offers: DesiredItem[]; state: OfferRecord[]; remote: RemoteSnapshot }): MatchedOffer[] => [
-  ...matchView({ ...input, state: offerViewOf(input.state) }),
-];
+const match = async (input: {
+  offers: DesiredItem[];
+  state: OfferRecord[];
+  remote: RemoteSnapshot;
+}): Promise<MatchedOffer[]> => await gather(matchView({ ...input, state: offerViewOf(input.state) }));
 const brief = (m: MatchedOffer) => `${m.externalId}:${m.side}:${m.presence}`;
 
 describe('match', () => {
-  it('full sweep: catalogue offers first in their order, then remote-only as listed, then state-only', () => {
-    const out = match({
+  it('full sweep: catalogue offers first in their order, then remote-only as listed, then state-only', async () => {
+    const out = await match({
       offers: [desired('c2'), desired('c1'), desired('both')],
       state: [state('kept-gone'), state('state-unconfirmed'), state('state-quiet')],
       remote: snapshot([remote('both', 3), remote('remote-only', 4)], true, {
@@ -75,8 +78,8 @@ describe('match', () => {
     expect(out[3]).toMatchObject({ desired: undefined, live: { id: 4 } });
   });
 
-  it('a catalogue offer the list missed: gone or unconfirmed as the check by id said, the state row attached', () => {
-    const out = match({
+  it('a catalogue offer the list missed: gone or unconfirmed as the check by id said, the state row attached', async () => {
+    const out = await match({
       offers: [desired('g'), desired('u')],
       state: [state('g'), state('u', { remoteId: 41 })],
       remote: snapshot([], true, { gone: ['item:g'], unconfirmed: ['item:u'] }),
@@ -85,8 +88,8 @@ describe('match', () => {
     expect(out[1]).toMatchObject({ live: undefined, state: { remoteId: 41 } });
   });
 
-  it('unconfirmed wins over a listing (a crash left a write on it unsettled)', () => {
-    const out = match({
+  it('unconfirmed wins over a listing (a crash left a write on it unsettled)', async () => {
+    const out = await match({
       offers: [desired('x')],
       state: [],
       remote: snapshot([remote('x', 9)], true, { unconfirmed: ['item:x'] }),
@@ -94,8 +97,8 @@ describe('match', () => {
     expect(out.map(brief)).toEqual(['x:catalogue:unconfirmed']);
   });
 
-  it('incremental read: an offer not returned is remembered from the state, with its id and status', () => {
-    const out = match({
+  it('incremental read: an offer not returned is remembered from the state, with its id and status', async () => {
+    const out = await match({
       offers: [desired('quiet'), desired('never-sent'), desired('sold-before')],
       state: [
         state('quiet', { remoteId: 50, remoteStatus: null }),
@@ -116,23 +119,23 @@ describe('match', () => {
     expect(out[3]?.live).toMatchObject({ id: 52, status: 'listed' });
   });
 
-  it('full sweep: a state row the list missed and nobody checked is not an offer any more', () => {
-    const out = match({ offers: [], state: [state('quiet')], remote: snapshot([], true) });
+  it('full sweep: a state row the list missed and nobody checked is not an offer any more', async () => {
+    const out = await match({ offers: [], state: [state('quiet')], remote: snapshot([], true) });
     expect(out).toEqual([]);
   });
 
-  it('each offer once, even when state and remote both know it', () => {
-    const out = match({ offers: [], state: [state('r')], remote: snapshot([remote('r', 40)], false) });
+  it('each offer once, even when state and remote both know it', async () => {
+    const out = await match({ offers: [], state: [state('r')], remote: snapshot([remote('r', 40)], false) });
     expect(out.map(brief)).toEqual(['r:remote:listed']);
     expect(out[0]?.state).toMatchObject({ remoteId: 40 });
   });
 
-  it('reads the state of the catalogue offers in batches: an offer past the first batch still gets its row', () => {
-    const offers = Array.from({ length: 1203 }, (_, i) => desired(`o-${i}`));
+  it('reads the state of the catalogue offers in batches: an offer past the first batch still gets its row', async () => {
+    const offers = Array.from({ length: 2 * VIEW_PAGE + 3 }, (_, i) => desired(`o-${i}`));
     const rows = offers.map((d, i) => state(d.externalId, { remoteId: 1000 + i }));
-    const out = match({ offers, state: rows, remote: snapshot([], false) });
-    expect(out).toHaveLength(1203);
-    for (const i of [0, 499, 500, 501, 1000, 1202])
+    const out = await match({ offers, state: rows, remote: snapshot([], false) });
+    expect(out).toHaveLength(2 * VIEW_PAGE + 3);
+    for (const i of [0, VIEW_PAGE - 1, VIEW_PAGE, VIEW_PAGE + 1, 2 * VIEW_PAGE, 2 * VIEW_PAGE + 2])
       expect(out[i]).toMatchObject({ externalId: `o-${i}`, live: { id: 1000 + i } });
   });
 });

@@ -75,9 +75,9 @@ const input = (over: Partial<PlannerInput>): PlannerInput => ({
 });
 
 describe('planner: assembly', () => {
-  it('uploads each image once, in path order, naming every account that needs it; none for an unconfirmed one', () => {
+  it('uploads each image once, in path order, naming every account that needs it; none for an unconfirmed one', async () => {
     const [b, a, c] = [image('b'), image('a'), image('c')];
-    const p = plan(
+    const p = await plan(
       input({
         catalogue: {
           offers: [account('x', [b, a]), account('y', [b]), account('z', [c])],
@@ -97,14 +97,14 @@ describe('planner: assembly', () => {
     expect(p.actions[0]?.type).toBe('upload');
   });
 
-  it('archives in kind then external_id order, and a tripped guard holds them back in that order', () => {
+  it('archives in kind then external_id order, and a tripped guard holds them back in that order', async () => {
     const state = [row('item', 'i-b', 1), row('item', 'i-a', 2), row('account', 'a-z', 3), row('account', 'a-y', 4)];
     const loose = {
       ...options,
       allowMassArchive: true,
       guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 },
     };
-    const p = plan(input({ state, remote: snapshot(state), options: loose }));
+    const p = await plan(input({ state, remote: snapshot(state), options: loose }));
     expect(p.actions.filter((x) => x.type === 'archive').map((x) => x.externalId)).toEqual([
       'a-y',
       'a-z',
@@ -112,7 +112,7 @@ describe('planner: assembly', () => {
       'i-b',
     ]);
     const strict = { ...options, guard: { maxArchive: 1, maxArchivePercent: 0, maxArchiveMin: 0 } };
-    const held = plan(input({ state, remote: snapshot(state), options: strict })).guard;
+    const held = (await plan(input({ state, remote: snapshot(state), options: strict }))).guard;
     expect(held.tripped).toBe(true);
     expect(held.held).toEqual([
       { kind: 'account', externalId: 'a-y' },
@@ -120,12 +120,12 @@ describe('planner: assembly', () => {
       { kind: 'item', externalId: 'i-a' },
       { kind: 'item', externalId: 'i-b' },
     ]);
-    expect(plan(input({ state, remote: snapshot(state), options: loose })).guard).not.toHaveProperty('held');
+    expect((await plan(input({ state, remote: snapshot(state), options: loose }))).guard).not.toHaveProperty('held');
   });
 
-  it('says why nothing is archived, and warns of an external_id listed twice', () => {
+  it('says why nothing is archived, and warns of an external_id listed twice', async () => {
     const remote = snapshot([]);
-    const p = plan(
+    const p = await plan(
       input({
         catalogue: { offers: [], complete: false, quarantinedFiles: [], invalidOffers: [] },
         remote: {
@@ -148,13 +148,13 @@ describe('planner: assembly', () => {
       "the marketplace lists account 'dup-1' more than once: " +
         'offersync manages the one it maps, fix the other on the website',
     ]);
-    const clean = plan(input({}));
+    const clean = await plan(input({}));
     expect([clean.archiveSuppressed, clean.warnings]).toEqual([[], []]);
   });
 
-  it('a targeted plan acts on its offers only, and counts and describes what it left out', () => {
+  it('a targeted plan acts on its offers only, and counts and describes what it left out', async () => {
     const state = [row('item', 'gone-in-b', 9)];
-    const p = plan(
+    const p = await plan(
       input({
         catalogue: {
           offers: [item('in-a', 'items/a.json'), item('in-b', 'items/b.json'), item('in-b2', 'items/b.json')],
@@ -173,6 +173,6 @@ describe('planner: assembly', () => {
       'archive:gone-in-b',
     ]);
     expect(p.target).toMatchObject({ files: ['items/b.json'], description: '--file items/b.json', outside: 2 });
-    expect(plan(input({})).target).toBeUndefined();
+    expect((await plan(input({}))).target).toBeUndefined();
   });
 });

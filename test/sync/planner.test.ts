@@ -790,16 +790,16 @@ const guard: readonly Case[] = [
 ];
 
 describe('planner: decisions', () => {
-  it.each(decisions)('$name', ({ input: i, actions, check }) => {
-    const p = plan(i);
+  it.each(decisions)('$name', async ({ input: i, actions, check }) => {
+    const p = await plan(i);
     if (actions) expect(types(p)).toEqual(actions);
     check?.(p);
   });
 });
 
 describe('planner: routes', () => {
-  it.each(routing)('$name', ({ input: i, actions, routes: expected, check }) => {
-    const p = plan(i);
+  it.each(routing)('$name', async ({ input: i, actions, routes: expected, check }) => {
+    const p = await plan(i);
     if (actions) expect(types(p)).toEqual(actions);
     expect(routes(p)).toEqual(expected);
     check?.(p);
@@ -807,5 +807,5 @@ describe('planner: routes', () => {
 });
 
 describe('planner: mass-archive guard', () => {
-  it.each(guard)('$name', ({ input: i, check }) => check?.(plan(i)));
+  it.each(guard)('$name', async ({ input: i, check }) => check?.(await plan(i)));
 });
