@@ -12,6 +12,7 @@ import {
   type ArchiveAction,
   type CreateAction,
   type Plan,
+  type SingleUpdateRoute,
   stoppedByGuard,
   type UpdateAction,
 } from './plan.ts';
@@ -53,12 +54,6 @@ export interface ExecutorDeps {
   readonly now?: () => number;
 }
 
-interface OfferWork {
-  adopt?: AdoptAction;
-  create?: CreateAction;
-  update?: UpdateAction;
-}
-
 export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {
   const ctx = new RunContext({ ...deps, createAttempts: deps.options.createAttempts });
   try {
@@ -95,41 +90,51 @@ async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promi
     }
     return ctx.outcomes;
   }
-  const perOffer = new Map<string, OfferWork>();
+  // The plan's actions by what runs them, as references into the plan: no map of every offer nor a closure per
+  // offer (a first sync of 100,000 creates held both for the whole run).
   const archives: ArchiveAction[] = [];
+  const adopts: AdoptAction[] = [];
+  const sends: (CreateAction | UpdateAction)[] = [];
+  const bulkUpdates: UpdateAction[] = [];
   const uploads = plan.actions.filter((a) => a.type === 'upload');
   await ctx.inTransaction(async () => {
     for (const a of plan.actions) if (a.type === 'noop') await recordNoop(ctx, a);
   });
   for (const a of plan.actions) {
     if (a.type === 'archive') archives.push(a);
-    if (a.type !== 'adopt' && a.type !== 'create' && a.type !== 'update') continue;
-    const key = offerKey(a.kind, a.externalId);
-    const work = perOffer.get(key) ?? {};
-    if (a.type === 'adopt') work.adopt = a;
-    else if (a.type === 'create') work.create = a;
-    else work.update = a;
-    perOffer.set(key, work);
+    else if (a.type === 'adopt') adopts.push(a);
+    else if (a.type === 'create') sends.push(a);
+    else if (a.type === 'update') (a.route.via === 'bulk-update' ? bulkUpdates : sends).push(a);
   }
-  ctx.total = uploads.length + perOffer.size + archives.length;
+  // An offer has one create or one update at most; an adoption is followed by its offer's update, if any, and is
+  // then reported with it (one outcome per offer).
+  const adopted = new Set(adopts.map((a) => offerKey(a.kind, a.externalId)));
+  const updatedAdopted = new Set<string>();
+  if (adopted.size > 0)
+    for (const u of [...sends, ...bulkUpdates]) {
+      const key = offerKey(u.kind, u.externalId);
+      if (u.type === 'update' && adopted.has(key)) updatedAdopted.add(key);
+    }
+  ctx.total = uploads.length + sends.length + bulkUpdates.length + adopted.size - updatedAdopted.size + archives.length;
 
   for (const sha of await uploadImages(ctx, uploads, deps.readImage, deps.signal)) ctx.failedUploads.add(sha);
   await ctx.inTransaction(async () => {
-    for (const w of perOffer.values()) if (w.adopt) await recordAdopt(ctx, w.adopt, !w.update);
+    for (const a of adopts) await recordAdopt(ctx, a, !updatedAdopted.has(offerKey(a.kind, a.externalId)));
     ctx.sold.push(...(await recordSales(ctx, plan, seenAt)));
   });
-  const bulkUpdates: UpdateAction[] = [];
-  const tasks: (() => Promise<void>)[] = [];
-  for (const { create, update } of perOffer.values()) {
-    if (create) tasks.push(() => runCreate(ctx, create));
-    else if (update?.route.via === 'bulk-update') bulkUpdates.push(update);
-    else if (update) {
-      const route = update.route;
-      tasks.push(() => runUpdate(ctx, update, route));
-    }
-  }
-  if (bulkUpdates.length > 0) tasks.push(() => bulkUpdate(ctx, bulkUpdates));
-  await forEachLimit(tasks, EXECUTOR_WINDOW, (task) => task(), deps.signal);
+  // Creates and single updates in plan order, then the bulk updates as one task.
+  const bulk = bulkUpdates.length > 0 ? [null] : [];
+  await forEachLimit(
+    [...sends, ...bulk],
+    EXECUTOR_WINDOW,
+    (a) =>
+      a === null
+        ? bulkUpdate(ctx, bulkUpdates)
+        : a.type === 'create'
+          ? runCreate(ctx, a)
+          : runUpdate(ctx, a, a.route as SingleUpdateRoute),
+    deps.signal,
+  );
   // Archives go last. They are not skipped when another offer failed: a removed offer left listed can be
   // sold twice, and the listing's completeness is already checked by the planner.
   if (!deps.signal?.aborted) {
