@@ -15,6 +15,7 @@ import { offerKey } from './offer-key.ts';
 import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { readSnapshot } from './read-snapshot.ts';
+import { forgetListing } from './remote-snapshot.ts';
 import { countOutcomes, flatCounts, type OfferOutcome, type RunReport } from './run-report.ts';
 import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
 import { recordGuardStop } from './guard-stop.ts';
@@ -186,6 +187,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       ...(opts.target ? { target: opts.target } : {}),
     });
     opts.onPlan?.(plan);
+    forgetListing(snap.snapshot);
 
     // A targeted run reports the catalogue errors inside its target only (a whole-file error by its file).
     const inTarget = isTargeted(opts.target) ? targetTest(opts.target) : null;

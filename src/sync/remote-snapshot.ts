@@ -28,3 +28,12 @@ export interface RemoteSnapshot {
 export function emptyKindSnapshot(full = true): KindSnapshot {
   return { offers: new Map(), full, complete: true, duplicates: [] };
 }
+
+/**
+ * Lets go of the listed offers once the run's plan is made: the plan holds what the executor needs of them, and
+ * 100,000 listed offers would otherwise live through the whole execution. The snapshot is the run's own.
+ */
+export function forgetListing(snapshot: RemoteSnapshot): void {
+  for (const kind of Object.keys(snapshot.kinds) as OfferKind[])
+    (snapshot.kinds[kind].offers as Map<string, RemoteOffer>).clear();
+}
