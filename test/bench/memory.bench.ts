@@ -1,4 +1,4 @@
-// Memory of the shipped CLI (issue 11): `offersync reconcile` from dist/ (npm run build, run first here) as its
+// Memory of the shipped CLI: `offersync reconcile` from dist/ (npm run build, run first here) as its
 // own process with no NODE_OPTIONS, against a sandbox process without a rate limit: the first sync of N offers
 // (default 100,000, a third of each kind) into an empty marketplace, then the no-op run after it. Prints each
 // run's peak RSS (the kernel's VmHWM) and peak V8 heap in use (sampled every 10 ms by a preloaded module),
