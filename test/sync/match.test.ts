@@ -78,7 +78,7 @@ describe('match', () => {
     expect(out[3]).toMatchObject({ desired: undefined, live: { id: 4 } });
   });
 
-  it('a catalogue offer the list missed: gone or unconfirmed as the check by id said, the state row attached', async () => {
+  it('a catalogue offer the list missed: gone or unconfirmed as the check by id said, with its state row', async () => {
     const out = await match({
       offers: [desired('g'), desired('u')],
       state: [state('g'), state('u', { remoteId: 41 })],
@@ -130,7 +130,7 @@ describe('match', () => {
     expect(out[0]?.state).toMatchObject({ remoteId: 40 });
   });
 
-  it('reads the state of the catalogue offers in batches: an offer past the first batch still gets its row', async () => {
+  it('reads the state of the catalogue offers in pages: an offer past the first page still gets its row', async () => {
     const offers = Array.from({ length: 2 * VIEW_PAGE + 3 }, (_, i) => desired(`o-${i}`));
     const rows = offers.map((d, i) => state(d.externalId, { remoteId: 1000 + i }));
     const out = await match({ offers, state: rows, remote: snapshot([], false) });

@@ -75,7 +75,7 @@ const input = (over: Partial<PlannerInput>): PlannerInput => ({
 });
 
 describe('planner: assembly', () => {
-  it('uploads each image once, in path order, naming every account that needs it; none for an unconfirmed one', async () => {
+  it('uploads each image once, in path order, naming the accounts that need it; none for unconfirmed', async () => {
     const [b, a, c] = [image('b'), image('a'), image('c')];
     const p = await plan(
       input({
