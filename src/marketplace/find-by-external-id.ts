@@ -125,7 +125,7 @@ export async function findByExternalId(
   externalId: string,
   opts?: CallOptions,
 ): Promise<RemoteOffer | null> {
-  // Once the path shows it does not serve lookups (issue 10), they go straight to the list.
+  // Once the path shows it does not serve lookups, they go straight to the list.
   const pathCap = lookupByPathCapability(kind);
   let pathMissedIt = false;
   if (isPathSafeExternalId(externalId) && ctx.capabilities.usable(pathCap) !== false) {

@@ -1,5 +1,5 @@
 // Additive-increase / multiplicative-decrease of the request rate, as TCP does with its window, extended to
-// find a limit nobody told us (issue 10). Pure: the rate is a function of (state, now); the state changes
+// find a limit nobody told us. Pure: the rate is a function of (state, now); the state changes
 // only on a 429 or when the marketplace advertises its limit.
 //
 // - The rate climbs additively from where it starts, up to the hard ceiling (a configured rate).

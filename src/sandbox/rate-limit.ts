@@ -36,8 +36,8 @@ export class RateLimiter {
   }
 
   /**
-   * The headers that advertise the limit, per `limit.headers`. X-RateLimit-Limit counts per second (the
-   * marketplace of issue 10 did so); the IETF policy states its window, in whole seconds as the draft wants.
+   * The headers that advertise the limit, per `limit.headers`. X-RateLimit-Limit counts per second (as the
+   * marketplaces we met do); the IETF policy states its window, in whole seconds as the draft wants.
    */
   headers(d: RateDecision): Record<string, string> {
     const { ratePerSec, headers = 'x-ratelimit' } = this.limit;

@@ -1,5 +1,5 @@
 // Reading back offers a bulk answer did not itemise (it gave counts that do not add up, or none at all), through
-// the list endpoint, never one GET per offer (issue 10). Archives run last, so what a bulk call just changed is at
+// the list endpoint, never one GET per offer. Archives run last, so what a bulk call just changed is at
 // the front of the list sorted by -updated_at: pages are read until every offer asked for was seen, the list
 // ends, or the offers read pass a bound. An offer not seen there was not changed by the call.
 import type { OfferKind } from '../catalogue/desired-offer.ts';

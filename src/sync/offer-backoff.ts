@@ -1,4 +1,4 @@
-// Per-offer backoff (issue 10), as controller-runtime's per-item rate limiter (ItemExponentialFailureRateLimiter)
+// Per-offer backoff, as controller-runtime's per-item rate limiter (ItemExponentialFailureRateLimiter)
 // beside the queue's global token bucket: an offer the marketplace refused with a final error is not sent again
 // until its catalogue entry changes or its backoff elapses (exponential from `initialMs`, capped at `maxMs`);
 // after `parkAfter` refusals it is parked until its entry changes. A success forgets it.

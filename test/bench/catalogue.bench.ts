@@ -1,4 +1,4 @@
-// Catalogue load and reload. Goals (issue 11): 100k offers across formats load and validate in under 2 s, holding
+// Catalogue load and reload. Goals: 100k offers across formats load and validate in under 2 s, holding
 // little (the heap the loaded catalogue keeps is printed, in MB and bytes per offer); re-parse after one changed
 // file among 10k files in under 50 ms; a CSV file of 25k, 50k and 100k columns loads in time linear in its size
 // (the time per 1,000 columns stays flat). Checks its own results; exits non-zero only when they are wrong, never on

@@ -1,4 +1,4 @@
-// Plan for 100k offers with 1% changed: CPU time and peak RSS (issue 11: under 1 s CPU), twice: with the state as
+// Plan for 100k offers with 1% changed: CPU time and peak RSS (goal: under 1 s CPU), twice: with the state as
 // records in memory, and as a reconcile reads it, through the sqlite store's view (one lookup per offer).
 import type { DesiredAccount, DesiredItem, DesiredOffer, DesiredTopUp } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';

@@ -1,4 +1,4 @@
-// What an offer the marketplace refuses for good costs (issue 10): an hour of daemon ticks every 2 s, on a
+// What an offer the marketplace refuses for good costs: an hour of daemon ticks every 2 s, on a
 // fake clock (the ticks run back to back; the per-offer backoff reads the clock the bench moves). The sandbox
 // runs in this process on 127.0.0.1 and refuses the item's status with a 422 every time.
 //   BENCH_TICK_SECONDS (default 2), BENCH_HOURS (default 1)
@@ -61,7 +61,7 @@ async function hourOfTicks(name: string, backoff: { initialMs: number; maxMs: nu
 let failed = false;
 try {
   const withBackoff = await hourOfTicks('backoff', null);
-  // The same hour with the backoff switched off (every tick may send it again), as before issue 10.
+  // The same hour with the backoff switched off (every tick may send it again), as before the per-offer backoff.
   const without = await hourOfTicks('none', { initialMs: 1, maxMs: 1, parkAfter: Number.MAX_SAFE_INTEGER });
   console.log(
     `a refused offer over ${HOURS} h of daemon ticks every ${TICK_MS / 1000} s (${TICKS} ticks, fake clock):`,

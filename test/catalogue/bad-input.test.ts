@@ -1,4 +1,4 @@
-// The bad-input corpus (issue 3): each case its own test, asserting the exact problem (file, line or
+// The bad-input corpus: each case its own test, asserting the exact problem (file, line or
 // pointer, field) and that the good file beside it still loads. Nothing may throw.
 import { mkdirSync, readFileSync, realpathSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

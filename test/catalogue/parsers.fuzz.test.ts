@@ -1,4 +1,4 @@
-// Property tests of the catalogue's parsers and normalisers (issue 11): arbitrary and mutated files never
+// Property tests of the catalogue's parsers and normalisers: arbitrary and mutated files never
 // throw, only give problems that name the file and a place (line or pointer); the same valid offers written
 // in any of the four formats read to the same offers. FUZZ_RUNS=N for a longer search (test/support/fuzz.ts).
 import fc from 'fast-check';

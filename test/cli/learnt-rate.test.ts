@@ -1,4 +1,4 @@
-// The rate `ratePerSec: auto` learnt, kept for the next run (issue 10).
+// The rate `ratePerSec: auto` learnt, kept for the next run.
 import { describe, expect, it } from 'vitest';
 import { loadLearntRate, saveLearntRate, startRate } from '../../src/cli/learnt-rate.ts';
 import { loadConfig } from '../../src/config/load-config.ts';

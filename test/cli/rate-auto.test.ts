@@ -1,4 +1,4 @@
-// ratePerSec: auto against the sandbox (issue 10): an advertised limit is taken from the first answer, in
+// ratePerSec: auto against the sandbox: an advertised limit is taken from the first answer, in
 // either header family, and the rate reached is remembered in the state db for the next run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -286,7 +286,7 @@ describe('webhook bodies and targets', () => {
       now,
     );
     expect(fixed.told.failing).toEqual({});
-    // An offer held back by its per-offer backoff is told as such (issue 10).
+    // An offer held back by its per-offer backoff is told as such.
     const held = notificationsOfRun(
       report([{ kind: 'item', externalId: 'c', outcome: 'held', message: 'the marketplace refused it (422)' }]),
       undefined,

@@ -116,7 +116,7 @@ describe('offersync CLI against the sandbox process', { timeout: 120_000 }, () =
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/account\s+\d+ listed/);
     expect(status.stdout).toMatch(/reconcile converged/);
-    // Issue 10: the rate `auto` learnt for the next run.
+    // The rate `auto` learnt for the next run.
     expect(status.stdout).toMatch(/Request rate learnt \(rateLimit\.ratePerSec: auto\): [\d.]+\/s/);
     // Logs at debug level: neither the key nor any password of the catalogue.
     const passwords = [

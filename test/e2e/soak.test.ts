@@ -1,4 +1,4 @@
-// The short soak (issue 11): 20 seconds of `npm run soak`, the daemon and the sandbox as child processes on
+// The short soak: 20 seconds of `npm run soak`, the daemon and the sandbox as child processes on
 // 127.0.0.1, under random edits, faults, 429 storms, kills and sales; no violation at the end.
 import { describe, expect, it } from 'vitest';
 import { runSoak } from '../soak/soak.ts';

@@ -1,4 +1,4 @@
-// Property tests of the response decoders (issue 11): whatever a server sends, decoding returns a value or
+// Property tests of the response decoders: whatever a server sends, decoding returns a value or
 // throws a DecodeError, which decodeResponse turns into a BadResponse naming the request and status; error
 // answers always become a MarketplaceError. FUZZ_RUNS=N for a longer search (test/support/fuzz.ts).
 import fc from 'fast-check';

@@ -332,7 +332,7 @@ describe('decodeBulkUpdate', () => {
     ['numeric strings under data', { data: { updated: '2' } }, { updated: 2 }],
     ['under meta', { meta: { updated_count: 5, failed: 1 } }, { updated: 5, failed: 1 }],
     ['none', { success: true }, undefined],
-  ])('reads the counts (issue 10): %s', (_name, body, counts) => {
+  ])('reads the counts: %s', (_name, body, counts) => {
     expect(decodeBulkUpdate(body).counts).toEqual(counts);
   });
 });

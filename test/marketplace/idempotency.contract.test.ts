@@ -1,4 +1,4 @@
-// Idempotency-Key on creates (issue 10): a create whose response was lost, sent again with the same key,
+// Idempotency-Key on creates: a create whose response was lost, sent again with the same key,
 // is the same request to a marketplace that honours the header.
 import { describe, expect, it } from 'vitest';
 import { itemBody, ext, useContract } from './support/contract.ts';

@@ -1,4 +1,4 @@
-// The lookup by path is a capability like the others (issue 10): once the marketplace shows it does not
+// The lookup by path is a capability like the others: once the marketplace shows it does not
 // serve GET /{kind}/{external_id} (an HTML page, a 404 for an offer its list holds, another offer), lookups
 // go straight to the list; a path that answers is kept; the verdict is kept where the caller says.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// What a marketplace's headers say about its rate limit, in every header family in use (issue 10).
+// What a marketplace's headers say about its rate limit, in every header family in use.
 import { describe, expect, it } from 'vitest';
 import { readRateLimitAdvert } from '../../src/marketplace/rate-limit-advert.ts';
 

@@ -351,7 +351,7 @@ describe('RequestQueue', () => {
     expect(idle).toBe(true);
   });
 
-  it('auto: climbs from the safe start only while requests wait for the rate (issue 10)', async () => {
+  it('auto: climbs from the safe start only while requests wait for the rate', async () => {
     const { q, clock } = setup({ ratePerSec: 'auto', startRatePerSec: 5, increasePerSec: 5, burst: 1 });
     await clock.advance(60_000);
     expect(q.stats()).toMatchObject({ currentRate: 5, holdRate: null, advertisedRate: null });

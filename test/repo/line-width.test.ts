@@ -1,4 +1,4 @@
-// Lines of at most 120 characters (issue 9): the formatter keeps code within it, but cannot break a long string
+// Lines of at most 120 characters: the formatter keeps code within it, but cannot break a long string
 // or template literal, so this names each line that grew past it.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

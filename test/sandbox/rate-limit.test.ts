@@ -46,7 +46,7 @@ describe('rate limit over HTTP', () => {
   });
 });
 
-describe('how the limit is advertised (issue 10: a switch)', () => {
+describe('how the limit is advertised (a switch)', () => {
   const l = (headers: 'x-ratelimit' | 'ietf' | 'none', ratePerSec = 50) =>
     new RateLimiter({ ratePerSec, burst: 10, headers });
   it.each([

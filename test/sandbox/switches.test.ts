@@ -1,4 +1,4 @@
-// Switches of issue 10: creates that honour Idempotency-Key, bulk answers with counts only, and a shop that
+// Sandbox switches: creates that honour Idempotency-Key, bulk answers with counts only, and a shop that
 // answers HTML at GET /{kind}/{external_id}.
 import { describe, expect, it } from 'vitest';
 import { account, useSandbox } from './support.ts';

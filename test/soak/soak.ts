@@ -1,4 +1,4 @@
-// The soak under faults (issue 11): the daemon as a child process against the sandbox as a child process, both
+// The soak under faults: the daemon as a child process against the sandbox as a child process, both
 // on 127.0.0.1, for a bounded time. Random catalogue edits (creates, price and title changes, removals, files
 // moved and renamed), injected 5xx, dropped connections, responses lost after the write, 429 storms, SIGKILL and
 // restart of the daemon, and sales on the sandbox (accounts whole, units of items and top-ups). Then, with faults

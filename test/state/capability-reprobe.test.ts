@@ -1,4 +1,4 @@
-// A refused capability is asked again after the re-probe interval (issue 10).
+// A refused capability is asked again after the re-probe interval.
 import { describe, expect, it } from 'vitest';
 import { capabilityUsable } from '../../src/state/capability-reprobe.ts';
 

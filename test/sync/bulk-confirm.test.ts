@@ -1,5 +1,5 @@
 // Bulk answers that do not say which offers they handled are confirmed through the list endpoint, never one
-// GET per offer (issue 10): a bulk-remove answered with `{success: true}` only, and a top-up bulk-update answered
+// GET per offer: a bulk-remove answered with `{success: true}` only, and a top-up bulk-update answered
 // with counts that fall short.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BulkUpdateResult, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';

@@ -1,5 +1,5 @@
 // Every create carries an Idempotency-Key derived from its journal entry, and a retry of it carries the same
-// one (issue 10): against a marketplace that honours it, a create whose response was lost and whose lookup
+// one: against a marketplace that honours it, a create whose response was lost and whose lookup
 // came back empty (a list that lags) is sent again and still makes one offer.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CallOptions, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';

@@ -1,4 +1,4 @@
-// Per-offer backoff in reconcile runs (issue 10): an offer the marketplace refuses for good is not sent again
+// Per-offer backoff in reconcile runs: an offer the marketplace refuses for good is not sent again
 // until its entry changes or its backoff elapses; after parkAfter refusals it is parked; the run reports it as
 // held with the marketplace's message and the next attempt; a success forgets it.
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Per-offer backoff (issue 10): exponential from the first wait, capped, parked after N refusals of the same
+// Per-offer backoff: exponential from the first wait, capped, parked after N refusals of the same
 // entry; a changed entry is sent at once.
 import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';

@@ -1,4 +1,4 @@
-// One run's view of the per-offer backoffs (issue 10): a final refusal is noted with the marketplace's words and
+// One run's view of the per-offer backoffs: a final refusal is noted with the marketplace's words and
 // the next attempt, any other error leaves the offer alone, a success forgets it, and the map is written back
 // only when the run changed it. A stored record that is not a whole backoff is dropped (the offer is sent).
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// A capability the marketplace refused is probed again after capabilities.reprobeAfterHours (issue 10): a
+// A capability the marketplace refused is probed again after capabilities.reprobeAfterHours: a
 // marketplace that adds a bulk route later gets used, with one request to find out.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
