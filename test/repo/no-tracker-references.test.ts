@@ -1,4 +1,4 @@
-// The repo speaks of itself: a comment, test name or doc that says "issue 10" points at a tracker a reader of
+// The repo speaks of itself: a comment, test name or doc that names an issue by its number points at a tracker a reader of
 // the repo does not have. Each such place says its reason in its own words instead.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -28,6 +28,6 @@ describe('no tracker references', () => {
           if (REFERENCE.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
         });
     }
-    expect(found, 'say the reason in the repo\'s own words instead of an issue number').toEqual([]);
+    expect(found, "say the reason in the repo's own words instead of an issue number").toEqual([]);
   });
 });
