@@ -1,5 +1,5 @@
-// The repo speaks of itself: a comment, test name or doc that names an issue by its number points at a tracker a reader of
-// the repo does not have. Each such place says its reason in its own words instead.
+// The repo speaks of itself: a comment, test name or doc that names an issue by its number points at a
+// tracker a reader of the repo does not have. Each such place says its reason in its own words instead.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
