@@ -92,10 +92,12 @@ function matchLine(m: MatchView | null): string {
 
 function nextRun(v: StatusView, now: number): string {
   const s = v.daemon.schedule;
-  if (v.daemon.running) return '<p>A run is going on now.</p>';
-  if (!s || (s.nextTick === null && s.nextSweep === null)) return '';
+  if (!s || (s.nextTick === null && s.nextSweep === null))
+    return v.daemon.running ? '<p>A run is going on now.</p>' : '';
+  // During a run the schedule still says when the full sweep comes: a seller reading the page mid-run sees both.
   const parts = [
-    ...(s.nextTick !== null ? [`Next run ${time(s.nextTick, now)}`] : []),
+    ...(v.daemon.running ? ['A run is going on now'] : []),
+    ...(!v.daemon.running && s.nextTick !== null ? [`Next run ${time(s.nextTick, now)}`] : []),
     ...(s.nextSweep !== null ? [`full sweep ${time(s.nextSweep, now)}`] : []),
   ];
   return `<p>${parts.join(' · ')}; at once when a catalogue file changes.</p>`;

@@ -232,11 +232,12 @@ describe('status page HTML', () => {
   });
 
   it('names the shop, else the seller id, never the marketplace host; shows the next run', async () => {
-    const view = async (seller: { name: string | null; id: string }) =>
+    const view = async (seller: { name: string | null; id: string }, running = false) =>
       renderStatusPage(
         await new StatusBoard(store, fileSalesLedger(':memory:'), seller).view(
           {
             ...DAEMON,
+            running,
             lastOutcome: 'converged',
             schedule: { nextTick: Date.parse('2026-11-24T10:00:40Z'), nextSweep: Date.parse('2026-11-24T15:00:00Z') },
           },
@@ -249,6 +250,10 @@ describe('status page HTML', () => {
     expect(text(named)).toContain('Demo Games Shop (eu-shop) in sync');
     expect(text(named)).toMatch(/Next run in 40 s · full sweep in 5 h ?; at once when a catalogue file changes/);
     expect(text(await view({ name: null, id: 'eu-shop' }))).toMatch(/^ ?eu-shop · offersync/);
+    // Mid-run the page says so, and still when the full sweep comes.
+    const midRun = text(await view({ name: 'Demo Games Shop', id: 'eu-shop' }, true));
+    expect(midRun).toMatch(/A run is going on now · full sweep in 5 h ?; at once when a catalogue file changes/);
+    expect(midRun).not.toContain('Next run in 40 s');
   });
 });
 
