@@ -2,26 +2,11 @@
 // refreshed by a meta tag. Each seller links to its own page (/sellers/ID), the single daemon's status page
 // (status-page.ts). On a narrow screen each seller's row stacks into a card. Everything shown is escaped.
 import type { FleetHolder, FleetSellerView, FleetView } from './fleet-board.ts';
-
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+import { ago, esc } from './page-html.ts';
 
 /** The path of a seller's page on the health server. */
 export function sellerPagePath(seller: string): string {
   return `/sellers/${encodeURIComponent(seller)}`;
-}
-
-function ago(ms: number, now: number): string {
-  const a = Math.max(0, Math.round((now - ms) / 1000));
-  const t =
-    a < 90
-      ? `${a} s`
-      : a < 5400
-        ? `${Math.round(a / 60)} min`
-        : a < 129_600
-          ? `${Math.round(a / 3600)} h`
-          : `${Math.round(a / 86_400)} d`;
-  return `${t} ago`;
 }
 
 const OUTCOME_CLASS: Readonly<Record<string, string>> = {
