@@ -3,23 +3,13 @@ import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import { GUARD_NAMES_SHOWN } from '../sync/guard-list.ts';
+import type { OfferFields } from '../sync/offer-fields.ts';
 import { type FieldChange, type Plan, type PlanAction, targetNote } from '../sync/plan.ts';
 import { formatCents } from '../sync/price-guard.ts';
+import { showField, showPrice, showValue } from './show-value.ts';
 import { describeSale } from '../sync/unit-sale.ts';
 
 const KIND_TITLE: Record<OfferKind, string> = { account: 'Accounts', item: 'Items', topup: 'Top-ups' };
-
-function show(v: unknown): string {
-  if (v === undefined) return '(none)';
-  const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
-}
-
-/** Prices are integer cents on the wire; a seller reads them as money. */
-function showField(field: string, v: unknown): string {
-  if (field === 'price' && typeof v === 'number' && Number.isInteger(v)) return `${(v / 100).toFixed(2)} (${v} cents)`;
-  return show(v);
-}
 
 function changeLine(c: FieldChange): string {
   const tag = c.why === 'drift' ? ' (edited on the marketplace)' : c.why === 'unsent' ? ' (not known to be sent)' : '';
@@ -104,6 +94,27 @@ export function planToJson(plan: Plan): Record<string, unknown> {
 
 const SHOWN_TYPES = ['create', 'update', 'adopt', 'archive'] as const;
 
+/** How a create's title and price were read, so a seller sees what '1.299,00' became. */
+function createdAs(fields: OfferFields): string {
+  const title = fields.title ?? fields.offer_title;
+  return [
+    title !== undefined ? showValue(title) : undefined,
+    fields.price !== undefined ? showPrice(fields.price, fields.currency) : undefined,
+  ]
+    .filter((x) => x !== undefined)
+    .join(', ');
+}
+
+/** The closing line, as terraform's: what the plan would write, every kind together. */
+export function planLine(plan: Plan): string {
+  const n = (t: PlanAction['type']) => plan.actions.filter((a) => a.type === t).length;
+  const uploads = plan.actions.filter((a) => a.type === 'upload').length;
+  return (
+    `Plan: ${n('create')} to create, ${n('update')} to update, ${n('archive')} to archive` +
+    `${uploads > 0 ? `, ${uploads} image(s) to upload` : ''}.`
+  );
+}
+
 export function formatPlan(plan: Plan): string {
   const out: string[] = [];
   const uploads = plan.actions.filter((a) => a.type === 'upload');
@@ -143,7 +154,7 @@ export function formatPlan(plan: Plan): string {
       switch (a.type) {
         case 'create':
           out.push(
-            `  + create  ${a.externalId}  (${a.desired.source.file}; ` +
+            `  + create  ${a.externalId}  ${createdAs(a.fields)}  (${a.desired.source.file}; ` +
               `${a.reason}${a.verifyFirst ? '; looked up first' : ''})`,
           );
           break;
@@ -185,6 +196,7 @@ export function formatPlan(plan: Plan): string {
     if (more > 0) out.push(`  ... and ${more} more (--json lists them all)`);
   }
   if (!plan.actions.some((a) => a.type !== 'noop')) out.push('No changes: the marketplace matches the catalogue.');
+  else out.push(planLine(plan));
   // Each line escaped: a file name, an external_id or a message is data, and may hold control characters.
   return `${out
     .map(oneLine)

@@ -1,48 +1,91 @@
-// The run summary: a table per kind, then every offer that failed or was blocked, with its file and why.
+// The run summary, as `terraform apply` prints one: every offer created, updated (field: old -> new), archived (with
+// its reason), invalid, failed, blocked or held, by external_id, grouped by kind; then sales and notes; then one
+// closing line with the counts. A long run is cut after a screenful; its report file holds every offer.
 import { escapeLines } from '../log/terminal-text.ts';
-import { OUTCOMES, type Outcome, type RunReport } from '../sync/run-report.ts';
+import { NEEDS_ATTENTION, type OfferOutcome, type Outcome, type RunReport } from '../sync/run-report.ts';
 import { describeSale } from '../sync/unit-sale.ts';
+import { showField, showPrice, showValue } from './show-value.ts';
 
-// Every outcome is a column (held included), in the order the report defines them.
-const COLUMNS: readonly Outcome[] = OUTCOMES;
-const KIND_TITLE: Record<string, string> = {
-  account: 'accounts',
-  item: 'items',
-  topup: 'top-ups',
-  image: 'images',
-  file: 'files',
+const KIND_TITLE: Readonly<Record<OfferOutcome['kind'], string>> = {
+  account: 'Accounts',
+  item: 'Items',
+  topup: 'Top-ups',
+  image: 'Images',
+  file: 'Files',
+};
+const KIND_ORDER = Object.keys(KIND_TITLE) as OfferOutcome['kind'][];
+
+/** What is listed offer by offer: what needs the seller first, then what was done. */
+const LISTED: readonly Outcome[] = [
+  'invalid',
+  'failed',
+  'blocked',
+  'held',
+  'created',
+  'updated',
+  'archived',
+  'adopted',
+  'uploaded',
+];
+/** The closing line's order. */
+const COUNTED: readonly Outcome[] = [
+  'created',
+  'updated',
+  'archived',
+  'adopted',
+  'uploaded',
+  'unchanged',
+  'sold',
+  'invalid',
+  'failed',
+  'blocked',
+  'held',
+  'skipped',
+];
+const MARK: Readonly<Record<Outcome, string>> = {
+  created: '+ created ',
+  updated: '~ updated ',
+  archived: '- archived',
+  adopted: '= adopted ',
+  uploaded: '+ uploaded',
+  unchanged: '  unchanged',
+  sold: '  sold    ',
+  blocked: '! BLOCKED ',
+  held: '! HELD    ',
+  invalid: '! INVALID ',
+  failed: '! FAILED  ',
+  skipped: '  skipped ',
 };
 
-export function formatReport(report: RunReport): string {
-  const kinds = Object.keys(report.counts).sort(
-    (a, b) => Object.keys(KIND_TITLE).indexOf(a) - Object.keys(KIND_TITLE).indexOf(b),
-  );
-  const cols = COLUMNS.filter((c) => kinds.some((k) => (report.counts[k]?.[c] ?? 0) > 0));
+export interface ReportFormat {
+  /** Offers listed before the rest is left to the report file. Default 50. */
+  readonly limit?: number;
+  /** Where the full list is: the command that shows it. Default `offersync status --run <id>`. */
+  readonly fullList?: string;
+}
+
+export const REPORT_LIMIT = 50;
+
+export function formatReport(report: RunReport, format: ReportFormat = {}): string {
+  const limit = format.limit ?? REPORT_LIMIT;
   const out: string[] = [];
-  if (kinds.length > 0 && cols.length > 0) {
-    const header = ['', ...cols];
-    const rows = kinds.map((k) => [KIND_TITLE[k] ?? k, ...cols.map((c) => String(report.counts[k]?.[c] ?? 0))]);
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const line = (r: readonly string[]) =>
-      r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-    out.push(line(header), ...rows.map(line), '');
-  }
-  const problems = report.outcomes.filter(
-    (o) => o.outcome === 'failed' || o.outcome === 'blocked' || o.outcome === 'held',
-  );
-  if (problems.length > 0) {
-    out.push('Needs attention:');
-    for (const o of problems.slice(0, 200)) {
-      const where = o.file ? ` (${o.file})` : '';
-      const fields = o.fields && o.fields.length > 0 ? ` [${o.fields.join(', ')}]` : '';
-      out.push(
-        `  ${o.outcome.toUpperCase()} ${KIND_TITLE[o.kind] ?? o.kind} ${o.externalId}${where}${fields}: ` +
-          `${o.message ?? ''}`,
-      );
-    }
-    if (problems.length > 200) out.push(`  ... and ${problems.length - 200} more (--json lists them all)`);
+  const listed = report.outcomes.filter((o) => LISTED.includes(o.outcome));
+  let shown = 0;
+  for (const kind of KIND_ORDER) {
+    const mine = listed
+      .filter((o) => o.kind === kind)
+      .sort((a, b) => LISTED.indexOf(a.outcome) - LISTED.indexOf(b.outcome));
+    if (mine.length === 0 || shown >= limit) continue;
+    out.push(`${KIND_TITLE[kind]}:`);
+    for (const o of mine.slice(0, limit - shown)) out.push(...offerLines(o));
+    shown += Math.min(mine.length, limit - shown);
     out.push('');
   }
+  if (listed.length > shown)
+    out.push(
+      `... and ${listed.length - shown} more: see ${format.fullList ?? `offersync status --run ${report.runId}`}`,
+      '',
+    );
   const sold = report.outcomes.filter((o) => o.outcome === 'sold');
   if (sold.length > 0)
     out.push(`${sold.length} offer(s) sold, refunded or processing on the marketplace: left alone (see sold.jsonl).`);
@@ -53,20 +96,62 @@ export function formatReport(report: RunReport): string {
     if (report.sales.length > 20) out.push(`  ... and ${report.sales.length - 20} more (--json lists them all)`);
   }
   for (const m of report.messages) out.push(m);
-  const verdict: Record<RunReport['outcome'], string> = {
-    converged: report.messages.some((m) => m.startsWith('targeted run ('))
-      ? 'Converged: the targeted offers on the marketplace match the catalogue.'
-      : 'Converged: the marketplace matches the catalogue.',
-    partial: 'Some offers could not be synced (listed above); the rest is done. Run again after fixing them.',
-    failed: 'The run failed.',
-    aborted: 'Stopped before the first write.',
-    stopped: 'Stopped: no further write was started; those in flight finished. Run again to finish the rest.',
-    planned: 'Planned only: nothing was sent.',
-  };
-  out.push(
-    `${verdict[report.outcome]} ${report.requests} request(s) in ${(report.durationMs / 1000).toFixed(1)} s (run ` +
-      `${report.runId}).`,
-  );
+  out.push(closingLine(report));
   // Each line escaped: a message or an external_id is data, and may hold control characters.
   return escapeLines(out);
+}
+
+function offerLines(o: OfferOutcome): string[] {
+  const id = `  ${MARK[o.outcome]} ${o.externalId}`;
+  switch (o.outcome) {
+    case 'created': {
+      const what = [
+        o.title !== undefined ? showValue(o.title) : undefined,
+        o.price !== undefined ? showPrice(o.price, o.currency) : undefined,
+      ].filter((x) => x !== undefined);
+      return [`${id}  ${what.join(', ')}${o.file ? `  (${o.file})` : ''}`];
+    }
+    case 'updated':
+      return [
+        `${id}${o.file ? `  (${o.file})` : ''}`,
+        ...(o.changes ?? []).map((c) =>
+          c.field === 'credentials'
+            ? '      credentials: changed (not shown)'
+            : `      ${c.field}: ${showField(c.field, c.from)} -> ${showField(c.field, c.to)}`,
+        ),
+      ];
+    case 'archived':
+      return [`${id}  (${o.reason ?? o.message ?? 'archived'})`];
+    default: {
+      const fields = o.fields && o.fields.length > 0 ? ` [${o.fields.join(', ')}]` : '';
+      const where = o.file ? `  (${o.file})` : '';
+      const why = NEEDS_ATTENTION.has(o.outcome) && o.message ? `: ${o.message}` : '';
+      return [`${id}${where}${fields}${why}`];
+    }
+  }
+}
+
+const VERDICT: Readonly<Record<RunReport['outcome'], string>> = {
+  converged: 'Converged: the marketplace matches the catalogue.',
+  partial: 'Some offers need attention (listed above); the rest is done.',
+  failed: 'The run failed.',
+  aborted: 'Stopped before the first write.',
+  stopped: 'Stopped: no further write was started; those in flight finished. Run again to finish the rest.',
+  planned: 'Planned only: nothing was sent.',
+};
+
+/** The verdict, the counts of every offer (each once), the requests and the run id: one line. */
+export function closingLine(report: RunReport): string {
+  const totals = new Map<Outcome, number>();
+  for (const row of Object.values(report.counts))
+    for (const o of COUNTED) totals.set(o, (totals.get(o) ?? 0) + (row[o] ?? 0));
+  const counts = COUNTED.filter((o) => (totals.get(o) ?? 0) > 0).map((o) => `${totals.get(o)} ${o}`);
+  const verdict =
+    report.outcome === 'converged' && report.messages.some((m) => m.startsWith('targeted run ('))
+      ? 'Converged: the targeted offers on the marketplace match the catalogue.'
+      : VERDICT[report.outcome];
+  return (
+    `${verdict} ${counts.length > 0 ? `${counts.join(', ')}; ` : ''}${report.requests} request(s) in ` +
+    `${(report.durationMs / 1000).toFixed(1)} s (run ${report.runId}).`
+  );
 }

@@ -93,6 +93,7 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
     // Replicas share no disk: with PostgreSQL a sale is kept in the state db, not on the replica that saw it.
     salesInState: config.state.url !== '',
     leaseTtlMs: config.state.leaseTtlMs,
+    keepReports: config.state.keepRuns,
   };
 }
 

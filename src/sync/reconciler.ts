@@ -16,7 +16,16 @@ import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { readSnapshot } from './read-snapshot.ts';
 import { forgetListing } from './remote-snapshot.ts';
-import { countOutcomes, flatCounts, type OfferOutcome, type RunReport } from './run-report.ts';
+import {
+  countOutcomes,
+  flatCounts,
+  NEEDS_ATTENTION,
+  type OfferOutcome,
+  oneOutcomePerOffer,
+  type RunReport,
+} from './run-report.ts';
+import { describeOutcomes } from './describe-outcomes.ts';
+import { writeRunReport } from './run-report-file.ts';
 import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
 import { recordGuardStop } from './guard-stop.ts';
 import type { UnitSale } from './unit-sale.ts';
@@ -54,6 +63,8 @@ export interface ReconcilerSettings {
   readonly salesInState?: boolean;
   /** The writer lease's TTL (state.leaseTtlMs). Default 30 s. */
   readonly leaseTtlMs?: number;
+  /** Run report files kept beside the state db (state.keepRuns). Default 200. */
+  readonly keepReports?: number;
 }
 
 export interface ReconcileDeps {
@@ -203,7 +214,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       .map((p) => ({
         kind: p.kind ?? 'file',
         externalId: p.externalId ?? '(file)',
-        outcome: 'failed' as const,
+        outcome: 'invalid' as const,
         file: `${fileLineColumn(p.file, p)}${p.pointer ? `#${p.pointer}` : ''}`,
         message: `${p.field ? `${p.field}: ` : ''}${p.message}`,
       }));
@@ -261,7 +272,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
         ? 'aborted'
         : signal?.aborted
           ? 'stopped'
-          : all.some((o) => o.outcome === 'failed' || o.outcome === 'blocked' || o.outcome === 'held')
+          : all.some((o) => NEEDS_ATTENTION.has(o.outcome))
             ? 'partial'
             : 'converged';
       // A targeted run saw every offer but acted on some: the next incremental run must still see the rest.
@@ -279,7 +290,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     const report = finish(
       runId,
       outcome,
-      [...outcomes, ...catalogueFailures],
+      [...describeOutcomes(outcomes, plan), ...catalogueFailures],
       messages,
       started,
       deps,
@@ -287,6 +298,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
       sales,
     );
     await store.runEnd(runId, outcome, flatCounts(report.counts));
+    writeRunReport(settings.statePath, report, settings.keepReports, logger);
     if (stoppedByGuard(plan))
       await recordGuardStop(store, { runId, at: new Date(started).toISOString(), messages: guardMessages });
     else if (outcome !== 'stopped') await recordGuardStop(store, null);
@@ -308,12 +320,14 @@ function finish(
   requestsAtStart: number,
   sales: readonly UnitSale[] = [],
 ): RunReport {
+  // Each offer once, whatever went wrong: a duplicated external_id is one invalid offer, not two failures.
+  const one = oneOutcomePerOffer(outcomes);
   return {
     sales,
     runId,
     outcome,
-    outcomes,
-    counts: countOutcomes(outcomes),
+    outcomes: one,
+    counts: countOutcomes(one),
     requests: (deps.requestCount?.() ?? 0) - requestsAtStart,
     durationMs: Date.now() - started,
     messages,

@@ -13,10 +13,15 @@ export const OUTCOMES = [
   'blocked',
   /** Refused by the marketplace before and held back by its backoff: not sent this run. */
   'held',
+  /** Its catalogue entry has errors: nothing was sent for it (never 'failed', which is a refused write). */
+  'invalid',
   'failed',
   'skipped',
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+
+/** Outcomes that leave the run partial (exit 1): the seller has something to fix or to wait for. */
+export const NEEDS_ATTENTION: ReadonlySet<Outcome> = new Set<Outcome>(['failed', 'invalid', 'blocked', 'held']);
 
 export interface OfferOutcome {
   /** 'file' for a catalogue file that failed as a whole. */
@@ -28,6 +33,21 @@ export interface OfferOutcome {
   /** For failed and blocked: the marketplace's message or offersync's reason, and what to do. */
   readonly message?: string;
   readonly fields?: readonly string[];
+  /** Why the plan chose it: an archive's "removed from the catalogue", a create's "new in the catalogue". */
+  readonly reason?: string;
+  /** An update's fields, old -> new, as planned (never a credential: those show as changed only). */
+  readonly changes?: readonly ShownChange[];
+  /** A create's title and price (cents) as read from the catalogue, so the seller sees how they were read. */
+  readonly title?: string;
+  readonly price?: number;
+  readonly currency?: string;
+}
+
+/** One field of an update as the seller reads it; `from` is what the marketplace showed or was last sent. */
+export interface ShownChange {
+  readonly field: string;
+  readonly from: unknown;
+  readonly to: unknown;
 }
 
 export interface RunReport {
@@ -59,4 +79,52 @@ export function flatCounts(counts: RunReport['counts']): Record<string, number> 
   for (const [kind, row] of Object.entries(counts))
     for (const [k, n] of Object.entries(row)) if (n > 0) out[`${kind}.${k}`] = n;
   return out;
+}
+
+/**
+ * Which outcome an offer keeps when a run reported it more than once (a duplicated external_id is two catalogue
+ * errors and a noop): the one that says most about what the seller must do.
+ */
+const PRECEDENCE: readonly Outcome[] = [
+  'failed',
+  'invalid',
+  'blocked',
+  'held',
+  'created',
+  'updated',
+  'archived',
+  'adopted',
+  'sold',
+  'uploaded',
+  'skipped',
+  'unchanged',
+];
+
+/**
+ * One outcome per offer (kind and external_id), so that each is counted once whatever went wrong: the most telling
+ * outcome, in the place the offer was first reported. Messages of the same outcome are joined (two errors of one
+ * entry), except the same message about another place (a duplicated external_id, reported at each line): then the
+ * places are joined. Whole-file problems ('file') stay one per file and line.
+ */
+export function oneOutcomePerOffer(outcomes: readonly OfferOutcome[]): OfferOutcome[] {
+  const byKey = new Map<string, OfferOutcome>();
+  const rank = (x: OfferOutcome) => PRECEDENCE.indexOf(x.outcome);
+  for (const [i, o] of outcomes.entries()) {
+    const key = o.kind === 'file' ? `file\u0000${i}` : `${o.kind}\u0000${o.externalId}`;
+    const was = byKey.get(key);
+    if (!was || rank(o) < rank(was)) byKey.set(key, o);
+    else if (o.outcome === was.outcome) byKey.set(key, merged(was, o));
+  }
+  return [...byKey.values()];
+}
+
+/** A file:line or file:line:column in a message, so that two messages about two places compare equal. */
+const PLACE = /\S+\.[A-Za-z0-9]+:\d+(?::\d+)?/g;
+
+function merged(was: OfferOutcome, o: OfferOutcome): OfferOutcome {
+  if (!o.message || o.message === was.message) return was;
+  if (!was.message) return { ...was, message: o.message };
+  if (was.message.replace(PLACE, '') === o.message.replace(PLACE, ''))
+    return o.file && o.file !== was.file ? { ...was, file: `${was.file ?? ''}, ${o.file}` } : was;
+  return { ...was, message: `${was.message}; ${o.message}` };
 }
