@@ -1,4 +1,8 @@
 // The shape every command file exports. main.ts finds the command by name and hands it argv and stdio.
+import type { ParseArgsConfig } from 'node:util';
+
+/** A command's flags by name. */
+export type FlagTable = NonNullable<ParseArgsConfig['options']>;
 
 export interface CliIO {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -10,6 +14,11 @@ export interface CliIO {
 export interface Command {
   readonly name: string;
   readonly summary: string;
+  /**
+   * The flags it accepts, as node:util parseArgs takes them: the one table its parser, the nearest-name hint for
+   * an unknown flag and the shell completion read (its --help lists the same, a test holds them equal).
+   */
+  readonly options: FlagTable;
   /** Returns the exit code. Throws UsageError for bad flags (exit 2). */
   run(argv: readonly string[], io: CliIO): Promise<number>;
 }

@@ -1,6 +1,7 @@
 // Flags shared by the commands that read config, parsed with node:util parseArgs.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './command.ts';
+import { type FlagTable, UsageError } from './command.ts';
+import { suggest } from '../catalogue/suggest.ts';
 import type { ConfigFlags } from '../config/load-config.ts';
 
 export const CONFIG_OPTIONS = {
@@ -39,8 +40,30 @@ export function parseFlags<O extends ParseArgsConfig['options']>(
   try {
     return parseArgs({ args: [...argv], options, allowPositionals, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(flagProblem(err as Error & { code?: string }, options ?? {}));
   }
+}
+
+/**
+ * parseArgs's message, or for a flag it does not know the nearest one the command takes (`--catalog`: did you
+ * mean --catalogue?). A seller reads one line and the flag to type, not a remark about positional arguments.
+ */
+function flagProblem(err: Error & { code?: string }, options: FlagTable): string {
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const given = /'(-{1,2}[^']+)'/.exec(err.message)?.[1] ?? '';
+    const name = given.replace(/^-+/, '').replace(/=.*$/, '');
+    const near = nearestName(name, Object.keys(options));
+    return (
+      `unknown flag '${given}'${near ? `; did you mean '--${near}'?` : ''} ` +
+      '(--help lists the flags this command takes)'
+    );
+  }
+  return err.message;
+}
+
+/** The closest name when it is close enough to be a typo, or the one that starts with what was typed. */
+export function nearestName(name: string, names: readonly string[]): string | undefined {
+  return suggest(name, names) ?? (name.length >= 3 ? names.find((n) => n.startsWith(name)) : undefined);
 }
 
 export function configFlags(values: Record<string, unknown>): ConfigFlags {

@@ -1,7 +1,8 @@
 // offersync completion bash|zsh|fish: a completion script for commands, their flags, and the values of the flags
-// that take a fixed set (kinds, formats, log levels) or a path. Flags are read from each command's own --help,
-// so the script never falls behind a command.
+// that take a fixed set (kinds, formats, log levels) or a path. Flags are read from each command's flag table,
+// the one its parser takes, so the script offers no flag the command refuses and never falls behind one.
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
+import { ONLY_VALUES } from './target-flags.ts';
 
 /** The command table as main.ts holds it (passed in: this file must not import main.ts, which imports it). */
 export type CommandTable = Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>>;
@@ -19,7 +20,7 @@ type Shell = (typeof SHELLS)[number];
 
 /** Values of the flags that take one of a fixed set; the other flags with a value take a path. */
 const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = {
-  only: ['account', 'item', 'topup'],
+  only: ONLY_VALUES,
   kind: ['account', 'item', 'topup'],
   format: ['text', 'json', 'github', 'gcc'],
   'log-level': ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -43,22 +44,13 @@ export interface CommandSpec {
   readonly flags: readonly Flag[];
 }
 
-/** Each command's flags, from its --help text: `--name` or `--name <value>`. */
+/** Each command's flags, from the table its parser takes: only flags the command accepts. */
 export async function commandSpecs(commands: CommandTable): Promise<CommandSpec[]> {
   const specs: CommandSpec[] = [];
   for (const [name, entry] of Object.entries(commands)) {
-    let text = '';
-    const write = (s: string): boolean => {
-      text += s;
-      return true;
-    };
-    const io = { stdout: { write }, stderr: { write }, env: {}, cwd: process.cwd() } as unknown as CliIO;
-    await (await entry.load()).command.run(['--help'], io);
-    const flags = new Map<string, Flag>();
-    for (const m of text.matchAll(/(?:^|[\s,])--([a-z][a-z0-9-]*)( <[^>]+>)?/g))
-      if (!flags.has(m[1]!)) flags.set(m[1]!, { name: m[1]!, takesValue: m[2] !== undefined });
-    flags.set('help', { name: 'help', takesValue: false });
-    specs.push({ name, summary: entry.summary, flags: [...flags.values()] });
+    const { options } = (await entry.load()).command;
+    const flags = Object.entries(options).map(([flag, o]) => ({ name: flag, takesValue: o.type === 'string' }));
+    specs.push({ name, summary: entry.summary, flags });
   }
   specs.push({ name: 'completion', summary: COMPLETION_SUMMARY, flags: [{ name: 'help', takesValue: false }] });
   return specs;

@@ -48,11 +48,14 @@ function healthOptions(config: Config): HealthServerOptions {
 /** How long a stopping daemon waits for webhook notifications still on their way. */
 const NOTIFY_FLUSH_MS = 5_000;
 
+const OPTIONS = CONFIG_OPTIONS;
+
 export const command: Command = {
   name: 'daemon',
+  options: OPTIONS,
   summary: 'reconcile at start, on every catalogue change and on a schedule',
   async run(argv, io) {
-    const { values } = parseFlags(argv, CONFIG_OPTIONS);
+    const { values } = parseFlags(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;

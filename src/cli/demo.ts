@@ -26,16 +26,19 @@ nothing is left to do. The state db lives in a temporary folder; nothing of your
   --json             the run report as JSON
 `;
 
+const OPTIONS = {
+  catalogue: { type: 'string' },
+  keep: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export const command: Command = {
   name: 'demo',
+  options: OPTIONS,
   summary: 'sandbox + example catalogue + reconcile, in one process',
   async run(argv, io) {
-    const { values } = parseFlags(argv, {
-      catalogue: { type: 'string' },
-      keep: { type: 'boolean' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values } = parseFlags(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;

@@ -15,11 +15,14 @@ Exit 0 when the daemon on this machine answers /healthz (with --ready: /readyz) 
 ${CONFIG_HELP}
 `;
 
+const OPTIONS = { ...CONFIG_OPTIONS, ready: { type: 'boolean' } } as const;
+
 export const command: Command = {
   name: 'healthcheck',
+  options: OPTIONS,
   summary: "exit 0 when this machine's daemon answers /healthz (for a container HEALTHCHECK)",
   async run(argv, io) {
-    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, ready: { type: 'boolean' } });
+    const { values } = parseFlags(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;

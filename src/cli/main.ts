@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { scrubSecrets } from '../log/scrubber.ts';
 import { oneLine, terminalStream } from '../log/terminal-text.ts';
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
+import { nearestName } from './common-flags.ts';
 import { COMPLETION_SUMMARY, runCompletion } from './completion.ts';
 
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
@@ -77,7 +78,12 @@ export async function main(argv: readonly string[], given: CliIO): Promise<numbe
   }
   const entry = COMMANDS[name];
   if (!entry && name !== 'completion') {
-    io.stderr.write(`offersync: unknown command '${oneLine(name)}'.\n\n${usage()}`);
+    // One line with the nearest name: the whole help would push the mistake off the screen.
+    const near = nearestName(name, [...Object.keys(COMMANDS), 'completion']);
+    io.stderr.write(
+      `offersync: unknown command '${oneLine(name)}'${near ? `; did you mean '${near}'?` : ''} ` +
+        `('offersync --help' lists the commands)\n`,
+    );
     return EXIT.usage;
   }
   try {

@@ -20,19 +20,22 @@ ${SELLER_HELP}
 ${CONFIG_HELP}
 `;
 
+const OPTIONS = {
+  ...CONFIG_OPTIONS,
+  ...SELLER_OPTION,
+  ...TARGET_OPTIONS,
+  json: { type: 'boolean' },
+  out: { type: 'string' },
+  'allow-mass-archive': { type: 'boolean' },
+  'allow-price-change': { type: 'boolean' },
+} as const;
+
 export const command: Command = {
   name: 'plan',
+  options: OPTIONS,
   summary: 'show what reconcile would do, change nothing',
   async run(argv, io) {
-    const { values } = parseFlags(argv, {
-      ...CONFIG_OPTIONS,
-      ...SELLER_OPTION,
-      ...TARGET_OPTIONS,
-      json: { type: 'boolean' },
-      out: { type: 'string' },
-      'allow-mass-archive': { type: 'boolean' },
-      'allow-price-change': { type: 'boolean' },
-    });
+    const { values } = parseFlags(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(HELP);
       return 0;

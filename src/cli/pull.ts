@@ -19,6 +19,7 @@ import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELL
 import { downloadGallery } from './gallery-download.ts';
 import { chooseServedSellers } from './served-sellers.ts';
 import { clientOptions, queueOptions } from './services.ts';
+import { parseKinds } from './target-flags.ts';
 
 const HELP = `Usage: offersync pull --out <dir> [flags]
 
@@ -52,19 +53,22 @@ interface KindRead {
   readonly getOnly: readonly string[];
 }
 
+const OPTIONS = {
+  ...CONFIG_OPTIONS,
+  ...SELLER_OPTION,
+  out: { type: 'string' },
+  format: { type: 'string' },
+  only: { type: 'string' },
+  force: { type: 'boolean' },
+  'with-credentials': { type: 'boolean' },
+} as const;
+
 export const command: Command = {
   name: 'pull',
+  options: OPTIONS,
   summary: "write the marketplace's offers as a catalogue (day one for a seller who already sells)",
   async run(argv, io) {
-    const { values } = parseFlags(argv, {
-      ...CONFIG_OPTIONS,
-      ...SELLER_OPTION,
-      out: { type: 'string' },
-      format: { type: 'string' },
-      only: { type: 'string' },
-      force: { type: 'boolean' },
-      'with-credentials': { type: 'boolean' },
-    });
+    const { values } = parseFlags(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
@@ -112,13 +116,7 @@ function ownsOffer(config: Config): OwnsOffer {
 }
 
 function onlyKinds(only: string | undefined): readonly OfferKind[] {
-  if (only === undefined) return OFFER_KINDS;
-  return only.split(',').map((s) => {
-    const k = s.trim();
-    if (!(OFFER_KINDS as readonly string[]).includes(k))
-      throw new UsageError(`--only takes ${OFFER_KINDS.join(', ')} (comma-separated), got '${k}'`);
-    return k as OfferKind;
-  });
+  return only === undefined ? OFFER_KINDS : parseKinds(only);
 }
 
 interface PullOptions {

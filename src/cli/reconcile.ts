@@ -28,21 +28,24 @@ ${SELLER_HELP}
 ${CONFIG_HELP}
 `;
 
+const OPTIONS = {
+  ...CONFIG_OPTIONS,
+  ...SELLER_OPTION,
+  ...TARGET_OPTIONS,
+  json: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  'allow-mass-archive': { type: 'boolean' },
+  'allow-price-change': { type: 'boolean' },
+  'lock-timeout': { type: 'string' },
+  plan: { type: 'string' },
+} as const;
+
 export const command: Command = {
   name: 'reconcile',
+  options: OPTIONS,
   summary: 'make the marketplace equal to the catalogue',
   async run(argv, io) {
-    const { values } = parseFlags(argv, {
-      ...CONFIG_OPTIONS,
-      ...SELLER_OPTION,
-      ...TARGET_OPTIONS,
-      json: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      'allow-mass-archive': { type: 'boolean' },
-      'allow-price-change': { type: 'boolean' },
-      'lock-timeout': { type: 'string' },
-      plan: { type: 'string' },
-    });
+    const { values } = parseFlags(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(HELP);
       return 0;

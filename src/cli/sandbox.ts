@@ -1,8 +1,8 @@
 // offersync sandbox: the marketplace emulator as a process, until SIGINT or SIGTERM.
-import { parseArgs } from 'node:util';
 import { RATE_LIMIT_HEADERS, type RateLimitHeaders } from '../sandbox/sandbox-options.ts';
 import { type RunningSandbox, startSandbox, type SandboxOptions } from '../sandbox/sandbox-server.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
+import { parseFlags } from './common-flags.ts';
 import { onStopSignal } from './signals.ts';
 
 const DEFAULT_KEY = 'sandbox-key';
@@ -96,11 +96,7 @@ export function sandboxOptions(
   env: NodeJS.ProcessEnv,
 ): { help: boolean; options: SandboxOptions } {
   const parse = () => {
-    try {
-      return parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    return parseFlags(argv, OPTIONS);
   };
   const { values } = parse();
   const keys = values['api-key'] ?? [env.OFFERSYNC_API_KEY || DEFAULT_KEY];
@@ -170,6 +166,7 @@ export function sandboxOptions(
 
 export const command: Command = {
   name: 'sandbox',
+  options: OPTIONS,
   summary: 'run a local emulator of the marketplace API',
   async run(argv, io) {
     const { help, options } = sandboxOptions(argv, io.env);

@@ -33,15 +33,18 @@ export function jsonSchemaOf(kind: OfferKind): Record<string, unknown> {
   };
 }
 
+const OPTIONS = {
+  kind: { type: 'string' },
+  write: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export const command: Command = {
   name: 'schema',
+  options: OPTIONS,
   summary: 'print or write the JSON Schema of catalogue files',
   async run(argv, io) {
-    const { values, positionals } = parseFlags(
-      argv,
-      { kind: { type: 'string' }, write: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      true,
-    );
+    const { values, positionals } = parseFlags(argv, OPTIONS, true);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;

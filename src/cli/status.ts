@@ -2,7 +2,9 @@
 import { existsSync } from 'node:fs';
 import { escapeLines, oneLine } from '../log/terminal-text.ts';
 import { loadLearntRate } from './learnt-rate.ts';
-import { EXIT, type Command } from './command.ts';
+import { EXIT, type CliIO, type Command } from './command.ts';
+import { formatReport } from './format-report.ts';
+import { readRunReport, runReportDir } from '../sync/run-report-file.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import type { Config } from '../config/config.ts';
 import type { WriterLease } from '../state/records.ts';
@@ -23,17 +25,21 @@ From the state db only: offers by kind and marketplace status, the last runs, wr
 crash, what offersync has learnt of the marketplace's routes, the latest sold offers, and which offersync
 (a daemon replica) holds the seller's writer lease. With several sellers, one section each.
 
+  --run <id>             every offer of one run (its id is in the run's last line and under Last runs)
   --json                 as JSON
 ${SELLER_HELP}
 
 ${CONFIG_HELP}
 `;
 
+const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' }, run: { type: 'string' } } as const;
+
 export const command: Command = {
   name: 'status',
+  options: OPTIONS,
   summary: 'what the state db knows: offers, runs, journal, sold',
   async run(argv, io) {
-    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' } });
+    const { values } = parseFlags(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
@@ -50,6 +56,7 @@ export const command: Command = {
       throw err;
     }
     const first = sellers[0];
+    if (values.run !== undefined) return runStatus(io, sellers, values.run, values.json === true);
     // With PostgreSQL, one pool serves every seller.
     const shared = first?.state.url
       ? (
@@ -159,8 +166,18 @@ async function sellerStatus(
         .join(' ');
       out.push(
         `  ${new Date(r.startedAt).toISOString()}  ${r.command.padEnd(9)} ` +
-          `${String(r.outcome ?? 'running').padEnd(9)} ${counts}`,
+          `${String(r.outcome ?? 'running').padEnd(9)} ${counts}  (run ${r.id})`,
       );
+    }
+    const last = runs.find((r) => r.outcome !== null && r.outcome !== 'running');
+    const lastReport = last ? readRunReport(config.state.path, last.id) : undefined;
+    const archived = lastReport?.outcomes.filter((o) => o.outcome === 'archived') ?? [];
+    if (lastReport && archived.length > 0) {
+      out.push('', `Archived by the last run (run ${lastReport.runId}):`);
+      for (const o of archived.slice(0, ARCHIVES_SHOWN))
+        out.push(`  ${o.kind} ${o.externalId} (${o.reason ?? o.message ?? 'archived'})`);
+      if (archived.length > ARCHIVES_SHOWN)
+        out.push(`  ... and ${archived.length - ARCHIVES_SHOWN} more: see offersync status --run ${lastReport.runId}`);
     }
     if (guardStop) {
       out.push(
@@ -220,6 +237,24 @@ async function sellerStatus(
   } finally {
     await store.close();
   }
+}
+
+const ARCHIVES_SHOWN = 20;
+
+/** status --run ID: every offer of that run, from its report file beside the state db. */
+function runStatus(io: CliIO, sellers: readonly Config[], runId: string, json: boolean): number {
+  for (const c of sellers) {
+    const report = readRunReport(c.state.path, runId);
+    if (!report) continue;
+    io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, { limit: Infinity }));
+    return EXIT.ok;
+  }
+  const where = sellers.map((c) => runReportDir(c.state.path) ?? c.state.path).join(', ');
+  io.stderr.write(
+    `offersync status: no report of run ${oneLine(runId)} in ${where}: check the id under Last runs ` +
+      '(offersync status); only the last state.keepRuns runs are kept\n',
+  );
+  return EXIT.usage;
 }
 
 /** 45s, 12m, 5h, 3d: enough to tell a verdict's age at a glance. */

@@ -3,6 +3,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
+import { KIND_FOLDERS, parseKindName } from '../catalogue/layout.ts';
+import { nearestName } from './common-flags.ts';
 import { globRegExp, type Target } from '../sync/target.ts';
 import { UsageError } from './command.ts';
 
@@ -12,7 +14,7 @@ export const TARGET_OPTIONS = {
   match: { type: 'string' },
 } as const;
 
-export const TARGET_HELP = `  --only <kinds>         only account, item or topup offers (comma-separated for several)
+export const TARGET_HELP = `  --only <kinds>         only accounts, items or top-ups (as the folders are named, or singular; comma-separated)
   --file <path>          only the offers of this catalogue file (repeat for several)
   --match <glob>         only offers whose external_id matches (* any characters, ? one; quote it)
                          A targeted run never archives anything outside its target, and says so.`;
@@ -33,16 +35,31 @@ export function targetFlags(values: { only?: string; file?: string[]; match?: st
   };
 }
 
-export function resolveTarget(flags: TargetFlags, catalogueDir: string, cwd: string): Target {
-  let kinds: OfferKind[] | undefined;
-  if (flags.only !== undefined) {
-    kinds = [];
-    for (const k of flags.only.split(',').map((s) => s.trim())) {
-      if (!(OFFER_KINDS as readonly string[]).includes(k))
-        throw new UsageError(`--only takes ${OFFER_KINDS.join(', ')} (comma-separated), got '${k}'`);
-      kinds.push(k as OfferKind);
+/** What --only completes to: the catalogue's folder names. */
+export const ONLY_VALUES: readonly string[] = Object.keys(KIND_FOLDERS);
+
+/**
+ * --only's kinds, as the folders are named or as the kind (accounts, top-ups, account, topup, in any case):
+ * a seller types the folder they see.
+ */
+export function parseKinds(only: string): OfferKind[] {
+  const kinds: OfferKind[] = [];
+  for (const given of only.split(',').map((s) => s.trim())) {
+    const kind = parseKindName(given);
+    if (!kind) {
+      const near = nearestName(given.toLowerCase(), [...ONLY_VALUES, ...OFFER_KINDS]);
+      throw new UsageError(
+        `--only takes ${ONLY_VALUES.join(', ')} (the catalogue's folders, singular too; comma-separated), ` +
+          `got '${given}'${near ? `; did you mean '${near}'?` : ''}`,
+      );
     }
+    if (!kinds.includes(kind)) kinds.push(kind);
   }
+  return kinds;
+}
+
+export function resolveTarget(flags: TargetFlags, catalogueDir: string, cwd: string): Target {
+  const kinds = flags.only !== undefined ? parseKinds(flags.only) : undefined;
   const files = flags.file?.map((f) => catalogueFile(f, catalogueDir, cwd));
   if (flags.match !== undefined && flags.match === '') throw new UsageError('--match takes a glob, got nothing');
   if (flags.match !== undefined) {

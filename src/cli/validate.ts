@@ -217,21 +217,20 @@ export function catalogueSettings(
   return { dir, csv: config.catalogue.csv };
 }
 
+const OPTIONS = {
+  catalogue: { type: 'string' },
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+  format: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export const command: Command = {
   name: 'validate',
+  options: OPTIONS,
   summary: 'check the catalogue, no network',
   async run(argv, io) {
-    const { values, positionals } = parseFlags(
-      argv,
-      {
-        catalogue: { type: 'string' },
-        config: { type: 'string' },
-        json: { type: 'boolean' },
-        format: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      true,
-    );
+    const { values, positionals } = parseFlags(argv, OPTIONS, true);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;
