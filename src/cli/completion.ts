@@ -13,6 +13,9 @@ Prints a shell completion script for commands, flags and kinds. Install it with:
   bash: echo 'source <(offersync completion bash)' >> ~/.bashrc
   zsh:  echo 'source <(offersync completion zsh)' >> ~/.zshrc
   fish: offersync completion fish > ~/.config/fish/completions/offersync.fish
+
+Examples:
+  source <(offersync completion bash)
 `;
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;

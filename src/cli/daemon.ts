@@ -38,6 +38,11 @@ replica holds it, / is the fleet page (every seller: who holds it, last run, hel
 today) and /sellers/ID each seller's status page.
 
 ${CONFIG_HELP}
+
+Examples:
+  offersync daemon --catalogue ./catalogue     # status page on http://127.0.0.1:9464/
+  OFFERSYNC_DAEMON_HEALTHPORT=8080 offersync daemon
+  offersync reconcile                          # beside it: asks it to sync now and prints that run
 `;
 
 function healthOptions(config: Config): HealthServerOptions {

@@ -24,6 +24,10 @@ nothing is left to do. The state db lives in a temporary folder; nothing of your
   --catalogue <dir>  reconcile this catalogue instead of the example
   --keep             keep the sandbox running afterwards (Ctrl-C stops it)
   --json             the run report as JSON
+
+Examples:
+  offersync demo
+  offersync demo --catalogue ./catalogue --keep
 `;
 
 const OPTIONS = {

@@ -13,6 +13,10 @@ Exit 0 when the daemon on this machine answers /healthz (with --ready: /readyz) 
   --ready   ask /readyz: the first reconcile is done and the writer lease is held
 
 ${CONFIG_HELP}
+
+Examples:
+  offersync healthcheck && echo up
+  offersync healthcheck --ready                # in a container HEALTHCHECK
 `;
 
 const OPTIONS = { ...CONFIG_OPTIONS, ready: { type: 'boolean' } } as const;

@@ -18,6 +18,12 @@ ${TARGET_HELP}
 ${SELLER_HELP}
 
 ${CONFIG_HELP}
+
+Examples:
+  offersync plan --catalogue ./catalogue
+  offersync plan --only top-ups --file top-ups/gems.csv
+  offersync plan --json | jq '.actions[] | select(.type == "archive")'
+  offersync plan --out next.plan               # then: offersync reconcile --plan next.plan
 `;
 
 const OPTIONS = {

@@ -40,6 +40,11 @@ state db: offers are adopted by external_id, never created twice. Offers a catal
 ${SELLER_HELP}
 
 ${CONFIG_HELP}
+
+Examples:
+  offersync pull --out ./catalogue
+  offersync pull --out ./catalogue --format csv --only accounts
+  offersync pull --out ./catalogue --force --with-credentials
 `;
 
 const KIND_FILE: Readonly<Record<OfferKind, string>> = { account: 'accounts', item: 'items', topup: 'top-ups' };

@@ -26,6 +26,12 @@ ${TARGET_HELP}
 ${SELLER_HELP}
 
 ${CONFIG_HELP}
+
+Examples:
+  offersync reconcile --catalogue ./catalogue
+  offersync reconcile --only accounts --match 'lol-acc-*'
+  offersync plan --out next.plan && offersync reconcile --plan next.plan
+  offersync reconcile --lock-timeout 5m        # wait for another run instead of exiting 4
 `;
 
 const OPTIONS = {

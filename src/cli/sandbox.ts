@@ -16,7 +16,8 @@ loopback; with --host beyond loopback they need an --api-key, as they dump store
   --port <n>                 port (default 8080; 0 = a free port)
   --host <addr>              address to bind (default 127.0.0.1)
   --api-key <key>            accepted bearer key, repeatable (default OFFERSYNC_API_KEY, else '${DEFAULT_KEY}')
-  --rate <n> --burst <n>     token bucket per key: n requests/s, burst n (default unlimited)
+  --rate <n>                 token bucket per key: n requests/s (default unlimited)
+  --burst <n>                the bucket's burst (default: the rate)
   --rate-headers <style>     how the limit is told: x-ratelimit (default), ietf (RateLimit-Policy), none
   --persist <file>           keep the store in this JSON file across restarts
   --error-rate <0..1>        answer 500/502/503 to this share of requests
@@ -41,6 +42,10 @@ loopback; with --host beyond loopback they need an --api-key, as they dump store
   --external-id-path-html    GET /{kind}/{external_id} answers an HTML page
   --idempotency-keys         creates honour an Idempotency-Key header
   -h, --help                 this help
+
+Examples:
+  offersync sandbox --port 18080 --api-key demo-key-1234
+  OFFERSYNC_BASE_URL=http://127.0.0.1:18080 OFFERSYNC_API_KEY=demo-key-1234 offersync plan
 `;
 
 const OPTIONS = {

@@ -16,6 +16,13 @@ const HELP = `Usage: offersync schema [--kind account|item|topup] [--write [dir]
 Prints the JSON Schema of catalogue files, one per kind (all three in one JSON object, or --kind).
 --write writes them as account.schema.json, item.schema.json and topup.schema.json into dir
 (default: config/schema). Point your editor at them, or put "$schema" in a JSON file.
+
+  --kind <kind>   only this kind: account, item or topup
+  --write [dir]   write the files instead of printing them
+
+Examples:
+  offersync schema --kind account > account.schema.json
+  offersync schema --write                     # into config/schema
 `;
 
 const SCHEMAS: Readonly<Record<OfferKind, KindSchema>> = {

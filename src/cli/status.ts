@@ -30,6 +30,11 @@ crash, what offersync has learnt of the marketplace's routes, the latest sold of
 ${SELLER_HELP}
 
 ${CONFIG_HELP}
+
+Examples:
+  offersync status
+  offersync status --run 20261124T233549-323414  # every offer of that run
+  offersync status --json | jq .runs
 `;
 
 const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' }, run: { type: 'string' } } as const;

@@ -34,6 +34,11 @@ Exit 0: valid (warnings allowed). 1: errors. 2: usage error.
                      gcc (file:line:column: error: message, as editors and compilers read it)
   --json             the same as --format json
   -h, --help         this text
+
+Examples:
+  offersync validate ./catalogue
+  offersync validate ./catalogue --format gcc  # file:line:column: error: ... for editors
+  offersync validate --format github           # annotations in a GitHub Actions workflow
 `;
 
 export const VALIDATE_FORMATS = ['text', 'json', 'github', 'gcc'] as const;
