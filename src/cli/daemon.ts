@@ -19,6 +19,7 @@ import { storedSellersOf } from '../config/load-config.ts';
 import { SellerDirectory } from '../state/seller-directory.ts';
 import { salesLedger } from '../sync/sales-ledger.ts';
 import { type ServedSeller, servedSellers } from './served-sellers.ts';
+import { setupProblem } from './preflight.ts';
 import { holdUntilStopSignal } from './signals.ts';
 
 const HELP = `Usage: offersync daemon [flags]
@@ -55,6 +56,13 @@ const NOTIFY_FLUSH_MS = 5_000;
 
 const OPTIONS = CONFIG_OPTIONS;
 
+/** The status page's address as a person opens it on this machine: a wildcard host is reached on loopback. */
+export function pageUrl(host: string, port: number): string {
+  const shown =
+    host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}/`;
+}
+
 export const command: Command = {
   name: 'daemon',
   options: OPTIONS,
@@ -74,6 +82,8 @@ export const command: Command = {
       if (config.sellerConfigs.length > 0 || config.state.url) return await runReplica(config, io);
       // Every series carries its seller, as with many sellers ('default' here).
       metricsScope = metrics.scope({ seller: config.seller });
+      const problem = setupProblem(config);
+      if (problem) throw new Error(problem);
       services = await openServices(config, {
         logger: cliLogger(config, io),
         observe: metricsScope,
@@ -121,7 +131,7 @@ export const command: Command = {
     }
     if (!stopping) {
       const health = daemon.healthPort
-        ? `; health on http://${config.daemon.healthHost}:${daemon.healthPort}/healthz`
+        ? `; status page on ${pageUrl(config.daemon.healthHost, daemon.healthPort)} (/healthz, /readyz, /metrics)`
         : '';
       io.stderr.write(`offersync daemon: watching ${oneLine(config.catalogue.dir)}${health}\n`);
       for (const notice of services.notices) io.stderr.write(`offersync daemon: warning: ${oneLine(notice)}\n`);

@@ -8,6 +8,7 @@ import { scrubSecrets } from '../log/scrubber.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import { openServices, type Services } from './services.ts';
 import { chooseServedSellers } from './served-sellers.ts';
+import { setupProblem } from './preflight.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
@@ -82,6 +83,8 @@ async function runSeller(io: CliIO, config: Config, opts: RunOptions, jsonLines 
   let services: Services;
   let target: Target | undefined;
   try {
+    const problem = setupProblem(config);
+    if (problem) throw new Error(problem);
     target = opts.target ? resolveTarget(opts.target, config.catalogue.dir, io.cwd) : undefined;
     services = await openServices(config, {
       logger: cliLogger(config, io),
