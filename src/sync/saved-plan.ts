@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { offerKey } from './offer-key.ts';
+import { formatCents } from './price-guard.ts';
 import type { Plan, PlanAction } from './plan.ts';
 
 export const SAVED_PLAN_FORMAT = 'offersync-plan/1';
@@ -131,25 +132,87 @@ export function readSavedPlan(text: string): SavedPlan | { error: string } {
   return p as SavedPlan;
 }
 
-/** Where a fresh plan of the covered offers differs from the saved one; empty when it is the same plan. */
+/**
+ * Where a fresh plan of the covered offers differs from the saved one, one line per field as a seller reads it
+ * ("lol-acc-004 price: planned 1199.00, the catalogue now says 1099.00"); empty when it is the same plan.
+ */
 export function differences(saved: SavedPlan, fresh: Plan): string[] {
   const now = writesOf(fresh);
   const out: string[] = [];
   for (const [key, was] of Object.entries(saved.writes)) {
     const is = now[key];
-    if (!is) out.push(`${key}: planned ${String(was.type)}, now nothing to do`);
-    else if (canonicalJson(is) !== canonicalJson(was))
-      out.push(`${key}: planned ${String(was.type)}, now ${describe(is, was)}`);
+    const who = nameOf(key, was);
+    if (!is) out.push(`${who}: planned ${verb(was)}, now nothing to do`);
+    else if (canonicalJson(is) !== canonicalJson(was)) out.push(...describe(who, was, is));
   }
   for (const [key, is] of Object.entries(now))
-    if (!(key in saved.writes)) out.push(`${key}: not in the saved plan, now ${String(is.type)}`);
+    if (!(key in saved.writes)) out.push(`${nameOf(key, is)}: not in the saved plan, now to ${verb(is)}`);
   return out;
 }
 
-function describe(is: ComparableAction, was: ComparableAction): string {
-  if (is.type !== was.type) return String(is.type);
-  const changed = Object.keys({ ...is, ...was }).filter((k) => canonicalJson(is[k]) !== canonicalJson(was[k]));
-  return `${String(is.type)} with other ${changed.join(', ')}`;
+/** The external_id (an image by its path), as the seller wrote it. */
+function nameOf(key: string, action: ComparableAction): string {
+  if (key.startsWith('image:')) return `image ${typeof action.path === 'string' ? action.path : key.slice(6)}`;
+  return key.slice(key.indexOf(':') + 1);
+}
+
+const verb = (a: ComparableAction): string => String(a.type);
+
+function describe(who: string, was: ComparableAction, is: ComparableAction): string[] {
+  if (is.type !== was.type) return [`${who}: planned ${verb(was)}, now ${verb(is)}`];
+  const fieldsWas = { ...record(was.fields), ...wantedValues(was.changes) };
+  const fieldsIs = { ...record(is.fields), ...wantedValues(is.changes) };
+  const byField = Object.keys({ ...fieldsWas, ...fieldsIs })
+    .sort()
+    .filter((f) => canonicalJson(fieldsWas[f]) !== canonicalJson(fieldsIs[f]))
+    .map((f) => `${who} ${f}: planned ${shown(f, fieldsWas[f])}, the catalogue now says ${shown(f, fieldsIs[f])}`);
+  if (byField.length > 0) return byField;
+  // The catalogue asks the same: the marketplace moved under the plan (an edit on the website, a sale).
+  const liveWas = liveValues(was.changes);
+  const liveIs = liveValues(is.changes);
+  const byLive = Object.keys(liveWas)
+    .sort()
+    .filter((f) => f in liveIs && canonicalJson(liveWas[f]) !== canonicalJson(liveIs[f]))
+    .map((f) => `${who} ${f}: the plan saw ${shown(f, liveWas[f])}, the marketplace now shows ${shown(f, liveIs[f])}`);
+  if (byLive.length > 0) return byLive;
+  if (canonicalJson(was.desired) !== canonicalJson(is.desired))
+    return [`${who}: its catalogue entry changed where a plan does not show it (credentials or images)`];
+  const other = Object.keys({ ...is, ...was }).filter((k) => canonicalJson(is[k]) !== canonicalJson(was[k]));
+  return [`${who}: planned ${verb(was)}, now ${verb(is)} another way (${other.join(', ')})`];
+}
+
+function record(v: unknown): Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** An update's values by field as the catalogue asked them when it was planned. */
+function wantedValues(changes: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (Array.isArray(changes))
+    for (const c of changes) {
+      const field = record(c).field;
+      if (typeof field === 'string') out[field] = record(c).to;
+    }
+  return out;
+}
+
+/** An update's live values by field: what the marketplace showed (or was last sent) when it was planned. */
+function liveValues(changes: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (Array.isArray(changes))
+    for (const c of changes) {
+      const field = record(c).field;
+      if (typeof field === 'string') out[field] = record(c).from;
+    }
+  return out;
+}
+
+/** A value as the seller wrote it: a price in major units, text quoted, nothing as "(none)". */
+function shown(field: string, v: unknown): string {
+  if (v === undefined || v === null) return '(none)';
+  if (field === 'price' && typeof v === 'number' && Number.isInteger(v)) return formatCents(v);
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
 /** The offers a saved plan covers, as a planner target. */

@@ -242,16 +242,16 @@ describe('differences', () => {
     const changed: PlanAction = { ...update, changes: [{ field: 'price', from: 90, to: 120, why: 'changed' }] };
     const relisted: PlanAction = { ...update, type: 'update', reason: 'drift', changes: [] };
     expect(differences(saved, planOf(changed, create))).toEqual([
-      'item:i-1: planned update, now update with other changes',
-      'item:i-9: planned archive, now nothing to do',
-      'image:abc: planned upload, now nothing to do',
-      'account:acc-1: not in the saved plan, now create',
+      'i-1 price: planned 1.00, the catalogue now says 1.20',
+      'i-9: planned archive, now nothing to do',
+      'image img/a.png: planned upload, now nothing to do',
+      'acc-1: not in the saved plan, now to create',
     ]);
     expect(differences(saved, planOf(relisted, archive, upload))).toEqual([
-      'item:i-1: planned update, now update with other changes, reason',
+      'i-1: planned update, now update another way (changes, reason)',
     ]);
     const adoptInstead: PlanAction = { ...adopt };
-    expect(differences(saved, planOf(adoptInstead, archive, upload))).toEqual(['item:i-1: planned update, now adopt']);
+    expect(differences(saved, planOf(adoptInstead, archive, upload))).toEqual(['i-1: planned update, now adopt']);
   });
 });
 
