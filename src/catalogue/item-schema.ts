@@ -1,4 +1,5 @@
 // Item offer fields (API document 2.5) and the zod schema of an item catalogue file.
+import { ACCOUNT_STATUSES } from './account-schema.ts';
 import { EXTERNAL_ID, type FieldTable } from './field-spec.ts';
 import { fileSchemaOf } from './zod-schema.ts';
 
@@ -14,8 +15,14 @@ export const ITEM_FIELDS: FieldTable = {
   game: { type: 'string', description: 'Game.' },
   server: { type: 'string', description: 'Server or region.' },
   stock: { type: 'int', min: 0, description: 'Units in stock.' },
-  // The document leaves item statuses open: any word is passed on.
-  status: { type: 'string', description: 'Status to set; left out, the configured default applies.' },
+  // The document lists no item statuses of their own: an item may take the statuses it names for offers (section
+  // 3), and no other word, which no marketplace was shown to take and which would only come back as a 422.
+  status: {
+    type: 'enum',
+    values: ACCOUNT_STATUSES,
+    description:
+      'Status to set (one of the statuses the API document names); left out, the configured default applies.',
+  },
   description: { type: 'string', description: 'Description (the marketplace does not echo it back).' },
 };
 

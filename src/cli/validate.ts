@@ -213,7 +213,9 @@ export function catalogueSettings(
   // The same precedence as every other command: --catalogue, OFFERSYNC_CATALOGUE_DIR, the config file, ./catalogue.
   let config: Config;
   try {
-    config = loadConfig({ flags: { config: configFile, catalogue: flag }, env: io.env, cwd: io.cwd });
+    // validate never uses the network: a key file that is missing is not its business.
+    const { OFFERSYNC_API_KEY: _key, OFFERSYNC_API_KEY_FILE: _keyFile, ...env } = io.env;
+    config = loadConfig({ flags: { config: configFile, catalogue: flag }, env, cwd: io.cwd });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;

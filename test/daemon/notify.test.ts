@@ -98,7 +98,7 @@ describe('webhook notifications', () => {
       'items/stock.json',
       JSON.stringify([
         { external_id: 'gold-1', title: 'Gold 1000', price: 2499 },
-        { external_id: 'odd-1', title: 'Odd status', price: 100, status: 'flying' },
+        { external_id: 'odd-1', title: 'Odd status', price: 100, status: 'refunded' },
       ]),
     );
     h.write(
@@ -167,7 +167,7 @@ describe('webhook notifications', () => {
       return true;
     });
     closers.push(slow.close);
-    h.write('items/stock.json', JSON.stringify([{ external_id: 'x-1', title: 'X', price: 1, status: 'flying' }]));
+    h.write('items/stock.json', JSON.stringify([{ external_id: 'x-1', title: 'X', price: 1, status: 'refunded' }]));
     const c = io();
     const run = runReconcile(c, withNotify(h, { webhooks: [slow.url] }), {
       command: 'reconcile',

@@ -71,7 +71,7 @@ beforeAll(async () => {
     JSON.stringify([
       { external_id: 'gold-1000', title: 'Gold 1000', price: 2499, stock: 5 },
       { external_id: 'gems-500', title: 'Gems 500', price: 999, stock: 12 },
-      { external_id: 'mount-rare', title: 'Rare mount', price: 4500, status: 'flying' },
+      { external_id: 'mount-rare', title: 'Rare mount', price: 4500, status: 'refunded' },
       { external_id: 'evil-1', title: HOSTILE_TITLE, price: 100, stock: 1 },
       { external_id: LONG_ID, title: `Mega bundle ${'with everything '.repeat(8)}`, price: 99_999, stock: 1 },
     ]),

@@ -53,7 +53,7 @@ beforeAll(async () => {
     join(dir, 'catalogue', 'items', 'ok.json'),
     JSON.stringify([
       { external_id: 'red\x1b[31m\u009b2J', title: 'Title\x1b]0;t2\x07', price: 100 },
-      { external_id: 'refused\r\nforged: ok', title: 'Refused', price: 100, status: 'flying' },
+      { external_id: 'refused\r\nforged: ok', title: 'Refused', price: 100, status: 'refunded' },
     ]),
   );
 });
