@@ -9,6 +9,7 @@ import { oneLine } from '../log/terminal-text.ts';
 import { openServices, type Services } from './services.ts';
 import { chooseServedSellers } from './served-sellers.ts';
 import { setupProblem } from './preflight.ts';
+import { syncNowBeside } from './sync-now.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
@@ -195,6 +196,14 @@ async function runWith(
       io.stderr.write(`offersync ${opts.command}: ${(stop.signal.reason as Error).message} before the run finished.\n`);
       return EXIT.failed;
     }
+    // A daemon holds the lease: a plain reconcile asks it to sync now (a targeted or saved plan is this run's own).
+    if (err instanceof LeaseHeldError && !opts.dryRun && !saved && !opts.resolvedTarget)
+      return await syncNowBeside(io, store, err, {
+        statePath: config.state.path,
+        json: opts.json,
+        prefix: sellerPrefix(config),
+        signal: stop.signal,
+      });
     if (err instanceof LeaseHeldError) {
       io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
       return EXIT.lockHeld;

@@ -17,6 +17,7 @@ import type { RunNotifier } from './run-notifier.ts';
 import { renderOfferPage, renderSearchPage } from './offer-page.ts';
 import { isStateKind, type QueueView, type ScheduleView, type StatusBoard } from './status-board.ts';
 import { renderStatusPage } from './status-page.ts';
+import { acknowledge, answer, readSyncRequest, type SyncAnswer } from '../sync/sync-request.ts';
 
 /** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
 export interface ReloadableCatalogue {
@@ -72,6 +73,8 @@ export interface DaemonOptions {
   };
   /** Who takes the lease: a replica passes the claim it already took the seller's lease with. */
   readonly leaseClaim?: LeaseClaim;
+  /** How often to look for a request to sync now. Default 1 s. */
+  readonly syncRequestPollMs?: number;
 }
 
 /** The first retry of a run the state db failed, and the longest wait between retries. */
@@ -81,7 +84,10 @@ const RETRY_MAX_MS = 30_000;
 /** How many of the newest runs are searched for the last converged one when a seller starts here. */
 const RUNS_LOOKED_BACK = 50;
 
-export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal' | 'retry';
+export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal' | 'retry' | 'request';
+
+/** How often the daemon looks for a `reconcile`'s request to sync now (sync-request.ts). */
+const SYNC_REQUEST_POLL_MS = 1_000;
 
 export class Daemon {
   readonly metrics: DaemonMetrics;
@@ -113,6 +119,10 @@ export class Daemon {
   /** The state db failed during the current run (a renewal): its offers that failed are tried again soon. */
   private troubleInRun = false;
   private readonly stopController = new AbortController();
+  /** The last request to sync now seen, and the one the next run answers. */
+  private lastRequestId: string | undefined;
+  private pendingRequest: string | null = null;
+  private requestTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
@@ -147,7 +157,39 @@ export class Daemon {
     this.tick = cron.schedule(this.opts.tick, () => this.trigger('incremental', 'tick'), { name: 'tick' });
     this.tasks.push(this.sweep, this.tick);
     this.trigger('full', 'start');
+    this.requestTimer = setInterval(
+      () => void this.pollSyncRequest(),
+      this.opts.syncRequestPollMs ?? SYNC_REQUEST_POLL_MS,
+    );
+    this.requestTimer.unref();
     await this.idle();
+  }
+
+  /** A `reconcile` beside this daemon asked it to sync now: acknowledged, and a full sweep queued to answer it. */
+  private async pollSyncRequest(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const request = await readSyncRequest(this.opts.store);
+      if (!request || request.id === this.lastRequestId) return;
+      this.lastRequestId = request.id;
+      this.pendingRequest = request.id;
+      await acknowledge(this.opts.store, request.id);
+      this.opts.logger.info({ request: request.id }, 'asked to sync now');
+      this.trigger('full', 'request');
+    } catch (err) {
+      this.opts.logger.debug({ err: errorMessage(err) }, 'state db: the request to sync now could not be read');
+    }
+  }
+
+  /** Tells the `reconcile` that asked which run answered it (or why none did). A failure is logged only. */
+  private async answerRequest(id: string | null, a: Omit<SyncAnswer, 'id'>): Promise<void> {
+    if (id === null) return;
+    await answer(this.opts.store, { id, ...a }).catch((err: unknown) =>
+      this.opts.logger.warn(
+        { err: errorMessage(err) },
+        'state db: the answer to a request to sync now was not written',
+      ),
+    );
   }
 
   /** Waits for the writer lease as long as it takes (until stop()): another instance's expires on its own. */
@@ -265,6 +307,9 @@ export class Daemon {
     const log = this.opts.logger;
     let unlink = (): void => undefined;
     this.troubleInRun = this.stateTrouble !== null;
+    // A request to sync now seen before this run started is answered by it.
+    const serving = this.pendingRequest;
+    this.pendingRequest = null;
     try {
       const lease = await this.takeLease();
       const run = linkedSignal([this.stopController.signal, lease.lost]);
@@ -274,6 +319,7 @@ export class Daemon {
         { command: `daemon:${trigger}`, dryRun: false, mode, signal: run.signal },
       );
       const { report } = result;
+      await this.answerRequest(serving, { runId: report.runId, outcome: report.outcome });
       await this.opts.notifier?.afterRun(result);
       this.opts.status?.board.recordRun(result, trigger);
       this.lastReport = report;
@@ -292,6 +338,7 @@ export class Daemon {
         'reconcile done',
       );
     } catch (err) {
+      await this.answerRequest(serving, { error: errorMessage(err) });
       if (this.stopping) return;
       this.lastError = errorMessage(err);
       if (isStateUnavailable(err)) this.retryAfterOutage(this.lastError);
@@ -376,6 +423,7 @@ export class Daemon {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.requestTimer);
     this.stopController.abort(new Error('the daemon is stopping'));
     this.opts.clearQueue?.();
     for (const t of this.tasks) await t.stop();
