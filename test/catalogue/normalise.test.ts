@@ -222,9 +222,18 @@ describe('aliases, lists, strings, legacy fields', () => {
     expect(t({ waiting_time_unit: 'weeks' }).problems[0]!.message).toMatch(/expected one of minutes, hours, days/);
     const i = normaliseRecord(
       'item',
-      { value: { external_id: 'i', title: 'T', price: 1, status: 'Whatever', stock: -1 }, line: 1 },
+      { value: { external_id: 'i', title: 'T', price: 1, status: 'Pending', stock: -1 }, line: 1 },
       'items/i.csv',
     );
     expect(i.problems.map((p) => p.field)).toEqual(['stock']);
+    // The document lists no item statuses of their own: a word none of its statuses is, is an error, not a 422.
+    const flying = normaliseRecord(
+      'item',
+      { value: { external_id: 'i', title: 'T', price: 1, status: 'flying' }, line: 1 },
+      'items/i.csv',
+    );
+    expect(flying.problems[0]!.message).toMatch(
+      /expected one of draft, pending, listed, processing, sold, refunded, archived, got 'flying'/,
+    );
   });
 });

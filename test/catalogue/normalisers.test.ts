@@ -20,8 +20,8 @@ describe('valid records become typed offers', () => {
     ['item', { external_id: ' i-1 ', title: ' Skin ', price: '19.99' }, { title: 'Skin', price: 1999 }],
     [
       'item',
-      { external_id: 'i-2', title: 'Pack', price: 5, stock: '7', type: 'gold', status: 'Whatever', game: ' ' },
-      { title: 'Pack', price: 5, stock: 7, type: 'gold', status: 'Whatever' },
+      { external_id: 'i-2', title: 'Pack', price: 5, stock: '7', type: 'gold', status: 'Pending', game: ' ' },
+      { title: 'Pack', price: 5, stock: 7, type: 'gold', status: 'pending' },
     ],
     ['topup', { external_id: 't-1' }, {}],
     [

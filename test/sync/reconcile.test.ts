@@ -321,7 +321,7 @@ describe('reconcile against the sandbox', () => {
     );
     h.write('top-ups/gems.csv', 'external_id,offer_title,price,offer_amount,offer_unit\nt-1,Gems,oops,100,gems\n');
     const run = await h.reconcile();
-    const failures = run.report.outcomes.filter((o) => o.outcome === 'failed');
+    const failures = run.report.outcomes.filter((o) => o.outcome === 'invalid');
     expect(failures).toEqual([
       expect.objectContaining({ kind: 'item', externalId: 'i-1', file: 'items/items.json:2:69#/0/price' }),
       expect.objectContaining({ kind: 'topup', externalId: 't-1', file: 'top-ups/gems.csv:2:10' }),

@@ -169,7 +169,7 @@ describe('reconcile: the run around the plan', () => {
     });
   });
 
-  it('reports catalogue errors as failed offers naming file, line and field, and the requests it sent', async () => {
+  it('reports catalogue errors as invalid offers (never failed) naming file, line and field, and the requests it sent', async () => {
     h = await createHarness();
     h.write(
       'items/a.json',
@@ -179,12 +179,12 @@ describe('reconcile: the run around the plan', () => {
     h.sandbox.resetCounters();
     const { report } = await h.reconcile();
     expect(report.outcome).toBe('partial');
-    const failed = report.outcomes.filter((o) => o.outcome === 'failed');
-    expect(failed).toEqual([
+    const invalid = report.outcomes.filter((o) => o.outcome === 'invalid');
+    expect(invalid).toEqual([
       expect.objectContaining({ kind: 'item', externalId: 'bad-1', file: expect.stringMatching(/^items\/a\.json:3/) }),
     ]);
-    expect(failed[0]?.message).toMatch(/^price: /);
-    expect(report.counts).toMatchObject({ item: { created: 1, failed: 1 } });
+    expect(invalid[0]?.message).toMatch(/^price: /);
+    expect(report.counts).toMatchObject({ item: { created: 1, invalid: 1, failed: 0 } });
     expect(report.requests).toBe(requestsSent(h));
     expect(report.durationMs).toBeGreaterThanOrEqual(0);
   });
@@ -289,11 +289,11 @@ describe('reconcile: the run around the plan, continued', () => {
     h.write('items/a.json', `[\n  {"external_id": "bad-1", "title": "Bad", "price": "lots"}\n]\n`);
     h.write('items/broken.json', '[{"external_id": "b-1"');
     const { report, catalogue } = await h.reconcile();
-    const failed = report.outcomes.filter((o) => o.outcome === 'failed');
-    expect(failed.find((o) => o.externalId === 'bad-1')?.file).toMatch(/^items\/a\.json:2:\d+#\/0\/price$/);
+    const invalid = report.outcomes.filter((o) => o.outcome === 'invalid');
+    expect(invalid.find((o) => o.externalId === 'bad-1')?.file).toMatch(/^items\/a\.json:2:\d+#\/0\/price$/);
     const whole = catalogue.problems.find((p) => p.file === 'items/broken.json')!;
     expect(whole.field).toBeUndefined();
-    expect(failed.find((o) => o.externalId === '(file)')).toMatchObject({ kind: 'item', message: whole.message });
+    expect(invalid.find((o) => o.externalId === '(file)')).toMatchObject({ kind: 'item', message: whole.message });
   });
 
   it('a run the guard stops moves no watermark, and a kind with no offers gets none', async () => {
@@ -367,7 +367,7 @@ describe('reconcile: the run around the plan, continued', () => {
     expect(h.sandbox.dump().items.filter((o) => o.external_id === 'it-0')).toHaveLength(1);
   });
 
-  it('a catalogue folder that cannot be read fails as a file-level problem, and nothing is archived', async () => {
+  it('a catalogue folder that cannot be read is a file-level problem, and nothing is archived', async () => {
     h = await createHarness();
     h.write('items/a.json', items(2));
     await h.reconcile();
@@ -375,7 +375,7 @@ describe('reconcile: the run around the plan, continued', () => {
     h.sandbox.resetCounters();
     const { report } = await h.reconcile();
     expect(h.writes()).toBe(0);
-    expect(report.outcomes.filter((o) => o.outcome === 'failed')).toEqual([
+    expect(report.outcomes.filter((o) => o.outcome === 'invalid')).toEqual([
       expect.objectContaining({ kind: 'file', externalId: '(file)', file: '.' }),
     ]);
   });
