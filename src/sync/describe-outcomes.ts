@@ -12,7 +12,8 @@ export function describeOutcomes(outcomes: readonly OfferOutcome[], plan: Plan):
     const a = actions.get(`${o.kind}:${o.externalId}`);
     if (!a) return o;
     if (o.outcome === 'created' && a.type === 'create') {
-      const { title, price, currency } = a.fields;
+      const { price, currency } = a.fields;
+      const title = a.fields.title ?? a.fields.offer_title;
       return {
         ...o,
         file: o.file ?? a.desired.source.file,
