@@ -26,15 +26,15 @@ of each offer are kept, however many runs the state db keeps.
   --json                 as JSON (field names in the README, History)
 ${SELLER_HELP.replace('(default: every seller)', '(needed when there are several)')}
 
-Examples:
-  offersync history lol-euw-0042
-  offersync history gold-1000 --kind item --json
-  offersync history acc-7 --seller eu-shop
-
 Exit codes: 0 the offer's events were printed; 1 the state db knows nothing of that external_id; 2 bad flags,
 or the external_id is used by several kinds and --kind was not given (the message lists them).
 
 ${CONFIG_HELP}
+
+Examples:
+  offersync history lol-euw-0042
+  offersync history gold-1000 --kind item --json
+  offersync history acc-7 --seller eu-shop
 `;
 
 function kindOf(v: string | undefined): StateKind | undefined {
@@ -44,15 +44,14 @@ function kindOf(v: string | undefined): StateKind | undefined {
   return kind;
 }
 
+const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' }, kind: { type: 'string' } } as const;
+
 export const command: Command = {
   name: 'history',
+  options: OPTIONS,
   summary: "one offer's story: what offersync sent, what the marketplace answered and did",
   async run(argv, io) {
-    const { values, positionals } = parseFlags(
-      argv,
-      { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' }, kind: { type: 'string' } },
-      true,
-    );
+    const { values, positionals } = parseFlags(argv, OPTIONS, true);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;

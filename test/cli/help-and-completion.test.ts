@@ -15,6 +15,7 @@ const NAMES = [
   'sandbox',
   'demo',
   'healthcheck',
+  'history',
 ] as const;
 
 async function load(name: string): Promise<Command> {
