@@ -1,7 +1,7 @@
 // What a new seller reads from the CLI, following the README with a 30-account semicolon CSV exported from a
 // spreadsheet: the real CLI (runCli) against the sandbox on 127.0.0.1, stdout and stderr as printed.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
