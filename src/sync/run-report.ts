@@ -122,9 +122,8 @@ export function oneOutcomePerOffer(outcomes: readonly OfferOutcome[]): OfferOutc
 const PLACE = /\S+\.[A-Za-z0-9]+:\d+(?::\d+)?/g;
 
 function merged(was: OfferOutcome, o: OfferOutcome): OfferOutcome {
-  if (!o.message || o.message === was.message) return was;
-  if (!was.message) return { ...was, message: o.message };
-  if (was.message.replace(PLACE, '') === o.message.replace(PLACE, ''))
-    return o.file && o.file !== was.file ? { ...was, file: `${was.file ?? ''}, ${o.file}` } : was;
-  return { ...was, message: `${was.message}; ${o.message}` };
+  if (!o.message || !was.message) return was.message ? was : { ...was, message: o.message };
+  const file = o.file && o.file !== was.file ? { file: was.file ? `${was.file}, ${o.file}` : o.file } : {};
+  if (was.message.replace(PLACE, '') === o.message.replace(PLACE, '')) return { ...was, ...file };
+  return { ...was, ...file, message: `${was.message}; ${o.message}` };
 }

@@ -81,7 +81,7 @@ describe('targeted runs', () => {
     h.write('top-ups/t.json', JSON.stringify([{ external_id: 't-1', offer_title: 'T', price: -1 }]));
     const failed = (r: Awaited<ReturnType<Harness['reconcile']>>) =>
       r.report.outcomes
-        .filter((o) => o.outcome === 'failed')
+        .filter((o) => o.outcome === 'invalid')
         .map((o) => `${o.kind} ${o.externalId}`)
         .sort();
     const byFile = await h.reconcile({ target: { files: ['items/a.json', 'items/broken.json'] } });
@@ -115,7 +115,11 @@ describe('target flags', () => {
     expect(resolveTarget({ file: ['a.json'] }, dir, join(dir, 'items'))).toEqual({ files: ['items/a.json'] });
     expect(() => resolveTarget({ file: ['/etc/passwd'] }, dir, '/')).toThrow(/not a file of the catalogue/);
     expect(resolveTarget({ only: 'item,topup' }, dir, '/')).toEqual({ kinds: ['item', 'topup'] });
-    expect(() => resolveTarget({ only: 'items' }, dir, '/')).toThrow(/--only takes account, item, topup/);
+    // As the folders are named, or singular, in any case.
+    expect(resolveTarget({ only: 'Items,top-ups,account' }, dir, '/')).toEqual({ kinds: ['item', 'topup', 'account'] });
+    expect(() => resolveTarget({ only: 'itmes' }, dir, '/')).toThrow(
+      /--only takes accounts, items, top-ups .*got 'itmes'; did you mean 'items'\?/,
+    );
     expect(() => resolveTarget({ match: 'x[z-a]' }, dir, '/')).toThrow(
       expect.objectContaining({
         name: 'UsageError',
