@@ -14,7 +14,8 @@ export const TARGET_OPTIONS = {
   match: { type: 'string' },
 } as const;
 
-export const TARGET_HELP = `  --only <kinds>         only accounts, items or top-ups (as the folders are named, or singular; comma-separated)
+export const TARGET_HELP = `  --only <kinds>         only accounts, items or top-ups (as the folders are named, or
+                         singular; comma-separated for several)
   --file <path>          only the offers of this catalogue file (repeat for several)
   --match <glob>         only offers whose external_id matches (* any characters, ? one; quote it)
                          A targeted run never archives anything outside its target, and says so.`;

@@ -83,7 +83,7 @@ describe('what a seller reads', { timeout: 180_000 }, () => {
     );
   });
 
-  it('a duplicated external_id: the archive is named with its reason, the duplicate counted once as invalid', async () => {
+  it('a duplicated external_id: the archive named with its reason, the duplicate once as invalid', async () => {
     // The seller pasted #15's id over #16's, and lowered #4's price.
     writeFileSync(
       csvPath(),
@@ -192,7 +192,8 @@ describe('what a seller reads', { timeout: 180_000 }, () => {
     });
     expect(v.code).toBe(1);
     expect(v.stdout).toContain(
-      `statuses/items/stock.csv:2:19: error: [gold-1] status: expected one of draft, pending, listed, processing, sold, ` +
+      'statuses/items/stock.csv:2:19: error: [gold-1] status: expected one of draft, pending, listed, processing, ' +
+        'sold, ' +
         "refunded, archived, got 'flying'",
     );
   });
@@ -208,7 +209,7 @@ describe('sync now', { timeout: 180_000 }, () => {
     }
   });
 
-  it('reconcile beside a running daemon asks it to sync now and prints that run; the daemon names its status page', async () => {
+  it('reconcile beside a daemon asks it to sync now and prints that run; its start line names the page', async () => {
     writeFileSync(csvPath(), rows());
     const port = await freePort();
     daemon = spawn(process.execPath, [...CLI, 'daemon'], {

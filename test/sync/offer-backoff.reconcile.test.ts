@@ -18,7 +18,7 @@ const write = (h: Harness, status: string) =>
     'items/i.json',
     JSON.stringify([
       { external_id: 'it-ok', title: 'Fine', price: 10 },
-      // The catalogue takes any item status; the sandbox refuses this one with a 422, every time.
+      // A status the API document names, which the sandbox's items refuse with a 422, every time.
       { external_id: 'it-bad', title: 'Refused', price: 5, status },
     ]),
   );
@@ -29,7 +29,7 @@ describe('per-offer backoff', () => {
     const harness = h;
     let now = 1_800_000_000_000;
     harness.now = () => now;
-    write(harness, 'featured');
+    write(harness, 'refunded');
     const posts = () => requestsByRoute(harness.sandbox)['POST /api/v1/items'] ?? 0;
 
     const first = await harness.reconcile();

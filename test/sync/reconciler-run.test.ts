@@ -169,7 +169,7 @@ describe('reconcile: the run around the plan', () => {
     });
   });
 
-  it('reports catalogue errors as invalid offers (never failed) naming file, line and field, and the requests it sent', async () => {
+  it('reports catalogue errors as invalid (never failed) naming file, line and field, and the requests', async () => {
     h = await createHarness();
     h.write(
       'items/a.json',

@@ -23,6 +23,7 @@ describe('run report counts', () => {
       'sold',
       'blocked',
       'held',
+      'invalid',
       'failed',
       'skipped',
     ]);
