@@ -107,7 +107,7 @@ describe('offersync CLI against the sandbox process', { timeout: 120_000 }, () =
   it('reconcile converges (exit 0), then plan says no changes (exit 0) and status knows the offers', async () => {
     const rec = await run(['reconcile']);
     expect(rec.code, rec.stderr).toBe(0);
-    expect(rec.stdout.match(/^  \+ created  acc-/gm)).toHaveLength(6);
+    expect(rec.stdout.match(/^ {2}\+ created {2}acc-/gm)).toHaveLength(6);
     expect(rec.stdout).toMatch(/Converged/);
     const plan = await run(['plan']);
     expect(plan.code).toBe(0);
