@@ -24,17 +24,21 @@ sellers and no --seller, each line also names its "seller". Read from the state 
   --since <when>         a duration back from now (30m, 12h, 7d) or a date (2026-11-20, 2026-11-20T08:00:00Z)
   --seller <id>          only this seller (a removed one too, with PostgreSQL: its history is kept)
 
-Example, the last day's sales into an inventory script:
-  offersync sales --since 24h | my-inventory-update
-
 ${CONFIG_HELP}
+
+Examples:
+  offersync sales --since 24h | my-inventory-update   # the last day's sales into an inventory script
+  offersync sales --since 2026-11-20 --seller eu-shop
 `;
+
+const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, since: { type: 'string' } } as const;
 
 export const command: Command = {
   name: 'sales',
+  options: OPTIONS,
   summary: 'the sales seen since a time, as JSON lines for an inventory script',
   async run(argv, io) {
-    const { values } = parseFlags(argv, { ...CONFIG_OPTIONS, ...SELLER_OPTION, since: { type: 'string' } });
+    const { values } = parseFlags(argv, OPTIONS);
     if (values.help) {
       io.stdout.write(HELP);
       return EXIT.ok;

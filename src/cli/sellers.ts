@@ -43,6 +43,12 @@ Configuration flags:
   --config <file>      config file (env OFFERSYNC_CONFIG); state.url names the PostgreSQL state db
   --state <file>       state db (env OFFERSYNC_STATE_DB): sellers need a PostgreSQL one (state.url)
   --log-level <level>  fatal, error, warn, info, debug, trace (env OFFERSYNC_LOG_LEVEL)
+
+Examples:
+  offersync sellers add eu-shop --catalogue /srv/shops/eu --api-key-file /run/secrets/eu-shop-key
+  offersync sellers add us-shop --catalogue /srv/shops/us --api-key-env US_SHOP_KEY --rate-limit 5
+  offersync sellers list
+  offersync sellers remove eu-shop --purge
 `;
 
 const OPTIONS = {
@@ -69,6 +75,7 @@ function purgeWaitMs(config: Config): number {
 
 export const command: Command = {
   name: 'sellers',
+  options: OPTIONS,
   summary: 'add, remove and list the sellers daemon replicas serve (PostgreSQL state)',
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, OPTIONS, true);

@@ -11,7 +11,7 @@ import type { StateStore } from '../state/state-store.ts';
 import { isLocked } from '../sync/locked-status.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { CatalogueView } from '../sync/reconciler.ts';
-import type { RunReport } from '../sync/run-report.ts';
+import { flatCounts, type RunReport } from '../sync/run-report.ts';
 import type { GuardStop } from '../sync/guard-stop.ts';
 import type { SalesLedger } from '../sync/sales-ledger.ts';
 import { SOLD_AT_SOURCES, type SoldAtSource, type SoldEntry } from '../sync/sold-log.ts';
@@ -208,7 +208,7 @@ export class StatusBoard {
       outcome: r.outcome,
       requests: r.requests,
       durationMs: r.durationMs,
-      counts: runCounts(r, result.catalogue),
+      counts: flatCounts(r.counts),
     });
     this.runs.length = Math.min(this.runs.length, MAX_RUNS);
     this.catalogue = result.catalogue;
@@ -343,15 +343,11 @@ export class StatusBoard {
   private async problems(): Promise<ProblemView[]> {
     const out: ProblemView[] = [];
     const seen = new Set<string>();
-    const catalogueFailures = new Set(
-      (this.catalogue?.problems ?? []).filter((p) => p.severity === 'error').map((p) => `${p.kind}:${p.externalId}`),
-    );
     for (const o of this.lastReport?.outcomes ?? []) {
+      // The catalogue's errors are the run's 'invalid' outcomes (their own section), never failed ones.
       if (o.outcome !== 'failed' && o.outcome !== 'blocked') continue;
-      // A whole catalogue file that failed, and an offer the catalogue states wrongly, are catalogue errors.
       if (o.kind === 'file') continue;
       const key = `${o.kind}:${o.externalId}`;
-      if (catalogueFailures.has(key)) continue;
       seen.add(key);
       const title = this.titleOf(o.kind, o.externalId);
       const where = this.whereOf(o.kind, o.externalId, o.file);
@@ -468,21 +464,4 @@ function countOffers(records: Awaited<ReturnType<StateStore['listOffers']>>): St
     row[status] = (row[status] ?? 0) + 1;
   }
   return [...byKind].map(([kind, byStatus]) => ({ kind, byStatus }));
-}
-
-/**
- * "account.created" -> n, as the runs table shows them. The reconciler counts the catalogue's errors as failed
- * outcomes; here they are "invalid", as the page's sections name them.
- */
-function runCounts(report: RunReport, catalogue: CatalogueView): Record<string, number> {
-  const invalid = new Set(
-    catalogue.problems.filter((p) => p.severity === 'error').map((p) => `${p.kind ?? 'file'}:${p.externalId}`),
-  );
-  const out: Record<string, number> = {};
-  for (const o of report.outcomes) {
-    const wrong = o.outcome === 'failed' && (o.kind === 'file' || invalid.has(`${o.kind}:${o.externalId}`));
-    const key = `${o.kind}.${wrong ? 'invalid' : o.outcome}`;
-    out[key] = (out[key] ?? 0) + 1;
-  }
-  return out;
 }

@@ -16,6 +16,8 @@ const NAMES = [
   'demo',
   'healthcheck',
   'history',
+  'sellers',
+  'sales',
 ] as const;
 
 async function load(name: string): Promise<Command> {
