@@ -157,10 +157,10 @@ describe('status page HTML', () => {
       {
         report: report({
           outcome: 'partial',
-          // The reconciler reports the catalogue's errors as failed outcomes of their offers.
+          // The reconciler reports the catalogue's errors as invalid outcomes of their offers, never failed.
           outcomes: [
             { kind: 'item', externalId: 'gold-1', outcome: 'unchanged' },
-            { kind: 'account', externalId: 'acc-2', outcome: 'failed', message: 'price: must be greater than zero' },
+            { kind: 'account', externalId: 'acc-2', outcome: 'invalid', message: 'price: must be greater than zero' },
           ],
         }),
         catalogue,
