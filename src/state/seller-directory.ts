@@ -1,6 +1,7 @@
 // The sellers a PostgreSQL state serves, as rows every replica reads at each balancing round: added and removed
 // at run time by `offersync sellers`, and copied from a config file's `sellers:` list. A row says where the API
 // key is (a file path or an environment variable's name), never the key.
+import type { SellersTable } from './schema.ts';
 import type { StateDatabase } from './state-database.ts';
 
 export const SELLER_ORIGINS = ['config', 'command'] as const;
@@ -45,17 +46,8 @@ const SELLER_TABLES = [
   'offer_events',
 ] as const;
 
-type Row = {
-  seller: string;
-  catalogue: string;
-  api_key_file: string | null;
-  api_key_env: string | null;
-  overrides: string;
-  origin: string;
-  added_at: number;
-  updated_at: number;
-  removed_at: number | null;
-};
+/** A sellers row as the table holds it (schema.ts). */
+type Row = SellersTable;
 
 function toRecord(r: Row): SellerRecord {
   return {
