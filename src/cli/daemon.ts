@@ -1,7 +1,8 @@
 // offersync daemon: the long-running container mode.
 import { oneLine } from '../log/terminal-text.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags } from './common-flags.ts';
 import type { Config } from '../config/config.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { Replica } from '../daemon/replica.ts';
@@ -63,16 +64,12 @@ export function pageUrl(host: string, port: number): string {
   return `http://${shown}:${port}/`;
 }
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'daemon',
   options: OPTIONS,
   summary: 'reconcile at start, on every catalogue change and on a schedule',
-  async run(argv, io) {
-    const { values } = parseFlags(argv, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  async run({ values }, io) {
     const metrics = new DaemonMetrics();
     let metricsScope: MetricsScope;
     let services: Services;
@@ -142,7 +139,7 @@ export const command: Command = {
     await services.notifier.flush(NOTIFY_FLUSH_MS);
     return EXIT.ok;
   },
-};
+});
 
 async function runReplica(config: Config, io: CliIO): Promise<number> {
   const logger = cliLogger(config, io);

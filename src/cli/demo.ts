@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../sandbox/sandbox-server.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { Config } from '../config/config.ts';
-import { EXIT, type Command } from './command.ts';
-import { parseFlags } from './common-flags.ts';
+import type { Command } from './command.ts';
+import { flagCommand } from './flag-command.ts';
 import { runReconcile } from './run-reconcile.ts';
 import { onStopSignal } from './signals.ts';
 
@@ -37,16 +37,12 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'demo',
   options: OPTIONS,
   summary: 'sandbox + example catalogue + reconcile, in one process',
-  async run(argv, io) {
-    const { values } = parseFlags(argv, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  async run({ values }, io) {
     const rate = 20;
     const sandbox = await startSandbox({ apiKeys: [DEMO_KEY], rateLimit: { ratePerSec: rate, burst: rate } });
     const work = mkdtempSync(join(tmpdir(), 'offersync-demo-'));
@@ -92,4 +88,4 @@ export const command: Command = {
       rmSync(work, { recursive: true, force: true });
     }
   },
-};
+});

@@ -2,7 +2,8 @@
 // HEALTHCHECK or a Kubernetes exec probe (the image has no curl; podman runs kube probes inside the container).
 // It reads the same configuration as the daemon (file, environment, flags), so it follows daemon.healthPort.
 import { EXIT, type Command } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags } from './common-flags.ts';
 import { loadConfig } from '../config/load-config.ts';
 
 const HELP = `Usage: offersync healthcheck [--ready] [flags]
@@ -21,16 +22,12 @@ Examples:
 
 const OPTIONS = { ...CONFIG_OPTIONS, ready: { type: 'boolean' } } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'healthcheck',
   options: OPTIONS,
   summary: "exit 0 when this machine's daemon answers /healthz (for a container HEALTHCHECK)",
-  async run(argv, io) {
-    const { values } = parseFlags(argv, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  async run({ values }, io) {
     let url: string;
     try {
       const { daemon } = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
@@ -51,4 +48,4 @@ export const command: Command = {
       return EXIT.failed;
     }
   },
-};
+});

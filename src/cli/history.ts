@@ -9,7 +9,8 @@ import { redactUrl } from '../state/postgres-error.ts';
 import { OFFER_EVENTS_KEPT } from '../state/kysely-state-store.ts';
 import { STATE_KINDS, type StateKind } from '../state/records.ts';
 import { EXIT, type Command, UsageError } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { formatHistory, historyJson } from './format-history.ts';
 import { chooseServedSellers } from './served-sellers.ts';
 import { openStore } from './services.ts';
@@ -46,16 +47,13 @@ function kindOf(v: string | undefined): StateKind | undefined {
 
 const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' }, kind: { type: 'string' } } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'history',
   options: OPTIONS,
   summary: "one offer's story: what offersync sent, what the marketplace answered and did",
-  async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, OPTIONS, true);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  positionals: true,
+  async run({ values, positionals }, io) {
     const [externalId, ...extra] = positionals;
     if (externalId === undefined || extra.length > 0)
       throw new UsageError('give one EXTERNAL_ID (offersync history --help)');
@@ -114,4 +112,4 @@ export const command: Command = {
       await store.close();
     }
   },
-};
+});

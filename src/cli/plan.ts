@@ -1,5 +1,6 @@
 import type { Command } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { runReconcile } from './run-reconcile.ts';
 import { TARGET_HELP, TARGET_OPTIONS, targetFlags } from './target-flags.ts';
 
@@ -36,16 +37,12 @@ const OPTIONS = {
   'allow-price-change': { type: 'boolean' },
 } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'plan',
   options: OPTIONS,
   summary: 'show what reconcile would do, change nothing',
-  async run(argv, io) {
-    const { values } = parseFlags(argv, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
+  help: HELP,
+  async run({ values }, io) {
     return runReconcile(
       io,
       { flags: configFlags(values), env: io.env, cwd: io.cwd },
@@ -61,4 +58,4 @@ export const command: Command = {
       },
     );
   },
-};
+});

@@ -15,7 +15,8 @@ import { type OwnsOffer, type PulledKind, pullKind } from '../sync/pulled-offer.
 import { resourceOf } from '../sync/resource-of.ts';
 import { cliLogger } from './cli-logger.ts';
 import { EXIT, type Command, type CliIO, UsageError } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { downloadGallery } from './gallery-download.ts';
 import { chooseServedSellers } from './served-sellers.ts';
 import { clientOptions, queueOptions } from './services.ts';
@@ -68,16 +69,12 @@ const OPTIONS = {
   'with-credentials': { type: 'boolean' },
 } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'pull',
   options: OPTIONS,
   summary: "write the marketplace's offers as a catalogue (day one for a seller who already sells)",
-  async run(argv, io) {
-    const { values } = parseFlags(argv, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  async run({ values }, io) {
     if (!values.out) throw new UsageError('--out <dir> is required: the folder to write the catalogue into');
     const format = (values.format ?? 'yaml') as Format;
     if (!FORMATS.includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}, got '${values.format}'`);
@@ -112,7 +109,7 @@ export const command: Command = {
       withCredentials: values['with-credentials'] === true,
     });
   },
-};
+});
 
 /** The prune policy of decide-removed.ts for an offer no state db knows yet (pull reads a marketplace fresh). */
 function ownsOffer(config: Config): OwnsOffer {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readSavedPlan, type SavedPlan } from '../sync/saved-plan.ts';
 import { type Command, UsageError } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { parseDuration } from './duration.ts';
 import { runReconcile } from './run-reconcile.ts';
 import { TARGET_HELP, TARGET_OPTIONS, targetFlags } from './target-flags.ts';
@@ -46,16 +47,12 @@ const OPTIONS = {
   plan: { type: 'string' },
 } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'reconcile',
   options: OPTIONS,
   summary: 'make the marketplace equal to the catalogue',
-  async run(argv, io) {
-    const { values } = parseFlags(argv, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
+  help: HELP,
+  async run({ values }, io) {
     const target = targetFlags(values);
     let savedPlan: { path: string; plan: SavedPlan } | undefined;
     if (values.plan !== undefined) {
@@ -92,4 +89,4 @@ export const command: Command = {
       },
     );
   },
-};
+});

@@ -10,7 +10,8 @@ import { SellerDirectory } from '../state/seller-directory.ts';
 import { fileSalesLedger, salesLedger, seenAtMs } from '../sync/sales-ledger.ts';
 import type { SoldEntry } from '../sync/sold-log.ts';
 import { EXIT, type Command } from './command.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_OPTION } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_OPTION } from './common-flags.ts';
 import { pickSellers, servedSellers } from './served-sellers.ts';
 import { parseSince } from './since.ts';
 
@@ -33,16 +34,12 @@ Examples:
 
 const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, since: { type: 'string' } } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'sales',
   options: OPTIONS,
   summary: 'the sales seen since a time, as JSON lines for an inventory script',
-  async run(argv, io) {
-    const { values } = parseFlags(argv, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  async run({ values }, io) {
     if (values.since === undefined) {
       io.stderr.write(
         'offersync sales: --since is needed: a duration back from now (24h, 7d) or a date (2026-11-20)\n',
@@ -108,4 +105,4 @@ export const command: Command = {
     );
     return EXIT.ok;
   },
-};
+});

@@ -9,7 +9,7 @@ import { itemFileSchema } from '../catalogue/item-schema.ts';
 import { topupFileSchema } from '../catalogue/topup-schema.ts';
 import type { KindSchema } from '../catalogue/zod-schema.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
-import { parseFlags } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
 
 const HELP = `Usage: offersync schema [--kind account|item|topup] [--write [dir]]
 
@@ -46,16 +46,13 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'schema',
   options: OPTIONS,
   summary: 'print or write the JSON Schema of catalogue files',
-  async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, OPTIONS, true);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  positionals: true,
+  async run({ values, positionals }, io) {
     const kinds = values.kind === undefined ? OFFER_KINDS : [values.kind];
     for (const k of kinds)
       if (!(OFFER_KINDS as readonly string[]).includes(k))
@@ -79,4 +76,4 @@ export const command: Command = {
     io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return EXIT.ok;
   },
-};
+});

@@ -12,7 +12,8 @@ import { ReplicaRegistry, type SellerHolder } from '../state/replica-registry.ts
 import { SellerDirectory, type SellerRecord, type SellerSpec } from '../state/seller-directory.ts';
 import { KyselyStateStore } from '../state/kysely-state-store.ts';
 import { EXIT, type CliIO, type Command, UsageError } from './command.ts';
-import { configFlags, parseFlags } from './common-flags.ts';
+import { flagCommand, type ParsedFlags } from './flag-command.ts';
+import { configFlags } from './common-flags.ts';
 
 const HELP = `Usage: offersync sellers add <id> --catalogue <dir> (--api-key-file <file> | --api-key-env <name>)
                               [--base-url <url>] [--rate-limit <n>] [--replace]
@@ -66,23 +67,20 @@ const OPTIONS = {
   json: { type: 'boolean' },
 } as const;
 
-type Values = ReturnType<typeof parseFlags<typeof OPTIONS>>['values'];
+type Values = ParsedFlags<typeof OPTIONS>['values'];
 
 /** How long `remove --purge` waits for the replica holding the seller to let it go: a round, and the TTL. */
 function purgeWaitMs(config: Config): number {
   return config.state.leaseTtlMs * 2;
 }
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'sellers',
   options: OPTIONS,
   summary: 'add, remove and list the sellers daemon replicas serve (PostgreSQL state)',
-  async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, OPTIONS, true);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  positionals: true,
+  async run({ values, positionals }, io) {
     const [action, id, ...extra] = positionals;
     if (action !== 'add' && action !== 'remove' && action !== 'list')
       throw new UsageError(
@@ -130,7 +128,7 @@ export const command: Command = {
       await database.close();
     }
   },
-};
+});
 
 async function add(io: CliIO, config: Config, directory: SellerDirectory, id: string, values: Values): Promise<number> {
   const idCheck = SellerSpecSchema.shape.id.safeParse(id);

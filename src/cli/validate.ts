@@ -17,7 +17,7 @@ import {
   writeTerminal,
 } from '../log/terminal-text.ts';
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
-import { parseFlags } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
 
 const HELP = `Usage: offersync validate [dir] [flags]
 
@@ -232,16 +232,13 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'validate',
   options: OPTIONS,
   summary: 'check the catalogue, no network',
-  async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, OPTIONS, true);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  positionals: true,
+  async run({ values, positionals }, io) {
     if (positionals.length > 1)
       throw new UsageError(`expected at most one directory, got ${positionals.length}: ${positionals.join(' ')}`);
     const format = values.format ?? (values.json ? 'json' : 'text');
@@ -279,4 +276,4 @@ export const command: Command = {
     }
     return summary.errors === 0 ? EXIT.ok : EXIT.failed;
   },
-};
+});
