@@ -1,12 +1,13 @@
-// What the three offer kinds share: find by {identifier}, the list endpoint, the single-object answer,
-// and the rule that an offer the marketplace has sold is no longer the seller's to change.
+// What the three offer kinds share: find by {identifier}, the list endpoint, the single-object answer, the
+// create and update routes, and the rule that an offer the marketplace has sold is no longer the seller's to change.
 import type { ApiContext, ApiRequest, ApiResult, RouteDef } from './api-route.ts';
-import { ok } from './api-route.ts';
-import { HttpError, invalid, notFound } from './http-error.ts';
+import { ok, wrote } from './api-route.ts';
+import { checkFields, requireFields, type Rule } from './field-rules.ts';
+import { HttpError, invalid, notFound, Validation } from './http-error.ts';
 import { paginate, parseSort, sortBy } from './paging.ts';
 import { LOCKED_STATUSES, type OfferRecord } from './records.ts';
 import { RESPONSE_FIELDS, fieldValue, presentOffer, single } from './represent.ts';
-import type { OfferKind } from './sandbox-options.ts';
+import type { DisableableRoute, OfferKind } from './sandbox-options.ts';
 
 export function findOffer(ctx: ApiContext, kind: OfferKind, identifier: string | undefined): OfferRecord {
   const rec =
@@ -74,4 +75,54 @@ export function readRoutes(kind: OfferKind): RouteDef[] {
 
 export function createdStatus(ctx: ApiContext): number {
   return ctx.representation.createStatus201 ? 201 : 200;
+}
+
+/** Applies a change to its record; throws an HttpError when the change is refused. */
+export type ApplyChange = (ctx: ApiContext, rec: OfferRecord, change: Record<string, unknown>) => void;
+
+/** How an offer kind is created from a POST body: checked field by field, an omitted field stored as its default. */
+export interface CreateSpec {
+  readonly required: readonly string[];
+  readonly rules: Readonly<Record<string, Rule>>;
+  readonly defaults: Readonly<Record<string, unknown>>;
+  /** Fields the marketplace derives from the new offer's id. */
+  readonly idFields?: (id: number) => Record<string, unknown>;
+}
+
+/** POST /api/v1/{kind} for items and top-ups (an account's body is read by account-input.ts). */
+export function createRoute(kind: OfferKind, spec: CreateSpec): RouteDef {
+  return {
+    method: 'POST',
+    path: `/api/v1/${kind}`,
+    body: 'json',
+    handle(ctx, req) {
+      const v = new Validation();
+      requireFields(req.body, spec.required, v);
+      const { external_id, status, ...fields } = checkFields(req.body, spec.rules, v);
+      v.throwIfAny();
+      const rec = ctx.store.create(
+        kind,
+        external_id as string,
+        (status as string | undefined) ?? 'draft',
+        { ...spec.defaults, ...fields },
+        spec.idFields,
+      );
+      return wrote(answerOne(ctx, kind, rec), createdStatus(ctx));
+    },
+  };
+}
+
+/** PATCH /api/v1/{kind}/{identifier}: the offer found, the change applied, the offer answered. */
+export function updateRoute(kind: OfferKind, apply: ApplyChange, disabledAs?: DisableableRoute): RouteDef {
+  return {
+    method: 'PATCH',
+    path: `/api/v1/${kind}/{identifier}`,
+    body: 'json',
+    ...(disabledAs === undefined ? {} : { disabledAs }),
+    handle(ctx, req) {
+      const rec = findOffer(ctx, kind, req.params.identifier);
+      apply(ctx, rec, req.body);
+      return wrote(answerOne(ctx, kind, rec));
+    },
+  };
 }

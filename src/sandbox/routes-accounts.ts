@@ -3,7 +3,7 @@
 import { readAccountInput } from './account-input.ts';
 import { ok, wrote, type ApiContext, type RouteDef } from './api-route.ts';
 import { Validation } from './http-error.ts';
-import { answerOne, assertChangeable, createdStatus, findOffer, readRoutes } from './offer-routes.ts';
+import { answerOne, assertChangeable, createdStatus, findOffer, readRoutes, updateRoute } from './offer-routes.ts';
 import type { OfferRecord } from './records.ts';
 import { action } from './represent.ts';
 
@@ -11,6 +11,11 @@ const imageExists = (ctx: ApiContext) => (id: number) => ctx.store.images.has(id
 
 /** Platform ids are a different number from the offer id, as on the marketplace. */
 export const PLATFORM_ACCOUNT_ID_BASE = 900_000;
+
+function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unknown>): void {
+  assertChangeable(rec);
+  ctx.store.update('accounts', rec, readAccountInput(body, 'update', imageExists(ctx), rec.fields));
+}
 
 function archive(ctx: ApiContext, rec: OfferRecord): void {
   ctx.store.update('accounts', rec, { status: 'archived' });
@@ -48,19 +53,7 @@ export const accountRoutes: readonly RouteDef[] = [
       return wrote(answerOne(ctx, 'accounts', rec), createdStatus(ctx));
     },
   },
-  {
-    method: 'PATCH',
-    path: '/api/v1/accounts/{identifier}',
-    body: 'json',
-    disabledAs: 'accounts.update',
-    handle(ctx, req) {
-      const rec = findOffer(ctx, 'accounts', req.params.identifier);
-      assertChangeable(rec);
-      const input = readAccountInput(req.body, 'update', imageExists(ctx), rec.fields);
-      ctx.store.update('accounts', rec, input);
-      return wrote(answerOne(ctx, 'accounts', rec));
-    },
-  },
+  updateRoute('accounts', applyUpdate, 'accounts.update'),
   {
     method: 'DELETE',
     path: '/api/v1/accounts/{identifier}',

@@ -6,7 +6,7 @@
 import type { ApiContext, ApiResult, RouteDef } from './api-route.ts';
 import { isPlainObject } from './field-rules.ts';
 import { HttpError, invalid, Validation } from './http-error.ts';
-import type { OfferRecord } from './records.ts';
+import type { ApplyChange } from './offer-routes.ts';
 import { action } from './represent.ts';
 import type { OfferKind } from './sandbox-options.ts';
 
@@ -22,9 +22,6 @@ const dropped = (ctx: ApiContext, index: number): boolean =>
   ctx.bulk.failEvery !== undefined && (index + 1) % ctx.bulk.failEvery === 0;
 
 const DROPPED_MESSAGE = 'The offer could not be processed at this time; retry it.';
-
-/** Applies one element's change to its record; throws an HttpError when the change is refused. */
-export type ApplyChange = (ctx: ApiContext, rec: OfferRecord, change: Record<string, unknown>) => void;
 
 function notServed(path: string): HttpError {
   return new HttpError(404, `The route ${path} could not be found.`);

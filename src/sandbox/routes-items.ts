@@ -1,17 +1,10 @@
 // Item offers (4.2): create, list, get, update, and the bulk-update and bulk-remove the document does not
 // show (routes-bulk.ts), and DELETE behind a switch (routes-delete.ts). An update carries only the five fields
 // of 2.5; any other key is refused by name, so a client that sends more is caught.
-import { type ApiContext, wrote, type RouteDef } from './api-route.ts';
-import { checkFields, requireFields, type Rule } from './field-rules.ts';
+import type { ApiContext, RouteDef } from './api-route.ts';
+import { checkFields, type Rule } from './field-rules.ts';
 import { Validation } from './http-error.ts';
-import {
-  answerOne,
-  assertChangeable,
-  assertStatusAllowed,
-  createdStatus,
-  findOffer,
-  readRoutes,
-} from './offer-routes.ts';
+import { assertChangeable, assertStatusAllowed, createRoute, readRoutes, updateRoute } from './offer-routes.ts';
 import type { OfferRecord } from './records.ts';
 import { bulkRemoveRoute, bulkUpdateRoute } from './routes-bulk.ts';
 import { deleteRoute } from './routes-delete.ts';
@@ -49,37 +42,13 @@ function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unk
 
 export const itemRoutes: readonly RouteDef[] = [
   ...readRoutes('items'),
-  {
-    method: 'POST',
-    path: '/api/v1/items',
-    body: 'json',
-    handle(ctx, req) {
-      const v = new Validation();
-      requireFields(req.body, ['external_id', 'title', 'price'], v);
-      const { external_id, status, ...fields } = checkFields(req.body, RULES, v);
-      v.throwIfAny();
-      const rec = ctx.store.create(
-        'items',
-        external_id as string,
-        (status as string | undefined) ?? 'draft',
-        { ...DEFAULTS, ...fields },
-        (id) => ({
-          platform_item_id: PLATFORM_ITEM_ID_BASE + id,
-        }),
-      );
-      return wrote(answerOne(ctx, 'items', rec), createdStatus(ctx));
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/items/{identifier}',
-    body: 'json',
-    handle(ctx, req) {
-      const rec = findOffer(ctx, 'items', req.params.identifier);
-      applyUpdate(ctx, rec, req.body);
-      return wrote(answerOne(ctx, 'items', rec));
-    },
-  },
+  createRoute('items', {
+    required: ['external_id', 'title', 'price'],
+    rules: RULES,
+    defaults: DEFAULTS,
+    idFields: (id) => ({ platform_item_id: PLATFORM_ITEM_ID_BASE + id }),
+  }),
+  updateRoute('items', applyUpdate),
   bulkUpdateRoute('items', applyUpdate, false),
   bulkRemoveRoute('items'),
   deleteRoute('items'),

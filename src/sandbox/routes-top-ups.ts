@@ -1,16 +1,9 @@
 // Top-up offers (4.3): create (external_id is the only required field), list, get, update, bulk-update
 // (routes-bulk.ts), and the bulk-remove and DELETE the document does not show (routes-bulk.ts, routes-delete.ts).
-import { wrote, type ApiContext, type RouteDef } from './api-route.ts';
-import { checkFields, requireFields, type Rule } from './field-rules.ts';
+import type { ApiContext, RouteDef } from './api-route.ts';
+import { checkFields, type Rule } from './field-rules.ts';
 import { Validation } from './http-error.ts';
-import {
-  answerOne,
-  assertChangeable,
-  assertStatusAllowed,
-  createdStatus,
-  findOffer,
-  readRoutes,
-} from './offer-routes.ts';
+import { assertChangeable, assertStatusAllowed, createRoute, readRoutes, updateRoute } from './offer-routes.ts';
 import type { OfferRecord } from './records.ts';
 import { bulkRemoveRoute, bulkUpdateRoute } from './routes-bulk.ts';
 import { deleteRoute } from './routes-delete.ts';
@@ -74,32 +67,8 @@ function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unk
 
 export const topUpRoutes: readonly RouteDef[] = [
   ...readRoutes('top-ups'),
-  {
-    method: 'POST',
-    path: '/api/v1/top-ups',
-    body: 'json',
-    handle(ctx, req) {
-      const v = new Validation();
-      requireFields(req.body, ['external_id'], v);
-      const { external_id, status, ...fields } = checkFields(req.body, RULES, v);
-      v.throwIfAny();
-      const rec = ctx.store.create('top-ups', external_id as string, (status as string | undefined) ?? 'draft', {
-        ...DEFAULTS,
-        ...fields,
-      });
-      return wrote(answerOne(ctx, 'top-ups', rec), createdStatus(ctx));
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/top-ups/{identifier}',
-    body: 'json',
-    handle(ctx, req) {
-      const rec = findOffer(ctx, 'top-ups', req.params.identifier);
-      applyUpdate(ctx, rec, req.body);
-      return wrote(answerOne(ctx, 'top-ups', rec));
-    },
-  },
+  createRoute('top-ups', { required: ['external_id'], rules: RULES, defaults: DEFAULTS }),
+  updateRoute('top-ups', applyUpdate),
   bulkUpdateRoute('top-ups', applyUpdate, true),
   bulkRemoveRoute('top-ups'),
   deleteRoute('top-ups'),
