@@ -1,7 +1,8 @@
 // The sellers a PostgreSQL state serves, as rows every replica reads at each balancing round: added and removed
 // at run time by `offersync sellers`, and copied from a config file's `sellers:` list. A row says where the API
 // key is (a file path or an environment variable's name), never the key.
-import type { SellersTable } from './schema.ts';
+import type { Transaction } from 'kysely';
+import type { Database, SellersTable } from './schema.ts';
 import type { StateDatabase } from './state-database.ts';
 
 export const SELLER_ORIGINS = ['config', 'command'] as const;
@@ -84,6 +85,16 @@ const COLUMNS = [
   'removed_at',
 ] as const;
 
+/** The columns a spec sets; the rest (origin, times) says how and when. */
+function specColumns(spec: SellerSpec) {
+  return {
+    catalogue: spec.catalogue,
+    api_key_file: spec.apiKeyFile,
+    api_key_env: spec.apiKeyEnv,
+    overrides: JSON.stringify(spec.overrides),
+  };
+}
+
 export class SellerDirectory {
   constructor(
     private readonly database: StateDatabase,
@@ -111,6 +122,16 @@ export class SellerDirectory {
     return row && toRecord(row);
   }
 
+  /** The seller's row, on PostgreSQL locked until the transaction ends: replicas may write it at once. */
+  async #current(trx: Transaction<Database>, seller: string): Promise<Row | undefined> {
+    return trx
+      .selectFrom('sellers')
+      .select(COLUMNS)
+      .where('seller', '=', seller)
+      .$if(this.database.dialect === 'postgres', (q) => q.forUpdate())
+      .executeTakeFirst();
+  }
+
   /**
    * `sellers add`: the seller is served with this spec from now on, whatever the config file says of it (its
    * origin becomes 'command'). A removed seller comes back, its state as it was left.
@@ -118,17 +139,9 @@ export class SellerDirectory {
   async put(spec: SellerSpec): Promise<SellerPut> {
     return this.database.db.transaction().execute(async (trx) => {
       const now = this.now();
-      const cur = await trx
-        .selectFrom('sellers')
-        .select(COLUMNS)
-        .where('seller', '=', spec.seller)
-        .$if(this.database.dialect === 'postgres', (q) => q.forUpdate())
-        .executeTakeFirst();
+      const cur = await this.#current(trx, spec.seller);
       const values = {
-        catalogue: spec.catalogue,
-        api_key_file: spec.apiKeyFile,
-        api_key_env: spec.apiKeyEnv,
-        overrides: JSON.stringify(spec.overrides),
+        ...specColumns(spec),
         origin: 'command',
         updated_at: now,
         removed_at: null,
@@ -162,18 +175,8 @@ export class SellerDirectory {
     await this.database.db.transaction().execute(async (trx) => {
       const now = this.now();
       for (const spec of specs) {
-        const values = {
-          catalogue: spec.catalogue,
-          api_key_file: spec.apiKeyFile,
-          api_key_env: spec.apiKeyEnv,
-          overrides: JSON.stringify(spec.overrides),
-        };
-        const cur = await trx
-          .selectFrom('sellers')
-          .select(COLUMNS)
-          .where('seller', '=', spec.seller)
-          .$if(this.database.dialect === 'postgres', (q) => q.forUpdate())
-          .executeTakeFirst();
+        const values = specColumns(spec);
+        const cur = await this.#current(trx, spec.seller);
         if (!cur) {
           // Two replicas starting together both try: the second finds the row there.
           const res = await trx
