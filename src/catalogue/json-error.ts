@@ -24,15 +24,28 @@ function scan(text: string): void {
   const fail = (what: string): never => {
     throw new Stop(i, i >= text.length ? 'the file ends in the middle of a value (truncated?)' : what);
   };
+  /** An object's or an array's members after its opening bracket, comma-separated up to `close`. */
+  const members = (close: '}' | ']', member: string, each: () => void): void => {
+    ws();
+    if (text[i] === close) return void i++;
+    for (;;) {
+      each();
+      ws();
+      if (text[i] === ',') {
+        i++;
+        continue;
+      }
+      if (text[i] === close) return void i++;
+      fail(`expected ',' or '${close}' after ${member}, found ${show(text[i])}`);
+    }
+  };
   const value = (depth: number): void => {
     if (depth > 512) fail('nesting too deep');
     ws();
     const c = text[i];
     if (c === '{') {
       i++;
-      ws();
-      if (text[i] === '}') return void i++;
-      for (;;) {
+      members('}', 'a property value', () => {
         ws();
         if (text[i] !== '"') fail(`expected a double-quoted property name, found ${show(text[i])}`);
         str();
@@ -40,28 +53,10 @@ function scan(text: string): void {
         if (text[i] !== ':') fail(`expected ':' after the property name, found ${show(text[i])}`);
         i++;
         value(depth + 1);
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') return void i++;
-        fail(`expected ',' or '}' after a property value, found ${show(text[i])}`);
-      }
+      });
     } else if (c === '[') {
       i++;
-      ws();
-      if (text[i] === ']') return void i++;
-      for (;;) {
-        value(depth + 1);
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') return void i++;
-        fail(`expected ',' or ']' after an array element, found ${show(text[i])}`);
-      }
+      members(']', 'an array element', () => value(depth + 1));
     } else if (c === '"') str();
     else if (c !== undefined && /[-0-9]/.test(c)) {
       const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
