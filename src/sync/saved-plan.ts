@@ -160,16 +160,16 @@ const verb = (a: ComparableAction): string => String(a.type);
 
 function describe(who: string, was: ComparableAction, is: ComparableAction): string[] {
   if (is.type !== was.type) return [`${who}: planned ${verb(was)}, now ${verb(is)}`];
-  const fieldsWas = { ...record(was.fields), ...wantedValues(was.changes) };
-  const fieldsIs = { ...record(is.fields), ...wantedValues(is.changes) };
+  const fieldsWas = { ...record(was.fields), ...changedValues(was.changes, 'to') };
+  const fieldsIs = { ...record(is.fields), ...changedValues(is.changes, 'to') };
   const byField = Object.keys({ ...fieldsWas, ...fieldsIs })
     .sort()
     .filter((f) => canonicalJson(fieldsWas[f]) !== canonicalJson(fieldsIs[f]))
     .map((f) => `${who} ${f}: planned ${shown(f, fieldsWas[f])}, the catalogue now says ${shown(f, fieldsIs[f])}`);
   if (byField.length > 0) return byField;
   // The catalogue asks the same: the marketplace moved under the plan (an edit on the website, a sale).
-  const liveWas = liveValues(was.changes);
-  const liveIs = liveValues(is.changes);
+  const liveWas = changedValues(was.changes, 'from');
+  const liveIs = changedValues(is.changes, 'from');
   const byLive = Object.keys(liveWas)
     .sort()
     .filter((f) => f in liveIs && canonicalJson(liveWas[f]) !== canonicalJson(liveIs[f]))
@@ -185,24 +185,16 @@ function record(v: unknown): Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
-/** An update's values by field as the catalogue asked them when it was planned. */
-function wantedValues(changes: unknown): Record<string, unknown> {
+/**
+ * An update's values by field, as planned: `to`, what the catalogue asked; `from`, what the marketplace showed (or
+ * was last sent).
+ */
+function changedValues(changes: unknown, side: 'from' | 'to'): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (Array.isArray(changes))
     for (const c of changes) {
       const field = record(c).field;
-      if (typeof field === 'string') out[field] = record(c).to;
-    }
-  return out;
-}
-
-/** An update's live values by field: what the marketplace showed (or was last sent) when it was planned. */
-function liveValues(changes: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (Array.isArray(changes))
-    for (const c of changes) {
-      const field = record(c).field;
-      if (typeof field === 'string') out[field] = record(c).from;
+      if (typeof field === 'string') out[field] = record(c)[side];
     }
   return out;
 }
