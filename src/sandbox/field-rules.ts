@@ -12,6 +12,8 @@ export type Rule =
 export type Body = Record<string, unknown>;
 
 const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+/** A number that is not a whole one is shown with its value (`number 1.5`). */
+const describeNumber = (v: unknown): string => `${describe(v)}${typeof v === 'number' ? ` ${v}` : ''}`;
 
 /** The stored value, or undefined when the value was refused (the reason is in `v`). */
 export function checkValue(field: string, value: unknown, rule: Rule, v: Validation): unknown {
@@ -31,11 +33,7 @@ export function checkValue(field: string, value: unknown, rule: Rule, v: Validat
       return undefined;
     case 'int':
       if (typeof value !== 'number' || !Number.isSafeInteger(value))
-        v.add(
-          field,
-          `The ${field} field must be an integer, got ` +
-            `${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`,
-        );
+        v.add(field, `The ${field} field must be an integer, got ${describeNumber(value)}.`);
       else if (rule.min !== undefined && value < rule.min)
         v.add(field, `The ${field} field must be at least ${rule.min}.`);
       else if (rule.max !== undefined && value > rule.max)
@@ -44,11 +42,7 @@ export function checkValue(field: string, value: unknown, rule: Rule, v: Validat
       return undefined;
     case 'cents':
       if (typeof value !== 'number' || !Number.isSafeInteger(value))
-        v.add(
-          field,
-          `The ${field} field must be an integer (cents), got ` +
-            `${describe(value)}${typeof value === 'number' ? ` ${value}` : ''}.`,
-        );
+        v.add(field, `The ${field} field must be an integer (cents), got ${describeNumber(value)}.`);
       else if (value <= 0) v.add(field, `The ${field} field must be greater than 0.`);
       else return value;
       return undefined;
