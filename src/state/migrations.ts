@@ -411,16 +411,25 @@ async function writeMarker(db: AnyDb, dialect: StateDialectName, m: StateMigrati
     ON CONFLICT (version) DO NOTHING`.execute(db);
 }
 
+/**
+ * The version marker, read in the caller's transaction, on PostgreSQL under the advisory lock every offersync's
+ * migrator takes. Refuses a db a newer offersync wrote.
+ */
+async function lockedVersion(db: AnyDb, dialect: StateDialectName, where: string, known: number): Promise<number> {
+  if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${POSTGRES_MIGRATION_LOCK})`.execute(db);
+  const found = await schemaVersion(db, dialect);
+  if (found > known) throw new StateSchemaTooNewError(where, found, known, dialect);
+  return found;
+}
+
 function provider(dialect: StateDialectName, where: string, migrations: readonly StateMigration[]) {
   const known = latestSchemaVersion(migrations);
   const all: Record<string, Migration> = {};
   for (const m of migrations)
     all[migrationName(m)] = {
       async up(db) {
-        if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${POSTGRES_MIGRATION_LOCK})`.execute(db);
         // A newer offersync may have migrated since this one looked: stop rather than run over its schema.
-        const found = await schemaVersion(db, dialect);
-        if (found > known) throw new StateSchemaTooNewError(where, found, known, dialect);
+        await lockedVersion(db, dialect, where, known);
         for (const statement of m.sql[dialect]) await sql.raw(statement).execute(db);
         await writeMarker(db, dialect, m);
       },
@@ -502,9 +511,7 @@ async function adoptOlderRelease(
 ): Promise<void> {
   const known = latestSchemaVersion(migrations);
   await db.transaction().execute(async (trx) => {
-    if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${POSTGRES_MIGRATION_LOCK})`.execute(trx);
-    const found = await schemaVersion(trx, dialect);
-    if (found > known) throw new StateSchemaTooNewError(where, found, known, dialect);
+    const found = await lockedVersion(trx, dialect, where, known);
     if (found === 0) return;
     await trx.schema
       .createTable(MIGRATION_TABLE)
