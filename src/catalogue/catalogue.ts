@@ -18,7 +18,7 @@ import { normaliseRecord } from './normalise.ts';
 import type { NormalisedOffer } from './normalised-offer.ts';
 import { readCatalogueFile, type CatalogueFs } from './read-file.ts';
 import type { SharedStrings } from './values.ts';
-import { walkCatalogue } from './walk.ts';
+import { walkCatalogue } from './directory-walk.ts';
 
 export type { CatalogueProblem } from './catalogue-problem.ts';
 export type { CatalogueFs } from './read-file.ts';

@@ -5,7 +5,7 @@ import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { BadResponseError } from './errors.ts';
 import type { HttpResponse } from './http.ts';
 import type { RemoteImage, RemoteOffer, ResourceKind } from './marketplace-client.ts';
-import { type FieldType, OFFER_FIELDS } from './offer-fields.ts';
+import { type FieldType, OFFER_FIELDS } from './api-field-types.ts';
 
 export class DecodeError extends Error {
   override readonly name = 'DecodeError';

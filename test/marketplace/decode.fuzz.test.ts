@@ -20,7 +20,7 @@ import { BadResponseError, MarketplaceError } from '../../src/marketplace/errors
 import { errorFromResponse } from '../../src/marketplace/http-errors.ts';
 import { decodeImageDelete } from '../../src/marketplace/images.ts';
 import { RESOURCE_KINDS } from '../../src/marketplace/marketplace-client.ts';
-import { OFFER_FIELDS } from '../../src/marketplace/offer-fields.ts';
+import { OFFER_FIELDS } from '../../src/marketplace/api-field-types.ts';
 import { anyText, fuzzParams, fuzzTimeout } from '../support/fuzz.ts';
 
 const kind = fc.constantFrom(...RESOURCE_KINDS);

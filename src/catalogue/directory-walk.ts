@@ -1,4 +1,4 @@
-// Lists the offer files of a catalogue directory. Follows symlinks only while they stay inside the
+// Walks the catalogue directory tree and lists its offer files. Follows symlinks only while they stay inside the
 // catalogue, never loops, and says whether the listing is complete: a folder that could not be read
 // means "unknown", never "empty" (docs/architecture.md, Guard).
 import type { Dirent } from 'node:fs';
