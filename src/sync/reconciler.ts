@@ -1,54 +1,35 @@
-// One reconcile run, level-based like a controller: read both sides, plan, execute, report.
+// One reconcile run, level-based like a controller. reconcile() is its steps, in order (docs/architecture.md,
+// Data flow): lease, settle the journal, read both sides, plan, accept, execute, report.
 import { randomBytes } from 'node:crypto';
-import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
-import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
+import type { OfferView } from '../state/offer-view.ts';
 import type { StateStore } from '../state/state-store.ts';
-import { acquireWriterLease } from '../state/writer-lease.ts';
+import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readCapabilities, reprobingMemory } from './capabilities.ts';
+import { catalogueFailures } from './catalogue-failures.ts';
+import type { CatalogueView } from './catalogue-view.ts';
+import { describeOutcomes } from './describe-outcomes.ts';
 import { errorMessage } from './errors.ts';
 import { type ExecutorOptions, execute } from './executor.ts';
+import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
+import { recordGuardStop } from './guard-stop.ts';
 import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
 import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
-import { readSnapshot } from './read-snapshot.ts';
+import { readSnapshot, type SnapshotResult } from './read-snapshot.ts';
 import { forgetListing } from './remote-snapshot.ts';
-import {
-  countOutcomes,
-  flatCounts,
-  NEEDS_ATTENTION,
-  type OfferOutcome,
-  oneOutcomePerOffer,
-  type RunReport,
-} from './run-report.ts';
-import { describeOutcomes } from './describe-outcomes.ts';
+import { type ExecutedOutcome, runOutcome } from './run-outcome.ts';
 import { writeRunReport } from './run-report-file.ts';
-import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
-import { recordGuardStop } from './guard-stop.ts';
-import type { UnitSale } from './unit-sale.ts';
+import { countOutcomes, flatCounts, type OfferOutcome, oneOutcomePerOffer, type RunReport } from './run-report.ts';
 import { settleJournal } from './settle-journal.ts';
-import { isTargeted, type Target, targetTest } from './target.ts';
+import type { Target } from './target.ts';
+import type { UnitSale } from './unit-sale.ts';
 
-/** What the reconciler needs of the catalogue: the loader's snapshot, as far as planning goes. */
-export interface CatalogueView {
-  readonly offers: readonly DesiredOffer[];
-  readonly complete: boolean;
-  readonly quarantinedFiles: readonly string[];
-  readonly invalidOffers: readonly { readonly kind: OfferKind; readonly externalId: string; readonly file: string }[];
-  readonly problems: readonly {
-    readonly severity: 'error' | 'warning';
-    readonly kind?: OfferKind;
-    readonly file: string;
-    readonly line?: number;
-    readonly pointer?: string;
-    readonly externalId?: string;
-    readonly field?: string;
-    readonly message: string;
-  }[];
-}
+export type { CatalogueView } from './catalogue-view.ts';
 
 export interface ReconcilerSettings {
   readonly planner: Omit<PlannerOptions, 'capabilities' | 'allowMassArchive' | 'allowPriceChange' | 'backoffs' | 'now'>;
@@ -110,15 +91,6 @@ export interface ReconcileResult {
   readonly catalogue: CatalogueView;
 }
 
-async function interruptedCreateKeys(store: StateStore): Promise<Set<string>> {
-  const keys = new Set<string>();
-  for (const e of await store.journalUnfinished()) {
-    if ((e.op === 'create' || e.op === 'recreate') && e.kind !== 'image')
-      for (const k of e.keys) keys.add(offerKey(e.kind, k));
-  }
-  return keys;
-}
-
 /** No list could be read at all (wrong key, marketplace down): the run stops before planning. */
 export class MarketplaceUnreadableError extends Error {
   override readonly name = 'MarketplaceUnreadableError';
@@ -132,204 +104,288 @@ export function newRunId(): string {
 }
 
 export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Promise<ReconcileResult> {
-  const { store, client, settings } = deps;
-  const started = Date.now();
-  const runId = newRunId();
-  const logger = deps.logger.child({ runId });
-  const requestsAtStart = deps.requestCount?.() ?? 0;
-  const lease =
-    opts.dryRun || deps.leaseHeldByCaller
-      ? null
-      : await acquireWriterLease(store, {
-          ttlMs: settings.leaseTtlMs ?? 30_000,
-          waitMs: opts.lockTimeoutMs ?? 0,
-          signal: opts.signal,
-          onWait: (h) =>
-            logger.warn({ holder: h.holder, pid: h.pid, host: h.hostname }, 'writer lease held: waiting for it'),
-          onLost: (h) => logger.error({ holder: h.holder }, 'lost the writer lease: no further write is started'),
-          onRenewError: (err) => logger.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying'),
-        });
-  const stop = [opts.signal, lease?.lost].filter((s): s is AbortSignal => s !== undefined);
-  const signal = stop.length > 0 ? AbortSignal.any(stop) : undefined;
-
+  const run = startRun(deps);
+  const lease = await takeLease(deps, opts, run.logger);
   try {
-    const settle = opts.dryRun ? { unsettled: [] as string[] } : await settleJournal(store, client, logger);
-    // Read a page at a time as asked, never all held at once (100,000 records were a third of a run's memory).
-    const state = await store.offerView();
-    const watermarks: Partial<Record<OfferKind, number>> = {};
-    for (const kind of OFFER_KINDS) {
-      const w = await store.getMeta(WATERMARK_KEY(kind));
-      if (w) watermarks[kind] = Number(w);
-    }
-    const [catalogue, snap] = await Promise.all([
-      deps.loadCatalogue(),
-      readSnapshot({ client, state, mode: opts.mode ?? 'full', watermarks, perPage: settings.perPage, logger }),
-    ]);
-    if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
-      throw new MarketplaceUnreadableError(
-        `cannot read the marketplace's offer lists (${snap.snapshot.kinds.account.error ?? 'unknown error'}); ` +
-          `nothing was sent`,
-      );
-    }
-    const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...settle.unsettled]);
-    const now = deps.now ?? Date.now;
-    const reprobeAfterMs = settings.reprobeAfterMs ?? DEFAULT_REPROBE_MS;
-    const backoffs = await OfferBackoffs.load(store, settings.offerBackoff ?? DEFAULT_OFFER_BACKOFF, now);
-    // What the planner reads besides the offers is read before it starts: the planner itself does no I/O.
-    const uploadedImages = new Map((await store.listImages()).map((i) => [i.sha256, i.remoteId]));
-    const interruptedCreates = opts.dryRun ? await interruptedCreateKeys(store) : undefined;
-    const memory = reprobingMemory(store, now, reprobeAfterMs);
-    const capabilities = await readCapabilities((name) => memory.getCapability(name));
-    const plan = await makePlan({
-      catalogue,
-      state,
-      remote: { ...snap.snapshot, unconfirmed },
-      uploadedImages,
-      // A dry run does not settle the journal: what a crash left unfinished is looked up first, not assumed new.
-      interruptedCreates,
-      options: {
-        ...settings.planner,
-        capabilities,
-        backoffs: backoffs.all(),
-        now: now(),
-        allowMassArchive: opts.allowMassArchive ?? false,
-        allowPriceChange: opts.allowPriceChange ?? false,
-      },
-      ...(opts.target ? { target: opts.target } : {}),
-    });
-    opts.onPlan?.(plan);
-    forgetListing(snap.snapshot);
-
-    // A targeted run reports the catalogue errors inside its target only (a whole-file error by its file).
-    const inTarget = isTargeted(opts.target) ? targetTest(opts.target) : null;
-    const catalogueFailures: OfferOutcome[] = catalogue.problems
-      .filter((p) => p.severity === 'error')
-      .filter(
-        (p) =>
-          !inTarget ||
-          (p.kind !== undefined &&
-            inTarget(p.kind, p.externalId ?? '', p.file) &&
-            (p.externalId !== undefined || opts.target?.match === undefined)),
-      )
-      .map((p) => ({
-        kind: p.kind ?? 'file',
-        externalId: p.externalId ?? '(file)',
-        outcome: 'invalid' as const,
-        file: `${fileLineColumn(p.file, p)}${p.pointer ? `#${p.pointer}` : ''}`,
-        message: `${p.field ? `${p.field}: ` : ''}${p.message}`,
-      }));
-    const sales = plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : []));
-    const note = targetNote(plan);
-    const guardMessages: string[] = [];
-    if (plan.priceGuard.tripped && plan.priceGuard.message) {
-      const held = opts.dryRun ? undefined : priceGuardHeldMessage(plan.priceGuard, settings.statePath, runId);
-      guardMessages.push(plan.priceGuard.message, ...(held ? [held] : []));
-    }
-    if (plan.guard.tripped && plan.guard.message) {
-      const held = opts.dryRun ? undefined : guardHeldMessage(plan.guard, settings.statePath, runId);
-      guardMessages.push(plan.guard.message, ...(held ? [held] : []));
-    }
-    const messages = [...guardMessages, ...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings];
-
-    if (opts.dryRun) {
-      return {
-        plan,
-        catalogue,
-        report: finish(runId, 'planned', catalogueFailures, messages, started, deps, requestsAtStart, sales),
-      };
-    }
-    const refused = (await opts.accept?.(plan)) ?? [];
-    if (refused.length > 0) {
-      const noWrites: Plan = { ...plan, actions: [] };
-      return {
-        plan: noWrites,
-        catalogue,
-        report: finish(runId, 'aborted', catalogueFailures, [...refused, ...messages], started, deps, requestsAtStart),
-      };
-    }
-
-    await store.runStart(runId, opts.command);
-    let outcomes: OfferOutcome[] = [];
-    let outcome: RunReport['outcome'];
-    try {
-      outcomes = await execute(plan, {
-        client,
-        store,
-        logger,
-        runId,
-        statePath: settings.statePath,
-        ...(settings.salesInState ? { salesInState: true } : {}),
-        options: settings.executor,
-        onProgress: opts.onProgress,
-        signal,
-        backoffs,
-        reprobeAfterMs,
-        now,
-      });
-      await backoffs.save();
-      const all = [...outcomes, ...catalogueFailures];
-      outcome = stoppedByGuard(plan)
-        ? 'aborted'
-        : signal?.aborted
-          ? 'stopped'
-          : all.some((o) => NEEDS_ATTENTION.has(o.outcome))
-            ? 'partial'
-            : 'converged';
-      // A targeted run saw every offer but acted on some: the next incremental run must still see the rest.
-      if (outcome !== 'aborted' && outcome !== 'stopped' && !plan.target) {
-        for (const kind of OFFER_KINDS) {
-          const w = snap.watermarks[kind];
-          if (w !== undefined) await store.setMeta(WATERMARK_KEY(kind), String(w));
-        }
-      }
-    } catch (err) {
-      logger.error({ err: errorMessage(err) }, 'run failed');
-      await store.runEnd(runId, 'failed', {});
-      throw err;
-    }
-    const report = finish(
-      runId,
-      outcome,
-      [...describeOutcomes(outcomes, plan), ...catalogueFailures],
-      messages,
-      started,
-      deps,
-      requestsAtStart,
-      sales,
-    );
-    await store.runEnd(runId, outcome, flatCounts(report.counts));
-    writeRunReport(settings.statePath, report, settings.keepReports, logger);
-    if (stoppedByGuard(plan))
-      await recordGuardStop(store, { runId, at: new Date(started).toISOString(), messages: guardMessages });
-    else if (outcome !== 'stopped') await recordGuardStop(store, null);
-    const pruned = await store.pruneHistory();
-    if (pruned.runs + pruned.journal > 0) logger.debug(pruned, 'state db: old runs and journal entries pruned');
-    return { plan, catalogue, report };
+    const unsettled = opts.dryRun ? [] : (await settleJournal(deps.store, deps.client, run.logger)).unsettled;
+    const sides = await readBothSides(deps, opts, run.logger);
+    const planned = await planRun(deps, opts, sides, unsettled);
+    const notes = reportNotes(deps.settings, opts, run, planned);
+    if (opts.dryRun) return result(planned, finish(run, 'planned', notes.failures, notes.messages, notes.sales));
+    const refused = (await opts.accept?.(planned.plan)) ?? [];
+    if (refused.length > 0) return refusedResult(run, planned, notes, refused);
+    const executed = await executePlan(deps, opts, run, planned, stopSignal(opts.signal, lease), notes);
+    return result(planned, await report(deps, run, planned, executed, notes));
   } finally {
     await lease?.release();
   }
 }
 
+/** This run: its id, its logger, and what its report's duration and requests are counted from. */
+interface Run {
+  readonly id: string;
+  readonly logger: Logger;
+  readonly started: number;
+  /** The requests sent so far, from the queue; the report counts those sent since the start. */
+  readonly requestsSent: () => number;
+}
+
+function startRun(deps: ReconcileDeps): Run {
+  const started = Date.now();
+  const id = newRunId();
+  const requestsAtStart = deps.requestCount?.() ?? 0;
+  return {
+    id,
+    logger: deps.logger.child({ runId: id }),
+    started,
+    requestsSent: () => (deps.requestCount?.() ?? 0) - requestsAtStart,
+  };
+}
+
+/** Step 1: the writer lease; a dry run takes none, nor a caller that holds it itself (the daemon). */
+async function takeLease(deps: ReconcileDeps, opts: ReconcileOptions, logger: Logger): Promise<HeldLease | null> {
+  if (opts.dryRun || deps.leaseHeldByCaller) return null;
+  return acquireWriterLease(deps.store, {
+    ttlMs: deps.settings.leaseTtlMs ?? 30_000,
+    waitMs: opts.lockTimeoutMs ?? 0,
+    signal: opts.signal,
+    onWait: (h) => logger.warn({ holder: h.holder, pid: h.pid, host: h.hostname }, 'writer lease held: waiting for it'),
+    onLost: (h) => logger.error({ holder: h.holder }, 'lost the writer lease: no further write is started'),
+    onRenewError: (err) => logger.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying'),
+  });
+}
+
+/** No further write starts once the caller stops the run or the lease is lost. */
+function stopSignal(signal: AbortSignal | undefined, lease: HeldLease | null): AbortSignal | undefined {
+  const stop = [signal, lease?.lost].filter((s): s is AbortSignal => s !== undefined);
+  return stop.length > 0 ? AbortSignal.any(stop) : undefined;
+}
+
+interface BothSides {
+  readonly catalogue: CatalogueView;
+  readonly snap: SnapshotResult;
+  readonly state: OfferView;
+}
+
+/** Step 3: the catalogue and the remote lists at once, with the state they are matched against. */
+async function readBothSides(deps: ReconcileDeps, opts: ReconcileOptions, logger: Logger): Promise<BothSides> {
+  const { store, client, settings } = deps;
+  // Read a page at a time as asked, never all held at once (100,000 records were a third of a run's memory).
+  const state = await store.offerView();
+  const watermarks: Partial<Record<OfferKind, number>> = {};
+  for (const kind of OFFER_KINDS) {
+    const w = await store.getMeta(WATERMARK_KEY(kind));
+    if (w) watermarks[kind] = Number(w);
+  }
+  const [catalogue, snap] = await Promise.all([
+    deps.loadCatalogue(),
+    readSnapshot({ client, state, mode: opts.mode ?? 'full', watermarks, perPage: settings.perPage, logger }),
+  ]);
+  if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
+    throw new MarketplaceUnreadableError(
+      `cannot read the marketplace's offer lists (${snap.snapshot.kinds.account.error ?? 'unknown error'}); ` +
+        `nothing was sent`,
+    );
+  }
+  return { catalogue, snap, state };
+}
+
+interface Planned {
+  readonly plan: Plan;
+  readonly catalogue: CatalogueView;
+  readonly snap: SnapshotResult;
+  readonly backoffs: OfferBackoffs;
+}
+
+const clockOf = (deps: ReconcileDeps): (() => number) => deps.now ?? Date.now;
+const reprobeAfterMsOf = (settings: ReconcilerSettings): number => settings.reprobeAfterMs ?? DEFAULT_REPROBE_MS;
+
+/** Step 4: the plan, from both sides and what the planner reads of the state db besides the offers. */
+async function planRun(
+  deps: ReconcileDeps,
+  opts: ReconcileOptions,
+  { catalogue, snap, state }: BothSides,
+  unsettled: readonly string[],
+): Promise<Planned> {
+  const { store, settings } = deps;
+  const unconfirmed = new Set([...snap.snapshot.unconfirmed, ...unsettled]);
+  const now = clockOf(deps);
+  const backoffs = await OfferBackoffs.load(store, settings.offerBackoff ?? DEFAULT_OFFER_BACKOFF, now);
+  // What the planner reads besides the offers is read before it starts: the planner itself does no I/O.
+  const uploadedImages = new Map((await store.listImages()).map((i) => [i.sha256, i.remoteId]));
+  const interruptedCreates = opts.dryRun ? await interruptedCreateKeys(store) : undefined;
+  const memory = reprobingMemory(store, now, reprobeAfterMsOf(settings));
+  const capabilities = await readCapabilities((name) => memory.getCapability(name));
+  const plan = await makePlan({
+    catalogue,
+    state,
+    remote: { ...snap.snapshot, unconfirmed },
+    uploadedImages,
+    // A dry run does not settle the journal: what a crash left unfinished is looked up first, not assumed new.
+    interruptedCreates,
+    options: {
+      ...settings.planner,
+      capabilities,
+      backoffs: backoffs.all(),
+      now: now(),
+      allowMassArchive: opts.allowMassArchive ?? false,
+      allowPriceChange: opts.allowPriceChange ?? false,
+    },
+    ...(opts.target ? { target: opts.target } : {}),
+  });
+  opts.onPlan?.(plan);
+  forgetListing(snap.snapshot);
+  return { plan, catalogue, snap, backoffs };
+}
+
+async function interruptedCreateKeys(store: StateStore): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for (const e of await store.journalUnfinished()) {
+    if ((e.op === 'create' || e.op === 'recreate') && e.kind !== 'image')
+      for (const k of e.keys) keys.add(offerKey(e.kind, k));
+  }
+  return keys;
+}
+
+/** What the report says besides the executor's outcomes, known once the plan is made. */
+interface ReportNotes {
+  /** The catalogue's errors, as invalid offers. */
+  readonly failures: readonly OfferOutcome[];
+  /** What stopped the run, when a guard did (kept for status until a run gets through). */
+  readonly guardMessages: readonly string[];
+  readonly messages: readonly string[];
+  readonly sales: readonly UnitSale[];
+}
+
+function reportNotes(settings: ReconcilerSettings, opts: ReconcileOptions, run: Run, planned: Planned): ReportNotes {
+  const { plan } = planned;
+  const guardMessages: string[] = [];
+  if (plan.priceGuard.tripped && plan.priceGuard.message) {
+    const held = opts.dryRun ? undefined : priceGuardHeldMessage(plan.priceGuard, settings.statePath, run.id);
+    guardMessages.push(plan.priceGuard.message, ...(held ? [held] : []));
+  }
+  if (plan.guard.tripped && plan.guard.message) {
+    const held = opts.dryRun ? undefined : guardHeldMessage(plan.guard, settings.statePath, run.id);
+    guardMessages.push(plan.guard.message, ...(held ? [held] : []));
+  }
+  const note = targetNote(plan);
+  return {
+    failures: catalogueFailures(planned.catalogue.problems, opts.target),
+    guardMessages,
+    messages: [...guardMessages, ...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings],
+    sales: plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : [])),
+  };
+}
+
+/** Step 5, refused: a saved plan's check found differences, so nothing is sent and the run is aborted. */
+function refusedResult(run: Run, planned: Planned, notes: ReportNotes, refused: readonly string[]): ReconcileResult {
+  const noWrites: Plan = { ...planned.plan, actions: [] };
+  return {
+    plan: noWrites,
+    catalogue: planned.catalogue,
+    report: finish(run, 'aborted', notes.failures, [...refused, ...notes.messages]),
+  };
+}
+
+interface Executed {
+  readonly outcomes: readonly OfferOutcome[];
+  readonly outcome: ExecutedOutcome;
+}
+
+/** Step 6: the plan carried out, the backoffs and (in a full, finished run) the watermarks kept. */
+async function executePlan(
+  deps: ReconcileDeps,
+  opts: ReconcileOptions,
+  run: Run,
+  { plan, snap, backoffs }: Planned,
+  signal: AbortSignal | undefined,
+  notes: ReportNotes,
+): Promise<Executed> {
+  const { store, client, settings } = deps;
+  await store.runStart(run.id, opts.command);
+  try {
+    const outcomes = await execute(plan, {
+      client,
+      store,
+      logger: run.logger,
+      runId: run.id,
+      statePath: settings.statePath,
+      ...(settings.salesInState ? { salesInState: true } : {}),
+      options: settings.executor,
+      onProgress: opts.onProgress,
+      signal,
+      backoffs,
+      reprobeAfterMs: reprobeAfterMsOf(settings),
+      now: clockOf(deps),
+    });
+    await backoffs.save();
+    const outcome = runOutcome(plan, signal?.aborted === true, [...outcomes, ...notes.failures]);
+    // A targeted run saw every offer but acted on some: the next incremental run must still see the rest.
+    if (outcome !== 'aborted' && outcome !== 'stopped' && !plan.target) {
+      for (const kind of OFFER_KINDS) {
+        const w = snap.watermarks[kind];
+        if (w !== undefined) await store.setMeta(WATERMARK_KEY(kind), String(w));
+      }
+    }
+    return { outcomes, outcome };
+  } catch (err) {
+    run.logger.error({ err: errorMessage(err) }, 'run failed');
+    await store.runEnd(run.id, 'failed', {});
+    throw err;
+  }
+}
+
+/** Step 7: the run's report, recorded in the state db and beside it; a guard's stop kept or cleared. */
+async function report(
+  deps: ReconcileDeps,
+  run: Run,
+  { plan }: Planned,
+  { outcomes, outcome }: Executed,
+  notes: ReportNotes,
+): Promise<RunReport> {
+  const { store, settings } = deps;
+  const done = finish(
+    run,
+    outcome,
+    [...describeOutcomes(outcomes, plan), ...notes.failures],
+    notes.messages,
+    notes.sales,
+  );
+  await store.runEnd(run.id, outcome, flatCounts(done.counts));
+  writeRunReport(settings.statePath, done, settings.keepReports, run.logger);
+  if (stoppedByGuard(plan))
+    await recordGuardStop(store, {
+      runId: run.id,
+      at: new Date(run.started).toISOString(),
+      messages: notes.guardMessages,
+    });
+  else if (outcome !== 'stopped') await recordGuardStop(store, null);
+  const pruned = await store.pruneHistory();
+  if (pruned.runs + pruned.journal > 0) run.logger.debug(pruned, 'state db: old runs and journal entries pruned');
+  return done;
+}
+
+function result(planned: Planned, report: RunReport): ReconcileResult {
+  return { plan: planned.plan, catalogue: planned.catalogue, report };
+}
+
 function finish(
-  runId: string,
+  run: Run,
   outcome: RunReport['outcome'],
   outcomes: readonly OfferOutcome[],
   messages: readonly string[],
-  started: number,
-  deps: ReconcileDeps,
-  requestsAtStart: number,
   sales: readonly UnitSale[] = [],
 ): RunReport {
   // Each offer once, whatever went wrong: a duplicated external_id is one invalid offer, not two failures.
   const one = oneOutcomePerOffer(outcomes);
   return {
     sales,
-    runId,
+    runId: run.id,
     outcome,
     outcomes: one,
     counts: countOutcomes(one),
-    requests: (deps.requestCount?.() ?? 0) - requestsAtStart,
-    durationMs: Date.now() - started,
+    requests: run.requestsSent(),
+    durationMs: Date.now() - run.started,
     messages,
   };
 }
