@@ -1,5 +1,5 @@
 // Account offer fields (API document 2.1, 2.2, 2.4) and the zod schema of an account catalogue file.
-import { EXTERNAL_ID, type FieldTable } from './field-spec.ts';
+import { EXTERNAL_ID, fieldTable } from './field-spec.ts';
 import { fileSchemaOf } from './zod-schema.ts';
 
 /** Account statuses (API document section 3). */
@@ -9,7 +9,7 @@ const rankText =
   'A rank name (iron ... challenger), a numeric rank id, or rank and division together ("Gold II", "gold_2").';
 const divisionText = 'Division I, II, III or IV, or a numeric division id.';
 
-export const ACCOUNT_FIELDS: FieldTable = {
+export const ACCOUNT_FIELDS = fieldTable({
   external_id: EXTERNAL_ID,
   title: { type: 'string', required: true, distinct: true, description: 'Title of the listing.' },
   price: {
@@ -103,9 +103,9 @@ export const ACCOUNT_FIELDS: FieldTable = {
     distinct: true,
     description: 'Deprecated: write in_game_name.',
   },
-};
+});
 
-export const CREDENTIAL_FIELDS: FieldTable = {
+export const CREDENTIAL_FIELDS = fieldTable({
   login: { type: 'string', secret: true, description: 'Account login.' },
   password: {
     type: 'string',
@@ -120,10 +120,10 @@ export const CREDENTIAL_FIELDS: FieldTable = {
     verbatim: true,
     description: 'Password of the e-mail account (kept exactly as written).',
   },
-};
+});
 
 /** parameters keys the document names, and how they are normalised; other keys pass through. */
-export const PARAMETER_FIELDS: FieldTable = {
+export const PARAMETER_FIELDS = fieldTable({
   rank: { type: 'rank', description: rankText },
   flex_rank: { type: 'rank', description: rankText },
   level: { type: 'int', min: 0, description: 'Account level.' },
@@ -132,7 +132,7 @@ export const PARAMETER_FIELDS: FieldTable = {
   winrate_percent: { type: 'int', min: 0, max: 100, description: 'Win rate, 0 to 100.' },
   champion_count: { type: 'int', min: 0, description: 'Number of champions.' },
   skin_count: { type: 'int', min: 0, description: 'Number of skins.' },
-};
+});
 
 export const accountFileSchema = fileSchemaOf('account', ACCOUNT_FIELDS, {
   parameters: PARAMETER_FIELDS,

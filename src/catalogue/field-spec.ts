@@ -1,5 +1,7 @@
 // One table per kind says which fields a catalogue offer may carry and in which forms. The normaliser and
-// the zod schema (for the JSON Schema editors use) are both derived from it, so they cannot drift apart.
+// the zod schema (for the JSON Schema editors use) are both derived from it, so they cannot drift apart: the
+// kind's normaliser reads each value back by a name the table's type knows (record-values.ts), so a name the
+// table lacks, or a field read as another type than the table gives it, does not compile.
 
 export const FIELD_TYPES = [
   'string',
@@ -41,7 +43,23 @@ export interface FieldSpec {
   readonly distinct?: boolean;
 }
 
-export type FieldTable = Readonly<Record<string, FieldSpec>>;
+/** A table of fields by name; K, the names, is a union of string literals for a table written with fieldTable(). */
+export type FieldTable<K extends string = string> = { readonly [N in K]: FieldSpec };
+
+/** A table as written, its names and each field's spec kept by its type (fieldTable({...}), not `: FieldTable`). */
+export function fieldTable<const T extends FieldTable>(table: T): T {
+  return table;
+}
+
+/** The names of a table's fields of these types that hold a value of their own (an alias holds none: its target does). */
+export type FieldsOf<T extends FieldTable, Types extends FieldType> = {
+  [N in keyof T & string]: T[N] extends { readonly type: Types; readonly target?: undefined } ? N : never;
+}[keyof T & string];
+
+/** As FieldsOf, the required fields only. */
+export type RequiredFieldsOf<T extends FieldTable, Types extends FieldType> = {
+  [N in FieldsOf<T, Types>]: T[N] extends { readonly required: true } ? N : never;
+}[FieldsOf<T, Types>];
 
 export const EXTERNAL_ID: FieldSpec = {
   type: 'string',

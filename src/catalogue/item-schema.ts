@@ -1,9 +1,9 @@
 // Item offer fields (API document 2.5) and the zod schema of an item catalogue file.
 import { ACCOUNT_STATUSES } from './account-schema.ts';
-import { EXTERNAL_ID, type FieldTable } from './field-spec.ts';
+import { EXTERNAL_ID, fieldTable } from './field-spec.ts';
 import { fileSchemaOf } from './zod-schema.ts';
 
-export const ITEM_FIELDS: FieldTable = {
+export const ITEM_FIELDS = fieldTable({
   external_id: EXTERNAL_ID,
   title: { type: 'string', required: true, distinct: true, description: 'Title of the listing.' },
   price: {
@@ -24,6 +24,6 @@ export const ITEM_FIELDS: FieldTable = {
       'Status to set (one of the statuses the API document names); left out, the configured default applies.',
   },
   description: { type: 'string', description: 'Description (the marketplace does not echo it back).' },
-};
+});
 
 export const itemFileSchema = fileSchemaOf('item', ITEM_FIELDS);

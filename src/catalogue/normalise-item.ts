@@ -15,18 +15,19 @@ export function normaliseItem(
   const w = new RecordWalker('item', ITEM_FIELDS, record, file, locate, undefined, strings);
   const externalId = w.walk();
   if (externalId === undefined) return w.invalid();
+  const v = w.values();
   return w.valid({
     kind: 'item',
     externalId,
     fields: sortKeys({
-      description: w.text('description'),
-      game: w.text('game'),
-      price: w.requiredNumber('price'),
-      server: w.text('server'),
-      status: w.text('status'),
-      stock: w.number('stock'),
-      title: w.requiredText('title'),
-      type: w.text('type'),
+      description: v.text('description'),
+      game: v.text('game'),
+      price: v.requiredNumber('price'),
+      server: v.text('server'),
+      status: v.text('status'),
+      stock: v.number('stock'),
+      title: v.requiredText('title'),
+      type: v.text('type'),
     }),
   });
 }

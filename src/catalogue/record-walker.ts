@@ -1,16 +1,19 @@
 // The part of normalising a record that every kind shares, driven by the kind's field table: identity first,
 // then each field as written (aliases, legacy names, unknown fields), each value by its type, then the required
 // fields; every problem addressed (file, line and column or pointer, external_id, field). The canonical values
-// are kept by their API names; the kind's normaliser (normalise-account.ts, ...) reads them back typed.
+// are kept by their API names; the kind's normaliser (normalise-account.ts, ...) reads them back typed through
+// values() (record-values.ts).
 import { forbiddenKeyMessage, forbiddenKeyPaths } from '../input/forbidden-keys.ts';
+import { detailValue, isPlainObject, MAX_DETAIL_NESTING } from './account-details.ts';
 import { pointerToken, type CatalogueProblem } from './catalogue-problem.ts';
-import type { AccountDetails, JsonValue, OfferKind } from './desired-offer.ts';
+import type { JsonValue, OfferKind } from './desired-offer.ts';
 import type { FieldSpec, FieldTable } from './field-spec.ts';
 import type { Locator, RawRecord } from './formats/parsed-file.ts';
 import { canonicalJson } from './hash.ts';
 import type { ImagePathRef, InvalidRecord, NormalisedOffer, RecordSource, ValidRecord } from './normalised-offer.ts';
 import { typeName, typeOnly } from './price.ts';
 import { combinedRank } from './rank.ts';
+import { type NoFields, RecordValues } from './record-values.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import {
   normBool,
@@ -30,46 +33,10 @@ import {
 
 type Path = readonly (string | number)[];
 
-/** A raw object of a parsed file, before any check. */
-type RawObject = { readonly [key: string]: unknown };
-
-function isPlainObject(v: unknown): v is RawObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/**
- * Unknown account details are passed on as written, and hashing walks them recursively: a value nested
- * thousands of levels deep (fuzzing found it) overflowed the stack and failed the whole catalogue load.
- */
-const MAX_DETAIL_NESTING = 32;
-
-/** An account detail as written, as a JSON value; undefined when nested deeper than `limit` (or not JSON). */
-function detailValue(v: unknown, limit: number, own: (s: string) => string): JsonValue | undefined {
-  if (typeof v === 'string') return own(v);
-  if (v === null || typeof v === 'number' || typeof v === 'boolean') return v;
-  if (typeof v !== 'object' || limit === 0) return undefined;
-  if (Array.isArray(v)) {
-    const out: JsonValue[] = [];
-    for (const x of v) {
-      const j = detailValue(x, limit - 1, own);
-      if (j === undefined) return undefined;
-      out.push(j);
-    }
-    return out;
-  }
-  if (!isPlainObject(v)) return undefined;
-  const out: { [key: string]: JsonValue } = {};
-  for (const [k, x] of Object.entries(v)) {
-    const j = detailValue(x, limit - 1, own);
-    if (j === undefined) return undefined;
-    out[k] = j;
-  }
-  return out;
-}
-
-export interface NestedTables {
+/** The tables of the objects nested in a record (accounts only); C, the credentials', is typed for reading back. */
+export interface NestedTables<C extends FieldTable = FieldTable> {
   readonly parameters: FieldTable;
-  readonly credentials: FieldTable;
+  readonly credentials: C;
 }
 const NO_NESTED: NestedTables = { parameters: {}, credentials: {} };
 
@@ -93,13 +60,14 @@ const RANK_DIVISION: Readonly<Record<string, string>> = {
 };
 
 // A class rather than closures: one record at a time, 100k times a load, so nothing is allocated per
-// field beyond the values themselves.
-export class RecordWalker implements Reporter {
+// field beyond the values themselves. T and C are the types of the record's table and of its credentials' table:
+// the values are read back by the names they know (record-values.ts).
+export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields> implements Reporter {
   private readonly problems: CatalogueProblem[] = [];
   private errors = 0;
   private externalId: string | undefined;
   /** Canonical values by target name; nested ones dotted (parameters.level, credentials.login). */
-  private readonly values = new Map<string, JsonValue>();
+  private readonly byName = new Map<string, JsonValue>();
   /** Objects the record states even when empty (parameters: {}). */
   private containers: Set<string> | undefined;
   private images: ImagePathRef[] | undefined;
@@ -108,17 +76,21 @@ export class RecordWalker implements Reporter {
   /** Path of the value being normalised, for the problems the value normalisers report. */
   private path: Path = [];
   private readonly source: RecordSource;
+  private readonly table: FieldTable;
+  private readonly nested: NestedTables;
 
   constructor(
     private readonly kind: OfferKind,
-    private readonly table: FieldTable,
+    table: T,
     private readonly record: RawRecord,
     private readonly file: string,
     private readonly locate: Locator | undefined,
     /** The tables of the objects nested in a record (accounts only). */
-    private readonly nested: NestedTables = NO_NESTED,
+    nested?: NestedTables<C>,
     private readonly sharedStrings?: SharedStrings,
   ) {
+    this.table = table;
+    this.nested = nested ?? NO_NESTED;
     this.source = {
       ...(record.line !== undefined ? { line: record.line } : {}),
       ...(record.pointer !== undefined ? { pointer: record.pointer } : {}),
@@ -203,7 +175,7 @@ export class RecordWalker implements Reporter {
     }
 
     for (const name of requiredOf(this.table)) {
-      if (!this.values.has(name) && !this.failed?.has(name)) {
+      if (!this.byName.has(name) && !this.failed?.has(name)) {
         this.add('error', [name], `${name} is required: ${this.table[name]!.description}`);
       }
     }
@@ -228,90 +200,9 @@ export class RecordWalker implements Reporter {
     return this.images ?? NO_IMAGES;
   }
 
-  // Typed reads of the canonical values. A value of another type means the field table and the kind's
-  // normaliser disagree: a bug, not a problem of the file.
-
-  text(name: string): string | undefined {
-    const v = this.values.get(name);
-    if (v === undefined || typeof v === 'string') return v;
-    return this.mismatch(name, v, 'a string');
-  }
-
-  number(name: string): number | undefined {
-    const v = this.values.get(name);
-    if (v === undefined || typeof v === 'number') return v;
-    return this.mismatch(name, v, 'a number');
-  }
-
-  bool(name: string): boolean | undefined {
-    const v = this.values.get(name);
-    if (v === undefined || typeof v === 'boolean') return v;
-    return this.mismatch(name, v, 'true or false');
-  }
-
-  /** A rank or a division: a canonical name or a numeric id. */
-  nameOrId(name: string): string | number | undefined {
-    const v = this.values.get(name);
-    if (v === undefined || typeof v === 'string' || typeof v === 'number') return v;
-    return this.mismatch(name, v, 'a name or an id');
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {
-    const v = this.values.get(name);
-    if (v === undefined) return undefined;
-    const found = allowed.find((a) => a === v);
-    return found ?? this.mismatch(name, v, `one of ${allowed.join(', ')}`);
-  }
-
-  // Lists are copied to arrays of their exact length: an array grown by push keeps spare room, and every
-  // loaded offer keeps its lists.
-  strings(name: string): readonly string[] | undefined {
-    const v = this.values.get(name);
-    if (v === undefined) return undefined;
-    if (Array.isArray(v)) {
-      const out = new Array<string>(v.length);
-      let i = 0;
-      for (const x of v) if (typeof x === 'string') out[i++] = x;
-      if (i === v.length) return out;
-    }
-    return this.mismatch(name, v, 'a list of strings');
-  }
-
-  numbers(name: string): readonly number[] | undefined {
-    const v = this.values.get(name);
-    if (v === undefined) return undefined;
-    if (Array.isArray(v)) {
-      const out = new Array<number>(v.length);
-      let i = 0;
-      for (const x of v) if (typeof x === 'number') out[i++] = x;
-      if (i === v.length) return out;
-    }
-    return this.mismatch(name, v, 'a list of numbers');
-  }
-
-  /** The values of a required field: the walk reported its absence, so here it is there. */
-  requiredText(name: string): string {
-    return this.text(name) ?? this.mismatch(name, undefined, 'a string (required)');
-  }
-
-  requiredNumber(name: string): number {
-    return this.number(name) ?? this.mismatch(name, undefined, 'a number (required)');
-  }
-
-  /** The object of details under `container` (parameters); undefined when the record states none. */
-  details(container: string): AccountDetails | undefined {
-    if (!this.containers?.has(container)) return undefined;
-    const prefix = `${container}.`;
-    const out: { [detail: string]: JsonValue } = {};
-    for (const [name, v] of this.values) if (name.startsWith(prefix)) out[name.slice(prefix.length)] = v;
-    return out;
-  }
-
-  private mismatch(name: string, v: JsonValue | undefined, expected: string): never {
-    throw new Error(
-      `${this.kind} normaliser: ${name} is ${v === undefined ? 'missing' : typeName(v)} where ${expected} was ` +
-        'expected: its field table and its normaliser disagree',
-    );
+  /** The canonical values, to be read back typed by the names T and C know. */
+  values(): RecordValues<T, C> {
+    return new RecordValues<T, C>(this.kind, this.byName, this.containers);
   }
 
   private pointerOf(path: Path): string | undefined {
@@ -348,9 +239,9 @@ export class RecordWalker implements Reporter {
 
   /** Keeps a value under its canonical name; two names for one field (aliases) must agree. */
   private assign(target: string, value: JsonValue, fromPath: Path): void {
-    const existing = this.values.get(target);
+    const existing = this.byName.get(target);
     if (existing === undefined) {
-      this.values.set(target, value);
+      this.byName.set(target, value);
       return;
     }
     if (canonicalJson(existing) !== canonicalJson(value)) {

@@ -1,11 +1,11 @@
 // Top-up offer fields (API document 2.6) and the zod schema of a top-up catalogue file.
-import { EXTERNAL_ID, type FieldTable } from './field-spec.ts';
+import { EXTERNAL_ID, fieldTable } from './field-spec.ts';
 import { fileSchemaOf } from './zod-schema.ts';
 
 export const TOPUP_STATUSES = ['draft', 'pending', 'listed', 'archived'] as const;
 export const WAITING_TIME_UNITS = ['minutes', 'hours', 'days'] as const;
 
-export const TOPUP_FIELDS: FieldTable = {
+export const TOPUP_FIELDS = fieldTable({
   external_id: EXTERNAL_ID,
   game: { type: 'string', description: 'Game.' },
   game_name: { type: 'string', description: 'Display name of the game.' },
@@ -35,6 +35,6 @@ export const TOPUP_FIELDS: FieldTable = {
     values: TOPUP_STATUSES,
     description: 'Status to set; left out, the configured default applies.',
   },
-};
+});
 
 export const topupFileSchema = fileSchemaOf('topup', TOPUP_FIELDS);
