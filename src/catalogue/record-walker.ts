@@ -1,11 +1,10 @@
 // The part of normalising a record that every kind shares, driven by the kind's field table: identity first,
 // then each field as written (aliases, legacy names, unknown fields), each value by its type, then the required
-// fields; every problem addressed (file, line and column or pointer, external_id, field). The canonical values
-// are kept by their API names; the kind's normaliser (normalise-account.ts, ...) reads them back typed through
-// values() (record-values.ts).
+// fields; every problem addressed (record-problems.ts: file, line and column or pointer, external_id, field). The
+// canonical values are kept by their API names; the kind's normaliser (normalise-account.ts, ...) reads them back
+// typed through values() (record-values.ts).
 import { forbiddenKeyMessage, forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { detailValue, isPlainObject, MAX_DETAIL_NESTING } from './account-details.ts';
-import { pointerToken, type CatalogueProblem } from './catalogue-problem.ts';
 import type { JsonValue, OfferKind } from './desired-offer.ts';
 import type { FieldSpec, FieldTable } from './field-spec.ts';
 import type { Locator, RawRecord } from './formats/parsed-file.ts';
@@ -13,6 +12,7 @@ import { canonicalJson } from './hash.ts';
 import type { ImagePathRef, InvalidRecord, NormalisedOffer, RecordSource, ValidRecord } from './normalised-offer.ts';
 import { typeName, typeOnly } from './price.ts';
 import { combinedRank } from './rank.ts';
+import { type RecordPath, RecordProblems } from './record-problems.ts';
 import { type NoFields, RecordValues } from './record-values.ts';
 import { unknownFieldMessage } from './suggest.ts';
 import {
@@ -31,7 +31,7 @@ import {
   shared,
 } from './values.ts';
 
-type Path = readonly (string | number)[];
+type Path = RecordPath;
 
 /** The tables of the objects nested in a record (accounts only); C, the credentials', is typed for reading back. */
 export interface NestedTables<C extends FieldTable = FieldTable> {
@@ -63,9 +63,7 @@ const RANK_DIVISION: Readonly<Record<string, string>> = {
 // field beyond the values themselves. T and C are the types of the record's table and of its credentials' table:
 // the values are read back by the names they know (record-values.ts).
 export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields> implements Reporter {
-  private readonly problems: CatalogueProblem[] = [];
-  private errors = 0;
-  private externalId: string | undefined;
+  private readonly problems: RecordProblems;
   /** Canonical values by target name; nested ones dotted (parameters.level, credentials.login). */
   private readonly byName = new Map<string, JsonValue>();
   /** Objects the record states even when empty (parameters: {}). */
@@ -83,12 +81,13 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
     private readonly kind: OfferKind,
     table: T,
     private readonly record: RawRecord,
-    private readonly file: string,
-    private readonly locate: Locator | undefined,
+    file: string,
+    locate: Locator | undefined,
     /** The tables of the objects nested in a record (accounts only). */
     nested?: NestedTables<C>,
     private readonly sharedStrings?: SharedStrings,
   ) {
+    this.problems = new RecordProblems(kind, record, file, locate);
     this.table = table;
     this.nested = nested ?? NO_NESTED;
     this.source = {
@@ -98,11 +97,11 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
   }
 
   error(message: string): void {
-    this.add('error', this.path, message);
+    this.problems.add('error', this.path, message);
   }
 
   warn(message: string): void {
-    this.add('warning', this.path, message);
+    this.problems.add('warning', this.path, message);
   }
 
   own(s: string, share = true): string {
@@ -119,22 +118,22 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
   walk(): string | undefined {
     const obj = this.record.value;
     if (!isPlainObject(obj)) {
-      this.add('error', [], `expected an offer (an object with external_id, ...), got ${typeName(obj)}`);
+      this.problems.add('error', [], `expected an offer (an object with external_id, ...), got ${typeName(obj)}`);
       return undefined;
     }
     // Identity first, so that every later problem names it.
     const rawId = obj.external_id;
-    if (typeof rawId === 'string' && rawId.trim() !== '') this.externalId = this.own(rawId.trim(), false);
+    if (typeof rawId === 'string' && rawId.trim() !== '') this.problems.externalId = this.own(rawId.trim(), false);
     else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) {
-      this.externalId = String(rawId);
-      this.add(
+      this.problems.externalId = String(rawId);
+      this.problems.add(
         'warning',
         ['external_id'],
-        `external_id should be a string: taken as '${this.externalId}'; put it in quotes`,
+        `external_id should be a string: taken as '${this.problems.externalId}'; put it in quotes`,
       );
     } else {
       const got = rawId === undefined || rawId === null || rawId === '' ? 'it is missing' : `got ${typeName(rawId)}`;
-      this.add(
+      this.problems.add(
         'error',
         ['external_id'],
         `external_id is required: a non-empty string, unique among the ${this.kind} offers; ${got}`,
@@ -143,18 +142,18 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
 
     // A malformed row (CSV cells shifted by an unquoted comma): its other fields would only mislead.
     if (this.record.error) {
-      this.add('error', [], this.record.error);
+      this.problems.add('error', [], this.record.error);
       return undefined;
     }
 
     // A forbidden key anywhere in the record: the parsers kept it as data, but what the seller meant is unknown.
     const forbidden = this.record.keysChecked ? [] : forbiddenKeyPaths(obj);
-    for (const path of forbidden) this.add('error', path, forbiddenKeyMessage(String(path[path.length - 1])));
+    for (const path of forbidden) this.problems.add('error', path, forbiddenKeyMessage(String(path[path.length - 1])));
     if (forbidden.length > 0) return undefined;
 
     // Cells the spreadsheet itself shows as errors: what was meant is unknown, so the offer is not synced.
     for (const e of this.record.fieldErrors ?? []) {
-      this.add('error', e.path, e.message);
+      this.problems.add('error', e.path, e.message);
       this.fail(e.path.join('.')); // not "required" as well
     }
 
@@ -163,36 +162,40 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
       const v = obj[key];
       const spec = Object.hasOwn(this.table, key) ? this.table[key] : undefined;
       if (!spec) {
-        this.add('warning', [key], unknownFieldMessage(key, Object.keys(this.table)));
+        this.problems.add('warning', [key], unknownFieldMessage(key, Object.keys(this.table)));
         continue;
       }
       if (v === null || v === undefined) continue;
       const target = spec.target ?? key;
       this.normValue(spec, v, [key], target);
       if (spec.legacy && !this.failed?.has(target)) {
-        this.add('warning', [key], `'${key}' is not a field of the API: it was moved to ${target}; write it there`);
+        this.problems.add(
+          'warning',
+          [key],
+          `'${key}' is not a field of the API: it was moved to ${target}; write it there`,
+        );
       }
     }
 
     for (const name of requiredOf(this.table)) {
       if (!this.byName.has(name) && !this.failed?.has(name)) {
-        this.add('error', [name], `${name} is required: ${this.table[name]!.description}`);
+        this.problems.add('error', [name], `${name} is required: ${this.table[name]!.description}`);
       }
     }
-    return this.errors > 0 ? undefined : this.externalId;
+    return this.problems.errors > 0 ? undefined : this.problems.externalId;
   }
 
   invalid(): InvalidRecord {
     return {
       valid: false,
-      problems: this.problems,
+      problems: this.problems.list,
       source: this.source,
-      ...(this.externalId !== undefined ? { externalId: this.externalId } : {}),
+      ...(this.problems.externalId !== undefined ? { externalId: this.problems.externalId } : {}),
     };
   }
 
   valid<O extends NormalisedOffer>(offer: O): ValidRecord<O> {
-    return { valid: true, externalId: offer.externalId, offer, problems: this.problems, source: this.source };
+    return { valid: true, externalId: offer.externalId, offer, problems: this.problems.list, source: this.source };
   }
 
   /** The gallery images the record names, in order. */
@@ -203,33 +206,6 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
   /** The canonical values, to be read back typed by the names T and C know. */
   values(): RecordValues<T, C> {
     return new RecordValues<T, C>(this.kind, this.byName, this.containers);
-  }
-
-  private pointerOf(path: Path): string | undefined {
-    if (this.record.pointer === undefined) return undefined;
-    let p = this.record.pointer;
-    for (const k of path) p += `/${pointerToken(k)}`;
-    return p;
-  }
-
-  private add(severity: 'error' | 'warning', path: Path, message: string): void {
-    if (severity === 'error') this.errors++;
-    const pointer = this.pointerOf(path);
-    const at = this.locate?.(this.record, path);
-    this.problems.push({
-      severity,
-      file: this.file,
-      ...(at
-        ? { line: at.line, column: at.column, ...(at.cell !== undefined ? { cell: at.cell } : {}) }
-        : this.record.line !== undefined
-          ? { line: this.record.line }
-          : {}),
-      ...(pointer !== undefined ? { pointer } : {}),
-      ...(path.length > 0 ? { field: path.join('.') } : {}),
-      kind: this.kind,
-      ...(this.externalId !== undefined ? { externalId: this.externalId } : {}),
-      message,
-    });
   }
 
   private fail(target: string): void {
@@ -246,7 +222,7 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
     }
     if (canonicalJson(existing) !== canonicalJson(value)) {
       const from = fromPath.join('.');
-      this.add(
+      this.problems.add(
         'error',
         fromPath,
         `'${from}' gives ${target} a second time and disagrees (${canonicalJson(existing)} before, ` +
@@ -257,7 +233,7 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
   }
 
   private normValue(spec: FieldSpec, v: unknown, path: Path, target: string): void {
-    const before = this.errors;
+    const before = this.problems.errors;
     const saved = this.path;
     this.path = path;
     let value: JsonValue | undefined;
@@ -298,7 +274,7 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
       case 'images': {
         const l = normList(v, this, false);
         if (l === undefined) break;
-        const base = this.pointerOf(path);
+        const base = this.problems.pointerOf(path);
         const field = path.join('.');
         if (!this.images) this.images = [];
         for (let i = 0; i < l.length; i++)
@@ -352,7 +328,7 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
           const known = Object.hasOwn(this.nested.credentials, k) ? this.nested.credentials[k] : undefined;
           if (known) this.normValue(known, cv, [...path, k], `credentials.${k}`);
           else
-            this.add(
+            this.problems.add(
               'warning',
               [...path, k],
               unknownFieldMessage(k, Object.keys(this.nested.credentials), 'credentials field'),
@@ -365,6 +341,6 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
     }
     if (value !== undefined) this.assign(target, value, path);
     this.path = saved;
-    if (this.errors > before) this.fail(target);
+    if (this.problems.errors > before) this.fail(target);
   }
 }
