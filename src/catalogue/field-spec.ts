@@ -51,7 +51,7 @@ export function fieldTable<const T extends FieldTable>(table: T): T {
   return table;
 }
 
-/** The names of a table's fields of these types that hold a value of their own (an alias holds none: its target does). */
+/** The names of a table's fields of these types that hold a value of their own (an alias's target holds it). */
 export type FieldsOf<T extends FieldTable, Types extends FieldType> = {
   [N in keyof T & string]: T[N] extends { readonly type: Types; readonly target?: undefined } ? N : never;
 }[keyof T & string];
