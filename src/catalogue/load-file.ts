@@ -222,6 +222,7 @@ function desiredOffer(
   }
 }
 
+/** A file whose offers are not read now: they are left as they are, neither updated nor archived. */
 export function quarantinedResult(file: string, severity: 'error' | 'warning', message: string): FileResult {
   const c = classify(file);
   const kind = c.type === 'offers' ? c.kind : undefined;
