@@ -13,12 +13,12 @@ import { RequestQueue } from '../queue/request-queue.ts';
 import type { RequestQueueOptions } from '../queue/request-queue-options.ts';
 import { openSellerStateStore, type StateLocation } from '../state/open-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
-import { capabilityUsable } from '../state/capability-reprobe.ts';
 import type { PostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-key.ts';
-import { errorMessage } from '../sync/errors.ts';
 import { type SalesLedger, salesLedger } from '../sync/sales-ledger.ts';
-import { type LearntRate, loadLearntRate, saveLearntRate, startRate } from './learnt-rate.ts';
+import { loadQueueStart, saveQueueEnd } from '../queue/carry-over.ts';
+import { type LearntRate, startRate } from '../queue/learnt-rate.ts';
+import { openCapabilities } from '../capabilities/open-capabilities.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
 import { RunNotifier } from '../daemon/run-notifier.ts';
@@ -62,6 +62,11 @@ export function notifySeller(config: Config): string {
   return config.notify.seller || own || new URL(config.baseUrl).hostname;
 }
 
+/** capabilities.reprobeAfterHours, in ms: how long a refused capability is not asked again. */
+export function reprobeAfterMs(config: Config): number {
+  return config.capabilities.reprobeAfterHours * 3_600_000;
+}
+
 export function reconcilerSettings(config: Config): ReconcilerSettings {
   return {
     planner: {
@@ -87,7 +92,7 @@ export function reconcilerSettings(config: Config): ReconcilerSettings {
       maxMs: config.offerBackoff.maxHours * 3_600_000,
       parkAfter: config.offerBackoff.parkAfter,
     },
-    reprobeAfterMs: config.capabilities.reprobeAfterHours * 3_600_000,
+    reprobeAfterMs: reprobeAfterMs(config),
     perPage: config.lists.perPage,
     statePath: config.state.path,
     // Replicas share no disk: with PostgreSQL a sale is kept in the state db, not on the replica that saw it.
@@ -124,24 +129,6 @@ function registerStateSecrets(config: Config): void {
   }
 }
 
-const LAST_REQUEST_KEY = 'queue.lastRequestAt';
-
-/**
- * Tokens a new queue may start with: only what the marketplace can have refilled since the last run on this
- * state db sent its last request (it may have ended with the server's bucket empty). Costs at most
- * burst / rate seconds at start; saves a 429 and its Retry-After pause when runs follow each other.
- */
-export async function startTokens(
-  store: StateStore,
-  config: Config,
-  now: number,
-  learnt?: LearntRate,
-): Promise<number> {
-  const last = Number((await store.getMeta(LAST_REQUEST_KEY)) ?? 0);
-  const refilled = ((now - last) / 1000) * startRate(config, learnt);
-  return Math.max(0, Math.min(config.rateLimit.burst, refilled));
-}
-
 /** Hooks that watch every request and queue event (the daemon's metrics). */
 export interface ServiceObservers {
   readonly onResponse?: (r: ResponseObserved) => void;
@@ -152,7 +139,7 @@ export interface ServiceObservers {
 export function queueOptions(config: Config, learnt: LearntRate | undefined, logger: Logger): RequestQueueOptions {
   return {
     ratePerSec: config.rateLimit.ratePerSec,
-    startRatePerSec: startRate(config, learnt),
+    startRatePerSec: startRate(config.rateLimit, learnt),
     ...(learnt?.hold ? { startHoldPerSec: learnt.hold.ratePerSec } : {}),
     increasePerSec:
       config.rateLimit.ratePerSec === 'auto' ? config.rateLimit.startPerSec : config.rateLimit.ratePerSec * 0.1,
@@ -216,28 +203,15 @@ export async function openServices(
   const notices = plainHttp.kind === 'warned' ? [plainHttp.message] : [];
   for (const notice of notices) logger.warn({ baseUrl: new URL(config.baseUrl).origin }, notice);
   const store = await openStore(config, logger, opts.database);
-  const learnt = config.rateLimit.ratePerSec === 'auto' ? await loadLearntRate(store, Date.now()) : undefined;
-  const tokens = await startTokens(store, config, Date.now(), learnt);
-  // The client asks its capability memory synchronously, in the middle of a request: it reads the verdicts
-  // loaded here, and a new verdict is written through to the state db (a lost write only means a new probe).
-  const verdicts = new Map((await store.listCapabilities()).map((c) => [c.name, c]));
+  const start = await loadQueueStart(store, config.rateLimit, Date.now());
   const queue = new RequestQueue({
-    ...queueOptions(config, learnt, logger),
-    startTokens: tokens,
+    ...queueOptions(config, start.learnt, logger),
+    startTokens: start.startTokens,
     onEvent: opts.observe?.onQueueEvent,
   });
   const client = createMarketplaceClient({
     ...clientOptions(config, queue.schedule, logger),
-    capabilities: {
-      usable: (name) =>
-        capabilityUsable(verdicts.get(name), Date.now(), config.capabilities.reprobeAfterHours * 3_600_000),
-      remember: (name, usable, detail) => {
-        verdicts.set(name, { name, usable, detail, learntAt: Date.now() });
-        store.setCapability(name, usable, detail).catch((err: unknown) => {
-          logger.warn({ capability: name, err: errorMessage(err) }, 'capability verdict not saved: probed again');
-        });
-      },
-    },
+    capabilities: await openCapabilities({ store, now: Date.now, reprobeAfterMs: reprobeAfterMs(config), logger }),
     onResponse: opts.observe?.onResponse,
   });
   const catalogue = new Catalogue({
@@ -280,10 +254,7 @@ export async function openServices(
     notices,
     async close() {
       await client.close();
-      if (queue.stats().requests > 0) {
-        await store.setMeta(LAST_REQUEST_KEY, String(Date.now()));
-        if (config.rateLimit.ratePerSec === 'auto') await saveLearntRate(store, learnt, queue.stats(), Date.now());
-      }
+      await saveQueueEnd(store, config.rateLimit, start, queue.stats(), Date.now());
       await store.close();
     },
   };

@@ -1,13 +1,13 @@
 // offersync status: what the state db knows, without touching the network.
 import { existsSync } from 'node:fs';
 import { escapeLines, oneLine } from '../log/terminal-text.ts';
-import { loadLearntRate } from './learnt-rate.ts';
+import { loadLearntRate } from '../queue/learnt-rate.ts';
+import { reprobeAt } from '../capabilities/reprobe.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
 import { formatReport } from './format-report.ts';
 import { readRunReport, runReportDir } from '../sync/run-report-file.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import type { Config } from '../config/config.ts';
-import type { WriterLease } from '../state/records.ts';
 import { openPostgresStateDatabase, type PostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { chooseServedSellers } from './served-sellers.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
@@ -17,7 +17,7 @@ import { loadBackoffs } from '../sync/offer-backoff.ts';
 import { readGuardStop } from '../sync/guard-stop.ts';
 import { salesLedger } from '../sync/sales-ledger.ts';
 import type { SoldEntry } from '../sync/sold-log.ts';
-import { openStore } from './services.ts';
+import { openStore, reprobeAfterMs } from './services.ts';
 
 const HELP = `Usage: offersync status [--json] [flags]
 
@@ -116,11 +116,9 @@ async function sellerStatus(
     const runs = await store.listRuns(5);
     const journal = await store.journalUnfinished();
     const now = Date.now();
-    const reprobeMs = config.capabilities.reprobeAfterHours * 3_600_000;
-    // A refused capability is asked again once its verdict is reprobeAfterHours old.
     const caps = (await store.listCapabilities()).map((c) => ({
       ...c,
-      reprobeAt: c.usable ? null : c.learntAt + reprobeMs,
+      reprobeAt: reprobeAt(c, reprobeAfterMs(config)),
     }));
     const learntRate = await loadLearntRate(store, now);
     const heldBack = [...(await loadBackoffs(store)).values()].sort((a, b) => b.lastRefusedAt - a.lastRefusedAt);
@@ -128,10 +126,7 @@ async function sellerStatus(
     // Oldest of the ten first, as the file reads.
     const sold: readonly SoldEntry[] = (await ledger.latest(10)).reverse();
     const guardStop = await readGuardStop(store);
-    const lease =
-      'currentLease' in store
-        ? await (store as { currentLease(): Promise<WriterLease | undefined> }).currentLease()
-        : undefined;
+    const lease = await store.currentLease();
     const json = {
       state: where,
       // Which offersync (a daemon replica, or a reconcile) holds this seller's writer lease, if any.

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
-import { type CapabilityMemory, inMemoryCapabilities } from './capability-memory.ts';
+import { type CapabilityMemory, inMemoryCapabilities } from '../capabilities/memory.ts';
 import type { RequestScheduler } from './marketplace-client.ts';
 
 export interface ListParamOptions {

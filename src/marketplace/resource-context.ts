@@ -1,6 +1,6 @@
 // What every resource module needs: the transport, the list parameters, a logger.
 import type { Logger } from '../log/logger.ts';
-import type { CapabilityMemory } from './capability-memory.ts';
+import type { CapabilityMemory } from '../capabilities/memory.ts';
 import type { HttpTransport } from './http.ts';
 import type { CallOptions } from './marketplace-client.ts';
 import type { ListParamOptions } from './marketplace-client-options.ts';

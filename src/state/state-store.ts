@@ -118,6 +118,8 @@ export interface StateStore {
   acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): Promise<LeaseAttempt>;
   /** Lets go of the lease if `holder` still holds it. */
   releaseLease(holder: string): Promise<void>;
+  /** The lease as stored, expired or not (offersync status shows who holds it). */
+  currentLease(): Promise<WriterLease | undefined>;
 
   /**
    * Runs fn in one transaction: committed when fn's promise resolves, rolled back when it rejects. Only the

@@ -1,10 +1,10 @@
 // The write routes a marketplace of this kind may serve, as data: the document shows account bulk-remove and
-// top-up bulk-update only and says "not shown" for the rest, so each is probed (capability-gate.ts), its body
+// top-up bulk-update only and says "not shown" for the rest, so each is probed (capabilities/gate.ts), its body
 // key and batch limit learnt from its 422 answers (bulk-learning.ts), and a refusal falls back per batch. The
 // single-offer archives of items and top-ups (PATCH status=archived, DELETE) are candidates of the same kind.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import type { BulkOp } from '../marketplace/marketplace-client.ts';
-import { CAPABILITIES, type CapabilityId, type CapabilityName } from './capabilities.ts';
+import { CAPABILITIES, type CapabilityId, type CapabilityName } from '../capabilities/names.ts';
 
 export interface BulkCandidate {
   readonly capability: CapabilityName;
@@ -130,7 +130,3 @@ export const SINGLE_ARCHIVE_CANDIDATES: Readonly<Record<'item' | 'topup', readon
   item: ['itemPatch', 'itemDelete'],
   topup: ['topUpPatch', 'topUpDelete'],
 };
-
-/** Names of what a route's 422 answers taught, kept beside the capabilities in the state db. */
-export const learntKeyName = (c: BulkCandidate): string => `${c.route}: body key`;
-export const learntLimitName = (c: BulkCandidate): string => `${c.route}: batch limit`;

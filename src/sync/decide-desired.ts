@@ -6,7 +6,7 @@ import { diffFields, liveFieldsOf } from './diff.ts';
 import { isLocked } from './locked-status.ts';
 import type { MatchedOffer } from './match.ts';
 import type { PlanAction, SingleUpdateRoute, UpdateAction } from './plan.ts';
-import { NOT_SERVED } from './capabilities.ts';
+import { NOT_SERVED } from '../capabilities/names.ts';
 import type { PlannerOptions } from './planner-options.ts';
 import { backoffKey, backoffVerdict, describeBackoff } from './offer-backoff.ts';
 import { withoutSales } from './sale-or-drift.ts';

@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-client.ts';
 import type { JournalEntry, JournalOp } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
-import type { CapabilityGate } from './capability-gate.ts';
+import type { CapabilityGate } from '../capabilities/gate.ts';
 import type { EventDraft } from './offer-events.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';

@@ -1,6 +1,6 @@
 // What the planner is told besides the three pictures: the seller's policies and what the marketplace is
 // known to serve.
-import type { Capabilities } from './capabilities.ts';
+import type { Capabilities } from '../capabilities/verdicts.ts';
 import type { GuardOptions } from './guards.ts';
 import type { OfferBackoff } from './offer-backoff.ts';
 import type { PriceGuardOptions } from './price-guard.ts';

@@ -8,7 +8,7 @@ import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { OfferView } from '../state/offer-view.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
-import { readCapabilities, reprobingMemory } from './capabilities.ts';
+import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
 import { catalogueFailures } from './catalogue-failures.ts';
 import type { CatalogueView } from './catalogue-view.ts';
 import { describeOutcomes } from './describe-outcomes.ts';
@@ -214,8 +214,8 @@ async function planRun(
   // What the planner reads besides the offers is read before it starts: the planner itself does no I/O.
   const uploadedImages = new Map((await store.listImages()).map((i) => [i.sha256, i.remoteId]));
   const interruptedCreates = opts.dryRun ? await interruptedCreateKeys(store) : undefined;
-  const memory = reprobingMemory(store, now, reprobeAfterMsOf(settings));
-  const capabilities = await readCapabilities((name) => memory.getCapability(name));
+  // Read as the capability gate will: a refusal older than reprobeAfterMs is tried again.
+  const capabilities = await readReprobedCapabilities(store, now, reprobeAfterMsOf(settings));
   const plan = await makePlan({
     catalogue,
     state,

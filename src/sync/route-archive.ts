@@ -7,7 +7,7 @@ import {
   type ArchiveRouteId,
   SINGLE_ARCHIVE_CANDIDATES,
 } from './bulk-candidates.ts';
-import { isCapabilityRefusal } from './capabilities.ts';
+import { isCapabilityRefusal } from './capability-refusal.ts';
 import { errorMessage, failure, isDefinitelyNotFound, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { answerOf, EVENT_ROUTES, seen, sentWrite, TAKEN } from './offer-events.ts';

@@ -1,6 +1,6 @@
 // Bulk routes: account archives through POST /accounts/bulk-remove; item and top-up updates and archives through
 // the candidates of bulk-candidates.ts. No limit or answer is documented: the first batch probes a route
-// (capability-gate.ts), its 422s teach its key and limit, a refusal sends the batch by the next route or one by
+// (capabilities/gate.ts), its 422s teach its key and limit, a refusal sends the batch by the next route or one by
 // one, and per-offer outcomes are read where the answer gives them.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import type { BulkUpdateResult, RemoteOffer } from '../marketplace/marketplace-client.ts';
@@ -9,12 +9,11 @@ import {
   BULK_CANDIDATES,
   type BulkCandidate,
   type BulkCandidateId,
-  learntKeyName,
-  learntLimitName,
   UPDATE_CANDIDATE,
 } from './bulk-candidates.ts';
 import { batchLimit, requiredKey } from './bulk-learning.ts';
-import { CAPABILITIES, type CapabilityName, isCapabilityRefusal } from './capabilities.ts';
+import { CAPABILITIES, type CapabilityName, learntKeyName, learntLimitName } from '../capabilities/names.ts';
+import { isCapabilityRefusal } from './capability-refusal.ts';
 import { errorMessage, failure, isDefinitelyNotFound, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';

@@ -2,7 +2,8 @@
 // chose the route and the fallback (plan.ts, UpdateRoute); this carries them out.
 import type { DesiredOffer } from '../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
-import { CAPABILITIES, isCapabilityRefusal, NOT_SERVED } from './capabilities.ts';
+import { CAPABILITIES, NOT_SERVED } from '../capabilities/names.ts';
+import { isCapabilityRefusal } from './capability-refusal.ts';
 import { imageIdsOf } from './desired-fields.ts';
 import { errorMessage, failure, StoppedAfterArchiveError, statusOf, stoppedBeforeSent } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';

@@ -2,7 +2,7 @@
 // serve GET /{kind}/{external_id} (an HTML page, a 404 for an offer its list holds, another offer), lookups
 // go straight to the list; a path that answers is kept; the verdict is kept where the caller says.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CapabilityMemory } from '../../src/marketplace/capability-memory.ts';
+import type { CapabilityMemory } from '../../src/capabilities/memory.ts';
 import { itemBody, ext, type Sandbox, sandboxAndClient } from './support/contract.ts';
 
 let close: (() => Promise<void>) | undefined;

@@ -7,7 +7,7 @@ import { NotFoundError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import type { SandboxRepresentation } from '../../src/sandbox/sandbox-options.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import type { ReconcileResult } from '../../src/sync/reconciler.ts';
 import { runCli } from '../support/cli.ts';
 import { overrideMethod } from '../support/client-override.ts';

@@ -3,7 +3,7 @@
 // marketplace's 422; nothing lost either way.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import { captureLog } from '../support/log-capture.ts';
 import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredAccount, DesiredItem, ImageRef } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
-import { UNKNOWN_CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { UNKNOWN_CAPABILITIES } from '../../src/capabilities/verdicts.ts';
 import { type DesiredContext, decideDesired } from '../../src/sync/decide-desired.ts';
 import type { MatchedOffer, Presence } from '../../src/sync/match.ts';
 import type { CreateAction, NoopAction, PlanAction, UpdateAction } from '../../src/sync/plan.ts';

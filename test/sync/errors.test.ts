@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { registerSecret } from '../../src/log/scrubber.ts';
 import { NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
 import { QueueClearedError } from '../../src/queue/queue-cleared-error.ts';
-import { isCapabilityRefusal } from '../../src/sync/capabilities.ts';
+import { isCapabilityRefusal } from '../../src/sync/capability-refusal.ts';
 import {
   errorMessage,
   failure,

@@ -2,7 +2,7 @@
 // marketplace that adds a bulk route later gets used, with one request to find out.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
 
 let h: Harness | undefined;

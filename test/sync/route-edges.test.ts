@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import { MethodNotAllowedError, NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
-import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
 import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';

@@ -5,7 +5,7 @@ import type { DesiredAccount, DesiredItem, DesiredTopUp } from '../../src/catalo
 import { silentLogger } from '../../src/log/logger.ts';
 import type { KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
 import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { JournalState } from '../../src/state/records.ts';
 import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
-import { CAPABILITIES } from '../../src/sync/capabilities.ts';
+import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import { RunStoppedError } from '../../src/sync/errors.ts';
 import { OfferBackoffs } from '../../src/sync/offer-backoff.ts';
 import { RunContext, type RunContextDeps } from '../../src/sync/run-context.ts';

@@ -1,14 +1,8 @@
 // Probe, then follow: the first use of a route whose support is unknown goes alone, the others wait for its
-// verdict, which is remembered in the state db. Every probed route (account PATCH, the bulk routes,
-// archive-and-recreate, the item and top-up archive routes) goes through this one gate.
-import type { CapabilityRecord } from '../state/records.ts';
-import type { CapabilityName } from './capabilities.ts';
-
-/** The capability verdicts as the state db keeps them; a test's table may answer synchronously. */
-export interface CapabilityMemory {
-  getCapability(name: string): Promise<CapabilityRecord | undefined> | CapabilityRecord | undefined;
-  setCapability(name: string, usable: boolean, detail?: string | null): Promise<void> | void;
-}
+// verdict, which is remembered in the state db. Every probed route of the executor (account PATCH, the bulk
+// routes, archive-and-recreate, the item and top-up archive routes) goes through this one gate.
+import type { CapabilityStore } from './capability-store.ts';
+import type { CapabilityName } from './names.ts';
 
 export interface ProbedCall<T> {
   readonly capability: CapabilityName;
@@ -25,7 +19,7 @@ export interface ProbedCall<T> {
 export class CapabilityGate {
   private readonly probes = new Map<CapabilityName, Promise<void>>();
 
-  constructor(private readonly memory: CapabilityMemory) {}
+  constructor(private readonly memory: CapabilityStore) {}
 
   /** Runs the call by its route, probing it first when its support is unknown; a refusal at any time flips it. */
   async call<T>(c: ProbedCall<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
-import { startTokens } from '../../src/cli/services.ts';
+import { startTokens } from '../../src/queue/start-tokens.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 
 describe('startTokens', () => {
@@ -16,7 +16,7 @@ describe('startTokens', () => {
     const store = await openStateStore(':memory:');
     const now = 1_800_000_000_000;
     if (agoMs !== null) await store.setMeta('queue.lastRequestAt', String(now - agoMs));
-    expect(await startTokens(store, config, now)).toBeCloseTo(expected, 6);
+    expect(await startTokens(store, config.rateLimit, now)).toBeCloseTo(expected, 6);
     store.close();
   });
 });

@@ -1,8 +1,7 @@
 // The request rate `rateLimit.ratePerSec: auto` learnt, kept in the state db (meta) so that the next run
 // starts where this one ended instead of at the safe start. A hold (just below a 429) is kept for a day,
 // then dropped, so that a marketplace that raised its limit is found again.
-import type { Config } from '../config/config.ts';
-import type { StateStore } from '../state/state-store.ts';
+import type { QueueMeta, RateStartSettings } from './queue-meta.ts';
 
 const KEY = 'queue.learntRate';
 const HOLD_KEPT_MS = 24 * 60 * 60 * 1000;
@@ -18,10 +17,10 @@ function positive(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v) && v > 0;
 }
 
-export async function loadLearntRate(store: StateStore, now: number): Promise<LearntRate | undefined> {
+export async function loadLearntRate(meta: QueueMeta, now: number): Promise<LearntRate | undefined> {
   let raw: unknown;
   try {
-    raw = JSON.parse((await store.getMeta(KEY)) ?? 'null');
+    raw = JSON.parse((await meta.getMeta(KEY)) ?? 'null');
   } catch {
     return undefined; // unreadable: start safe
   }
@@ -36,14 +35,17 @@ export async function loadLearntRate(store: StateStore, now: number): Promise<Le
 }
 
 /** What the queue starts with: the configured rate, else the learnt one, else the safe start. */
-export function startRate(config: Config, learnt: LearntRate | undefined): number {
-  const { ratePerSec, startPerSec } = config.rateLimit;
+export function startRate(
+  settings: Pick<RateStartSettings, 'ratePerSec' | 'startPerSec'>,
+  learnt: LearntRate | undefined,
+): number {
+  const { ratePerSec, startPerSec } = settings;
   return ratePerSec === 'auto' ? (learnt?.ratePerSec ?? startPerSec) : ratePerSec;
 }
 
 /** After a run: the rate reached, and the hold (its time kept when it is the one the run started with). */
 export async function saveLearntRate(
-  store: StateStore,
+  meta: QueueMeta,
   before: LearntRate | undefined,
   stats: { readonly currentRate: number; readonly holdRate: number | null },
   now: number,
@@ -52,5 +54,5 @@ export async function saveLearntRate(
     stats.holdRate === null
       ? undefined
       : { ratePerSec: stats.holdRate, at: before?.hold?.ratePerSec === stats.holdRate ? before.hold.at : now };
-  await store.setMeta(KEY, JSON.stringify({ ratePerSec: stats.currentRate, ...(hold ? { hold } : {}) }));
+  await meta.setMeta(KEY, JSON.stringify({ ratePerSec: stats.currentRate, ...(hold ? { hold } : {}) }));
 }

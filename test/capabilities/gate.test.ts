@@ -1,12 +1,13 @@
 // Probe, then follow: the gate for routes the API document does not promise, with a state db stand-in.
 import { describe, expect, it } from 'vitest';
 import type { CapabilityRecord } from '../../src/state/records.ts';
-import { CAPABILITIES } from '../../src/sync/capabilities.ts';
-import { CapabilityGate, type CapabilityMemory, type ProbedCall } from '../../src/sync/capability-gate.ts';
+import type { CapabilityStore } from '../../src/capabilities/capability-store.ts';
+import { CapabilityGate, type ProbedCall } from '../../src/capabilities/gate.ts';
+import { CAPABILITIES } from '../../src/capabilities/names.ts';
 
 const NAME = CAPABILITIES.topUpBulkUpdate;
 
-function memory(initial?: boolean): CapabilityMemory & { readonly records: Map<string, CapabilityRecord> } {
+function memory(initial?: boolean): CapabilityStore & { readonly records: Map<string, CapabilityRecord> } {
   const records = new Map<string, CapabilityRecord>();
   if (initial !== undefined) records.set(NAME, { name: NAME, usable: initial, detail: null, learntAt: 0 });
   return {

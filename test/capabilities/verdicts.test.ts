@@ -1,14 +1,9 @@
 // What the state db learnt of the routes the API document does not promise: each capability read as usable,
-// unusable or never tried, and a refusal older than reprobeAfterMs read as never tried so the route is probed again.
+// unusable or never tried, as the planner routes by it.
 import { describe, expect, it } from 'vitest';
 import type { CapabilityRecord } from '../../src/state/records.ts';
-import {
-  CAPABILITIES,
-  type CapabilityName,
-  readCapabilities,
-  reprobingMemory,
-  UNKNOWN_CAPABILITIES,
-} from '../../src/sync/capabilities.ts';
+import { CAPABILITIES, type CapabilityName } from '../../src/capabilities/names.ts';
+import { readCapabilities, readReprobedCapabilities, UNKNOWN_CAPABILITIES } from '../../src/capabilities/verdicts.ts';
 
 const rec = (name: string, usable: boolean, learntAt = 0): CapabilityRecord =>
   ({ name, usable, detail: null, learntAt }) as CapabilityRecord;
@@ -50,39 +45,18 @@ describe('readCapabilities', () => {
     expect(await readCapabilities(() => undefined)).toEqual(UNKNOWN_CAPABILITIES);
     expect(new Set(Object.values(UNKNOWN_CAPABILITIES))).toEqual(new Set(['unknown']));
   });
-});
 
-describe('reprobingMemory', () => {
-  function memory() {
-    const m = new Map<string, CapabilityRecord>();
-    const sets: unknown[][] = [];
-    return {
-      m,
-      sets,
-      getCapability: (n: string) => m.get(n),
-      setCapability: (n: string, usable: boolean, detail?: string | null) => {
-        sets.push([n, usable, detail]);
-      },
-    };
-  }
-
-  it('reads a refusal as never tried once it is older than reprobeAfterMs, a success always as usable', async () => {
-    const store = memory();
-    store.m.set('refused', rec('refused', false, 1000));
-    store.m.set('served', rec('served', true, 1000));
-    let now = 1000 + 499;
-    const mem = reprobingMemory(store, () => now, 500);
-    expect(await mem.getCapability('refused')).toEqual(rec('refused', false, 1000));
-    expect(await mem.getCapability('missing')).toBeUndefined();
-    now = 1500;
-    expect(await mem.getCapability('refused')).toBeUndefined();
-    now = 10_000_000;
-    expect(await mem.getCapability('served')).toEqual(rec('served', true, 1000));
-  });
-
-  it('writes verdicts through to the state db', () => {
-    const store = memory();
-    reprobingMemory(store, () => 0, 1).setCapability('route', false, 'HTTP 405');
-    expect(store.sets).toEqual([['route', false, 'HTTP 405']]);
+  it('reads a refusal older than reprobeAfterMs as never tried, as the gate will', async () => {
+    const known = new Map<string, CapabilityRecord>([
+      [CAPABILITIES.accountUpdate, rec(CAPABILITIES.accountUpdate, false, 1000)],
+      [CAPABILITIES.itemDelete, rec(CAPABILITIES.itemDelete, false, 0)],
+      [CAPABILITIES.topUpDelete, rec(CAPABILITIES.topUpDelete, true, 0)],
+    ]);
+    const store = { getCapability: (n: string) => known.get(n), setCapability: () => undefined };
+    const read = await readReprobedCapabilities(store, () => 1500, 1000);
+    expect(read.accountUpdate).toBe('unusable');
+    expect(read.itemDelete).toBe('unknown');
+    expect(read.topUpDelete).toBe('usable');
+    expect(read.itemBulkUpdate).toBe('unknown');
   });
 });

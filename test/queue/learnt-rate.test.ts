@@ -1,6 +1,6 @@
 // The rate `ratePerSec: auto` learnt, kept for the next run.
 import { describe, expect, it } from 'vitest';
-import { loadLearntRate, saveLearntRate, startRate } from '../../src/cli/learnt-rate.ts';
+import { loadLearntRate, saveLearntRate, startRate } from '../../src/queue/learnt-rate.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 
@@ -14,10 +14,10 @@ describe('learnt rate', () => {
   it('a new state db starts auto at the safe start; a configured rate always starts there', async () => {
     const store = await openStateStore(':memory:');
     expect(auto.rateLimit.ratePerSec).toBe('auto');
-    expect(startRate(auto, await loadLearntRate(store, NOW))).toBe(5);
+    expect(startRate(auto.rateLimit, await loadLearntRate(store, NOW))).toBe(5);
     await saveLearntRate(store, undefined, { currentRate: 48, holdRate: null }, NOW);
-    expect(startRate(auto, await loadLearntRate(store, NOW))).toBe(48);
-    expect(startRate(fixed, await loadLearntRate(store, NOW))).toBe(7);
+    expect(startRate(auto.rateLimit, await loadLearntRate(store, NOW))).toBe(48);
+    expect(startRate(fixed.rateLimit, await loadLearntRate(store, NOW))).toBe(7);
     store.close();
   });
 
