@@ -16,6 +16,7 @@ export default {
   coverageAnalysis: 'perTest',
   mutate: [
     'src/sync/**/*.ts',
+    'src/capabilities/**/*.ts',
     'src/state/**/*.ts',
     'src/queue/**/*.ts',
     'src/log/**/*.ts',

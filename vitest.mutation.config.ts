@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: [
       'test/sync/**/*.test.ts',
+      'test/capabilities/**/*.test.ts',
       'test/state/**/*.test.ts',
       'test/queue/**/*.test.ts',
       'test/log/**/*.test.ts',
