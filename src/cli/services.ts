@@ -204,6 +204,7 @@ export async function openServices(
   for (const notice of notices) logger.warn({ baseUrl: new URL(config.baseUrl).origin }, notice);
   const store = await openStore(config, logger, opts.database);
   const start = await loadQueueStart(store, config.rateLimit, Date.now());
+  const capabilities = await openCapabilities({ store, now: Date.now, reprobeAfterMs: reprobeAfterMs(config), logger });
   const queue = new RequestQueue({
     ...queueOptions(config, start.learnt, logger),
     startTokens: start.startTokens,
@@ -211,7 +212,7 @@ export async function openServices(
   });
   const client = createMarketplaceClient({
     ...clientOptions(config, queue.schedule, logger),
-    capabilities: await openCapabilities({ store, now: Date.now, reprobeAfterMs: reprobeAfterMs(config), logger }),
+    capabilities,
     onResponse: opts.observe?.onResponse,
   });
   const catalogue = new Catalogue({

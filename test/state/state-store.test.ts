@@ -634,6 +634,18 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
     });
   });
 
+  describe('lease', () => {
+    it('shows the lease as stored through the interface: none, the holder once taken, none once let go', async () => {
+      const claim = { holder: 'replica-a', pid: 42, hostname: 'host-a', scope: '' };
+      expect(await store.currentLease()).toBeUndefined();
+      const taken = await store.acquireLease(claim, 60_000);
+      expect(taken.ok).toBe(true);
+      expect(await store.currentLease()).toEqual({ ...claim, expiresAt: taken.ok ? taken.expiresAt : Number.NaN });
+      await store.releaseLease('replica-a');
+      expect(await store.currentLease()).toBeUndefined();
+    });
+  });
+
   describe('interface', () => {
     it('is a StateStore', () => {
       const s: StateStore = store;
