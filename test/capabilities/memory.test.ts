@@ -9,7 +9,7 @@ import { openStateStore } from '../../src/state/open-state-store.ts';
 const H = 3_600_000;
 
 describe('openCapabilities', () => {
-  it('reads what the state db learnt, asks a refusal again after the interval, and writes new verdicts through', async () => {
+  it('reads what the state db learnt, asks a refusal again after the interval, writes verdicts through', async () => {
     const store = await openStateStore(':memory:', { now: () => 1000 });
     await store.setCapability('GET /items/{external_id}', false, 'an HTML page');
     await store.setCapability('GET /items?filter=', true, null);
