@@ -13,7 +13,6 @@ export interface CliIO {
 
 export interface Command {
   readonly name: string;
-  readonly summary: string;
   /**
    * The flags it accepts, as node:util parseArgs takes them: the one table its parser, the nearest-name hint for
    * an unknown flag and the shell completion read (its --help lists the same, a test holds them equal).

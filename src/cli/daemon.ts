@@ -67,7 +67,6 @@ export function pageUrl(host: string, port: number): string {
 export const command: Command = flagCommand({
   name: 'daemon',
   options: OPTIONS,
-  summary: 'reconcile at start, on every catalogue change and on a schedule',
   help: HELP,
   async run({ values }, io) {
     const metrics = new DaemonMetrics();

@@ -40,7 +40,6 @@ const OPTIONS = {
 export const command: Command = flagCommand({
   name: 'demo',
   options: OPTIONS,
-  summary: 'sandbox + example catalogue + reconcile, in one process',
   help: HELP,
   async run({ values }, io) {
     const rate = 20;

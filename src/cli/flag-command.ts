@@ -8,7 +8,6 @@ export type ParsedFlags<O extends FlagTable> = ReturnType<typeof parseFlags<O>>;
 
 export interface FlagCommand<O extends FlagTable> {
   readonly name: string;
-  readonly summary: string;
   /** The flags, `help` among them. */
   readonly options: O;
   /** What --help prints. */
@@ -22,7 +21,6 @@ export interface FlagCommand<O extends FlagTable> {
 export function flagCommand<O extends FlagTable>(def: FlagCommand<O>): Command {
   return {
     name: def.name,
-    summary: def.summary,
     options: def.options,
     async run(argv, io) {
       const flags = parseFlags(argv, def.options, def.positionals ?? false);

@@ -25,7 +25,6 @@ const OPTIONS = { ...CONFIG_OPTIONS, ready: { type: 'boolean' } } as const;
 export const command: Command = flagCommand({
   name: 'healthcheck',
   options: OPTIONS,
-  summary: "exit 0 when this machine's daemon answers /healthz (for a container HEALTHCHECK)",
   help: HELP,
   async run({ values }, io) {
     let url: string;

@@ -50,7 +50,6 @@ const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' }
 export const command: Command = flagCommand({
   name: 'history',
   options: OPTIONS,
-  summary: "one offer's story: what offersync sent, what the marketplace answered and did",
   help: HELP,
   positionals: true,
   async run({ values, positionals }, io) {

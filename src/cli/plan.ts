@@ -40,7 +40,6 @@ const OPTIONS = {
 export const command: Command = flagCommand({
   name: 'plan',
   options: OPTIONS,
-  summary: 'show what reconcile would do, change nothing',
   help: HELP,
   async run({ values }, io) {
     return runReconcile(

@@ -72,7 +72,6 @@ const OPTIONS = {
 export const command: Command = flagCommand({
   name: 'pull',
   options: OPTIONS,
-  summary: "write the marketplace's offers as a catalogue (day one for a seller who already sells)",
   help: HELP,
   async run({ values }, io) {
     if (!values.out) throw new UsageError('--out <dir> is required: the folder to write the catalogue into');

@@ -50,7 +50,6 @@ const OPTIONS = {
 export const command: Command = flagCommand({
   name: 'reconcile',
   options: OPTIONS,
-  summary: 'make the marketplace equal to the catalogue',
   help: HELP,
   async run({ values }, io) {
     const target = targetFlags(values);

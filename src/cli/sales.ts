@@ -37,7 +37,6 @@ const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, since: { type: 'string' }
 export const command: Command = flagCommand({
   name: 'sales',
   options: OPTIONS,
-  summary: 'the sales seen since a time, as JSON lines for an inventory script',
   help: HELP,
   async run({ values }, io) {
     if (values.since === undefined) {

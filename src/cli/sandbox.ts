@@ -172,7 +172,6 @@ export function sandboxOptions(
 export const command: Command = {
   name: 'sandbox',
   options: OPTIONS,
-  summary: 'run a local emulator of the marketplace API',
   async run(argv, io) {
     const { help, options } = sandboxOptions(argv, io.env);
     if (help) {

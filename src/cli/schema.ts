@@ -49,7 +49,6 @@ const OPTIONS = {
 export const command: Command = flagCommand({
   name: 'schema',
   options: OPTIONS,
-  summary: 'print or write the JSON Schema of catalogue files',
   help: HELP,
   positionals: true,
   async run({ values, positionals }, io) {

@@ -77,7 +77,6 @@ function purgeWaitMs(config: Config): number {
 export const command: Command = flagCommand({
   name: 'sellers',
   options: OPTIONS,
-  summary: 'add, remove and list the sellers daemon replicas serve (PostgreSQL state)',
   help: HELP,
   positionals: true,
   async run({ values, positionals }, io) {

@@ -6,7 +6,8 @@ import { reprobeAt } from '../capabilities/reprobe.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
 import { formatReport } from './format-report.ts';
 import { readRunReport, runReportDir } from '../sync/run-report-file.ts';
-import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, parseFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
+import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
+import { flagCommand } from './flag-command.ts';
 import type { Config } from '../config/config.ts';
 import { openPostgresStateDatabase, type PostgresStateDatabase } from '../state/postgres-state-database.ts';
 import { chooseServedSellers } from './served-sellers.ts';
@@ -39,16 +40,11 @@ Examples:
 
 const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, json: { type: 'boolean' }, run: { type: 'string' } } as const;
 
-export const command: Command = {
+export const command: Command = flagCommand({
   name: 'status',
   options: OPTIONS,
-  summary: 'what the state db knows: offers, runs, journal, sold',
-  async run(argv, io) {
-    const { values } = parseFlags(argv, OPTIONS);
-    if (values.help) {
-      io.stdout.write(HELP);
-      return EXIT.ok;
-    }
+  help: HELP,
+  async run({ values }, io) {
     let sellers: readonly Config[];
     try {
       const config = loadConfig({ flags: configFlags(values), env: io.env, cwd: io.cwd });
@@ -87,7 +83,7 @@ export const command: Command = {
       await shared?.close();
     }
   },
-};
+});
 
 /** One seller's status, as text and as JSON. */
 async function sellerStatus(

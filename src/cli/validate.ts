@@ -235,7 +235,6 @@ const OPTIONS = {
 export const command: Command = flagCommand({
   name: 'validate',
   options: OPTIONS,
-  summary: 'check the catalogue, no network',
   help: HELP,
   positionals: true,
   async run({ values, positionals }, io) {
