@@ -15,11 +15,11 @@ export const FIELD_TYPES = [
   'stringOrStringArray',
   'object',
 ] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+export type ApiFieldType = (typeof FIELD_TYPES)[number];
 
-export type FieldTable = Readonly<Record<string, FieldType>>;
+export type ApiFieldTable = Readonly<Record<string, ApiFieldType>>;
 
-const ACCOUNT: FieldTable = {
+const ACCOUNT: ApiFieldTable = {
   platform_account_id: 'integer',
   title: 'string',
   price: 'integer',
@@ -53,7 +53,7 @@ const ACCOUNT: FieldTable = {
   game_data: 'object',
 };
 
-const ITEM: FieldTable = {
+const ITEM: ApiFieldTable = {
   platform_item_id: 'integer',
   title: 'string',
   type: 'string',
@@ -64,7 +64,7 @@ const ITEM: FieldTable = {
   description: 'string',
 };
 
-const TOP_UP: FieldTable = {
+const TOP_UP: ApiFieldTable = {
   game: 'string',
   game_name: 'string',
   service_label: 'string',
@@ -86,7 +86,7 @@ const TOP_UP: FieldTable = {
 };
 
 /** Fields beyond id, external_id, status and the timestamps, which RemoteOffer carries by name. */
-export const OFFER_FIELDS: Readonly<Record<ResourceKind, FieldTable>> = {
+export const OFFER_FIELDS: Readonly<Record<ResourceKind, ApiFieldTable>> = {
   accounts: ACCOUNT,
   items: ITEM,
   'top-ups': TOP_UP,

@@ -5,7 +5,7 @@ import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { BadResponseError } from './errors.ts';
 import type { HttpResponse } from './http.ts';
 import type { RemoteImage, RemoteOffer, ResourceKind } from './marketplace-client.ts';
-import { type FieldType, OFFER_FIELDS } from './api-field-types.ts';
+import { type ApiFieldType, OFFER_FIELDS } from './api-field-types.ts';
 
 export class DecodeError extends Error {
   override readonly name = 'DecodeError';
@@ -74,7 +74,7 @@ function decodeIntegerElement(v: unknown): unknown {
  * One echoed field, by the type the document gives it. A value that does not convert is kept as sent:
  * the planner then sees a difference and learns the field is lossy, instead of the value vanishing.
  */
-export function decodeField(type: FieldType, v: unknown): unknown {
+export function decodeField(type: ApiFieldType, v: unknown): unknown {
   if (v === null) return null;
   switch (type) {
     case 'string':
