@@ -1,5 +1,5 @@
 // Account offer fields (API document 2.1, 2.2, 2.4) and the zod schema of an account catalogue file.
-import { EXTERNAL_ID, fieldTable } from './field-spec.ts';
+import { EXTERNAL_ID, type FieldTable, fieldTable, GAME, PRICE, SERVER, TITLE } from './field-spec.ts';
 import { fileSchemaOf } from './zod-schema.ts';
 
 /** Account statuses (API document section 3). */
@@ -9,16 +9,22 @@ const rankText =
   'A rank name (iron ... challenger), a numeric rank id, or rank and division together ("Gold II", "gold_2").';
 const divisionText = 'Division I, II, III or IV, or a numeric division id.';
 
+/** The account's figures, taken at the top level of a record and inside parameters alike. */
+const ACCOUNT_COUNTS = {
+  level: { type: 'int', min: 0, description: 'Account level.' },
+  blue_essence: { type: 'int', min: 0, description: 'Blue essence.' },
+  game_points: { type: 'int', min: 0, description: 'Game points.' },
+  winrate_percent: { type: 'int', min: 0, max: 100, description: 'Win rate, 0 to 100.' },
+  champion_count: { type: 'int', min: 0, description: 'Number of champions.' },
+  skin_count: { type: 'int', min: 0, description: 'Number of skins.' },
+} as const satisfies FieldTable;
+
 export const ACCOUNT_FIELDS = fieldTable({
   external_id: EXTERNAL_ID,
-  title: { type: 'string', required: true, distinct: true, description: 'Title of the listing.' },
-  price: {
-    type: 'price',
-    required: true,
-    description: 'Integer cents (1999), or a decimal amount in major units (19.99 or "19.99").',
-  },
-  game: { type: 'string', description: 'Game.' },
-  server: { type: 'string', description: 'Server or region.' },
+  title: TITLE,
+  price: PRICE,
+  game: GAME,
+  server: SERVER,
   status: {
     type: 'enum',
     values: ACCOUNT_STATUSES,
@@ -47,12 +53,7 @@ export const ACCOUNT_FIELDS = fieldTable({
   previous_rank: { type: 'rank', description: rankText },
   previous_division: { type: 'division', description: divisionText },
   previous_lp: { type: 'int', min: 0, description: 'League points (previous season).' },
-  level: { type: 'int', min: 0, description: 'Account level.' },
-  blue_essence: { type: 'int', min: 0, description: 'Blue essence.' },
-  game_points: { type: 'int', min: 0, description: 'Game points.' },
-  winrate_percent: { type: 'int', min: 0, max: 100, description: 'Win rate, 0 to 100.' },
-  champion_count: { type: 'int', min: 0, description: 'Number of champions.' },
-  skin_count: { type: 'int', min: 0, description: 'Number of skins.' },
+  ...ACCOUNT_COUNTS,
   champions: { type: 'list', description: 'A list, or one comma-separated string (CSV: items separated by |).' },
   skins: { type: 'list', description: 'A list, or one comma-separated string (CSV: items separated by |).' },
   roles: { type: 'list', description: 'A list, or one comma-separated string (CSV: items separated by |).' },
@@ -126,12 +127,7 @@ export const CREDENTIAL_FIELDS = fieldTable({
 export const PARAMETER_FIELDS = fieldTable({
   rank: { type: 'rank', description: rankText },
   flex_rank: { type: 'rank', description: rankText },
-  level: { type: 'int', min: 0, description: 'Account level.' },
-  blue_essence: { type: 'int', min: 0, description: 'Blue essence.' },
-  game_points: { type: 'int', min: 0, description: 'Game points.' },
-  winrate_percent: { type: 'int', min: 0, max: 100, description: 'Win rate, 0 to 100.' },
-  champion_count: { type: 'int', min: 0, description: 'Number of champions.' },
-  skin_count: { type: 'int', min: 0, description: 'Number of skins.' },
+  ...ACCOUNT_COUNTS,
 });
 
 export const accountFileSchema = fileSchemaOf('account', ACCOUNT_FIELDS, {

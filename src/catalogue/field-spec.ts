@@ -66,3 +66,18 @@ export const EXTERNAL_ID: FieldSpec = {
   required: true,
   description: "The seller's own identifier of the offer: unique within its kind.",
 };
+
+// Fields several kinds share, spelt once: each keeps its literal type (required: true) for RequiredFieldsOf.
+export const TITLE = {
+  type: 'string',
+  required: true,
+  distinct: true,
+  description: 'Title of the listing.',
+} as const satisfies FieldSpec;
+export const PRICE = {
+  type: 'price',
+  required: true,
+  description: 'Integer cents (1999), or a decimal amount in major units (19.99 or "19.99").',
+} as const satisfies FieldSpec;
+export const GAME = { type: 'string', description: 'Game.' } as const satisfies FieldSpec;
+export const SERVER = { type: 'string', description: 'Server or region.' } as const satisfies FieldSpec;

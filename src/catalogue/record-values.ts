@@ -58,30 +58,12 @@ export class RecordValues<T extends FieldTable, C extends FieldTable = NoFields>
     return found ?? this.mismatch(name, v, `one of ${allowed.join(', ')}`);
   }
 
-  // Lists are copied to arrays of their exact length: an array grown by push keeps spare room, and every
-  // loaded offer keeps its lists.
   strings(name: FieldsOf<T, 'list' | 'urls'>): readonly string[] | undefined {
-    const v = this.values.get(name);
-    if (v === undefined) return undefined;
-    if (Array.isArray(v)) {
-      const out = new Array<string>(v.length);
-      let i = 0;
-      for (const x of v) if (typeof x === 'string') out[i++] = x;
-      if (i === v.length) return out;
-    }
-    return this.mismatch(name, v, 'a list of strings');
+    return this.list(name, (x): x is string => typeof x === 'string', 'a list of strings');
   }
 
   numbers(name: FieldsOf<T, 'image_ids'>): readonly number[] | undefined {
-    const v = this.values.get(name);
-    if (v === undefined) return undefined;
-    if (Array.isArray(v)) {
-      const out = new Array<number>(v.length);
-      let i = 0;
-      for (const x of v) if (typeof x === 'number') out[i++] = x;
-      if (i === v.length) return out;
-    }
-    return this.mismatch(name, v, 'a list of numbers');
+    return this.list(name, (x): x is number => typeof x === 'number', 'a list of numbers');
   }
 
   /** The values of a required field: the walk reported its absence, so here it is there. */
@@ -100,6 +82,20 @@ export class RecordValues<T extends FieldTable, C extends FieldTable = NoFields>
     const out: { [detail: string]: JsonValue } = {};
     for (const [name, v] of this.values) if (name.startsWith(prefix)) out[name.slice(prefix.length)] = v;
     return out;
+  }
+
+  // Lists are copied to arrays of their exact length: an array grown by push keeps spare room, and every
+  // loaded offer keeps its lists.
+  private list<E>(name: string, is: (x: JsonValue) => x is E & JsonValue, expected: string): readonly E[] | undefined {
+    const v = this.values.get(name);
+    if (v === undefined) return undefined;
+    if (Array.isArray(v)) {
+      const out = new Array<E>(v.length);
+      let i = 0;
+      for (const x of v) if (is(x)) out[i++] = x;
+      if (i === v.length) return out;
+    }
+    return this.mismatch(name, v, expected);
   }
 
   private mismatch(name: string, v: JsonValue | undefined, expected: string): never {

@@ -1,5 +1,5 @@
 // Top-up offer fields (API document 2.6) and the zod schema of a top-up catalogue file.
-import { EXTERNAL_ID, fieldTable } from './field-spec.ts';
+import { EXTERNAL_ID, fieldTable, GAME } from './field-spec.ts';
 import { fileSchemaOf } from './zod-schema.ts';
 
 export const TOPUP_STATUSES = ['draft', 'pending', 'listed', 'archived'] as const;
@@ -7,7 +7,7 @@ export const WAITING_TIME_UNITS = ['minutes', 'hours', 'days'] as const;
 
 export const TOPUP_FIELDS = fieldTable({
   external_id: EXTERNAL_ID,
-  game: { type: 'string', description: 'Game.' },
+  game: GAME,
   game_name: { type: 'string', description: 'Display name of the game.' },
   service_label: { type: 'string', description: 'Service label.' },
   offer_key: { type: 'string', description: 'Offer key.' },
