@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { openPostgresStateDatabase } from '../../src/state/postgres-state-database.ts';
 import { startPostgres } from '../support/postgres.ts';
-import { until } from '../support/replica-fleet.ts';
+import { until } from '../support/until.ts';
 import type { EngineOptions } from './support/engine.ts';
 import { createRunQueue } from './support/pg-boss-engine.ts';
 import { writerOf } from './support/seller-writes.ts';

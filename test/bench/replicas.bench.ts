@@ -15,9 +15,9 @@ import {
   type ReplicaProc,
   sellerKey,
   startReplica,
-  until,
   writeItems,
 } from '../support/replica-fleet.ts';
+import { until } from '../support/until.ts';
 
 const SELLERS = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'];
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 300);

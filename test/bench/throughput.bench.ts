@@ -16,9 +16,9 @@ import {
   readyz,
   sellerKey,
   startReplica,
-  until,
   writeItems,
 } from '../support/replica-fleet.ts';
+import { until } from '../support/until.ts';
 import { startDelayProxy } from './support/delay-proxy.ts';
 
 const SELLERS = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];

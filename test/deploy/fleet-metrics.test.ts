@@ -17,9 +17,9 @@ import {
   type ReplicaProc,
   sellerKey,
   startReplica,
-  until,
   writeItems,
 } from '../support/replica-fleet.ts';
+import { until } from '../support/until.ts';
 
 const SELLERS = ['m1', 'm2'];
 /** Its key is not one the sandbox knows: every run fails to read the marketplace. */

@@ -4,12 +4,12 @@
 // sandbox on 127.0.0.1.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
+import { freePort } from '../support/ports.ts';
 
 const KEY = 'wrong-type-key-31';
 const AS_STRING = 'Str9user:Str9pass';
@@ -105,10 +105,7 @@ describe('credentials of the wrong type', () => {
   }, 60_000);
 
   it("the daemon's status page names the problems without the values", async () => {
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    const port = await freePort();
     const config = join(dir, 'daemon.yaml');
     writeFileSync(config, `daemon:\n  healthHost: 127.0.0.1\n  healthPort: ${port}\n`);
     const daemon = spawn(process.execPath, [...CLI, 'daemon', '--config', config], {

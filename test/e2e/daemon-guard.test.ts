@@ -2,12 +2,13 @@
 // units sold meanwhile (sold.jsonl, /metrics), and clears the stop once a run gets through.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
+import { freePort } from '../support/ports.ts';
+import { until } from '../support/until.ts';
 
 const KEY = 'daemon-guard-key-31';
 
@@ -15,26 +16,6 @@ let sandbox: RunningSandbox;
 let dir: string;
 let port: number;
 let daemon: ChildProcess | undefined;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-/** Polls until fn gives a value: bounded by its attempts, never by a timed assertion. */
-async function until<T>(what: string, fn: () => Promise<T | undefined>, attempts = 600): Promise<T> {
-  for (let i = 0; i < attempts; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 const get = async (path: string) => {
   const r = await fetch(`http://127.0.0.1:${port}${path}`).catch(() => null);
@@ -82,15 +63,20 @@ describe('a daemon stopped by a guard', () => {
       env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'ignore'],
     });
-    await until('the first run', async () => ((await get('/readyz'))?.status === 200 ? true : undefined));
+    await until('the first run', async () => ((await get('/readyz'))?.status === 200 ? true : undefined), 30_000, 50);
     expect(sandbox.dump().items.filter((i) => i.price === 2005)).toHaveLength(1);
 
     // Integer cents a hundred times too small: the price guard stops the run.
     prices(100);
-    const stopped = await until('the guard stop', async () => {
-      const r = await get('/readyz');
-      return r?.text.includes('stopped_by_guard') ? r : undefined;
-    });
+    const stopped = await until(
+      'the guard stop',
+      async () => {
+        const r = await get('/readyz');
+        return r?.text.includes('stopped_by_guard') ? r : undefined;
+      },
+      30_000,
+      50,
+    );
     expect(stopped.status).toBe(200);
     expect(JSON.parse(stopped.text).stopped_by_guard.message).toMatch(/^price guard: 12 of 12 priced offers/);
     const page = (await get('/'))!.text;
@@ -107,8 +93,12 @@ describe('a daemon stopped by a guard', () => {
     );
     const soldLog = join(dir, 'state', 'sold.jsonl');
     // A whole line: the file may be seen made and still empty, a moment before the line is in it.
-    const line = await until('the sale in sold.jsonl', async () =>
-      existsSync(soldLog) && readFileSync(soldLog, 'utf8').endsWith('\n') ? readFileSync(soldLog, 'utf8') : undefined,
+    const line = await until(
+      'the sale in sold.jsonl',
+      async () =>
+        existsSync(soldLog) && readFileSync(soldLog, 'utf8').endsWith('\n') ? readFileSync(soldLog, 'utf8') : undefined,
+      30_000,
+      50,
     );
     expect(JSON.parse(line.trim())).toMatchObject({
       kind: 'item',
@@ -116,10 +106,14 @@ describe('a daemon stopped by a guard', () => {
       quantity: 2,
     });
     // The run's metrics are recorded once it ends, a moment after sold.jsonl is written.
-    await until('the units-sold counter', async () =>
-      (await get('/metrics'))?.text.includes('offersync_units_sold_total{seller="default",kind="item"} 2')
-        ? true
-        : undefined,
+    await until(
+      'the units-sold counter',
+      async () =>
+        (await get('/metrics'))?.text.includes('offersync_units_sold_total{seller="default",kind="item"} 2')
+          ? true
+          : undefined,
+      30_000,
+      50,
     );
     expect((await get('/'))!.text).toContain('2 sold');
     // The alert's metrics: the stop stands, and each stopped run is counted.
@@ -130,10 +124,15 @@ describe('a daemon stopped by a guard', () => {
 
     // The prices put right: the run gets through and the stop is gone.
     prices(1);
-    await until('the stop cleared', async () => {
-      const r = await get('/readyz');
-      return r && r.status === 200 && !r.text.includes('stopped_by_guard') ? true : undefined;
-    });
+    await until(
+      'the stop cleared',
+      async () => {
+        const r = await get('/readyz');
+        return r && r.status === 200 && !r.text.includes('stopped_by_guard') ? true : undefined;
+      },
+      30_000,
+      50,
+    );
     expect(sandbox.dump().items.find((i) => i.external_id === 'sku-3')).toMatchObject({ stock: 3, price: 2003 });
     expect((await get('/metrics'))!.text).toContain('offersync_guard_stopped{seller="default"} 0');
   }, 180_000);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
-import { until } from '../support/replica-fleet.ts';
+import { until } from '../support/until.ts';
 
 const KEY = 'stays-up-key-1';
 /** How long a settled daemon is watched: the broken daemon's first exit came well under a second after start. */

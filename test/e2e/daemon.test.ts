@@ -3,12 +3,13 @@
 // until the first is gone, then takes over without exiting.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
+import { freePort } from '../support/ports.ts';
+import { until } from '../support/until.ts';
 
 const KEY = 'daemon-key-777';
 
@@ -16,16 +17,6 @@ let sandbox: RunningSandbox;
 let dir: string;
 let healthPort: number;
 let secondPort: number;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function startDaemon(config = 'offersync.yaml'): {
   child: ChildProcess;
@@ -40,16 +31,6 @@ function startDaemon(config = 'offersync.yaml'): {
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stderr: () => err, exited };
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function items(list: { external_id: string; price: number }[]): void {
@@ -95,19 +76,29 @@ describe('offersync daemon', () => {
     const d = startDaemon();
     let second: ReturnType<typeof startDaemon> | undefined;
     try {
-      await until('the initial reconcile', () => (sandbox.dump().items.length === 1 ? true : undefined));
-      const ready = await until('readyz', async () => {
-        const r = await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => null);
-        return r?.status === 200 ? r : undefined;
-      });
+      await until('the initial reconcile', () => (sandbox.dump().items.length === 1 ? true : undefined), 20_000, 50);
+      const ready = await until(
+        'readyz',
+        async () => {
+          const r = await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => null);
+          return r?.status === 200 ? r : undefined;
+        },
+        20_000,
+        50,
+      );
       expect(((await ready.json()) as { ready: boolean }).ready).toBe(true);
 
       // A second daemon on the same state db waits for the writer lease: alive, not ready, and says why.
       second = startDaemon('second.yaml');
-      const waiting = await until('the second daemon to wait', async () => {
-        const r = await fetch(`http://127.0.0.1:${secondPort}/readyz`).catch(() => null);
-        return r?.status === 503 ? ((await r.json()) as { ok: boolean; reason?: string }) : undefined;
-      });
+      const waiting = await until(
+        'the second daemon to wait',
+        async () => {
+          const r = await fetch(`http://127.0.0.1:${secondPort}/readyz`).catch(() => null);
+          return r?.status === 503 ? ((await r.json()) as { ok: boolean; reason?: string }) : undefined;
+        },
+        20_000,
+        50,
+      );
       expect(waiting.ok).toBe(true);
       expect(waiting.reason).toMatch(/waiting for the writer lease: another offersync \(instance [0-9a-f-]+, pid \d+/);
 
@@ -115,13 +106,21 @@ describe('offersync daemon', () => {
         { external_id: 'd-1', price: 150 },
         { external_id: 'd-2', price: 200 },
       ]);
-      await until('the change to reach the marketplace', () => {
-        const dump = sandbox.dump().items;
-        return dump.length === 2 && dump.find((i) => i.external_id === 'd-1')?.price === 150 ? true : undefined;
-      });
+      await until(
+        'the change to reach the marketplace',
+        () => {
+          const dump = sandbox.dump().items;
+          return dump.length === 2 && dump.find((i) => i.external_id === 'd-1')?.price === 150 ? true : undefined;
+        },
+        20_000,
+        50,
+      );
       items([{ external_id: 'd-2', price: 200 }]);
-      await until('the removal to archive d-1', () =>
-        sandbox.dump().items.find((i) => i.external_id === 'd-1')?.status === 'archived' ? true : undefined,
+      await until(
+        'the removal to archive d-1',
+        () => (sandbox.dump().items.find((i) => i.external_id === 'd-1')?.status === 'archived' ? true : undefined),
+        20_000,
+        50,
       );
 
       const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
@@ -140,13 +139,21 @@ describe('offersync daemon', () => {
       // at once (across containers it waits for the lease to expire instead).
       d.child.kill('SIGKILL');
       await d.exited;
-      await until('the second daemon to become ready', async () => {
-        const r = await fetch(`http://127.0.0.1:${secondPort}/readyz`).catch(() => null);
-        return r?.status === 200 ? true : undefined;
-      });
+      await until(
+        'the second daemon to become ready',
+        async () => {
+          const r = await fetch(`http://127.0.0.1:${secondPort}/readyz`).catch(() => null);
+          return r?.status === 200 ? true : undefined;
+        },
+        20_000,
+        50,
+      );
       items([{ external_id: 'd-2', price: 250 }]);
-      await until('a change to reach the marketplace through the second daemon', () =>
-        sandbox.dump().items.find((i) => i.external_id === 'd-2')?.price === 250 ? true : undefined,
+      await until(
+        'a change to reach the marketplace through the second daemon',
+        () => (sandbox.dump().items.find((i) => i.external_id === 'd-2')?.price === 250 ? true : undefined),
+        20_000,
+        50,
       );
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);

@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI, runCli } from '../support/cli.ts';
+import { freePort } from '../support/ports.ts';
 
 const KEY = 'echo-key-4242';
 // Each value carries a marker of letters and digits, which no escaping changes: a text without the marker holds
@@ -110,10 +111,7 @@ describe('credentials a marketplace quotes back', () => {
       });
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-    const healthPort = (probe.address() as AddressInfo).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    const healthPort = await freePort();
     const config = join(dir, 'daemon.yaml');
     writeFileSync(
       config,

@@ -21,9 +21,9 @@ import {
   type ReplicaProc,
   sellerKey,
   startReplica,
-  until,
   writeItems,
 } from '../support/replica-fleet.ts';
+import { until } from '../support/until.ts';
 
 const SELLERS = ['s1', 's2'];
 const LATE = 'late-shop';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
-import { freePort } from '../support/postgres.ts';
+import { freePort } from '../support/ports.ts';
 
 const KEY = 'plain-http-key-4242';
 const REFUSAL = /baseUrl http:\/\/\S+ is plain http to another machine: .*https:\/\/.*insecure: true/;

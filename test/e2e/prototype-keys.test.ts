@@ -9,8 +9,8 @@ import type { CliIO } from '../../src/cli/command.ts';
 import { main } from '../../src/cli/main.ts';
 import { CLI } from '../support/cli.ts';
 import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
-import { freePort } from '../support/postgres.ts';
-import { until } from '../support/replica-fleet.ts';
+import { freePort } from '../support/ports.ts';
+import { until } from '../support/until.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -18,9 +18,9 @@ import {
   type ReplicaProc,
   sellerKey,
   startReplica,
-  until,
   writeItems,
 } from '../support/replica-fleet.ts';
+import { until } from '../support/until.ts';
 
 const SELLERS = ['s1', 's2', 's3', 's4', 's5', 's6'];
 const TTL_MS = 3_000;

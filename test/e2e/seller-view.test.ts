@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import type { RunningSandbox } from '../../src/sandbox/sandbox-options.ts';
 import { CLI, runCli } from '../support/cli.ts';
-import { freePort } from '../support/postgres.ts';
-import { until } from '../support/replica-fleet.ts';
+import { freePort } from '../support/ports.ts';
+import { until } from '../support/until.ts';
 
 const KEY = 'seller-view-key-7777';
 let sandbox: RunningSandbox;

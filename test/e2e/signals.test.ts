@@ -11,6 +11,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-ser
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import type { RunReport } from '../../src/sync/run-report.ts';
 import { CLI } from '../support/cli.ts';
+import { until } from '../support/until.ts';
 
 const KEY = 'signals-key-4321';
 const OFFERS = 60;
@@ -35,14 +36,6 @@ function reconcile(): Run {
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function until(what: string, fn: () => boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 beforeAll(async () => {
@@ -73,7 +66,7 @@ describe('stop signals', { timeout: 120_000 }, () => {
   it('SIGTERM mid-run: no further write, exit 1, journal settled; the next run converges, no duplicate', async () => {
     const run = reconcile();
     try {
-      await until('a few creates', () => sandbox.dump().items.length >= 5);
+      await until('a few creates', () => sandbox.dump().items.length >= 5, 60_000, 20);
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(1);
     } finally {
@@ -113,13 +106,18 @@ describe('stop signals', { timeout: 120_000 }, () => {
     );
     const run = reconcile();
     try {
-      await until('a few updates', () => sandbox.dump().items.some((i) => String(i.title).startsWith('New')));
+      await until(
+        'a few updates',
+        () => sandbox.dump().items.some((i) => String(i.title).startsWith('New')),
+        60_000,
+        20,
+      );
       // Answers slow enough that the writes in flight are still running when the second signal comes: on a
       // loaded machine, 40 ms of latency let the graceful stop finish first (exit 1) now and then.
       sandbox.setFaults({ latencyMs: 5_000 });
       await new Promise((r) => setTimeout(r, 300)); // the next writes are sent and held
       run.child.kill('SIGINT');
-      await until('the first signal to be handled', () => /SIGINT: stopping/.test(run.stderr()));
+      await until('the first signal to be handled', () => /SIGINT: stopping/.test(run.stderr()), 60_000, 20);
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(130);
     } finally {

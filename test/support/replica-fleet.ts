@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from './cli.ts';
-import { freePort } from './postgres.ts';
+import { freePort } from './ports.ts';
 
 export interface Fleet {
   readonly dir: string;
@@ -106,15 +106,4 @@ export function converged(f: Fleet, price: number): boolean {
     for (let i = 0; i < f.items; i++) if (items.get(`${s}-item-${i}`) !== price + i) return false;
     return true;
   });
-}
-
-/** Polls fn every 200 ms until it gives a value, or fails after ms. */
-export async function until<T>(what: string, fn: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
