@@ -8,7 +8,8 @@ import {
   ValidationError,
 } from '../../src/marketplace/errors.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, collect, ext, useContract } from './support/contract.ts';
+import { collect, ext, useContract } from './support/contract.ts';
+import { accountBody } from '../support/offers.ts';
 
 const { sandbox, client } = useContract();
 

@@ -9,7 +9,8 @@ import {
   TimeoutError,
 } from '../../src/marketplace/errors.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, ext, SANDBOX_KEY, useContract, topUpBody } from './support/contract.ts';
+import { ext, SANDBOX_KEY, useContract } from './support/contract.ts';
+import { accountBody, topUpBody } from '../support/offers.ts';
 
 const { sandbox, client } = useContract({ maxJsonBytes: 4096 });
 

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, ext, itemBody, routesMatching, SANDBOX_KEY, useContract } from './support/contract.ts';
+import { ext, routesMatching, SANDBOX_KEY, useContract } from './support/contract.ts';
+import { accountBody, itemBody } from '../support/offers.ts';
 
 /** Small pages, so a scan walks several. */
 let smallPages: MarketplaceClient;

@@ -1,7 +1,8 @@
 // Idempotency-Key on creates: a create whose response was lost, sent again with the same key,
 // is the same request to a marketplace that honours the header.
 import { describe, expect, it } from 'vitest';
-import { itemBody, ext, useContract } from './support/contract.ts';
+import { ext, useContract } from './support/contract.ts';
+import { itemBody } from '../support/offers.ts';
 
 const { sandbox, client } = useContract({ representation: { idempotencyKeys: true } });
 

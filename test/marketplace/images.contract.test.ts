@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, UnauthenticatedError } from '../../src/marketplace/errors.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, ext, PNG, useContract } from './support/contract.ts';
+import { ext, PNG, useContract } from './support/contract.ts';
+import { accountBody } from '../support/offers.ts';
 
 const { sandbox, client } = useContract();
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient, OfferResource } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { collect, ext, itemBody, useContract, topUpBody } from './support/contract.ts';
+import { collect, ext, useContract } from './support/contract.ts';
+import { itemBody, topUpBody } from '../support/offers.ts';
 
 const { sandbox, client } = useContract();
 

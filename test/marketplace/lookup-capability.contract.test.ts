@@ -3,7 +3,8 @@
 // go straight to the list; a path that answers is kept; the verdict is kept where the caller says.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CapabilityMemory } from '../../src/capabilities/memory.ts';
-import { itemBody, ext, type Sandbox, sandboxAndClient } from './support/contract.ts';
+import { ext, type Sandbox, sandboxAndClient } from './support/contract.ts';
+import { itemBody } from '../support/offers.ts';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {

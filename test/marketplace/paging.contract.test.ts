@@ -1,6 +1,7 @@
 // Contract: paging over 120 offers with small pages returns each exactly once, in the requested order.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { accountBody, collect, ext, useContract } from './support/contract.ts';
+import { collect, ext, useContract } from './support/contract.ts';
+import { accountBody } from '../support/offers.ts';
 
 const ids: number[] = [];
 

@@ -3,16 +3,8 @@
 // only numeric ids, game given as an object; one at a time, then all together.
 import { describe, expect, it } from 'vitest';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
-import {
-  accountBody,
-  collect,
-  ext,
-  itemBody,
-  PNG,
-  type SandboxOptions,
-  useContract,
-  topUpBody,
-} from './support/contract.ts';
+import { collect, ext, PNG, type SandboxOptions, useContract } from './support/contract.ts';
+import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 
 type Representation = NonNullable<SandboxOptions['representation']>;
 

@@ -1,16 +1,8 @@
 // Contract: every request goes through the scheduler hook, creates marked not idempotent, nothing else.
 import { describe, expect, it } from 'vitest';
 import type { RequestMeta, RequestScheduler } from '../../src/marketplace/marketplace-client.ts';
-import {
-  accountBody,
-  collect,
-  ext,
-  itemBody,
-  PNG,
-  sandboxAndClient,
-  useContract,
-  topUpBody,
-} from './support/contract.ts';
+import { collect, ext, PNG, sandboxAndClient, useContract } from './support/contract.ts';
+import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 
 const metas: RequestMeta[] = [];
 const schedule: RequestScheduler = (meta, send) => {

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
-import { accountBody, collect, ext, sandboxAndClient, SANDBOX_KEY } from './support/contract.ts';
+import { collect, ext, sandboxAndClient, SANDBOX_KEY } from './support/contract.ts';
+import { accountBody } from '../support/offers.ts';
 
 describe('the API key', () => {
   it('is in no error and no log line', async () => {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListOptions, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { confirmThroughList } from '../../src/sync/confirm-through-list.ts';
 import type { ExecutionContext } from '../../src/sync/execution-context.ts';
-import { ext, itemBody, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { ext, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { itemBody } from '../support/offers.ts';
 
 const PER_PAGE = 4;
 const ITEMS = 220;

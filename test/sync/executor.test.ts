@@ -5,22 +5,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../src/catalogue/desired-offer.ts';
+import type { ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { type ExecutorDeps, execute } from '../../src/sync/executor.ts';
-import type { Plan, PlanAction, UpdateAction } from '../../src/sync/plan.ts';
-import {
-  accountBody,
-  ext,
-  itemBody,
-  PNG,
-  type Sandbox,
-  sandboxAndClient,
-  topUpBody,
-} from '../marketplace/support/contract.ts';
+import type { PlanAction } from '../../src/sync/plan.ts';
+import { ext, PNG, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
+import { desiredAccount, desiredItem, desiredTopUp, imageRef } from '../support/offers.ts';
+import { archiveAction, createAction, planOf, updateAction } from '../support/plan-actions.ts';
 
 let sandbox: Sandbox;
 let raw: MarketplaceClient;
@@ -44,38 +39,9 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const source = { file: 'x.json' };
-const item = (externalId: string, fields: Partial<DesiredItem['fields']> = {}): DesiredItem => ({
-  kind: 'item',
-  externalId,
-  hash: 'h',
-  source,
-  fields: { title: `Item ${externalId}`, price: 250, type: 'skin', game: 'lol', server: 'euw', stock: 5, ...fields },
-});
-const account = (externalId: string, images: ImageRef[] = []): DesiredAccount => ({
-  kind: 'account',
-  externalId,
-  hash: 'h',
-  source,
-  fields: { title: `Account ${externalId}`, price: 1999, game: 'lol', status: 'listed', level: 30 },
-  images,
-});
-const topUp = (externalId: string, price: number): DesiredTopUp => ({
-  kind: 'topup',
-  externalId,
-  hash: 'h',
-  source,
-  fields: { ...(topUpBody(externalId) as DesiredTopUp['fields']), price },
-});
-const noGuard = { tripped: false, archives: 0, limit: 100 };
-const planOf = (actions: PlanAction[], guard: Plan['guard'] = noGuard): Plan => ({
-  actions,
-  guard,
-  priceGuard: { tripped: false, priced: 0, suspect: [], limit: 2 },
-  soldCounts: [],
-  archiveSuppressed: [],
-  warnings: [],
-});
+/** A fresh sha each: the sandbox keeps one upload per sha. */
+const freshImage = (): ImageRef =>
+  imageRef('a', { absPath: '/nowhere/a.png', sha256: ext('sha'), sizeBytes: PNG.length });
 function deps(over: Partial<ExecutorDeps> = {}): ExecutorDeps {
   return {
     client: rec.client,
@@ -88,59 +54,22 @@ function deps(over: Partial<ExecutorDeps> = {}): ExecutorDeps {
     ...over,
   };
 }
-const create = (d: DesiredItem | DesiredAccount, imagesPending = false): PlanAction => ({
-  type: 'create',
-  kind: d.kind,
-  externalId: d.externalId,
-  desired: d,
-  fields: d.fields,
-  imagesPending,
-  verifyFirst: false,
-  alignRoute: { via: 'patch', ifRefused: 'fail' },
-  reason: 'new in the catalogue',
-});
-const update = (d: DesiredItem | DesiredTopUp, remoteId: number, route: UpdateAction['route']): UpdateAction => ({
-  type: 'update',
-  kind: d.kind,
-  externalId: d.externalId,
-  remoteId,
-  desired: d,
-  changes: [{ field: 'price', from: 1, to: d.fields.price ?? 0, why: 'changed' }],
-  fields: d.fields,
-  imagesPending: false,
-  sendCredentials: false,
-  sendImages: false,
-  route,
-  reason: 'changed',
-});
-const archiveOf = (kind: 'item' | 'account', externalId: string, remoteId: number): PlanAction => ({
-  type: 'archive',
-  kind,
-  externalId,
-  remoteId,
-  route: { via: 'single' },
-  reason: 'removed from the catalogue',
-});
-const img = (): ImageRef => ({
-  path: 'images/a.png',
-  absPath: '/nowhere/a.png',
-  sha256: ext('sha'),
-  sizeBytes: PNG.length,
-  mimeType: 'image/png',
-});
-
 describe('execute', () => {
   it('uploads first, then creates and updates, archives last; one outcome each, progress to the total', async () => {
-    const image = img();
-    const [a, i, gone] = [account(ext('a'), [image]), item(ext('i'), { price: 321 }), ext('i')];
+    const image = freshImage();
+    const [a, i, gone] = [
+      desiredAccount(ext('a'), {}, { images: [image] }),
+      desiredItem(ext('i'), { price: 321 }),
+      ext('i'),
+    ];
     const liveI = await raw.items.create(itemBody(i.externalId));
     const liveGone = await raw.items.create(itemBody(gone));
     const progress: [number, number][] = [];
     const out = await execute(
       planOf([
-        archiveOf('item', gone, liveGone.id),
-        update(i, liveI.id, { via: 'patch', ifRefused: 'fail' }),
-        create(a, true),
+        archiveAction('item', gone, liveGone.id),
+        updateAction(i, liveI.id, { via: 'patch', ifRefused: 'fail' }),
+        createAction(a, { imagesPending: true }),
         { type: 'upload', image, neededBy: [a.externalId] },
         { type: 'noop', kind: 'item', externalId: 'quiet', reason: 'unchanged' },
       ]),
@@ -168,17 +97,24 @@ describe('execute', () => {
     const gone = ext('i');
     const live = await raw.items.create(itemBody(gone));
     const guard = { tripped: true, archives: 30, limit: 25 };
-    const out = await execute(planOf([archiveOf('item', gone, live.id), create(item(ext('i')))], guard), deps());
+    const out = await execute(
+      planOf([archiveAction('item', gone, live.id), createAction(desiredItem(ext('i')))], { guard }),
+      deps(),
+    );
     expect(rec.calls).toEqual([]);
     expect(out).toEqual([]);
     expect((await raw.items.get({ id: live.id })).status).toBe('listed');
   });
 
   it('an offer whose image failed to upload is not created; the others are', async () => {
-    const image = img();
-    const [a, b] = [account(ext('a'), [image]), account(ext('a'))];
+    const image = freshImage();
+    const [a, b] = [desiredAccount(ext('a'), {}, { images: [image] }), desiredAccount(ext('a'))];
     const out = await execute(
-      planOf([{ type: 'upload', image, neededBy: [a.externalId] }, create(a, true), create(b)]),
+      planOf([
+        { type: 'upload', image, neededBy: [a.externalId] },
+        createAction(a, { imagesPending: true }),
+        createAction(b),
+      ]),
       deps({
         readImage: async () => {
           throw new Error('unreadable');
@@ -191,10 +127,10 @@ describe('execute', () => {
   });
 
   it('an adoption followed by an update records the mapping and reports once, as the update', async () => {
-    const i = item(ext('i'), { price: 777 });
+    const i = desiredItem(ext('i'), { price: 777 });
     const live = await raw.items.create(itemBody(i.externalId));
     const remote = { id: live.id, externalId: i.externalId, status: 'listed', fields: {} };
-    const upd = { ...update(i, live.id, { via: 'patch', ifRefused: 'fail' }), reason: 'adopted' } as const;
+    const upd = { ...updateAction(i, live.id, { via: 'patch', ifRefused: 'fail' }), reason: 'adopted' } as const;
     const adopt: PlanAction = {
       type: 'adopt',
       kind: 'item',
@@ -211,7 +147,7 @@ describe('execute', () => {
   });
 
   it('an adoption alone sends nothing and records the live offer as applied', async () => {
-    const i = item(ext('i'));
+    const i = desiredItem(ext('i'));
     const live = await raw.items.create(itemBody(i.externalId));
     const remote = { id: live.id, externalId: i.externalId, status: 'listed', fields: {} };
     const adopt: PlanAction = {
@@ -241,7 +177,7 @@ describe('execute', () => {
       planOf([
         { type: 'archive', kind: 'account', externalId: a, remoteId: la.id, route: bulk, reason: 'removed' },
         { type: 'archive', kind: 'account', externalId: b, remoteId: lb.id, route: bulk, reason: 'removed' },
-        archiveOf('item', i, li.id),
+        archiveAction('item', i, li.id),
       ]),
       deps(),
     );
@@ -252,14 +188,18 @@ describe('execute', () => {
   });
 
   it('top-ups planned in bulk go in one call; single-route ones by their own PATCH', async () => {
-    const ts = [topUp(ext('t'), 801), topUp(ext('t'), 802), topUp(ext('t'), 803)];
+    const ts = [
+      desiredTopUp(ext('t'), { price: 801 }),
+      desiredTopUp(ext('t'), { price: 802 }),
+      desiredTopUp(ext('t'), { price: 803 }),
+    ];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
     const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
     const out = await execute(
       planOf([
-        update(ts[0]!, lives[0]!.id, bulk),
-        update(ts[1]!, lives[1]!.id, bulk),
-        update(ts[2]!, lives[2]!.id, { via: 'patch', ifRefused: 'fail' }),
+        updateAction(ts[0]!, lives[0]!.id, bulk),
+        updateAction(ts[1]!, lives[1]!.id, bulk),
+        updateAction(ts[2]!, lives[2]!.id, { via: 'patch', ifRefused: 'fail' }),
       ]),
       deps(),
     );
@@ -273,7 +213,7 @@ describe('execute', () => {
     const stop = new AbortController();
     stop.abort();
     const out = await execute(
-      planOf([create(item(ext('i'))), archiveOf('item', gone, live.id)]),
+      planOf([createAction(desiredItem(ext('i'))), archiveAction('item', gone, live.id)]),
       deps({ signal: stop.signal }),
     );
     expect(rec.calls).toEqual([]);
@@ -285,11 +225,11 @@ describe('execute', () => {
   it('archives still go when another offer failed, and a sale seen by a noop lands in sold.jsonl', async () => {
     const gone = ext('i');
     const live = await raw.items.create(itemBody(gone));
-    const bad = item(ext('i'), { price: -1 });
+    const bad = desiredItem(ext('i'), { price: -1 });
     const out = await execute(
       planOf([
-        create(bad),
-        archiveOf('item', gone, live.id),
+        createAction(bad),
+        archiveAction('item', gone, live.id),
         { type: 'noop', kind: 'item', externalId: 'sold-1', reason: 'sold', remoteId: 5, detail: 'sold' },
       ]),
       deps(),

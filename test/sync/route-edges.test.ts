@@ -5,30 +5,25 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredAccount, DesiredItem, DesiredTopUp, ImageRef } from '../../src/catalogue/desired-offer.ts';
+import type { ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { MethodNotAllowedError, NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
-import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
+import type { UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
 import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
 import { runCreate } from '../../src/sync/route-create.ts';
 import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
 import { uploadImages } from '../../src/sync/upload-images.ts';
-import {
-  accountBody,
-  ext,
-  itemBody,
-  PNG,
-  type Sandbox,
-  sandboxAndClient,
-  topUpBody,
-} from '../marketplace/support/contract.ts';
+import { ext, PNG, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { mapListPages, overrideMethod } from '../support/client-override.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
+import { desiredAccount, desiredItem, desiredTopUp, imageRef } from '../support/offers.ts';
+import { archiveAction, createAction, updateAction } from '../support/plan-actions.ts';
 
 let sandbox: Sandbox;
 let raw: MarketplaceClient;
@@ -66,76 +61,19 @@ function useClient(client: MarketplaceClient, createAttempts = 3): void {
   });
 }
 
-const source = { file: 'x.json' };
-function item(externalId: string, fields: Partial<DesiredItem['fields']> = {}): DesiredItem {
-  const f = itemBody(externalId);
-  const base = { title: f.title as string, price: f.price as number, type: 'skin', game: 'lol', server: 'euw' };
-  return { kind: 'item', externalId, hash: 'h', source, fields: { ...base, stock: 5, status: 'listed', ...fields } };
-}
-function account(externalId: string, fields: Partial<DesiredAccount['fields']> = {}, images: ImageRef[] = []) {
-  const base = { title: `Account ${externalId}`, price: 1999, game: 'lol', status: 'listed', level: 30 };
-  const d: DesiredAccount = { kind: 'account', externalId, hash: 'h', source, fields: { ...base, ...fields }, images };
-  return d;
-}
-function topUp(externalId: string, fields: Partial<DesiredTopUp['fields']> = {}): DesiredTopUp {
-  const f = topUpBody(externalId);
-  return { kind: 'topup', externalId, hash: 'h', source, fields: { ...(f as DesiredTopUp['fields']), ...fields } };
-}
-function create(d: DesiredItem | DesiredAccount, over: Partial<CreateAction> = {}): CreateAction {
-  return {
-    type: 'create',
-    kind: d.kind,
-    externalId: d.externalId,
-    desired: d,
-    fields: d.fields,
-    imagesPending: false,
-    verifyFirst: false,
-    alignRoute: { via: 'patch', ifRefused: 'fail' },
-    reason: 'new in the catalogue',
-    ...over,
-  };
-}
-function update(
-  d: DesiredItem | DesiredAccount | DesiredTopUp,
-  remoteId: number,
-  route: UpdateAction['route'],
-  over: Partial<UpdateAction> = {},
-): UpdateAction {
-  return {
-    type: 'update',
-    kind: d.kind,
-    externalId: d.externalId,
-    remoteId,
-    desired: d,
-    changes: [{ field: 'price', from: 1, to: d.fields.price ?? 0, why: 'changed' }],
-    fields: d.fields,
-    imagesPending: false,
-    sendCredentials: false,
-    sendImages: false,
-    route,
-    reason: 'changed',
-    ...over,
-  };
-}
-const archive = (kind: ArchiveAction['kind'], externalId: string, remoteId: number, route: ArchiveAction['route']) =>
-  ({ type: 'archive', kind, externalId, remoteId, route, reason: 'removed from the catalogue' }) as const;
+/** A fresh sha each: the sandbox keeps one upload per sha. */
+const image = (name: string): ImageRef =>
+  imageRef(name, { absPath: `/nowhere/${name}.png`, sha256: ext('sha'), sizeBytes: PNG.length });
 const outcomes = () => ctx.outcomes.map((o) => `${o.outcome}:${o.externalId}`);
-const image = (name: string): ImageRef => ({
-  path: `images/${name}.png`,
-  absPath: `/nowhere/${name}.png`,
-  sha256: ext('sha'),
-  sizeBytes: PNG.length,
-  mimeType: 'image/png',
-});
 const fields = (externalId: string) => raw.items.findByExternalId(externalId).then((o) => o?.fields);
 const serverError = (method: string, path: string) => new ServerError({ method, path, status: 503 });
 
 describe('create route edges', () => {
   it('an account whose image failed to upload is not sent, and the report names the image', async () => {
     const img = image('front');
-    const d = account(ext('a'), {}, [img]);
+    const d = desiredAccount(ext('a'), {}, { images: [img], source: { file: 'x.json' } });
     ctx.failedUploads.add(img.sha256);
-    await runCreate(ctx, create(d));
+    await runCreate(ctx, createAction(d));
     expect(rec.calls).toEqual([]);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toBe('not sent: image images/front.png failed to upload');
@@ -143,17 +81,17 @@ describe('create route edges', () => {
   });
 
   it('an image of another offer failing does not hold this one back', async () => {
-    const d = account(ext('a'), {}, [image('mine')]);
+    const d = desiredAccount(ext('a'), {}, { images: [image('mine')] });
     ctx.failedUploads.add(image('other').sha256);
-    await runCreate(ctx, create(d));
+    await runCreate(ctx, createAction(d));
     expect(outcomes()).toEqual([`created:${d.externalId}`]);
   });
 
   it('looking first finds the offer sold: reported sold, recorded once in the sales, nothing written', async () => {
-    const d = item(ext('i'));
+    const d = desiredItem(ext('i'));
     const live = await raw.items.create(itemBody(d.externalId));
     sandbox.setStatus('items', live.id, 'sold');
-    await runCreate(ctx, create(d, { verifyFirst: true }));
+    await runCreate(ctx, createAction(d, { verifyFirst: true }));
     expect(rec.calls).toEqual(['items.findByExternalId']);
     expect(outcomes()).toEqual([`sold:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toBe('the marketplace marks it sold');
@@ -162,9 +100,9 @@ describe('create route edges', () => {
   });
 
   it('looking first finds the offer as the catalogue has it: adopted with no write, its fields recorded', async () => {
-    const d = item(ext('i'));
+    const d = desiredItem(ext('i'), {}, { source: { file: 'x.json' } });
     const live = await raw.items.create(itemBody(d.externalId));
-    await runCreate(ctx, create(d, { verifyFirst: true }));
+    await runCreate(ctx, createAction(d, { verifyFirst: true }));
     expect(rec.calls).toEqual(['items.findByExternalId']);
     expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
     const saved = await store.getOffer('item', d.externalId);
@@ -173,8 +111,8 @@ describe('create route edges', () => {
   });
 
   it('looking first and finding nothing creates it', async () => {
-    const d = item(ext('i'));
-    await runCreate(ctx, create(d, { verifyFirst: true }));
+    const d = desiredItem(ext('i'));
+    await runCreate(ctx, createAction(d, { verifyFirst: true }));
     expect(rec.calls).toEqual(['items.findByExternalId', 'items.create']);
     expect(outcomes()).toEqual([`created:${d.externalId}`]);
   });
@@ -189,8 +127,8 @@ describe('create route edges', () => {
         return original(...args);
       }),
     );
-    const d = item(ext('i'));
-    await runCreate(ctx, create(d));
+    const d = desiredItem(ext('i'));
+    await runCreate(ctx, createAction(d));
     expect(rec.calls).toEqual(['items.create', 'items.findByExternalId', 'items.create']);
     expect(outcomes()).toEqual([`created:${d.externalId}`]);
     expect(keys).toHaveLength(2);
@@ -207,8 +145,8 @@ describe('create route edges', () => {
       }),
       2,
     );
-    const d = item(ext('i'));
-    await runCreate(ctx, create(d));
+    const d = desiredItem(ext('i'));
+    await runCreate(ctx, createAction(d));
     expect(rec.calls).toEqual(['items.create', 'items.findByExternalId', 'items.create', 'items.findByExternalId']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toMatch(/server error/);
@@ -217,27 +155,27 @@ describe('create route edges', () => {
   });
 
   it('a 409 whose lookup finds nothing is a failure: never a second create', async () => {
-    const d = item(ext('i'));
+    const d = desiredItem(ext('i'));
     await raw.items.create(itemBody(d.externalId));
     useClient(overrideMethod(raw, 'items', 'findByExternalId', async () => null));
-    await runCreate(ctx, create(d));
+    await runCreate(ctx, createAction(d));
     expect(rec.calls).toEqual(['items.create', 'items.findByExternalId']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toMatch(/409/);
   });
 
   it('a refusal other than 409 is not looked up', async () => {
-    const d = item(ext('i'), { price: -5 });
-    await runCreate(ctx, create(d));
+    const d = desiredItem(ext('i'), { price: -5 });
+    await runCreate(ctx, createAction(d));
     expect(rec.calls).toEqual(['items.create']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(await store.journalUnfinished()).toEqual([]);
   });
 
   it('adopting an offer that differs patches only what differs and records the mapping', async () => {
-    const d = item(ext('i'), { price: 4321 });
+    const d = desiredItem(ext('i'), { price: 4321 });
     const live = await raw.items.create(itemBody(d.externalId));
-    await runCreate(ctx, create(d, { verifyFirst: true }));
+    await runCreate(ctx, createAction(d, { verifyFirst: true }));
     expect(rec.calls).toEqual(['items.findByExternalId', 'items.update']);
     expect(await fields(d.externalId)).toMatchObject({ price: 4321 });
     expect(await store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, managed: true });
@@ -247,11 +185,11 @@ describe('create route edges', () => {
 
 describe('update route edges', () => {
   it('a 409 on an offer sold meanwhile: reported sold and recorded, not failed', async () => {
-    const d = item(ext('i'), { price: 901 });
+    const d = desiredItem(ext('i'), { price: 901 });
     const live = await raw.items.create(itemBody(d.externalId));
     sandbox.setStatus('items', live.id, 'sold');
     const route = { via: 'patch', ifRefused: 'fail' } as const;
-    await runUpdate(ctx, update(d, live.id, route), route);
+    await runUpdate(ctx, updateAction(d, live.id, route), route);
     expect(rec.calls).toEqual(['items.update', 'items.get']);
     expect(outcomes()).toEqual([`sold:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toBe('the marketplace marks it sold');
@@ -260,7 +198,7 @@ describe('update route edges', () => {
   });
 
   it('a 409 the GET cannot explain is a failure', async () => {
-    const d = item(ext('i'));
+    const d = desiredItem(ext('i'));
     const live = await raw.items.create(itemBody(d.externalId));
     sandbox.setStatus('items', live.id, 'sold');
     useClient(
@@ -269,32 +207,32 @@ describe('update route edges', () => {
       }),
     );
     const route = { via: 'patch', ifRefused: 'fail' } as const;
-    await runUpdate(ctx, update(d, live.id, route), route);
+    await runUpdate(ctx, updateAction(d, live.id, route), route);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(ctx.sold).toEqual([]);
   });
 
   it('an account PATCH refused with 422 is the offer failing: the route stays unjudged', async () => {
-    const d = account(ext('a'), { price: -1 });
+    const d = desiredAccount(ext('a'), { price: -1 });
     const live = await raw.accounts.create(accountBody(d.externalId));
     const route = { via: 'patch', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(d, live.id, route), route);
+    await runUpdate(ctx, updateAction(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.update']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(await store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
   });
 
   it('an account PATCH 404 on an offer that is not there: the offer fails, the route is not condemned', async () => {
-    const d = account(ext('a'));
+    const d = desiredAccount(ext('a'));
     const route = { via: 'patch', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(d, 987_654_321, route), route);
+    await runUpdate(ctx, updateAction(d, 987_654_321, route), route);
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(await store.getCapability(CAPABILITIES.accountUpdate)).toBeUndefined();
   });
 
   it('an account PATCH answered 404 while the offer exists: the route is learnt as not served', async () => {
-    const d = account(ext('a'), { price: 2345 });
+    const d = desiredAccount(ext('a'), { price: 2345 });
     const live = await raw.accounts.create(accountBody(d.externalId));
     useClient(
       overrideMethod(raw, 'accounts', 'update', async () => {
@@ -302,7 +240,7 @@ describe('update route edges', () => {
       }),
     );
     const route = { via: 'patch', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(d, live.id, route), route);
+    await runUpdate(ctx, updateAction(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
     expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
     expect(ctx.outcomes[0]?.fields).toEqual(['price']);
@@ -310,10 +248,10 @@ describe('update route edges', () => {
   });
 
   it('an item update sends the changed fields only, and a reason "adopted" reports it adopted', async () => {
-    const d = item(ext('i'), { price: 333, title: 'Not sent' });
+    const d = desiredItem(ext('i'), { price: 333, title: 'Not sent' });
     const live = await raw.items.create(itemBody(d.externalId));
     const route = { via: 'patch', ifRefused: 'fail' } as const;
-    await runUpdate(ctx, update(d, live.id, route, { reason: 'adopted' }), route);
+    await runUpdate(ctx, updateAction(d, live.id, route, { reason: 'adopted' }), route);
     expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
     expect(ctx.outcomes[0]?.fields).toEqual(['price']);
     expect(await fields(d.externalId)).toMatchObject({ price: 333, title: `Item ${d.externalId}` });
@@ -323,10 +261,10 @@ describe('update route edges', () => {
     const img = image('front');
     const uploaded = await raw.images.upload({ data: PNG, filename: 'front.png', mimeType: 'image/png' });
     await store.putImage({ sha256: img.sha256, remoteId: uploaded.id, url: null, uploadedAt: 1 });
-    const d = account(ext('a'), {}, [img]);
+    const d = desiredAccount(ext('a'), {}, { images: [img] });
     const live = await raw.accounts.create(accountBody(d.externalId));
     const route = { via: 'patch', ifRefused: 'fail' } as const;
-    const a = update(d, live.id, route, { changes: [], imagesPending: true, sendImages: true });
+    const a = updateAction(d, live.id, route, { changes: [], imagesPending: true, sendImages: true });
     await runUpdate(ctx, a, route);
     expect(outcomes()).toEqual([`updated:${d.externalId}`]);
     expect(ctx.outcomes[0]?.fields).toEqual(['image_ids']);
@@ -339,7 +277,7 @@ describe('bulk route edges', () => {
   const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
 
   it('a bulk-update refusing one element: that top-up goes singly (PATCH: sold), the rest applied', async () => {
-    const ts = [topUp(ext('t'), { price: 601 }), topUp(ext('t'), { price: 602 })];
+    const ts = [desiredTopUp(ext('t'), { price: 601 }), desiredTopUp(ext('t'), { price: 602 })];
     const lives = [
       await raw.topUps.create(topUpBody(ts[0]!.externalId)),
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
@@ -347,7 +285,7 @@ describe('bulk route edges', () => {
     sandbox.setStatus('top-ups', lives[1]!.id, 'sold');
     await bulkUpdate(
       ctx,
-      ts.map((t, i) => update(t, lives[i]!.id, bulk)),
+      ts.map((t, i) => updateAction(t, lives[i]!.id, bulk)),
     );
     // The bulk answer's failure may be the marketplace's or the offer's: the offer's own PATCH tells (409, sold).
     expect(rec.calls).toEqual(['topUps.bulk', 'topUps.update', 'topUps.get']);
@@ -358,7 +296,11 @@ describe('bulk route edges', () => {
   });
 
   it('batches go in their planned order, one call each', async () => {
-    const ts = [topUp(ext('t'), { price: 701 }), topUp(ext('t'), { price: 702 }), topUp(ext('t'), { price: 703 })];
+    const ts = [
+      desiredTopUp(ext('t'), { price: 701 }),
+      desiredTopUp(ext('t'), { price: 702 }),
+      desiredTopUp(ext('t'), { price: 703 }),
+    ];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
     const sent: string[][] = [];
     useClient(
@@ -370,13 +312,13 @@ describe('bulk route edges', () => {
     const batchOf = [1, 0, 1];
     await bulkUpdate(
       ctx,
-      ts.map((t, i) => update(t, lives[i]!.id, { ...bulk, batch: batchOf[i]! })),
+      ts.map((t, i) => updateAction(t, lives[i]!.id, { ...bulk, batch: batchOf[i]! })),
     );
     expect(sent).toEqual([[ts[1]!.externalId], [ts[0]!.externalId, ts[2]!.externalId]]);
   });
 
   it('a bulk-update failing as a whole (not a refusal of the route) fails each of its top-ups', async () => {
-    const ts = [topUp(ext('t')), topUp(ext('t'))];
+    const ts = [desiredTopUp(ext('t')), desiredTopUp(ext('t'))];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
     useClient(
       overrideMethod(raw, 'topUps', 'bulk', async () => {
@@ -385,7 +327,7 @@ describe('bulk route edges', () => {
     );
     await bulkUpdate(
       ctx,
-      ts.map((t, i) => update(t, lives[i]!.id, bulk)),
+      ts.map((t, i) => updateAction(t, lives[i]!.id, bulk)),
     );
     expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes().sort()).toEqual(ts.map((t) => `failed:${t.externalId}`).sort());
@@ -397,7 +339,7 @@ describe('bulk route edges', () => {
     const e = ext('t');
     const live = await raw.topUps.create(topUpBody(e));
     await store.upsertOffer('topup', e, { remoteId: live.id, remoteStatus: 'listed', managed: true });
-    await bulkArchive(ctx, [archive('topup', e, live.id, { via: 'bulk-update', batch: 0, ifRefused: 'single' })]);
+    await bulkArchive(ctx, [archiveAction('topup', e, live.id, { via: 'bulk-update', batch: 0, ifRefused: 'single' })]);
     expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes()).toEqual([`archived:${e}`]);
     expect((await raw.topUps.get({ id: live.id })).status).toBe('archived');
@@ -424,7 +366,7 @@ describe('bulk route edges', () => {
     const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
     await bulkArchive(
       ctx,
-      es.map((e, i) => archive('account', e, lives[i]!.id, route)),
+      es.map((e, i) => archiveAction('account', e, lives[i]!.id, route)),
     );
     expect(rec.calls.filter((c) => c === 'accounts.get')).toHaveLength(3);
     // Both found archived by their GET: neither is archived again.
@@ -440,7 +382,7 @@ describe('archive route edges', () => {
   it('an offer already gone: forgotten and reported skipped, not failed', async () => {
     const e = ext('i');
     await store.upsertOffer('item', e, { remoteId: 987_654_321, remoteStatus: 'listed', managed: true });
-    await archiveOne(ctx, archive('item', e, 987_654_321, { via: 'single' }));
+    await archiveOne(ctx, archiveAction('item', e, 987_654_321, { via: 'single' }));
     expect(outcomes()).toEqual([`skipped:${e}`]);
     expect(ctx.outcomes[0]?.message).toBe('already gone from the marketplace');
     expect(await store.getOffer('item', e)).toBeUndefined();
@@ -449,7 +391,7 @@ describe('archive route edges', () => {
   it('a top-up is archived by PATCH status=archived; a failure is reported with the reason', async () => {
     const e = ext('t');
     const live = await raw.topUps.create(topUpBody(e));
-    await archiveOne(ctx, archive('topup', e, live.id, { via: 'single' }));
+    await archiveOne(ctx, archiveAction('topup', e, live.id, { via: 'single' }));
     expect(rec.calls).toEqual(['topUps.update']);
     expect((await raw.topUps.get({ id: live.id })).status).toBe('archived');
     const other = ext('t');
@@ -458,7 +400,7 @@ describe('archive route edges', () => {
         throw serverError('PATCH', '/api/v1/top-ups/1');
       }),
     );
-    await archiveOne(ctx, archive('topup', other, live.id, { via: 'single' }));
+    await archiveOne(ctx, archiveAction('topup', other, live.id, { via: 'single' }));
     expect(outcomes()).toEqual([`failed:${other}`]);
     expect(ctx.outcomes[0]?.message).toMatch(/^archive failed: .*server error/);
   });
@@ -517,27 +459,33 @@ describe('route edges, continued', () => {
   };
 
   it.each([
-    ['create', 'item', () => runCreate(ctx, create(item('j-create')))],
+    ['create', 'item', () => runCreate(ctx, createAction(desiredItem('j-create')))],
     [
       'update',
       'item',
       () =>
-        runUpdate(ctx, update(item('j-update'), 1, { via: 'patch', ifRefused: 'fail' }), {
+        runUpdate(ctx, updateAction(desiredItem('j-update'), 1, { via: 'patch', ifRefused: 'fail' }), {
           via: 'patch',
           ifRefused: 'fail',
         }),
     ],
-    ['archive', 'item', () => archiveOne(ctx, archive('item', 'j-archive', 1, { via: 'single' }))],
+    ['archive', 'item', () => archiveOne(ctx, archiveAction('item', 'j-archive', 1, { via: 'single' }))],
     [
       'bulk-update',
       'topup',
-      () => bulkUpdate(ctx, [update(topUp('j-bulk-1'), 1, bulk), update(topUp('j-bulk-2'), 2, bulk)]),
+      () =>
+        bulkUpdate(ctx, [
+          updateAction(desiredTopUp('j-bulk-1'), 1, bulk),
+          updateAction(desiredTopUp('j-bulk-2'), 2, bulk),
+        ]),
     ],
     [
       'bulk-remove',
       'account',
       () =>
-        bulkArchive(ctx, [archive('account', 'j-remove', 1, { via: 'bulk-remove', batch: 0, ifRefused: 'single' })]),
+        bulkArchive(ctx, [
+          archiveAction('account', 'j-remove', 1, { via: 'bulk-remove', batch: 0, ifRefused: 'single' }),
+        ]),
     ],
     [
       'upload',
@@ -585,9 +533,9 @@ describe('route edges, continued', () => {
   );
 
   it('adopting an account found on a create sends its credentials: the earlier body may not have landed', async () => {
-    const d = { ...account(ext('a')), credentials: { login: 'u', password: 'p-4711' }, credentialsHmac: 'hm' };
+    const d = { ...desiredAccount(ext('a')), credentials: { login: 'u', password: 'p-4711' }, credentialsHmac: 'hm' };
     await raw.accounts.create(accountBody(d.externalId));
-    await runCreate(ctx, create(d, { verifyFirst: true }));
+    await runCreate(ctx, createAction(d, { verifyFirst: true }));
     expect(rec.calls).toEqual(['accounts.findByExternalId', 'accounts.update']);
     const stored = sandbox.dump().accounts.find((a) => a.external_id === d.externalId);
     expect(JSON.stringify(stored)).toContain('p-4711');
@@ -596,9 +544,9 @@ describe('route edges, continued', () => {
 
   it('an adoption whose patch is blocked reports blocked only, with the mapping recorded', async () => {
     sandbox.setFaults({ disabled: ['accounts.update'] });
-    const d = account(ext('a'), { price: 4444 });
+    const d = desiredAccount(ext('a'), { price: 4444 }, { source: { file: 'x.json' } });
     const live = await raw.accounts.create(accountBody(d.externalId));
-    await runCreate(ctx, create(d, { verifyFirst: true, alignRoute: patchOrReport }));
+    await runCreate(ctx, createAction(d, { verifyFirst: true, alignRoute: patchOrReport }));
     expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
     expect(await store.getOffer('account', d.externalId)).toMatchObject({
       remoteId: live.id,
@@ -610,9 +558,9 @@ describe('route edges, continued', () => {
   });
 
   it('an adoption whose patch fails keeps the mapping, so the next run does not create it again', async () => {
-    const d = item(ext('i'), { price: -3 });
+    const d = desiredItem(ext('i'), { price: -3 });
     const live = await raw.items.create(itemBody(d.externalId));
-    await runCreate(ctx, create(d, { verifyFirst: true }));
+    await runCreate(ctx, createAction(d, { verifyFirst: true }));
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(await store.getOffer('item', d.externalId)).toMatchObject({ remoteId: live.id, managed: true });
   });
@@ -620,8 +568,8 @@ describe('route edges, continued', () => {
   it('an account update whose image failed to upload is not sent', async () => {
     const img = image('front');
     ctx.failedUploads.add(img.sha256);
-    const d = account(ext('a'), {}, [img]);
-    await runUpdate(ctx, update(d, 1, { via: 'patch', ifRefused: 'fail' }), { via: 'patch', ifRefused: 'fail' });
+    const d = desiredAccount(ext('a'), {}, { images: [img] });
+    await runUpdate(ctx, updateAction(d, 1, { via: 'patch', ifRefused: 'fail' }), { via: 'patch', ifRefused: 'fail' });
     expect(rec.calls).toEqual([]);
     expect(ctx.outcomes[0]).toMatchObject({
       outcome: 'failed',
@@ -632,12 +580,12 @@ describe('route edges, continued', () => {
   it('a blocked update names the fields it would have sent, never the credentials', async () => {
     sandbox.setFaults({ disabled: ['accounts.update'] });
     const d = {
-      ...account(ext('a'), { price: 2468 }),
+      ...desiredAccount(ext('a'), { price: 2468 }),
       credentials: { login: 'u', password: 'p' },
       credentialsHmac: 'hm',
     };
     const live = await raw.accounts.create(accountBody(d.externalId));
-    await runUpdate(ctx, update(d, live.id, patchOrReport, { sendCredentials: true }), patchOrReport);
+    await runUpdate(ctx, updateAction(d, live.id, patchOrReport, { sendCredentials: true }), patchOrReport);
     expect(ctx.outcomes[0]).toMatchObject({ outcome: 'blocked', fields: ['price'] });
     expect(await store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({
       usable: false,
@@ -646,10 +594,10 @@ describe('route edges, continued', () => {
   });
 
   it('the recreate route: archive, then create; refused with a 409, it says the listing is lost and why', async () => {
-    const d = account(ext('a'), { price: 1357 });
+    const d = desiredAccount(ext('a'), { price: 1357 });
     const live = await raw.accounts.create(accountBody(d.externalId));
     const route = { via: 'recreate', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(d, live.id, route), route);
+    await runUpdate(ctx, updateAction(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.archive', 'accounts.create']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(ctx.outcomes[0]?.message).toMatch(
@@ -665,29 +613,29 @@ describe('route edges, continued', () => {
   });
 
   it('a re-create refused for the offer (422), not for the route, fails that offer only', async () => {
-    const d = account(ext('a'), { price: -9 });
+    const d = desiredAccount(ext('a'), { price: -9 });
     const live = await raw.accounts.create(accountBody(d.externalId));
     const route = { via: 'recreate', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(d, live.id, route), route);
+    await runUpdate(ctx, updateAction(d, live.id, route), route);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
     expect(await store.getCapability(CAPABILITIES.accountRecreate)).toBeUndefined();
   });
 
   it('bulk-update refused as a route: the detail remembered is the status and the message', async () => {
     sandbox.setFaults({ disabled: ['topUps.bulkUpdate'] });
-    const t = topUp(ext('t'), { price: 111 });
+    const t = desiredTopUp(ext('t'), { price: 111 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
-    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
+    await bulkUpdate(ctx, [updateAction(t, live.id, bulk)]);
     expect((await store.getCapability(CAPABILITIES.topUpBulkUpdate))?.detail).toMatch(/^404: /);
   });
 
   it('bulk-update answered with counts that say all were updated: applied, no read-back', async () => {
     sandbox.setRepresentation({ bulkCountsOnly: true });
-    const ts = [topUp(ext('t'), { price: 121 }), topUp(ext('t'), { price: 122 })];
+    const ts = [desiredTopUp(ext('t'), { price: 121 }), desiredTopUp(ext('t'), { price: 122 })];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
     await bulkUpdate(
       ctx,
-      ts.map((t, i) => ({ ...update(t, lives[i]!.id, bulk), reason: 'adopted' as const })),
+      ts.map((t, i) => ({ ...updateAction(t, lives[i]!.id, bulk), reason: 'adopted' as const })),
     );
     expect(rec.calls).toEqual(['topUps.bulk']);
     expect(ctx.outcomes.map((o) => `${o.kind}:${o.outcome}`)).toEqual(['topup:adopted', 'topup:adopted']);
@@ -699,7 +647,7 @@ describe('route edges, continued', () => {
   });
 
   it('bulk-update answered with neither outcomes nor counts: read back through the list', async () => {
-    const t = topUp(ext('t'), { price: 131 });
+    const t = desiredTopUp(ext('t'), { price: 131 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     useClient(
       overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
@@ -707,20 +655,20 @@ describe('route edges, continued', () => {
         return { success: true };
       }),
     );
-    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
+    await bulkUpdate(ctx, [updateAction(t, live.id, bulk)]);
     expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
 
   it('bulk-update unconfirmed because the list fails too: each top-up reported failed', async () => {
-    const t = topUp(ext('t'), { price: 141 });
+    const t = desiredTopUp(ext('t'), { price: 141 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     let client = overrideMethod(raw, 'topUps', 'bulk', async () => ({ success: true }));
     client = overrideMethod(client, 'topUps', 'list', () => {
       throw serverError('GET', '/api/v1/top-ups');
     });
     useClient(client);
-    await bulkUpdate(ctx, [update(t, live.id, bulk)]);
+    await bulkUpdate(ctx, [updateAction(t, live.id, bulk)]);
     expect(ctx.outcomes).toEqual([
       expect.objectContaining({
         kind: 'topup',
@@ -742,7 +690,7 @@ describe('route edges, continued', () => {
     const route = { via: 'bulk-update', batch: 0, ifRefused: 'single' } as const;
     await bulkArchive(
       ctx,
-      es.map((e, i) => archive('topup', e, lives[i]!.id, route)),
+      es.map((e, i) => archiveAction('topup', e, lives[i]!.id, route)),
     );
     expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list', 'topUps.update']);
     expect(outcomes().sort()).toEqual(es.map((e) => `archived:${e}`).sort());
@@ -752,7 +700,7 @@ describe('route edges, continued', () => {
   it('bulk-remove failing as a whole fails each account, named by the route', async () => {
     const e = ext('a');
     useClient(overrideMethod(raw, 'accounts', 'bulkRemove', lost('POST')));
-    await bulkArchive(ctx, [archive('account', e, 1, { via: 'bulk-remove', batch: 0, ifRefused: 'single' })]);
+    await bulkArchive(ctx, [archiveAction('account', e, 1, { via: 'bulk-remove', batch: 0, ifRefused: 'single' })]);
     expect(ctx.outcomes).toEqual([
       expect.objectContaining({
         kind: 'account',
@@ -775,7 +723,7 @@ describe('route edges, continued', () => {
     const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
     await bulkArchive(
       ctx,
-      es.map((e, i) => archive('account', e, lives[i]!.id, route)),
+      es.map((e, i) => archiveAction('account', e, lives[i]!.id, route)),
     );
     expect(rec.calls).toEqual(['accounts.bulkRemove', 'accounts.list', 'accounts.archive']);
     expect(outcomes().sort()).toEqual(es.map((e) => `archived:${e}`).sort());
@@ -792,8 +740,8 @@ describe('route edges, continued', () => {
     await store.upsertOffer('account', es[1]!, { remoteId: 987_654_320, managed: true });
     const route = { via: 'bulk-remove', batch: 0, ifRefused: 'single' } as const;
     await bulkArchive(ctx, [
-      archive('account', es[0]!, listed.id, route),
-      archive('account', es[1]!, 987_654_320, route),
+      archiveAction('account', es[0]!, listed.id, route),
+      archiveAction('account', es[1]!, 987_654_320, route),
     ]);
     expect(rec.calls.filter((c) => c === 'accounts.archive')).toEqual(['accounts.archive']);
     expect((await raw.accounts.get({ id: listed.id })).status).toBe('archived');
@@ -810,7 +758,7 @@ describe('route edges the mutants found untested', () => {
   };
 
   it('a bulk-update of two fields that the list shows half applied sends the top-up again by PATCH', async () => {
-    const t = topUp(ext('t'), { price: 151, stock: 7 });
+    const t = desiredTopUp(ext('t'), { price: 151, stock: 7 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     useClient(
       overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
@@ -824,7 +772,7 @@ describe('route edges the mutants found untested', () => {
       { field: 'price', from: 999, to: 151, why: 'changed' },
       { field: 'stock', from: 10, to: 7, why: 'changed' },
     ] as const;
-    await bulkUpdate(ctx, [update(t, live.id, bulk, { changes: [...changes] })]);
+    await bulkUpdate(ctx, [updateAction(t, live.id, bulk, { changes: [...changes] })]);
     expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list', 'topUps.update']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
     const after = await raw.topUps.get({ id: live.id });
@@ -832,7 +780,7 @@ describe('route edges the mutants found untested', () => {
   });
 
   it('a bulk-update confirmed by a list that does not echo the field sent: taken as applied, no PATCH', async () => {
-    const t = topUp(ext('t'), { stock: 4 });
+    const t = desiredTopUp(ext('t'), { stock: 4 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
     let client = overrideMethod(raw, 'topUps', 'bulk', async (original, ...args) => {
       await original(...args);
@@ -844,7 +792,7 @@ describe('route edges the mutants found untested', () => {
     }));
     useClient(client);
     const changes = [{ field: 'stock', from: 10, to: 4, why: 'changed' } as const];
-    await bulkUpdate(ctx, [update(t, live.id, bulk, { changes })]);
+    await bulkUpdate(ctx, [updateAction(t, live.id, bulk, { changes })]);
     expect(rec.calls).toEqual(['topUps.bulk', 'topUps.list']);
     expect(outcomes()).toEqual([`updated:${t.externalId}`]);
   });
@@ -853,32 +801,32 @@ describe('route edges the mutants found untested', () => {
     const e = ext('a');
     useClient(overrideMethod(raw, 'accounts', 'bulkRemove', async () => ({ success: true, removed: 0 })));
     await store.upsertOffer('account', e, { remoteId: 987_654_322, managed: true });
-    await bulkArchive(ctx, [archive('account', e, 987_654_322, removeRoute)]);
+    await bulkArchive(ctx, [archiveAction('account', e, 987_654_322, removeRoute)]);
     expect(rec.calls).toEqual(['accounts.bulkRemove', 'accounts.list', 'accounts.archive']);
     expect(outcomes()).toEqual([`skipped:${e}`]);
     expect(await store.getOffer('account', e)).toBeUndefined();
   });
 
   it('an account PATCH answered 405 is the route refused even if the offer is gone: learnt, blocked', async () => {
-    const d = account(ext('a'), { price: 2468 });
+    const d = desiredAccount(ext('a'), { price: 2468 });
     useClient(
       overrideMethod(raw, 'accounts', 'update', async () => {
         throw new MethodNotAllowedError({ method: 'PATCH', path: '/api/v1/accounts/987654323', status: 405 });
       }),
     );
     const route = { via: 'patch', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(d, 987_654_323, route), route);
+    await runUpdate(ctx, updateAction(d, 987_654_323, route), route);
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
     expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
     expect(await store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({ usable: false });
   });
 
   it('a re-create whose archive is lost stays in the journal as a recreate of that account', async () => {
-    const d = account(ext('a'), { price: 1470 });
+    const d = desiredAccount(ext('a'), { price: 1470 });
     const live = await raw.accounts.create(accountBody(d.externalId));
     useClient(overrideMethod(raw, 'accounts', 'archive', lost('PATCH')), 1);
     const route = { via: 'recreate', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(d, live.id, route), route);
+    await runUpdate(ctx, updateAction(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.archive']);
     expect(await store.journalUnfinished()).toEqual([
       expect.objectContaining({ op: 'recreate', kind: 'account', keys: [d.externalId], state: 'sent' }),
@@ -886,11 +834,11 @@ describe('route edges the mutants found untested', () => {
   });
 
   it('a re-create whose create is lost stays in the journal as a create of that account, to be looked up', async () => {
-    const d = account(ext('a'), { price: 1471 });
+    const d = desiredAccount(ext('a'), { price: 1471 });
     const live = await raw.accounts.create(accountBody(d.externalId));
     useClient(overrideMethod(raw, 'accounts', 'create', lost('POST')), 1);
     const route = { via: 'recreate', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(d, live.id, route), route);
+    await runUpdate(ctx, updateAction(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.archive', 'accounts.create']);
     expect(await store.journalUnfinished()).toEqual([
       expect.objectContaining({ op: 'create', kind: 'account', keys: [d.externalId], state: 'sent' }),

@@ -1,29 +1,23 @@
 // Each executor route on its own, against the sandbox through a recording client: which requests it sends,
 // what it records in the state db and what it reports. The end-to-end runs are in reconcile.test.ts.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredAccount, DesiredItem, DesiredTopUp } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
-import type { ArchiveAction, CreateAction, UpdateAction, UploadAction } from '../../src/sync/plan.ts';
+import type { ArchiveAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
 import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
 import { runCreate } from '../../src/sync/route-create.ts';
 import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
 import { uploadImages } from '../../src/sync/upload-images.ts';
-import {
-  accountBody,
-  ext,
-  itemBody,
-  PNG,
-  type Sandbox,
-  sandboxAndClient,
-  topUpBody,
-} from '../marketplace/support/contract.ts';
+import { ext, PNG, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import { desiredAccount, desiredItem, desiredTopUp } from '../support/offers.ts';
+import { createAction, updateAction } from '../support/plan-actions.ts';
 
 let sandbox: Sandbox;
 let raw: MarketplaceClient;
@@ -47,60 +41,12 @@ afterEach(() => {
   store.close();
 });
 
-const source = { file: 'x.json' };
-function item(externalId: string, fields: Partial<DesiredItem['fields']> = {}): DesiredItem {
-  const f = itemBody(externalId);
-  const base = { title: f.title as string, price: f.price as number, type: 'skin', stock: 5, status: 'listed' };
-  return { kind: 'item', externalId, hash: 'h', source, fields: { ...base, ...fields } };
-}
-function account(externalId: string, fields: Partial<DesiredAccount['fields']> = {}): DesiredAccount {
-  const base = { title: `Account ${externalId}`, price: 1999, game: 'lol', status: 'listed', level: 30 };
-  return { kind: 'account', externalId, hash: 'h', source, fields: { ...base, ...fields }, images: [] };
-}
-function topUp(externalId: string, fields: Partial<DesiredTopUp['fields']> = {}): DesiredTopUp {
-  const f = topUpBody(externalId);
-  return { kind: 'topup', externalId, hash: 'h', source, fields: { ...(f as DesiredTopUp['fields']), ...fields } };
-}
-function create(d: DesiredItem | DesiredAccount, over: Partial<CreateAction> = {}): CreateAction {
-  return {
-    type: 'create',
-    kind: d.kind,
-    externalId: d.externalId,
-    desired: d,
-    fields: d.fields,
-    imagesPending: false,
-    verifyFirst: false,
-    alignRoute: { via: 'patch', ifRefused: 'fail' },
-    reason: 'new in the catalogue',
-    ...over,
-  };
-}
-function update(
-  d: DesiredItem | DesiredAccount | DesiredTopUp,
-  remoteId: number,
-  route: UpdateAction['route'],
-): UpdateAction {
-  return {
-    type: 'update',
-    kind: d.kind,
-    externalId: d.externalId,
-    remoteId,
-    desired: d,
-    changes: [{ field: 'price', from: 1, to: d.fields.price ?? 0, why: 'changed' }],
-    fields: d.fields,
-    imagesPending: false,
-    sendCredentials: false,
-    sendImages: false,
-    route,
-    reason: 'changed',
-  };
-}
 const outcomes = () => ctx.outcomes.map((o) => `${o.outcome}:${o.externalId}`);
 
 describe('create route', () => {
   it('sends one create, maps the offer and settles its journal entry', async () => {
-    const d = item(ext('i'));
-    await runCreate(ctx, create(d));
+    const d = desiredItem(ext('i'));
+    await runCreate(ctx, createAction(d));
     expect(rec.calls).toEqual(['items.create']);
     expect(outcomes()).toEqual([`created:${d.externalId}`]);
     expect((await store.getOffer('item', d.externalId))?.remoteId).toEqual(expect.any(Number));
@@ -108,18 +54,18 @@ describe('create route', () => {
   });
 
   it('looks up first when told to, and adopts and aligns an offer already listed instead of creating it', async () => {
-    const d = item(ext('i'), { price: 777 });
+    const d = desiredItem(ext('i'), { price: 777 });
     const existing = await raw.items.create(itemBody(d.externalId, { price: 100 }));
-    await runCreate(ctx, create(d, { verifyFirst: true }));
+    await runCreate(ctx, createAction(d, { verifyFirst: true }));
     expect(rec.calls).toEqual(['items.findByExternalId', 'items.update']);
     expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
     expect((await raw.items.get({ id: existing.id })).fields.price).toBe(777);
   });
 
   it('after a 409 looks the offer up before anything else, and adopts it', async () => {
-    const d = item(ext('i'));
+    const d = desiredItem(ext('i'));
     await raw.items.create(itemBody(d.externalId));
-    await runCreate(ctx, create(d));
+    await runCreate(ctx, createAction(d));
     expect(rec.calls.slice(0, 2)).toEqual(['items.create', 'items.findByExternalId']);
     expect(rec.calls.filter((c) => c === 'items.create')).toHaveLength(1);
     expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
@@ -129,8 +75,8 @@ describe('create route', () => {
     const stop = new AbortController();
     stop.abort(new Error('stopped by SIGTERM'));
     const stopped = new RunContext({ ...deps(), signal: stop.signal });
-    const d = item(ext('i'));
-    await runCreate(stopped, create(d));
+    const d = desiredItem(ext('i'));
+    await runCreate(stopped, createAction(d));
     expect(rec.calls).toEqual([]);
     expect(stopped.outcomes).toEqual([
       expect.objectContaining({
@@ -144,9 +90,12 @@ describe('create route', () => {
 
 describe('update routes', () => {
   it('patch: one PATCH with the changed fields only', async () => {
-    const d = item(ext('i'), { price: 901 });
+    const d = desiredItem(ext('i'), { price: 901 });
     const live = await raw.items.create(itemBody(d.externalId));
-    await runUpdate(ctx, update(d, live.id, { via: 'patch', ifRefused: 'fail' }), { via: 'patch', ifRefused: 'fail' });
+    await runUpdate(ctx, updateAction(d, live.id, { via: 'patch', ifRefused: 'fail' }), {
+      via: 'patch',
+      ifRefused: 'fail',
+    });
     expect(rec.calls).toEqual(['items.update']);
     expect(outcomes()).toEqual([`updated:${d.externalId}`]);
     expect((await store.getOffer('item', d.externalId))?.lastApplied).toMatchObject({ price: 901 });
@@ -154,40 +103,40 @@ describe('update routes', () => {
 
   it('account patch refused, fallback report: the probe learns it once, the next update sends nothing', async () => {
     sandbox.setFaults({ disabled: ['accounts.update'] });
-    const [a, b] = [account(ext('a'), { price: 2222 }), account(ext('a'), { price: 3333 })];
+    const [a, b] = [desiredAccount(ext('a'), { price: 2222 }), desiredAccount(ext('a'), { price: 3333 })];
     const [la, lb] = [
       await raw.accounts.create(accountBody(a.externalId)),
       await raw.accounts.create(accountBody(b.externalId)),
     ];
     const route = { via: 'patch', ifRefused: 'report' } as const;
-    await runUpdate(ctx, update(a, la.id, route), route);
+    await runUpdate(ctx, updateAction(a, la.id, route), route);
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get']);
     expect((await store.getCapability(CAPABILITIES.accountUpdate))?.usable).toBe(false);
-    await runUpdate(ctx, update(b, lb.id, route), route);
+    await runUpdate(ctx, updateAction(b, lb.id, route), route);
     expect(rec.calls).toHaveLength(2);
     expect(outcomes()).toEqual([`blocked:${a.externalId}`, `blocked:${b.externalId}`]);
   });
 
   it('account patch refused, fallback recreate: archive then create; a refused create stops the others', async () => {
     sandbox.setFaults({ disabled: ['accounts.update'] });
-    const [a, b] = [account(ext('a'), { price: 2222 }), account(ext('a'), { price: 3333 })];
+    const [a, b] = [desiredAccount(ext('a'), { price: 2222 }), desiredAccount(ext('a'), { price: 3333 })];
     const [la, lb] = [
       await raw.accounts.create(accountBody(a.externalId)),
       await raw.accounts.create(accountBody(b.externalId)),
     ];
     const route = { via: 'patch', ifRefused: 'recreate' } as const;
-    await runUpdate(ctx, update(a, la.id, route), route);
+    await runUpdate(ctx, updateAction(a, la.id, route), route);
     // The sandbox keeps archived external_ids: the create is refused, and so is every recreate after it.
     expect(rec.calls).toEqual(['accounts.update', 'accounts.get', 'accounts.archive', 'accounts.create']);
     expect((await store.getCapability(CAPABILITIES.accountRecreate))?.usable).toBe(false);
-    await runUpdate(ctx, update(b, lb.id, route), route);
+    await runUpdate(ctx, updateAction(b, lb.id, route), route);
     expect(rec.calls).toHaveLength(4);
     expect(outcomes()).toEqual([`failed:${a.externalId}`, `blocked:${b.externalId}`]);
     expect(ctx.outcomes[0]?.message).toMatch(/keeps archived external_ids/);
   });
 
   it('recreate stopped after the archive went out: skipped, saying it is archived until the next run', async () => {
-    const d = account(ext('a'), { price: 4444 });
+    const d = desiredAccount(ext('a'), { price: 4444 });
     const live = await raw.accounts.create(accountBody(d.externalId));
     // The run stops (SIGTERM) while the archive is on the wire: the create after it is never begun.
     const stop = new AbortController();
@@ -203,7 +152,7 @@ describe('update routes', () => {
     });
     const stopped = new RunContext({ ...deps(), client: { ...rec.client, accounts }, signal: stop.signal });
     const route = { via: 'recreate', ifRefused: 'report' } as const;
-    await runUpdate(stopped, update(d, live.id, route), route);
+    await runUpdate(stopped, updateAction(d, live.id, route), route);
     expect(rec.calls).toEqual(['accounts.archive']);
     expect(stopped.outcomes).toEqual([
       expect.objectContaining({
@@ -219,7 +168,7 @@ describe('update routes', () => {
   });
 
   it('bulk-update: one call for a batch of top-ups; each is recorded as applied', async () => {
-    const ts = [topUp(ext('t'), { price: 401 }), topUp(ext('t'), { price: 402 })];
+    const ts = [desiredTopUp(ext('t'), { price: 401 }), desiredTopUp(ext('t'), { price: 402 })];
     const lives = [
       await raw.topUps.create(topUpBody(ts[0]!.externalId)),
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
@@ -227,7 +176,7 @@ describe('update routes', () => {
     const route = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
     await bulkUpdate(
       ctx,
-      ts.map((t, i) => update(t, lives[i]!.id, route)),
+      ts.map((t, i) => updateAction(t, lives[i]!.id, route)),
     );
     expect(rec.calls).toEqual(['topUps.bulk']);
     expect(outcomes().sort()).toEqual(ts.map((t) => `updated:${t.externalId}`).sort());
@@ -236,7 +185,7 @@ describe('update routes', () => {
 
   it('bulk-update refused: the route is marked unusable and each top-up goes by its own PATCH', async () => {
     sandbox.setFaults({ disabled: ['topUps.bulkUpdate'] });
-    const ts = [topUp(ext('t'), { price: 501 }), topUp(ext('t'), { price: 502 })];
+    const ts = [desiredTopUp(ext('t'), { price: 501 }), desiredTopUp(ext('t'), { price: 502 })];
     const lives = [
       await raw.topUps.create(topUpBody(ts[0]!.externalId)),
       await raw.topUps.create(topUpBody(ts[1]!.externalId)),
@@ -244,7 +193,7 @@ describe('update routes', () => {
     const route = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
     await bulkUpdate(
       ctx,
-      ts.map((t, i) => update(t, lives[i]!.id, route)),
+      ts.map((t, i) => updateAction(t, lives[i]!.id, route)),
     );
     expect(rec.calls).toEqual(['topUps.bulk', 'topUps.update', 'topUps.update']);
     expect((await store.getCapability(CAPABILITIES.topUpBulkUpdate))?.usable).toBe(false);

@@ -5,7 +5,8 @@ import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { settleJournal } from '../../src/sync/settle-journal.ts';
-import { ext, itemBody, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { ext, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { itemBody } from '../support/offers.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 
 let sandbox: Sandbox;

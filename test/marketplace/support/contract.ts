@@ -65,50 +65,6 @@ export function ext(prefix: string): string {
   return `${prefix}-${process.pid}-${++seq}`;
 }
 
-export function accountBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    external_id: externalId,
-    title: `Account ${externalId}`,
-    price: 1999,
-    game: 'lol',
-    status: 'listed',
-    level: 30,
-    ...extra,
-  };
-}
-
-export function itemBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    external_id: externalId,
-    title: `Item ${externalId}`,
-    price: 250,
-    type: 'skin',
-    game: 'lol',
-    server: 'euw',
-    stock: 5,
-    status: 'listed',
-    ...extra,
-  };
-}
-
-export function topUpBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    external_id: externalId,
-    game: 'lol',
-    game_name: 'League of Legends',
-    offer_title: `RP ${externalId}`,
-    offer_amount: 1380,
-    offer_unit: 'RP',
-    region: 'euw',
-    price: 999,
-    currency: 'EUR',
-    stock: 10,
-    status: 'listed',
-    active: true,
-    ...extra,
-  };
-}
-
 /** Every page of a list, flattened. */
 export async function collect<T>(pages: AsyncIterable<{ readonly items: readonly T[] }>): Promise<T[]> {
   const out: T[] = [];
