@@ -1,83 +1,15 @@
 // The planner as tables: an input picture (catalogue, state, remote, options) and the actions it must plan.
 import { describe, expect, it } from 'vitest';
-import type {
-  DesiredAccount,
-  DesiredItem,
-  DesiredOffer,
-  DesiredTopUp,
-  OfferKind,
-} from '../../src/catalogue/desired-offer.ts';
+import type { DesiredOffer, OfferKind } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
-import type { OfferRecord } from '../../src/state/records.ts';
 import type { Plan, PlanAction } from '../../src/sync/plan.ts';
 import { plan, type PlannerInput, type PlannerOptions } from '../../src/sync/planner.ts';
 import { emptyKindSnapshot, type KindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
 import { PLANNER_OPTIONS } from '../support/planner-options.ts';
+import { desiredAccount, desiredItem, desiredTopUp, recordOf, remoteOf } from '../support/offers.ts';
 
 const options: PlannerOptions = PLANNER_OPTIONS;
 
-function account(
-  externalId: string,
-  fields: Partial<DesiredAccount['fields']> = {},
-  extra: Partial<DesiredAccount> = {},
-): DesiredAccount {
-  return {
-    kind: 'account',
-    externalId,
-    hash: `h-${externalId}`,
-    source: { file: 'accounts/a.json' },
-    fields: { title: `Account ${externalId}`, price: 1000, ...fields },
-    images: [],
-    ...extra,
-  };
-}
-function item(externalId: string, fields: Partial<DesiredItem['fields']> = {}): DesiredItem {
-  return {
-    kind: 'item',
-    externalId,
-    hash: 'h',
-    source: { file: 'items/i.yaml' },
-    fields: { title: `Item ${externalId}`, price: 500, ...fields },
-  };
-}
-function topup(externalId: string, fields: Partial<DesiredTopUp['fields']> = {}): DesiredTopUp {
-  return {
-    kind: 'topup',
-    externalId,
-    hash: 'h',
-    source: { file: 'top-ups/t.ndjson' },
-    fields: { offer_title: `TU ${externalId}`, price: 300, ...fields },
-  };
-}
-function remoteOf(
-  d: DesiredOffer,
-  id: number,
-  over: Partial<RemoteOffer> = {},
-  fieldsOver: Record<string, unknown> = {},
-): RemoteOffer {
-  const { status, image_ids: _ids, parameters: _p, description: _d, ...echo } = d.fields as Record<string, unknown>;
-  const fields: Record<string, unknown> = { ...echo, ...fieldsOver };
-  return { id, externalId: d.externalId, status: (status as string | undefined) ?? 'listed', fields, ...over };
-}
-function recordOf(d: DesiredOffer, id: number, over: Partial<OfferRecord> = {}): OfferRecord {
-  const lastApplied = { ...d.fields, status: (d.fields as { status?: string }).status ?? 'listed' };
-  return {
-    kind: d.kind,
-    externalId: d.externalId,
-    remoteId: id,
-    lastApplied,
-    credentialsHmac: d.kind === 'account' ? (d.credentialsHmac ?? null) : null,
-    imageHashes: [],
-    contentHash: d.hash,
-    remoteStatus: 'listed',
-    remoteUpdatedAt: 0,
-    managed: true,
-    sourceFile: d.source.file,
-    lossyFields: [],
-    updatedAt: 0,
-    ...over,
-  };
-}
 function snapshot(
   remote: RemoteOffer[] = [],
   kinds: Partial<Record<OfferKind, Partial<KindSnapshot>>> = {},
@@ -128,9 +60,9 @@ const routes = (p: Plan) =>
   });
 
 const img = { path: 'images/a.png', absPath: '/c/images/a.png', sha256: 'abc', sizeBytes: 10, mimeType: 'image/png' };
-const a1 = account('a1');
-const old = account('a1', { price: 1000 });
-const thirty = Array.from({ length: 30 }, (_, i) => account(`a${String(i).padStart(2, '0')}`));
+const a1 = desiredAccount('a1');
+const old = desiredAccount('a1', { price: 1000 });
+const thirty = Array.from({ length: 30 }, (_, i) => desiredAccount(`a${String(i).padStart(2, '0')}`));
 const massBase = {
   desired: [],
   state: thirty.map((d, i) => recordOf(d, i + 1)),
@@ -159,7 +91,7 @@ const decisions: readonly Case[] = [
   {
     name: 'plans nothing when desired, state and remote agree (file formatting does not matter)',
     input: (() => {
-      const d = account('a1', { champions: ['Ahri', 'Lux'] });
+      const d = desiredAccount('a1', { champions: ['Ahri', 'Lux'] });
       return input({ desired: [d], state: [recordOf(d, 1)], remote: snapshot([remoteOf(d, 1)]) });
     })(),
     actions: ['noop:unchanged:a1'],
@@ -167,7 +99,7 @@ const decisions: readonly Case[] = [
   {
     name: 'patches only the changed echoed field',
     input: input({
-      desired: [account('a1', { price: 1200 })],
+      desired: [desiredAccount('a1', { price: 1200 })],
       state: [recordOf(old, 1)],
       remote: snapshot([remoteOf(old, 1)]),
     }),
@@ -181,9 +113,9 @@ const decisions: readonly Case[] = [
   {
     name: 'patches a changed non-echoed field by comparing with last applied (item description)',
     input: (() => {
-      const o = item('i1', { description: 'old words' });
+      const o = desiredItem('i1', { description: 'old words' });
       const remote = snapshot([], {}, {}, { item: [remoteOf(o, 7)] });
-      return input({ desired: [item('i1', { description: 'new words' })], state: [recordOf(o, 7)], remote });
+      return input({ desired: [desiredItem('i1', { description: 'new words' })], state: [recordOf(o, 7)], remote });
     })(),
     actions: ['update:i1'],
     check: (p) =>
@@ -194,7 +126,7 @@ const decisions: readonly Case[] = [
   {
     name: 'sends credentials when their HMAC changed',
     input: (() => {
-      const d = account('a1', {}, { credentialsHmac: 'new', credentials: { login: 'l', password: 'p' } });
+      const d = desiredAccount('a1', {}, { credentialsHmac: 'new', credentials: { login: 'l', password: 'p' } });
       return input({
         desired: [d],
         state: [recordOf(d, 1, { credentialsHmac: 'old' })],
@@ -207,31 +139,37 @@ const decisions: readonly Case[] = [
   {
     name: 'does not send credentials whose HMAC is unchanged',
     input: (() => {
-      const d = account('a1', {}, { credentialsHmac: 'new', credentials: { login: 'l', password: 'p' } });
+      const d = desiredAccount('a1', {}, { credentialsHmac: 'new', credentials: { login: 'l', password: 'p' } });
       return input({ desired: [d], state: [recordOf(d, 1)], remote: snapshot([remoteOf(d, 1)]) });
     })(),
     actions: ['noop:unchanged:a1'],
   },
   {
     name: 'archives a managed offer removed from the catalogue, leaves an unmanaged one',
-    input: input({ state: [recordOf(a1, 1)], remote: snapshot([remoteOf(a1, 1), remoteOf(account('web-1'), 2)]) }),
+    input: input({
+      state: [recordOf(a1, 1)],
+      remote: snapshot([remoteOf(a1, 1), remoteOf(desiredAccount('web-1'), 2)]),
+    }),
     actions: ['noop:unmanaged:web-1', 'archive:a1'],
   },
   {
     name: 'archives an unmanaged offer with prune: all',
-    input: input({ remote: snapshot([remoteOf(account('inv-9'), 2)]), options: { ...options, prune: 'all' } }),
+    input: input({ remote: snapshot([remoteOf(desiredAccount('inv-9'), 2)]), options: { ...options, prune: 'all' } }),
     actions: ['archive:inv-9'],
   },
   {
     name: 'archives an unmanaged offer that matches the ownership pattern',
-    input: input({ remote: snapshot([remoteOf(account('inv-9'), 2)]), options: { ...options, ownedPattern: /^inv-/ } }),
+    input: input({
+      remote: snapshot([remoteOf(desiredAccount('inv-9'), 2)]),
+      options: { ...options, ownedPattern: /^inv-/ },
+    }),
     actions: ['archive:inv-9'],
   },
   {
     name: 'archives nothing with prune: none, managed or not',
     input: input({
       state: [recordOf(a1, 1)],
-      remote: snapshot([remoteOf(a1, 1), remoteOf(account('inv-9'), 2)]),
+      remote: snapshot([remoteOf(a1, 1), remoteOf(desiredAccount('inv-9'), 2)]),
       options: { ...options, prune: 'none', ownedPattern: /^inv-/ },
     }),
     actions: ['noop:unmanaged:a1', 'noop:unmanaged:inv-9'],
@@ -240,7 +178,7 @@ const decisions: readonly Case[] = [
     {
       name: `never touches a ${status} offer in the catalogue`,
       input: input({
-        desired: [account('a1', { price: 9999 })],
+        desired: [desiredAccount('a1', { price: 9999 })],
         state: [recordOf(old, 1)],
         remote: snapshot([remoteOf(old, 1, { status })]),
       }),
@@ -292,7 +230,10 @@ const decisions: readonly Case[] = [
   },
   {
     name: 'adopts everything and creates nothing when the state db is lost',
-    input: input({ desired: [a1, account('a2')], remote: snapshot([remoteOf(a1, 1), remoteOf(account('a2'), 2)]) }),
+    input: input({
+      desired: [a1, desiredAccount('a2')],
+      remote: snapshot([remoteOf(a1, 1), remoteOf(desiredAccount('a2'), 2)]),
+    }),
     actions: ['adopt:a1', 'adopt:a2'],
   },
   {
@@ -321,7 +262,7 @@ const decisions: readonly Case[] = [
   {
     name: 'does not plan an update again for a field recorded as lossy',
     input: (() => {
-      const d = account('a1', { current_rank: 4 });
+      const d = desiredAccount('a1', { current_rank: 4 });
       return input({
         desired: [d],
         state: [recordOf(d, 1, { lossyFields: ['current_rank'] })],
@@ -408,7 +349,7 @@ const decisions: readonly Case[] = [
     name: 'an incremental snapshot trusts the state for offers it did not return',
     input: input({
       desired: [a1],
-      state: [recordOf(a1, 1), recordOf(account('a2'), 2)],
+      state: [recordOf(a1, 1), recordOf(desiredAccount('a2'), 2)],
       remote: snapshot([], { account: { full: false } }),
     }),
     actions: ['noop:unchanged:a1', 'archive:a2'],
@@ -416,9 +357,9 @@ const decisions: readonly Case[] = [
   {
     name: 'item updates carry only the five allowed fields; others are reported blocked',
     input: (() => {
-      const o = item('i1', { price: 500, type: 'gold' });
+      const o = desiredItem('i1', { price: 500, type: 'gold' });
       return input({
-        desired: [item('i1', { price: 700, type: 'skin' })],
+        desired: [desiredItem('i1', { price: 700, type: 'skin' })],
         state: [recordOf(o, 3)],
         remote: snapshot([], {}, {}, { item: [remoteOf(o, 3)] }),
       });
@@ -428,7 +369,9 @@ const decisions: readonly Case[] = [
   },
   {
     name: 'uploads a new gallery image once, before the creates that need it',
-    input: input({ desired: [account('a1', {}, { images: [img] }), account('a2', {}, { images: [img] })] }),
+    input: input({
+      desired: [desiredAccount('a1', {}, { images: [img] }), desiredAccount('a2', {}, { images: [img] })],
+    }),
     actions: ['upload:images/a.png', 'create:a1', 'create:a2'],
     check: (p) => {
       expect(only(p, 'upload')[0]!.neededBy).toEqual(['a1', 'a2']);
@@ -439,7 +382,7 @@ const decisions: readonly Case[] = [
   {
     name: 'resolves image_ids of already uploaded images and sees no change when they match',
     input: (() => {
-      const d = account('a1', {}, { images: [img] });
+      const d = desiredAccount('a1', {}, { images: [img] });
       return input({
         desired: [d],
         state: [recordOf(d, 1, { lastApplied: { ...d.fields, status: 'listed', image_ids: [42] } })],
@@ -462,9 +405,9 @@ const decisions: readonly Case[] = [
   {
     name: 'sends an item stock and status change (PATCH /items allows them)',
     input: (() => {
-      const o = item('i1', { stock: 1, status: 'listed' });
+      const o = desiredItem('i1', { stock: 1, status: 'listed' });
       return input({
-        desired: [item('i1', { stock: 9, status: 'paused' })],
+        desired: [desiredItem('i1', { stock: 9, status: 'paused' })],
         state: [recordOf(o, 3)],
         remote: snapshot([], {}, {}, { item: [remoteOf(o, 3)] }),
       });
@@ -475,8 +418,8 @@ const decisions: readonly Case[] = [
   {
     name: 'top-ups archive like the others',
     input: input({
-      state: [recordOf(topup('t1'), 5)],
-      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5)] }),
+      state: [recordOf(desiredTopUp('t1'), 5)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(desiredTopUp('t1'), 5)] }),
     }),
     actions: ['archive:t1'],
   },
@@ -487,7 +430,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'an account update is a PATCH that falls back as configured (report)',
     input: input({
-      desired: [account('a1', { price: 1200 })],
+      desired: [desiredAccount('a1', { price: 1200 })],
       state: [recordOf(old, 1)],
       remote: snapshot([remoteOf(old, 1)]),
     }),
@@ -496,7 +439,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'an account update while PATCH is unknown falls back to recreate when configured',
     input: input({
-      desired: [account('a1', { price: 1200 })],
+      desired: [desiredAccount('a1', { price: 1200 })],
       state: [recordOf(old, 1)],
       remote: snapshot([remoteOf(old, 1)]),
       options: { ...caps({ accountUpdate: 'unknown' }), updateFallback: 'recreate' },
@@ -506,7 +449,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'an account update is blocked when PATCH is not served and the fallback is report',
     input: input({
-      desired: [account('a1', { price: 1200 })],
+      desired: [desiredAccount('a1', { price: 1200 })],
       state: [recordOf(old, 1)],
       remote: snapshot([remoteOf(old, 1)]),
       options: caps({ accountUpdate: 'unusable' }),
@@ -518,7 +461,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'an account update is a recreate when PATCH is not served and the fallback is recreate',
     input: input({
-      desired: [account('a1', { price: 1200 })],
+      desired: [desiredAccount('a1', { price: 1200 })],
       state: [recordOf(old, 1)],
       remote: snapshot([remoteOf(old, 1)]),
       options: { ...caps({ accountUpdate: 'unusable' }), updateFallback: 'recreate' },
@@ -528,7 +471,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'an account update is blocked when neither PATCH nor a recreate is served',
     input: input({
-      desired: [account('a1', { price: 1200 })],
+      desired: [desiredAccount('a1', { price: 1200 })],
       state: [recordOf(old, 1)],
       remote: snapshot([remoteOf(old, 1)]),
       options: { ...caps({ accountUpdate: 'unusable', accountRecreate: 'unusable' }), updateFallback: 'recreate' },
@@ -540,9 +483,9 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'an item update is a PATCH whose refusal is a failure',
     input: (() => {
-      const o = item('i1');
+      const o = desiredItem('i1');
       return input({
-        desired: [item('i1', { price: 900 })],
+        desired: [desiredItem('i1', { price: 900 })],
         state: [recordOf(o, 3)],
         remote: snapshot([], {}, {}, { item: [remoteOf(o, 3)] }),
       });
@@ -552,18 +495,18 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'a single top-up update goes by PATCH, not in bulk',
     input: input({
-      desired: [topup('t1', { price: 301 })],
-      state: [recordOf(topup('t1'), 5)],
-      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5)] }),
+      desired: [desiredTopUp('t1', { price: 301 })],
+      state: [recordOf(desiredTopUp('t1'), 5)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(desiredTopUp('t1'), 5)] }),
     }),
     routes: ['update:patch>fail:t1'],
   },
   {
     name: 'top-up updates travel in bulk-update batches of the configured size',
     input: (() => {
-      const ts = ['t1', 't2', 't3'].map((t) => topup(t));
+      const ts = ['t1', 't2', 't3'].map((t) => desiredTopUp(t, { price: 300 }));
       return input({
-        desired: ts.map((t) => topup(t.externalId, { price: 999 })),
+        desired: ts.map((t) => desiredTopUp(t.externalId, { price: 999 })),
         state: ts.map((t, i) => recordOf(t, i + 1)),
         remote: snapshot([], {}, {}, { topup: ts.map((t, i) => remoteOf(t, i + 1)) }),
         options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2, itemUpdateSize: 100 } },
@@ -574,9 +517,9 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'top-up updates go one by one once bulk-update is known refused',
     input: (() => {
-      const ts = ['t1', 't2'].map((t) => topup(t));
+      const ts = ['t1', 't2'].map((t) => desiredTopUp(t, { price: 300 }));
       return input({
-        desired: ts.map((t) => topup(t.externalId, { price: 999 })),
+        desired: ts.map((t) => desiredTopUp(t.externalId, { price: 999 })),
         state: ts.map((t, i) => recordOf(t, i + 1)),
         remote: snapshot([], {}, {}, { topup: ts.map((t, i) => remoteOf(t, i + 1)) }),
         options: caps({ topUpBulkUpdate: 'unusable' }),
@@ -587,7 +530,14 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'archives: accounts in bulk-remove batches, top-ups in bulk-update batches, items one by one',
     input: (() => {
-      const gone = [account('a1'), account('a2'), account('a3'), item('i1'), topup('t1'), topup('t2')];
+      const gone = [
+        desiredAccount('a1'),
+        desiredAccount('a2'),
+        desiredAccount('a3'),
+        desiredItem('i1'),
+        desiredTopUp('t1'),
+        desiredTopUp('t2'),
+      ];
       return input({
         state: gone.map((d, i) => recordOf(d, i + 1)),
         remote: snapshot(
@@ -615,8 +565,8 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'a single account archive, or any once bulk-remove is known refused, goes by DELETE',
     input: input({
-      state: [recordOf(a1, 1), recordOf(account('a2'), 2)],
-      remote: snapshot([remoteOf(a1, 1), remoteOf(account('a2'), 2)]),
+      state: [recordOf(a1, 1), recordOf(desiredAccount('a2'), 2)],
+      remote: snapshot([remoteOf(a1, 1), remoteOf(desiredAccount('a2'), 2)]),
       options: caps({ accountBulkRemove: 'unusable' }),
     }),
     routes: ['archive:single:a1', 'archive:single:a2'],
@@ -624,39 +574,51 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'one top-up update among other writes still goes by PATCH',
     input: input({
-      desired: [topup('t1', { price: 301 }), account('a9')],
-      state: [recordOf(topup('t1'), 5)],
-      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5)] }),
+      desired: [desiredTopUp('t1', { price: 301 }), desiredAccount('a9')],
+      state: [recordOf(desiredTopUp('t1'), 5)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(desiredTopUp('t1'), 5)] }),
     }),
     routes: ['update:patch>fail:t1'],
   },
   {
     name: 'one account archive beside an item archive still goes by DELETE',
     input: input({
-      state: [recordOf(a1, 1), recordOf(item('i1'), 2)],
-      remote: snapshot([remoteOf(a1, 1)], {}, {}, { item: [remoteOf(item('i1'), 2)] }),
+      state: [recordOf(a1, 1), recordOf(desiredItem('i1'), 2)],
+      remote: snapshot([remoteOf(a1, 1)], {}, {}, { item: [remoteOf(desiredItem('i1'), 2)] }),
     }),
     routes: ['archive:single:a1', 'archive:single:i1'],
   },
   {
     name: 'one top-up update beside an item update and a top-up create still goes by PATCH',
     input: input({
-      desired: [topup('t1', { price: 301 }), item('i1', { price: 302 }), topup('t9')],
-      state: [recordOf(topup('t1'), 5), recordOf(item('i1'), 6)],
-      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5)], item: [remoteOf(item('i1'), 6)] }),
+      desired: [desiredTopUp('t1', { price: 301 }), desiredItem('i1', { price: 302 }), desiredTopUp('t9')],
+      state: [recordOf(desiredTopUp('t1'), 5), recordOf(desiredItem('i1'), 6)],
+      remote: snapshot(
+        [],
+        {},
+        {},
+        { topup: [remoteOf(desiredTopUp('t1'), 5)], item: [remoteOf(desiredItem('i1'), 6)] },
+      ),
     }),
     routes: ['update:patch>fail:t1', 'update:patch>fail:i1'],
   },
   {
     name: 'top-up updates in bulk leave the item update beside them a PATCH',
     input: input({
-      desired: [topup('t1', { price: 301 }), topup('t2', { price: 303 }), item('i1', { price: 302 })],
-      state: [recordOf(topup('t1'), 5), recordOf(topup('t2'), 7), recordOf(item('i1'), 6)],
+      desired: [
+        desiredTopUp('t1', { price: 301 }),
+        desiredTopUp('t2', { price: 303 }),
+        desiredItem('i1', { price: 302 }),
+      ],
+      state: [recordOf(desiredTopUp('t1'), 5), recordOf(desiredTopUp('t2'), 7), recordOf(desiredItem('i1'), 6)],
       remote: snapshot(
         [],
         {},
         {},
-        { topup: [remoteOf(topup('t1'), 5), remoteOf(topup('t2'), 7)], item: [remoteOf(item('i1'), 6)] },
+        {
+          topup: [remoteOf(desiredTopUp('t1'), 5), remoteOf(desiredTopUp('t2'), 7)],
+          item: [remoteOf(desiredItem('i1'), 6)],
+        },
       ),
     }),
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:patch>fail:i1'],
@@ -664,9 +626,9 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'a top-up create before the top-up updates takes no place in their bulk batches',
     input: input({
-      desired: [topup('t9'), topup('t1', { price: 301 }), topup('t2', { price: 303 })],
-      state: [recordOf(topup('t1'), 5), recordOf(topup('t2'), 7)],
-      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 5), remoteOf(topup('t2'), 7)] }),
+      desired: [desiredTopUp('t9'), desiredTopUp('t1', { price: 301 }), desiredTopUp('t2', { price: 303 })],
+      state: [recordOf(desiredTopUp('t1'), 5), recordOf(desiredTopUp('t2'), 7)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(desiredTopUp('t1'), 5), remoteOf(desiredTopUp('t2'), 7)] }),
       options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 2, itemUpdateSize: 100 } },
     }),
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2'],
@@ -674,22 +636,32 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'one account archive beside two item archives still goes by DELETE; the items by their bulk-update',
     input: input({
-      state: [recordOf(a1, 1), recordOf(item('i1'), 2), recordOf(item('i2'), 3)],
-      remote: snapshot([remoteOf(a1, 1)], {}, {}, { item: [remoteOf(item('i1'), 2), remoteOf(item('i2'), 3)] }),
+      state: [recordOf(a1, 1), recordOf(desiredItem('i1'), 2), recordOf(desiredItem('i2'), 3)],
+      remote: snapshot(
+        [remoteOf(a1, 1)],
+        {},
+        {},
+        { item: [remoteOf(desiredItem('i1'), 2), remoteOf(desiredItem('i2'), 3)] },
+      ),
     }),
     routes: ['archive:single:a1', 'archive:bulk-update/0>single:i1', 'archive:bulk-update/0>single:i2'],
   },
   {
     name: 'item archives go by bulk-remove once item bulk-update is known refused, one by one once both are',
     input: input({
-      state: [recordOf(item('i1'), 2), recordOf(item('i2'), 3), recordOf(topup('t1'), 4), recordOf(topup('t2'), 5)],
+      state: [
+        recordOf(desiredItem('i1'), 2),
+        recordOf(desiredItem('i2'), 3),
+        recordOf(desiredTopUp('t1'), 4),
+        recordOf(desiredTopUp('t2'), 5),
+      ],
       remote: snapshot(
         [],
         {},
         {},
         {
-          item: [remoteOf(item('i1'), 2), remoteOf(item('i2'), 3)],
-          topup: [remoteOf(topup('t1'), 4), remoteOf(topup('t2'), 5)],
+          item: [remoteOf(desiredItem('i1'), 2), remoteOf(desiredItem('i2'), 3)],
+          topup: [remoteOf(desiredTopUp('t1'), 4), remoteOf(desiredTopUp('t2'), 5)],
         },
       ),
       options: caps({ itemBulkUpdate: 'unusable', topUpBulkUpdate: 'unusable', topUpBulkRemove: 'unusable' }),
@@ -709,8 +681,8 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
   {
     name: 'two top-up archives go in one bulk-update batch unless the route is known refused',
     input: input({
-      state: [recordOf(topup('t1'), 1), recordOf(topup('t2'), 2)],
-      remote: snapshot([], {}, {}, { topup: [remoteOf(topup('t1'), 1), remoteOf(topup('t2'), 2)] }),
+      state: [recordOf(desiredTopUp('t1'), 1), recordOf(desiredTopUp('t2'), 2)],
+      remote: snapshot([], {}, {}, { topup: [remoteOf(desiredTopUp('t1'), 1), remoteOf(desiredTopUp('t2'), 2)] }),
       options: caps({ topUpBulkUpdate: 'unusable', topUpBulkRemove: 'unusable' }),
     }),
     routes: ['archive:single:t1', 'archive:single:t2'],
@@ -761,7 +733,7 @@ const guard: readonly Case[] = [
     name: 'counts an update to status archived as an archive, and names it among those held',
     input: input({
       ...massBase,
-      desired: thirty.map((d) => account(d.externalId, { status: 'archived' }, { hash: 'archived' })),
+      desired: thirty.map((d) => desiredAccount(d.externalId, { status: 'archived' }, { hash: 'archived' })),
     }),
     check: (p) => {
       expect(only(p, 'update')).toHaveLength(30);
@@ -772,7 +744,10 @@ const guard: readonly Case[] = [
   },
   {
     name: 'does not count an update that leaves the status as it is',
-    input: input({ ...massBase, desired: thirty.map((d) => account(d.externalId, { price: 2000 }, { hash: 'p' })) }),
+    input: input({
+      ...massBase,
+      desired: thirty.map((d) => desiredAccount(d.externalId, { price: 2000 }, { hash: 'p' })),
+    }),
     check: (p) => {
       expect(only(p, 'update')).toHaveLength(30);
       expect(p.guard).toMatchObject({ tripped: false, archives: 0 });
