@@ -2,7 +2,7 @@
 // when an offer is adopted, which changes an update carries and why, what is held back or blocked, and with
 // which reason. planner.test.ts has the same decisions through the whole planner.
 import { describe, expect, it } from 'vitest';
-import type { DesiredAccount, DesiredItem, ImageRef } from '../../src/catalogue/desired-offer.ts';
+import type { DesiredAccount, DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import { UNKNOWN_CAPABILITIES } from '../../src/capabilities/verdicts.ts';
@@ -12,57 +12,19 @@ import type { CreateAction, NoopAction, PlanAction, UpdateAction } from '../../s
 import type { PlannerOptions } from '../../src/sync/planner-options.ts';
 import { emptyKindSnapshot } from '../../src/sync/remote-snapshot.ts';
 import { PLANNER_OPTIONS } from '../support/planner-options.ts';
+import { desiredAccount, desiredItem, imageRef, recordOf, remoteOffer } from '../support/offers.ts';
 
 const options: PlannerOptions = PLANNER_OPTIONS;
-const img: ImageRef = {
-  path: 'images/a.png',
-  absPath: '/c/images/a.png',
-  sha256: 'sha-a',
-  sizeBytes: 1,
-  mimeType: 'image/png',
-};
-const account = (
-  fields: Partial<DesiredAccount['fields']> = {},
-  extra: Partial<DesiredAccount> = {},
-): DesiredAccount => ({
-  kind: 'account',
-  externalId: 'a1',
-  hash: 'h1',
-  source: { file: 'accounts/a.json' },
-  fields: { title: 'A', price: 1000, ...fields },
-  images: [],
-  ...extra,
-});
-const item = (fields: Partial<DesiredItem['fields']> = {}): DesiredItem => ({
-  kind: 'item',
-  externalId: 'i1',
-  hash: 'h1',
-  source: { file: 'items/i.json' },
-  fields: { title: 'I', price: 500, ...fields },
-});
-const live = (fields: Record<string, unknown>, over: Partial<RemoteOffer> = {}): RemoteOffer => ({
-  id: 7,
-  externalId: 'x',
-  status: 'listed',
-  fields,
-  ...over,
-});
-const stateOf = (d: DesiredAccount | DesiredItem, over: Partial<OfferRecord> = {}): OfferRecord => ({
-  kind: d.kind,
-  externalId: d.externalId,
-  remoteId: 7,
-  lastApplied: { ...d.fields, status: 'listed' },
-  credentialsHmac: null,
-  imageHashes: [],
-  contentHash: d.hash,
-  remoteStatus: 'listed',
-  remoteUpdatedAt: 0,
-  managed: true,
-  sourceFile: d.source.file,
-  lossyFields: [],
-  updatedAt: 0,
-  ...over,
-});
+const img = imageRef('a');
+// The one account and item these cases decide on: only the fields the live offers below echo.
+const account = (fields: Partial<DesiredAccount['fields']> = {}, over: Partial<DesiredAccount> = {}): DesiredAccount =>
+  desiredAccount('a1', {}, { hash: 'h1', fields: { title: 'A', price: 1000, ...fields }, ...over });
+const item = (fields: Partial<DesiredItem['fields']> = {}): DesiredItem =>
+  desiredItem('i1', {}, { hash: 'h1', fields: { title: 'I', price: 500, ...fields } });
+const live = (fields: Record<string, unknown>, over: Partial<RemoteOffer> = {}): RemoteOffer =>
+  remoteOffer('x', 7, { fields, ...over });
+const stateOf = (d: DesiredAccount | DesiredItem, over: Partial<OfferRecord> = {}): OfferRecord =>
+  recordOf(d, 7, { lastApplied: { ...d.fields, status: 'listed' }, ...over });
 function decide(
   d: DesiredAccount | DesiredItem,
   m: { live?: RemoteOffer; state?: OfferRecord; presence?: Presence },

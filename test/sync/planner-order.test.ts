@@ -1,62 +1,20 @@
 // The planner's assembly around the per-offer decisions: uploads once per image in path order, archives and the
 // guard's held list in a stable order, the notices that say why nothing is archived, and a targeted plan.
 import { describe, expect, it } from 'vitest';
-import type { DesiredAccount, DesiredItem, ImageRef } from '../../src/catalogue/desired-offer.ts';
-import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import type { UploadAction } from '../../src/sync/plan.ts';
 import { type PlannerInput, type PlannerOptions, plan } from '../../src/sync/planner.ts';
 import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
 import { PLANNER_OPTIONS } from '../support/planner-options.ts';
+import { desiredAccount, desiredItem, imageRef, offerRecord, remoteOffer } from '../support/offers.ts';
 
 const options: PlannerOptions = PLANNER_OPTIONS;
-const image = (name: string): ImageRef => ({
-  path: `images/${name}.png`,
-  absPath: `/c/images/${name}.png`,
-  sha256: `sha-${name}`,
-  sizeBytes: 1,
-  mimeType: 'image/png',
-});
-const account = (externalId: string, images: ImageRef[] = []): DesiredAccount => ({
-  kind: 'account',
-  externalId,
-  hash: 'h',
-  source: { file: 'accounts/a.json' },
-  fields: { title: externalId, price: 1 },
-  images,
-});
-const item = (externalId: string, file = 'items/i.json'): DesiredItem => ({
-  kind: 'item',
-  externalId,
-  hash: 'h',
-  source: { file },
-  fields: { title: externalId, price: 1 },
-});
-const row = (kind: OfferRecord['kind'], externalId: string, remoteId: number): OfferRecord => ({
-  kind,
-  externalId,
-  remoteId,
-  lastApplied: {},
-  credentialsHmac: null,
-  imageHashes: [],
-  contentHash: null,
-  remoteStatus: 'listed',
-  remoteUpdatedAt: null,
-  managed: true,
-  sourceFile: kind === 'item' ? 'items/i.json' : 'accounts/a.json',
-  lossyFields: [],
-  updatedAt: 0,
-});
-const live = (r: OfferRecord): RemoteOffer => ({
-  id: r.remoteId ?? 0,
-  externalId: r.externalId,
-  status: 'listed',
-  fields: {},
-});
 function snapshot(state: OfferRecord[], over: Partial<RemoteSnapshot> = {}): RemoteSnapshot {
   const of = (kind: OfferRecord['kind']) => ({
     ...emptyKindSnapshot(),
-    offers: new Map(state.filter((r) => r.kind === kind).map((r) => [r.externalId, live(r)])),
+    offers: new Map(
+      state.filter((r) => r.kind === kind).map((r) => [r.externalId, remoteOffer(r.externalId, r.remoteId ?? 0)]),
+    ),
   });
   return {
     kinds: { account: of('account'), item: of('item'), topup: of('topup') },
@@ -76,11 +34,15 @@ const input = (over: Partial<PlannerInput>): PlannerInput => ({
 
 describe('planner: assembly', () => {
   it('uploads each image once, in path order, naming the accounts that need it; none for unconfirmed', async () => {
-    const [b, a, c] = [image('b'), image('a'), image('c')];
+    const [b, a, c] = [imageRef('b'), imageRef('a'), imageRef('c')];
     const p = await plan(
       input({
         catalogue: {
-          offers: [account('x', [b, a]), account('y', [b]), account('z', [c])],
+          offers: [
+            desiredAccount('x', {}, { images: [b, a] }),
+            desiredAccount('y', {}, { images: [b] }),
+            desiredAccount('z', {}, { images: [c] }),
+          ],
           complete: true,
           quarantinedFiles: [],
           invalidOffers: [],
@@ -98,7 +60,12 @@ describe('planner: assembly', () => {
   });
 
   it('archives in kind then external_id order, and a tripped guard holds them back in that order', async () => {
-    const state = [row('item', 'i-b', 1), row('item', 'i-a', 2), row('account', 'a-z', 3), row('account', 'a-y', 4)];
+    const state = [
+      offerRecord('item', 'i-b', { remoteId: 1, lastApplied: {} }),
+      offerRecord('item', 'i-a', { remoteId: 2, lastApplied: {} }),
+      offerRecord('account', 'a-z', { remoteId: 3, lastApplied: {} }),
+      offerRecord('account', 'a-y', { remoteId: 4, lastApplied: {} }),
+    ];
     const loose = {
       ...options,
       allowMassArchive: true,
@@ -153,17 +120,21 @@ describe('planner: assembly', () => {
   });
 
   it('a targeted plan acts on its offers only, and counts and describes what it left out', async () => {
-    const state = [row('item', 'gone-in-b', 9)];
+    const state = [offerRecord('item', 'gone-in-b', { remoteId: 9, lastApplied: {} })];
     const p = await plan(
       input({
         catalogue: {
-          offers: [item('in-a', 'items/a.json'), item('in-b', 'items/b.json'), item('in-b2', 'items/b.json')],
+          offers: [
+            desiredItem('in-a', {}, { source: { file: 'items/a.json' } }),
+            desiredItem('in-b', {}, { source: { file: 'items/b.json' } }),
+            desiredItem('in-b2', {}, { source: { file: 'items/b.json' } }),
+          ],
           complete: true,
           quarantinedFiles: [],
           invalidOffers: [],
         },
         state: [{ ...state[0]!, sourceFile: 'items/b.json' }],
-        remote: snapshot([...state, row('item', 'web-only', 10)]),
+        remote: snapshot([...state, offerRecord('item', 'web-only', { remoteId: 10, lastApplied: {} })]),
         target: { files: ['items/b.json'] },
       }),
     );
