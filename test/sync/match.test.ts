@@ -8,31 +8,11 @@ import { offerViewOf, VIEW_PAGE } from '../../src/state/offer-view.ts';
 import { type MatchedOffer, match as matchView } from '../../src/sync/match.ts';
 import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
 import { gather } from '../support/gather.ts';
+import { desiredItem, offerRecord, remoteOffer } from '../support/offers.ts';
 
-const desired = (externalId: string): DesiredItem => ({
-  kind: 'item',
-  externalId,
-  hash: 'h',
-  source: { file: 'items/i.json' },
-  fields: { title: externalId, price: 1 },
-});
-const remote = (externalId: string, id: number): RemoteOffer => ({ id, externalId, status: 'listed', fields: {} });
-const state = (externalId: string, over: Partial<OfferRecord> = {}): OfferRecord => ({
-  kind: 'item',
-  externalId,
-  remoteId: 40,
-  lastApplied: null,
-  credentialsHmac: null,
-  imageHashes: [],
-  contentHash: null,
-  remoteStatus: 'listed',
-  remoteUpdatedAt: null,
-  managed: true,
-  sourceFile: 'items/i.json',
-  lossyFields: [],
-  updatedAt: 0,
-  ...over,
-});
+/** A state row of an item, mapped to remote offer 40 unless told. */
+const state = (externalId: string, over: Partial<OfferRecord> = {}): OfferRecord =>
+  offerRecord('item', externalId, { remoteId: 40, ...over });
 function snapshot(
   listed: RemoteOffer[],
   full: boolean,
@@ -59,9 +39,9 @@ const brief = (m: MatchedOffer) => `${m.externalId}:${m.side}:${m.presence}`;
 describe('match', () => {
   it('full sweep: catalogue offers first in their order, then remote-only as listed, then state-only', async () => {
     const out = await match({
-      offers: [desired('c2'), desired('c1'), desired('both')],
+      offers: [desiredItem('c2'), desiredItem('c1'), desiredItem('both')],
       state: [state('kept-gone'), state('state-unconfirmed'), state('state-quiet')],
-      remote: snapshot([remote('both', 3), remote('remote-only', 4)], true, {
+      remote: snapshot([remoteOffer('both', 3), remoteOffer('remote-only', 4)], true, {
         gone: ['item:kept-gone'],
         unconfirmed: ['item:state-unconfirmed'],
       }),
@@ -80,7 +60,7 @@ describe('match', () => {
 
   it('a catalogue offer the list missed: gone or unconfirmed as the check by id said, with its state row', async () => {
     const out = await match({
-      offers: [desired('g'), desired('u')],
+      offers: [desiredItem('g'), desiredItem('u')],
       state: [state('g'), state('u', { remoteId: 41 })],
       remote: snapshot([], true, { gone: ['item:g'], unconfirmed: ['item:u'] }),
     });
@@ -90,16 +70,16 @@ describe('match', () => {
 
   it('unconfirmed wins over a listing (a crash left a write on it unsettled)', async () => {
     const out = await match({
-      offers: [desired('x')],
+      offers: [desiredItem('x')],
       state: [],
-      remote: snapshot([remote('x', 9)], true, { unconfirmed: ['item:x'] }),
+      remote: snapshot([remoteOffer('x', 9)], true, { unconfirmed: ['item:x'] }),
     });
     expect(out.map(brief)).toEqual(['x:catalogue:unconfirmed']);
   });
 
   it('incremental read: an offer not returned is remembered from the state, with its id and status', async () => {
     const out = await match({
-      offers: [desired('quiet'), desired('never-sent'), desired('sold-before')],
+      offers: [desiredItem('quiet'), desiredItem('never-sent'), desiredItem('sold-before')],
       state: [
         state('quiet', { remoteId: 50, remoteStatus: null }),
         state('never-sent', { remoteId: null }),
@@ -125,13 +105,13 @@ describe('match', () => {
   });
 
   it('each offer once, even when state and remote both know it', async () => {
-    const out = await match({ offers: [], state: [state('r')], remote: snapshot([remote('r', 40)], false) });
+    const out = await match({ offers: [], state: [state('r')], remote: snapshot([remoteOffer('r', 40)], false) });
     expect(out.map(brief)).toEqual(['r:remote:listed']);
     expect(out[0]?.state).toMatchObject({ remoteId: 40 });
   });
 
   it('reads the state of the catalogue offers in pages: an offer past the first page still gets its row', async () => {
-    const offers = Array.from({ length: 2 * VIEW_PAGE + 3 }, (_, i) => desired(`o-${i}`));
+    const offers = Array.from({ length: 2 * VIEW_PAGE + 3 }, (_, i) => desiredItem(`o-${i}`));
     const rows = offers.map((d, i) => state(d.externalId, { remoteId: 1000 + i }));
     const out = await match({ offers, state: rows, remote: snapshot([], false) });
     expect(out).toHaveLength(2 * VIEW_PAGE + 3);
