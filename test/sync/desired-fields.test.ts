@@ -3,35 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredAccount, DesiredItem, ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { effectiveFields, imageIdsOf } from '../../src/sync/desired-fields.ts';
+import { desiredAccount, desiredItem, imageRef } from '../support/offers.ts';
 
-const img = (sha256: string): ImageRef => ({
-  path: `${sha256}.png`,
-  absPath: '/x',
-  sha256,
-  sizeBytes: 1,
-  mimeType: 'image/png',
-});
+// The fields of these cases, nothing more: the outputs below list them all.
+const account = (fields: Partial<DesiredAccount['fields']>, images: ImageRef[] = []): DesiredAccount =>
+  desiredAccount('acc-1', {}, { fields: { title: 'T', price: 1, ...fields }, images });
+const item = desiredItem('it-1', {}, { fields: { title: 'T', price: 1 } });
 const uploaded = new Map([
   ['sha-a', 501],
   ['sha-b', 502],
 ]);
 const imageId = (sha: string) => uploaded.get(sha);
-const account = (fields: Partial<DesiredAccount['fields']>, images: ImageRef[] = []): DesiredAccount => ({
-  kind: 'account',
-  externalId: 'acc-1',
-  hash: 'h',
-  source: { file: 'a.json' },
-  fields: { title: 'T', price: 1, ...fields },
-  images,
-});
-const item: DesiredItem = {
-  kind: 'item',
-  externalId: 'it-1',
-  hash: 'h',
-  source: { file: 'i.json' },
-  fields: { title: 'T', price: 1 },
-};
-
 describe('effectiveFields', () => {
   it('states the default status when the catalogue gives none, and keeps the one it gives', () => {
     expect(effectiveFields(item, 'listed', imageId)).toEqual({
@@ -49,14 +31,14 @@ describe('effectiveFields', () => {
   });
 
   it('sends an account its explicit image_ids then its uploaded gallery', () => {
-    expect(effectiveFields(account({ image_ids: [7] }, [img('sha-a'), img('sha-b')]), 'listed', imageId)).toEqual({
+    expect(effectiveFields(account({ image_ids: [7] }, [imageRef('a'), imageRef('b')]), 'listed', imageId)).toEqual({
       fields: { title: 'T', price: 1, image_ids: [7, 501, 502], status: 'listed' },
       imagesResolved: true,
     });
   });
 
   it('leaves image_ids out while a gallery image is not uploaded', () => {
-    expect(effectiveFields(account({ image_ids: [7] }, [img('sha-a'), img('sha-new')]), 'listed', imageId)).toEqual({
+    expect(effectiveFields(account({ image_ids: [7] }, [imageRef('a'), imageRef('new')]), 'listed', imageId)).toEqual({
       fields: { title: 'T', price: 1, status: 'listed' },
       imagesResolved: false,
     });
@@ -80,11 +62,11 @@ describe('imageIdsOf', () => {
   it('is undefined when the account states no image, null while one is not uploaded', () => {
     expect(imageIdsOf(account({}), imageId)).toBeUndefined();
     expect(imageIdsOf(account({ image_ids: [] }), imageId)).toBeUndefined();
-    expect(imageIdsOf(account({}, [img('sha-a'), img('sha-x')]), imageId)).toBeNull();
+    expect(imageIdsOf(account({}, [imageRef('a'), imageRef('x')]), imageId)).toBeNull();
   });
 
   it('lists the explicit ids, then the gallery ids in order', () => {
     expect(imageIdsOf(account({ image_ids: [9, 8] }), imageId)).toEqual([9, 8]);
-    expect(imageIdsOf(account({}, [img('sha-b'), img('sha-a')]), imageId)).toEqual([502, 501]);
+    expect(imageIdsOf(account({}, [imageRef('b'), imageRef('a')]), imageId)).toEqual([502, 501]);
   });
 });

@@ -2,26 +2,17 @@
 // only in an account's body, and only when they are to be sent.
 import { describe, expect, it } from 'vitest';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import type { DesiredAccount, DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import { changesToBody, createBody, withCredentials } from '../../src/sync/request-body.ts';
 import { resourceOf } from '../../src/sync/resource-of.ts';
+import { desiredAccount, desiredItem } from '../support/offers.ts';
 
-const account: DesiredAccount = {
-  kind: 'account',
-  externalId: 'acc-1',
-  hash: 'h',
-  source: { file: 'a.json' },
-  fields: { title: 'T', price: 1 },
-  credentials: { login: 'me', password: 'pw' },
-  images: [],
-};
-const item: DesiredItem = {
-  kind: 'item',
-  externalId: 'it-1',
-  hash: 'h',
-  source: { file: 'i.json' },
-  fields: { title: 'T', price: 1 },
-};
+// The fields of these cases, nothing more: the bodies below list them all.
+const account = desiredAccount(
+  'acc-1',
+  {},
+  { fields: { title: 'T', price: 1 }, credentials: { login: 'me', password: 'pw' } },
+);
+const item = desiredItem('it-1', {}, { fields: { title: 'T', price: 1 } });
 
 describe('request bodies', () => {
   it('an update sends each change at its desired value', () => {
