@@ -5,38 +5,17 @@ import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import { soldCountNote } from '../../src/sync/sold-count.ts';
+import { desiredItem, recordOf, remoteOffer } from '../support/offers.ts';
 
-const desired = (stock: number): DesiredItem => ({
-  kind: 'item',
-  externalId: 'gold-1',
-  hash: 'h',
-  source: { file: 'items/stock.json' },
-  fields: { title: 'Gold 1000', price: 2499, stock },
-});
-const live = (stock: number, soldCount: number | undefined): RemoteOffer => ({
-  id: 7,
-  externalId: 'gold-1',
-  status: 'listed',
-  fields: { title: 'Gold 1000', price: 2499, stock },
-  ...(soldCount === undefined ? {} : { soldCount }),
-});
-const state = (sent: number, soldCount: number | null, soldCountAtSend: number | null): OfferRecord => ({
-  kind: 'item',
-  externalId: 'gold-1',
-  remoteId: 7,
-  lastApplied: { title: 'Gold 1000', price: 2499, stock: sent, status: 'listed' },
-  credentialsHmac: null,
-  imageHashes: [],
-  contentHash: 'h',
-  remoteStatus: 'listed',
-  remoteUpdatedAt: 0,
-  managed: true,
-  sourceFile: 'items/stock.json',
-  lossyFields: [],
-  soldCount,
-  soldCountAtSend,
-  updatedAt: 0,
-});
+// One item, gold-1 (remote 7), with only the fields these cases compare.
+const GOLD = { title: 'Gold 1000', price: 2499 };
+const desired = (stock: number): DesiredItem =>
+  desiredItem('gold-1', {}, { source: { file: 'items/stock.json' }, fields: { ...GOLD, stock } });
+const live = (stock: number, soldCount: number | undefined): RemoteOffer =>
+  remoteOffer('gold-1', 7, { fields: { ...GOLD, stock }, ...(soldCount === undefined ? {} : { soldCount }) });
+/** The row of gold-1 last sent with stock `sent`. */
+const state = (sent: number, soldCount: number | null, soldCountAtSend: number | null): OfferRecord =>
+  recordOf(desired(sent), 7, { soldCount, soldCountAtSend });
 const sale = (quantity: number, soldCount: number) => ({
   kind: 'item',
   externalId: 'gold-1',
