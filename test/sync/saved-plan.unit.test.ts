@@ -2,8 +2,7 @@
 // the file read back only when untouched, the differences a fresh plan shows, and the refusals that keep a plan
 // to one state db and one application.
 import { describe, expect, it } from 'vitest';
-import type { DesiredAccount, DesiredItem, ImageRef } from '../../src/catalogue/desired-offer.ts';
-import type { GuardVerdict, Plan, PlanAction } from '../../src/sync/plan.ts';
+import type { Plan, PlanAction } from '../../src/sync/plan.ts';
 import {
   appliedAt,
   comparable,
@@ -18,85 +17,52 @@ import {
   stateIdOf,
   writesOf,
 } from '../../src/sync/saved-plan.ts';
+import { desiredAccount, desiredItem, imageRef, remoteOffer } from '../support/offers.ts';
+import { archiveAction, createAction, noopAction, planOf as planWith, updateAction } from '../support/plan-actions.ts';
 
-const item: DesiredItem = {
-  kind: 'item',
-  externalId: 'i-1',
-  hash: 'hash-i1',
-  source: { file: 'items/a.json' },
-  fields: { title: 'One', price: 100 },
-};
-const account: DesiredAccount = {
-  kind: 'account',
-  externalId: 'acc-1',
-  hash: 'hash-acc1',
-  source: { file: 'accounts/a.json' },
-  fields: { title: 'Acc', price: 900 },
-  credentials: { password: 'secret-pw' },
-  images: [],
-};
-const image: ImageRef = {
-  path: 'img/a.png',
-  absPath: '/abs/img/a.png',
-  sha256: 'abc',
-  sizeBytes: 12,
-  mimeType: 'image/png',
-};
+const item = desiredItem(
+  'i-1',
+  {},
+  {
+    hash: 'hash-i1',
+    source: { file: 'items/a.json' },
+    fields: { title: 'One', price: 100 },
+  },
+);
+const account = desiredAccount(
+  'acc-1',
+  {},
+  {
+    hash: 'hash-acc1',
+    fields: { title: 'Acc', price: 900 },
+    credentials: { password: 'secret-pw' },
+  },
+);
+const image = imageRef('a', { path: 'img/a.png', sha256: 'abc', sizeBytes: 12 });
 
-const create: PlanAction = {
-  type: 'create',
-  kind: 'account',
-  externalId: 'acc-1',
-  desired: account,
-  fields: account.fields,
-  imagesPending: false,
-  verifyFirst: false,
-  alignRoute: { via: 'patch', ifRefused: 'fail' },
-  reason: 'new',
-};
-const update: PlanAction = {
-  type: 'update',
-  kind: 'item',
-  externalId: 'i-1',
-  remoteId: 11,
-  desired: item,
-  changes: [{ field: 'price', from: 90, to: 100, why: 'changed' }],
-  fields: item.fields,
-  imagesPending: false,
-  sendCredentials: false,
-  sendImages: false,
-  route: { via: 'patch', ifRefused: 'fail' },
-  reason: 'changed',
-};
-const archive: PlanAction = {
-  type: 'archive',
-  kind: 'item',
-  externalId: 'i-9',
-  remoteId: 19,
-  route: { via: 'single' },
-  reason: 'gone from the catalogue',
-};
+const create = createAction(account, { reason: 'new' });
+const update = updateAction(
+  item,
+  11,
+  { via: 'patch', ifRefused: 'fail' },
+  {
+    changes: [{ field: 'price', from: 90, to: 100, why: 'changed' }],
+  },
+);
+const archive = archiveAction('item', 'i-9', 19, { via: 'single' }, { reason: 'gone from the catalogue' });
 const adopt: PlanAction = {
   type: 'adopt',
   kind: 'item',
   externalId: 'i-1',
-  remote: { id: 11, externalId: 'i-1', status: 'listed', fields: { title: 'One', price: 100 } },
+  remote: remoteOffer('i-1', 11, { fields: { title: 'One', price: 100 } }),
   desired: item,
   fields: item.fields,
   reason: 'found',
 };
 const upload: PlanAction = { type: 'upload', image, neededBy: ['acc-1'] };
-const noop: PlanAction = { type: 'noop', kind: 'item', externalId: 'i-2', reason: 'unchanged' };
-const guard: GuardVerdict = { tripped: false, archives: 1, limit: 25 };
-const priceGuard: Plan['priceGuard'] = { tripped: false, priced: 0, suspect: [], limit: 2 };
-const planOf = (...actions: PlanAction[]): Plan => ({
-  actions,
-  guard,
-  priceGuard,
-  soldCounts: [],
-  archiveSuppressed: [],
-  warnings: [],
-});
+const noop = noopAction('unchanged', { externalId: 'i-2' });
+const planOf = (...actions: PlanAction[]): Plan =>
+  planWith(actions, { guard: { tripped: false, archives: 1, limit: 25 } });
 const meta = {
   id: 'plan-1',
   seller: 'seller-a',
