@@ -11,28 +11,11 @@ import { routesMatching } from '../marketplace/support/contract.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { readSnapshot } from '../../src/sync/read-snapshot.ts';
+import { offerRecord } from '../support/offers.ts';
 
 const KEY = 'snapshot-key-1';
 let sandbox: RunningSandbox;
 let client: MarketplaceClient;
-
-function record(externalId: string, remoteId: number): OfferRecord {
-  return {
-    kind: 'account',
-    externalId,
-    remoteId,
-    lastApplied: {},
-    credentialsHmac: null,
-    imageHashes: [],
-    contentHash: null,
-    remoteStatus: 'listed',
-    remoteUpdatedAt: null,
-    managed: true,
-    sourceFile: 'accounts/a.json',
-    lossyFields: [],
-    updatedAt: 0,
-  };
-}
 
 /** The real client, except that GET by id of the accounts fails with `err`: what a flaky marketplace does. */
 function withFailingGet(err: Error): MarketplaceClient {
@@ -95,7 +78,10 @@ describe('readSnapshot', () => {
 
   it('confirms by GET an offer the state maps but the list lacks: a 404 makes it gone', async () => {
     await seedAccounts(2);
-    const state = [record('s-0', 1), record('vanished', 424242)];
+    const state = [
+      offerRecord('account', 's-0', { remoteId: 1, lastApplied: {} }),
+      offerRecord('account', 'vanished', { remoteId: 424242, lastApplied: {} }),
+    ];
     const { snapshot } = await readSnapshot({ client, state, mode: 'full', perPage: 100, logger: silentLogger });
     expect([...snapshot.gone]).toEqual(['account:vanished']);
     expect([...snapshot.unconfirmed]).toEqual([]);
@@ -112,7 +98,7 @@ describe('readSnapshot', () => {
     await seedAccounts(1);
     const { snapshot } = await readSnapshot({
       client: withFailingGet(err),
-      state: [record('vanished', 424242)],
+      state: [offerRecord('account', 'vanished', { remoteId: 424242, lastApplied: {} })],
       mode: 'full',
       perPage: 100,
       logger: silentLogger,
@@ -153,7 +139,7 @@ describe('readSnapshot: what the list says, checked', () => {
 
   it('an external_id listed twice: keeps the offer the state maps, and names the duplicate', async () => {
     const c = listing([[offer(5, 'dup'), offer(9, 'dup'), offer(3, 'dup'), offer(7, 'one')]]);
-    const { snapshot } = await read(c, [record('dup', 9)]);
+    const { snapshot } = await read(c, [offerRecord('account', 'dup', { remoteId: 9, lastApplied: {} })]);
     expect(snapshot.kinds.account.offers.get('dup')?.id).toBe(9);
     expect(snapshot.kinds.account.duplicates).toEqual(['dup']);
     expect(snapshot.kinds.account.offers.get('one')?.id).toBe(7);
@@ -189,35 +175,48 @@ describe('readSnapshot: what the list says, checked', () => {
   it('an external_id listed twice that the state does not map: keeps the older (lower id)', async () => {
     const { snapshot } = await read(listing([[offer(5, 'dup'), offer(9, 'dup'), offer(3, 'dup')]]), []);
     expect(snapshot.kinds.account.offers.get('dup')?.id).toBe(3);
-    const other = await read(listing([[offer(3, 'dup'), offer(5, 'dup')]]), [record('dup', 42)]);
+    const other = await read(listing([[offer(3, 'dup'), offer(5, 'dup')]]), [
+      offerRecord('account', 'dup', { remoteId: 42, lastApplied: {} }),
+    ]);
     expect(other.snapshot.kinds.account.offers.get('dup')?.id).toBe(3);
   });
 
   it('a state row the list missed but its GET finds (the list moved under writes) is taken as listed', async () => {
     const [id] = await seedAccounts(1);
-    const { snapshot } = await read(listing([[]]), [record('s-0', id!)]);
+    const { snapshot } = await read(listing([[]]), [offerRecord('account', 's-0', { remoteId: id!, lastApplied: {} })]);
     expect(snapshot.kinds.account.offers.get('s-0')?.id).toBe(id);
     expect([...snapshot.gone, ...snapshot.unconfirmed]).toEqual([]);
   });
 
   it('a GET that answers another offer under that id (the id was reused) makes it gone', async () => {
     const [id] = await seedAccounts(1);
-    const { snapshot } = await read(listing([[]]), [record('renamed', id!)]);
+    const { snapshot } = await read(listing([[]]), [
+      offerRecord('account', 'renamed', { remoteId: id!, lastApplied: {} }),
+    ]);
     expect([...snapshot.gone]).toEqual(['account:renamed']);
     expect(snapshot.kinds.account.offers.has('renamed')).toBe(false);
   });
 
   it('checks by GET only rows that map an offer not archived, and only after a complete full sweep', async () => {
     sandbox.resetCounters();
-    const archived = { ...record('old', 424242), remoteStatus: 'archived' };
-    const unmapped = { ...record('never-sent', 0), remoteId: null };
+    const archived = {
+      ...offerRecord('account', 'old', { remoteId: 424242, lastApplied: {} }),
+      remoteStatus: 'archived',
+    };
+    const unmapped = { ...offerRecord('account', 'never-sent', { remoteId: 0, lastApplied: {} }), remoteId: null };
     const first = await read(listing([[]]), [archived, unmapped]);
     expect([...first.snapshot.gone, ...first.snapshot.unconfirmed]).toEqual([]);
-    const incomplete = await read(listing([[]], new Error('page 2 failed')), [record('x', 424243)]);
-    const incremental = await read(listing([[offer(1, 'a', 5000)]]), [record('y', 424244)], {
-      mode: 'incremental',
-      watermarks: { account: 1000 },
-    });
+    const incomplete = await read(listing([[]], new Error('page 2 failed')), [
+      offerRecord('account', 'x', { remoteId: 424243, lastApplied: {} }),
+    ]);
+    const incremental = await read(
+      listing([[offer(1, 'a', 5000)]]),
+      [offerRecord('account', 'y', { remoteId: 424244, lastApplied: {} })],
+      {
+        mode: 'incremental',
+        watermarks: { account: 1000 },
+      },
+    );
     expect(routesMatching(sandbox, /^GET \/api\/v1\/accounts\/\{identifier\}$/)).toEqual([]);
     expect(incomplete.snapshot.kinds.account.complete).toBe(false);
     expect(incomplete.snapshot.kinds.account.error).toBe('page 2 failed');

@@ -10,6 +10,7 @@ import { recordAdopt, recordNoop } from '../../src/sync/record-noops.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
 import { sandboxAndClient } from '../marketplace/support/contract.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
+import { noopAction } from '../support/plan-actions.ts';
 
 let raw: MarketplaceClient;
 let close: () => Promise<void>;
@@ -41,14 +42,8 @@ afterEach(() => {
   store.close();
 });
 
-const noop = (reason: NoopReason, over: Partial<NoopAction> = {}): NoopAction => ({
-  type: 'noop',
-  kind: 'item',
-  externalId: 'i-1',
-  reason,
-  detail: `detail of ${reason}`,
-  ...over,
-});
+const noop = (reason: NoopReason, over: Partial<NoopAction> = {}): NoopAction =>
+  noopAction(reason, { detail: `detail of ${reason}`, ...over });
 const mapped = async () =>
   await store.upsertOffer('item', 'i-1', { remoteId: 41, remoteStatus: 'listed', managed: true });
 

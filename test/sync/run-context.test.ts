@@ -3,7 +3,6 @@
 // progress counted, what was applied recorded as last applied, sales noted once, refused capabilities probed
 // again after their age.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredAccount, DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { JournalState } from '../../src/state/records.ts';
@@ -13,6 +12,7 @@ import { RunStoppedError } from '../../src/sync/errors.ts';
 import { OfferBackoffs } from '../../src/sync/offer-backoff.ts';
 import { RunContext, type RunContextDeps } from '../../src/sync/run-context.ts';
 import { captureLog } from '../support/log-capture.ts';
+import { desiredAccount, desiredItem, imageRef, remoteOffer } from '../support/offers.ts';
 
 const T0 = Date.parse('2027-03-01T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -37,26 +37,28 @@ const client = {} as MarketplaceClient;
 const ctxOf = (over: Partial<RunContextDeps> = {}) =>
   new RunContext({ client, store, logger: silentLogger, runId: 'run-1', createAttempts: 3, ...over });
 
-const item: DesiredItem = {
-  kind: 'item',
-  externalId: 'it-1',
-  hash: 'hash-it-1',
-  source: { file: 'items/a.json' },
-  fields: { title: 'One', price: 100, stock: 5, status: 'listed' },
-};
-const account: DesiredAccount = {
-  kind: 'account',
-  externalId: 'acc-1',
-  hash: 'hash-acc-1',
-  source: { file: 'accounts/a.json' },
-  fields: { title: 'Acc', price: 900, current_rank: 'gold' },
-  credentialsHmac: 'hmac-1',
-  images: [
-    { path: 'a.png', absPath: '/a.png', sha256: 'sha-a', sizeBytes: 1, mimeType: 'image/png' },
-    { path: 'b.png', absPath: '/b.png', sha256: 'sha-b', sizeBytes: 1, mimeType: 'image/png' },
-  ],
-};
-const remote = (over: Partial<RemoteOffer> = {}): RemoteOffer => ({ id: 41, externalId: 'it-1', fields: {}, ...over });
+const item = desiredItem(
+  'it-1',
+  {},
+  {
+    hash: 'hash-it-1',
+    source: { file: 'items/a.json' },
+    fields: { title: 'One', price: 100, stock: 5, status: 'listed' },
+  },
+);
+const account = desiredAccount(
+  'acc-1',
+  {},
+  {
+    hash: 'hash-acc-1',
+    fields: { title: 'Acc', price: 900, current_rank: 'gold' },
+    credentialsHmac: 'hmac-1',
+    images: [imageRef('a', { path: 'a.png', absPath: '/a.png' }), imageRef('b', { path: 'b.png', absPath: '/b.png' })],
+  },
+);
+/** it-1 as remote offer 41, with no status unless told. */
+const remote = (over: Partial<RemoteOffer> = {}): RemoteOffer =>
+  remoteOffer('it-1', 41, { status: undefined, ...over });
 
 describe('journaled', () => {
   it('journals the write as sent before the request and done after it', async () => {
