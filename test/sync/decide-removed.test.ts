@@ -8,27 +8,19 @@ import type { MatchedOffer, Presence } from '../../src/sync/match.ts';
 import { offerKey } from '../../src/sync/offer-key.ts';
 import type { PlannerOptions } from '../../src/sync/planner-options.ts';
 import { PLANNER_OPTIONS } from '../support/planner-options.ts';
+import { offerRecord } from '../support/offers.ts';
 
 const EXT = 'gone-1';
 
-function rec(over: Partial<OfferRecord> = {}): OfferRecord {
-  return {
-    kind: 'item',
-    externalId: EXT,
+/** The row of the removed item, sent as {title: T, price: 100} to remote offer 41. */
+const rec = (over: Partial<OfferRecord> = {}): OfferRecord =>
+  offerRecord('item', EXT, {
     remoteId: 41,
     lastApplied: { title: 'T', price: 100 },
-    credentialsHmac: null,
-    imageHashes: [],
     contentHash: 'h',
-    remoteStatus: 'listed',
-    remoteUpdatedAt: null,
-    managed: true,
     sourceFile: 'items/a.json',
-    lossyFields: [],
-    updatedAt: 0,
     ...over,
-  };
-}
+  });
 
 function live(status: string | undefined, id = 41): RemoteOffer {
   return { id, externalId: EXT, ...(status ? { status } : {}), fields: {} };

@@ -1,22 +1,13 @@
 // Reading a plan: which actions write, whether it has anything to do (an adopt writes state), and the line a
 // targeted run prints.
 import { describe, expect, it } from 'vitest';
-import type { GuardVerdict, Plan, PlanAction } from '../../src/sync/plan.ts';
+import type { PlanAction } from '../../src/sync/plan.ts';
 import { hasChanges, isWrite, targetNote } from '../../src/sync/plan.ts';
 import { emptyKindSnapshot } from '../../src/sync/remote-snapshot.ts';
 import { fieldNames } from '../../src/sync/offer-fields.ts';
+import { noopAction, planOf } from '../support/plan-actions.ts';
 
-const guard: GuardVerdict = { tripped: false, archives: 0, limit: 25 };
-const planOf = (actions: PlanAction[], target?: Plan['target']): Plan => ({
-  actions,
-  guard,
-  priceGuard: { tripped: false, priced: 0, suspect: [], limit: 2 },
-  soldCounts: [],
-  archiveSuppressed: [],
-  warnings: [],
-  ...(target ? { target } : {}),
-});
-const noop = { type: 'noop', kind: 'item', externalId: 'a', reason: 'unchanged' } as PlanAction;
+const noop = noopAction('unchanged', { externalId: 'a' });
 const of = (type: string) => ({ type }) as unknown as PlanAction;
 
 describe('plan helpers', () => {
@@ -41,10 +32,10 @@ describe('plan helpers', () => {
 
   it('says how many offers a targeted run left outside it', () => {
     expect(targetNote(planOf([]))).toBeUndefined();
-    expect(targetNote(planOf([], { kinds: ['item'], description: '--only item', outside: 1 }))).toBe(
+    expect(targetNote(planOf([], { target: { kinds: ['item'], description: '--only item', outside: 1 } }))).toBe(
       'targeted run (--only item): 1 offer outside the target left as they are; nothing outside it is archived',
     );
-    expect(targetNote(planOf([], { match: 'a*', description: "--match 'a*'", outside: 0 }))).toBe(
+    expect(targetNote(planOf([], { target: { match: 'a*', description: "--match 'a*'", outside: 0 } }))).toBe(
       "targeted run (--match 'a*'): 0 offers outside the target left as they are; nothing outside it is archived",
     );
   });
