@@ -1,6 +1,6 @@
 // The executor on hand-made plans, against the sandbox through a recording client: the order of the phases
 // (uploads, then creates and updates, archives last), one outcome per offer, nothing sent when the guard
-// tripped, no archive once stopped, and the progress it reports. reconcile.test.ts runs it end to end.
+// tripped, no archive once stopped, and the progress it reports. reconcile.run.test.ts runs it end to end.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // Each executor route on its own, against the sandbox through a recording client: which requests it sends,
-// what it records in the state db and what it reports. The end-to-end runs are in reconcile.test.ts.
+// what it records in the state db and what it reports. The end-to-end runs are in reconcile.run.test.ts.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { KyselyStateStore } from '../../src/state/open-state-store.ts';

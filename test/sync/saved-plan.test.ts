@@ -1,156 +1,302 @@
-// Saved plans (plan --out, reconcile --plan), as `terraform apply PLANFILE`: carried out exactly, at most once,
-// refused with nothing sent when the catalogue, the state or the marketplace changed the offers it covers, never
-// with a target, and never holding a credential. Against the sandbox, through the commands themselves.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/command.ts';
-import { main } from '../../src/cli/main.ts';
-import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
+// A saved plan's pure parts (the whole-run behaviour is in saved-plan.run.test.ts): what of each write is compared,
+// the file read back only when untouched, the differences a fresh plan shows, and the refusals that keep a plan
+// to one state db and one application.
+import { describe, expect, it } from 'vitest';
+import type { Plan, PlanAction } from '../../src/sync/plan.ts';
+import {
+  appliedAt,
+  comparable,
+  differences,
+  markApplied,
+  readSavedPlan,
+  SAVED_PLAN_FORMAT,
+  type SavedPlan,
+  savedPlanKeys,
+  savedPlanRefusal,
+  savePlan,
+  stateIdOf,
+  writesOf,
+} from '../../src/sync/saved-plan.ts';
+import { desiredAccount, desiredItem, imageRef, remoteOffer } from '../support/offers.ts';
+import { archiveAction, createAction, noopAction, planOf as planWith, updateAction } from '../support/plan-actions.ts';
 
-const PASSWORD = 'pw-saved-plan-secret-1';
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+const item = desiredItem(
+  'i-1',
+  {},
+  {
+    hash: 'hash-i1',
+    source: { file: 'items/a.json' },
+    fields: { title: 'One', price: 100 },
+  },
+);
+const account = desiredAccount(
+  'acc-1',
+  {},
+  {
+    hash: 'hash-acc1',
+    fields: { title: 'Acc', price: 900 },
+    credentials: { password: 'secret-pw' },
+  },
+);
+const image = imageRef('a', { path: 'img/a.png', sha256: 'abc', sizeBytes: 12 });
+
+const create = createAction(account, { reason: 'new' });
+const update = updateAction(
+  item,
+  11,
+  { via: 'patch', ifRefused: 'fail' },
+  {
+    changes: [{ field: 'price', from: 90, to: 100, why: 'changed' }],
+  },
+);
+const archive = archiveAction('item', 'i-9', 19, { via: 'single' }, { reason: 'gone from the catalogue' });
+const adopt: PlanAction = {
+  type: 'adopt',
+  kind: 'item',
+  externalId: 'i-1',
+  remote: remoteOffer('i-1', 11, { fields: { title: 'One', price: 100 } }),
+  desired: item,
+  fields: item.fields,
+  reason: 'found',
+};
+const upload: PlanAction = { type: 'upload', image, neededBy: ['acc-1'] };
+const noop = noopAction('unchanged', { externalId: 'i-2' });
+const planOf = (...actions: PlanAction[]): Plan =>
+  planWith(actions, { guard: { tripped: false, archives: 1, limit: 25 } });
+const meta = {
+  id: 'plan-1',
+  seller: 'seller-a',
+  marketplace: 'http://127.0.0.1:1234',
+  stateId: 'state-1',
+  allowMassArchive: false,
+  now: new Date('2026-11-24T10:00:00Z'),
+};
+
+function memoryMeta(): { getMeta(k: string): string | undefined; setMeta(k: string, v: string): void } {
+  const m = new Map<string, string>();
+  return { getMeta: (k) => m.get(k), setMeta: (k, v) => void m.set(k, v) };
+}
+
+describe('comparable', () => {
+  it('stands a desired offer in by its hash, never its credentials', () => {
+    const c = comparable(create)!;
+    expect(c.desired).toBe('hash-acc1');
+    expect(c).toMatchObject({ type: 'create', kind: 'account', externalId: 'acc-1', verifyFirst: false });
+    expect(JSON.stringify(c)).not.toContain('secret-pw');
+    expect(comparable(update)).toMatchObject({
+      type: 'update',
+      remoteId: 11,
+      desired: 'hash-i1',
+      changes: [{ to: 100 }],
+    });
+  });
+
+  it('keeps of an adopt the remote id and status only', () => {
+    expect(comparable(adopt)).toEqual({
+      type: 'adopt',
+      kind: 'item',
+      externalId: 'i-1',
+      fields: item.fields,
+      reason: 'found',
+      desired: 'hash-i1',
+      remote: { id: 11, status: 'listed' },
+    });
+    const { status: _s, ...noStatus } = (adopt as { remote: object }).remote as { status: string };
+    expect(comparable({ ...adopt, remote: noStatus } as PlanAction)).toMatchObject({
+      remote: { id: 11, status: null },
+    });
+  });
+
+  it('keeps an archive whole, an upload by its image, and nothing of a noop', () => {
+    expect(comparable(archive)).toEqual({ ...archive });
+    expect(comparable(upload)).toEqual({
+      type: 'upload',
+      sha256: 'abc',
+      path: 'img/a.png',
+      bytes: 12,
+      neededBy: ['acc-1'],
+    });
+    expect(comparable(noop)).toBeNull();
+  });
 });
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io = {
-    stdout: {
-      write: (s: string) => {
-        out += s;
-        return true;
-      },
-    },
-    stderr: {
-      write: (s: string) => {
-        err += s;
-        return true;
-      },
-    },
-    env: { OFFERSYNC_API_KEY: TEST_KEY, OFFERSYNC_CONFIG: join(h!.dir, 'offersync.yaml') },
-    cwd: h!.dir,
-  } as unknown as CliIO;
-  const code = await main(argv, io);
-  return { code, out, err };
-}
-
-async function setup(): Promise<Harness> {
-  h = await createHarness();
-  writeFileSync(
-    join(h.dir, 'offersync.yaml'),
-    `baseUrl: ${h.sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\n` +
-      'rateLimit:\n  ratePerSec: 200\n  burst: 50\nlog:\n  level: silent\n',
-  );
-  h.write(
-    'items/stock.json',
-    JSON.stringify([
-      { external_id: 'i-1', title: 'One', price: 100 },
-      { external_id: 'i-2', title: 'Two', price: 200 },
-    ]),
-  );
-  h.write(
-    'accounts/a.json',
-    JSON.stringify([{ external_id: 'acc-1', title: 'Acc', price: 900, credentials: { password: PASSWORD } }]),
-  );
-  return h;
-}
-
-describe('saved plans', () => {
-  it('carries out exactly the saved plan, once; the file holds no credential', async () => {
-    await setup();
-    const planned = await cli(['plan', '--out', 'next.plan']);
-    expect(planned.code).toBe(3);
-    expect(planned.err).toMatch(/saved to next\.plan \(3 writes\); carry it out with: offersync reconcile --plan/);
-    const file = readFileSync(join(h!.dir, 'next.plan'), 'utf8');
-    expect(file).not.toContain(PASSWORD);
-    expect(file).not.toContain(TEST_KEY);
-
-    // A change the plan does not cover is left for a later run: the saved plan is carried out as it is.
-    h!.write(
-      'items/stock.json',
-      JSON.stringify([
-        { external_id: 'i-1', title: 'One', price: 100 },
-        { external_id: 'i-2', title: 'Two', price: 200 },
-        { external_id: 'i-3', title: 'Three', price: 300 },
-      ]),
-    );
-    const applied = await cli(['reconcile', '--plan', 'next.plan']);
-    expect(applied.code).toBe(0);
-    expect(
-      h!.sandbox
-        .dump()
-        .items.map((i) => i.external_id)
-        .sort(),
-    ).toEqual(['i-1', 'i-2']);
-    expect(h!.sandbox.dump().accounts.map((a) => a.external_id)).toEqual(['acc-1']);
-
-    // Once only, even when nothing else changed.
-    const writes = h!.writes();
-    const again = await cli(['reconcile', '--plan', 'next.plan']);
-    expect(again.code).toBe(1);
-    expect(again.err).toMatch(/already applied .*at most once.*Nothing was sent/);
-    expect(h!.writes()).toBe(writes);
+describe('writesOf and savePlan', () => {
+  it('keys the writes by offer and by image, leaves noops out', () => {
+    const w = writesOf(planOf(create, archive, upload, noop));
+    expect(Object.keys(w).sort()).toEqual(['account:acc-1', 'image:abc', 'item:i-9']);
+    expect(savedPlanKeys(savePlan(planOf(create, archive, upload, noop), meta))).toEqual(['account:acc-1', 'item:i-9']);
   });
 
-  it('refuses, nothing sent, when the catalogue or the marketplace changed a covered offer', async () => {
-    await setup();
-    expect((await cli(['reconcile'])).code).toBe(0);
-    h!.write(
-      'items/stock.json',
-      JSON.stringify([
-        { external_id: 'i-1', title: 'One', price: 150 },
-        { external_id: 'i-2', title: 'Two', price: 250 },
-      ]),
-    );
-    expect((await cli(['plan', '--out', 'p1.plan'])).code).toBe(3);
-    // The catalogue changes i-1 again after the plan was made.
-    h!.write(
-      'items/stock.json',
-      JSON.stringify([
-        { external_id: 'i-1', title: 'One', price: 175 },
-        { external_id: 'i-2', title: 'Two', price: 250 },
-      ]),
-    );
-    const writes = h!.writes();
-    const refused = await cli(['reconcile', '--plan', 'p1.plan']);
-    expect(refused.code).toBe(1);
-    expect(refused.out).toMatch(
-      /changed the offers this saved plan covers, so it was not applied and nothing was sent/,
-    );
-    expect(refused.out).toContain('i-1 price: planned 1.50, the catalogue now says 1.75');
-    expect(h!.writes()).toBe(writes);
+  it('writes the metadata and a digest a reader accepts', () => {
+    const saved = savePlan(planOf(update), meta);
+    expect(saved).toMatchObject({
+      format: 'offersync-plan/1',
+      id: 'plan-1',
+      createdAt: '2026-11-24T10:00:00.000Z',
+      seller: 'seller-a',
+      marketplace: 'http://127.0.0.1:1234',
+      stateId: 'state-1',
+      allowMassArchive: false,
+    });
+    expect(saved.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(readSavedPlan(JSON.stringify(saved))).toEqual(saved);
+    expect(savePlan(planOf(update), { ...meta, allowMassArchive: true }).digest).not.toBe(saved.digest);
+    // --allow-price-change is kept as --allow-mass-archive is; a file of an older offersync without it reads as false.
+    const allowed = savePlan(planOf(update), { ...meta, allowPriceChange: true });
+    expect(allowed.allowPriceChange).toBe(true);
+    expect(allowed.digest).not.toBe(saved.digest);
+    expect(readSavedPlan(JSON.stringify(allowed))).toEqual(allowed);
+    expect(readSavedPlan(JSON.stringify({ ...allowed, allowPriceChange: 'yes' }))).toHaveProperty('error');
+  });
+});
 
-    // The marketplace sells i-2 after the plan was made.
-    expect((await cli(['plan', '--out', 'p2.plan'])).code).toBe(3);
-    h!.sandbox.setStatus('items', 'i-2', 'sold');
-    const sold = await cli(['reconcile', '--plan', 'p2.plan']);
-    expect(sold.code).toBe(1);
-    expect(sold.out).toMatch(/i-2: planned update, now nothing to do/);
-    expect(h!.writes()).toBe(writes);
+describe('readSavedPlan', () => {
+  // Made inside each test: code run while tests are collected is not attributed to a test.
+  const makeSaved = () => savePlan(planOf(update, archive), meta);
+  const text = (p: unknown) => JSON.stringify(p);
+
+  it('refuses what is not JSON, or not a plan of this format', () => {
+    const saved = makeSaved();
+    expect(readSavedPlan('{oops')).toEqual({ error: 'not a saved plan: not JSON' });
+    for (const v of [null, 'x', {}, { ...saved, format: 'offersync-plan/2' }])
+      expect(readSavedPlan(text(v))).toEqual({
+        error: `not a saved plan of this offersync (format ${SAVED_PLAN_FORMAT})`,
+      });
   });
 
-  it('refuses another state db (even an empty one), an edited file, and a target given with it', async () => {
-    await setup();
-    expect((await cli(['plan', '--out', 'p.plan'])).code).toBe(3);
-    const other = await cli(['reconcile', '--plan', 'p.plan', '--state', 'elsewhere/state.db']);
-    expect(other.code).toBe(1);
-    expect(other.err).toMatch(/made from another state db/);
-    expect(h!.writes()).toBe(0);
+  it.each(['id', 'createdAt', 'seller', 'marketplace', 'stateId', 'digest'])(
+    'refuses a plan whose %s is missing',
+    (f) => {
+      expect(readSavedPlan(text({ ...makeSaved(), [f]: 5 }))).toEqual({ error: `not a saved plan: ${f} is missing` });
+    },
+  );
 
-    const edited = JSON.parse(readFileSync(join(h!.dir, 'p.plan'), 'utf8')) as { allowMassArchive: boolean };
-    edited.allowMassArchive = true;
-    writeFileSync(join(h!.dir, 'edited.plan'), JSON.stringify(edited));
-    const tampered = await cli(['reconcile', '--plan', 'edited.plan']);
-    expect(tampered.code).toBe(2);
-    expect(tampered.err).toMatch(/changed after it was written \(digest differs\)/);
+  it('refuses a plan holding a key that names a prototype', () => {
+    const t = text(makeSaved()).replace('"writes":{', '"writes":{"__proto__":{"x":1},');
+    expect(readSavedPlan(t)).toEqual({
+      error: 'not a saved plan: it holds the key /writes/__proto__, which names a prototype',
+    });
+  });
 
-    const targeted = await cli(['reconcile', '--plan', 'p.plan', '--only', 'item']);
-    expect(targeted.code).toBe(2);
-    expect(targeted.err).toMatch(/--only, --file and --match cannot go with it/);
-    expect(h!.writes()).toBe(0);
+  it('refuses a plan without its writes or mass-archive flag', () => {
+    const saved = makeSaved();
+    const { writes: _w, ...noWrites } = saved;
+    for (const v of [noWrites, { ...saved, writes: 'x' }, { ...saved, allowMassArchive: 'false' }])
+      expect(readSavedPlan(text(v))).toEqual({ error: 'not a saved plan: writes are missing' });
+  });
+
+  it('refuses a plan edited after it was written', () => {
+    const saved = makeSaved();
+    const edited = { ...saved, writes: { ...saved.writes, 'item:i-9': { ...saved.writes['item:i-9'], remoteId: 20 } } };
+    expect(readSavedPlan(text(edited))).toEqual({
+      error: 'the saved plan was changed after it was written (digest differs)',
+    });
+    expect(readSavedPlan(text({ ...saved, allowMassArchive: true }))).toHaveProperty('error');
+  });
+});
+
+describe('differences', () => {
+  const makeSaved = () => savePlan(planOf(update, archive, upload), meta);
+
+  it('is empty for the same plan, whatever its order and noops', () => {
+    const saved = makeSaved();
+    expect(differences(saved, planOf(noop, upload, archive, update))).toEqual([]);
+  });
+
+  it('names a write gone, one of another type, one changed by field, and one not saved', () => {
+    const saved = makeSaved();
+    const changed: PlanAction = { ...update, changes: [{ field: 'price', from: 90, to: 120, why: 'changed' }] };
+    const relisted: PlanAction = { ...update, type: 'update', reason: 'drift', changes: [] };
+    expect(differences(saved, planOf(changed, create))).toEqual([
+      'i-1 price: planned 1.00, the catalogue now says 1.20',
+      'i-9: planned archive, now nothing to do',
+      'image img/a.png: planned upload, now nothing to do',
+      'acc-1: not in the saved plan, now to create',
+    ]);
+    expect(differences(saved, planOf(relisted, archive, upload))).toEqual([
+      'i-1: planned update, now update another way (changes, reason)',
+    ]);
+    const adoptInstead: PlanAction = { ...adopt };
+    expect(differences(saved, planOf(adoptInstead, archive, upload))).toEqual(['i-1: planned update, now adopt']);
+  });
+});
+
+describe('state id and applied plans', () => {
+  it('makes the state id once and keeps it', async () => {
+    const store = memoryMeta();
+    const id = await stateIdOf(store);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await stateIdOf(store)).toBe(id);
+    await store.setMeta('state.id', 'given');
+    expect(await stateIdOf(store)).toBe('given');
+  });
+
+  it('remembers when each plan was applied, once per id, and reads a damaged list as empty', async () => {
+    const store = memoryMeta();
+    expect(await appliedAt(store, 'p1')).toBeUndefined();
+    await markApplied(store, 'p1', new Date('2026-01-01T00:00:00Z'));
+    await markApplied(store, 'p2', new Date('2026-01-02T00:00:00Z'));
+    await markApplied(store, 'p1', new Date('2026-01-03T00:00:00Z'));
+    expect(await appliedAt(store, 'p1')).toBe('2026-01-03T00:00:00.000Z');
+    expect(await appliedAt(store, 'p2')).toBe('2026-01-02T00:00:00.000Z');
+    expect(JSON.parse(await store.getMeta('plans.applied')!)).toEqual([
+      { id: 'p2', at: '2026-01-02T00:00:00.000Z' },
+      { id: 'p1', at: '2026-01-03T00:00:00.000Z' },
+    ]);
+    await store.setMeta('plans.applied', '[{"id":"p3","at":"x"},{"id":4},null,"p2"]');
+    expect(await appliedAt(store, 'p3')).toBe('x');
+    expect(await appliedAt(store, 'p2')).toBeUndefined();
+    await store.setMeta('plans.applied', '{"id":"p3","at":"x"}');
+    expect(await appliedAt(store, 'p3')).toBeUndefined();
+    await markApplied(store, 'p4', new Date('2026-01-04T00:00:00Z'));
+    expect(JSON.parse(await store.getMeta('plans.applied')!)).toEqual([{ id: 'p4', at: '2026-01-04T00:00:00.000Z' }]);
+    await store.setMeta('plans.applied', '{oops');
+    expect(await appliedAt(store, 'p4')).toBeUndefined();
+    await markApplied(store, 'p5', new Date('2026-01-05T00:00:00Z'));
+    expect(JSON.parse(await store.getMeta('plans.applied')!)).toEqual([{ id: 'p5', at: '2026-01-05T00:00:00.000Z' }]);
+  });
+
+  it('remembers the last thousand applied plans, forgetting the oldest', async () => {
+    const store = memoryMeta();
+    const at = new Date('2026-01-01T00:00:00Z');
+    for (let i = 0; i < 1001; i++) await markApplied(store, `p${i}`, at);
+    expect(JSON.parse(await store.getMeta('plans.applied')!)).toHaveLength(1000);
+    expect(await appliedAt(store, 'p0')).toBeUndefined();
+    expect(await appliedAt(store, 'p1')).toBe('2026-01-01T00:00:00.000Z');
+    expect(await appliedAt(store, 'p1000')).toBe('2026-01-01T00:00:00.000Z');
+  });
+});
+
+describe('savedPlanRefusal', () => {
+  const makeSaved = (): SavedPlan => savePlan(planOf(update), meta);
+  const here = { stateId: 'state-1', marketplace: 'http://127.0.0.1:1234', seller: 'seller-a' };
+
+  it('accepts the plan on its own state db, marketplace and seller, once', async () => {
+    const saved = makeSaved();
+    const store = memoryMeta();
+    expect(await savedPlanRefusal(saved, here, store)).toBeUndefined();
+    await markApplied(store, 'other-plan', new Date('2026-01-01T00:00:00Z'));
+    expect(await savedPlanRefusal(saved, here, store)).toBeUndefined();
+    await markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
+    expect(await savedPlanRefusal(saved, here, store)).toBe(
+      'the plan was already applied (at 2026-01-01T00:00:00.000Z): a saved plan applies at most once',
+    );
+  });
+
+  it('refuses another state db first, then another marketplace or seller', async () => {
+    const saved = makeSaved();
+    const store = memoryMeta();
+    await markApplied(store, 'plan-1', new Date('2026-01-01T00:00:00Z'));
+    expect(await savedPlanRefusal(saved, { ...here, stateId: 'state-2', seller: 'b' }, store)).toBe(
+      'the plan was made from another state db (state-1; this one is state-2): ' +
+        'a saved plan applies only to the state it was made from',
+    );
+    const fresh = memoryMeta();
+    expect(await savedPlanRefusal(saved, { ...here, marketplace: 'https://market.example' }, fresh)).toBe(
+      'the plan was made against http://127.0.0.1:1234, not https://market.example',
+    );
+    expect(await savedPlanRefusal(saved, { ...here, seller: 'seller-b' }, fresh)).toBe(
+      'the plan was made for seller seller-a, not seller-b',
+    );
   });
 });

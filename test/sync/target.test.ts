@@ -1,131 +1,111 @@
-// Targeted runs (--only, --file, --match) against the sandbox: only the target is planned and written, an
-// offer removed from a targeted file is archived, nothing outside the target is archived, and the summary says
-// how many offers were left as they are.
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { resolveTarget } from '../../src/cli/target-flags.ts';
-import { globRegExp } from '../../src/sync/target.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+// A target's pure parts (the whole runs are in target.run.test.ts): the glob over a whole external_id, the test an
+// offer passes only when every part of the target holds, and the flags a target is described by.
+import { describe, expect, it } from 'vitest';
+import { describeTarget, globRegExp, isTargeted, targetTest } from '../../src/sync/target.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const matches = (glob: string, ids: string[]) => ids.filter((id) => globRegExp(glob).test(id));
 
-const item = (id: string, price: number) => ({ external_id: id, title: `Item ${id}`, price });
-const written = (outcomes: readonly { outcome: string; externalId: string }[]) =>
-  outcomes
-    .filter((o) => o.outcome !== 'unchanged')
-    .map((o) => `${o.outcome} ${o.externalId}`)
-    .sort();
-
-describe('targeted runs', () => {
-  it('--file, --only and --match act on their target only and never archive outside it', async () => {
-    h = await createHarness();
-    h.write('items/a.json', JSON.stringify([item('a-1', 100), item('a-2', 200)]));
-    h.write('items/b.json', JSON.stringify([item('b-1', 300)]));
-    h.write('accounts/x.json', JSON.stringify([{ external_id: 'acc-1', title: 'Account', price: 5000 }]));
-    expect((await h.reconcile()).report.outcome).toBe('converged');
-
-    // a-1 and b-1 change, a-2 and acc-1 leave the catalogue.
-    h.write('items/a.json', JSON.stringify([item('a-1', 150)]));
-    h.write('items/b.json', JSON.stringify([item('b-1', 350)]));
-    h.write('accounts/x.json', '[]');
-
-    const plan = await h.reconcile({ dryRun: true, target: { files: ['items/a.json'] } });
-    expect(plan.plan.target).toMatchObject({ description: '--file items/a.json', outside: 2 });
-    expect(plan.plan.actions.map((a) => `${a.type} ${'externalId' in a ? a.externalId : ''}`).sort()).toEqual([
-      'archive a-2',
-      'update a-1',
+describe('globRegExp', () => {
+  it('* is any run of characters, newlines included; ? is exactly one', () => {
+    expect(matches('gold-*', ['gold-', 'gold-1', 'gold-1\n2', 'xgold-1', 'gold'])).toEqual([
+      'gold-',
+      'gold-1',
+      'gold-1\n2',
     ]);
-
-    const byFile = await h.reconcile({ target: { files: ['items/a.json'] } });
-    expect(written(byFile.report.outcomes)).toEqual(['archived a-2', 'updated a-1']);
-    expect(byFile.report.messages[0]).toBe(
-      'targeted run (--file items/a.json): 2 offers outside the target left as they are; ' +
-        'nothing outside it is archived',
-    );
-    const dump = h.sandbox.dump();
-    expect(dump.items.find((i) => i.external_id === 'b-1')?.price).toBe(300);
-    expect(dump.accounts.find((a) => a.external_id === 'acc-1')?.status).not.toBe('archived');
-
-    const byMatch = await h.reconcile({ target: { match: 'b-*' } });
-    expect(written(byMatch.report.outcomes)).toEqual(['updated b-1']);
-    expect(h.sandbox.dump().accounts.find((a) => a.external_id === 'acc-1')?.status).not.toBe('archived');
-
-    const byKind = await h.reconcile({ target: { kinds: ['account'] } });
-    expect(written(byKind.report.outcomes)).toEqual(['archived acc-1']);
-
-    // Everything is in place now: a whole run has nothing left to do.
-    h.sandbox.resetCounters();
-    expect((await h.reconcile()).report.outcome).toBe('converged');
-    expect(h.writes()).toBe(0);
+    expect(matches('a?c', ['abc', 'a\nc', 'ac', 'abbc'])).toEqual(['abc', 'a\nc']);
+    expect(matches('*', ['', 'anything'])).toEqual(['', 'anything']);
   });
 
-  it('catalogue errors outside the target do not fail a targeted run', async () => {
-    h = await createHarness();
-    h.write('items/a.json', JSON.stringify([item('a-1', 100)]));
-    h.write('items/bad.json', JSON.stringify([item('z-1', -5)]));
-    const all = await h.reconcile();
-    expect(all.report.outcome).toBe('partial');
-    const targeted = await h.reconcile({ target: { files: ['items/a.json'] } });
-    expect(targeted.report.outcome).toBe('converged');
+  it('[abc] is one of them, [!abc] one not among them, ranges included', () => {
+    expect(matches('acc-[12]', ['acc-1', 'acc-2', 'acc-3', 'acc-12', 'acc-['])).toEqual(['acc-1', 'acc-2']);
+    expect(matches('acc-[!12]', ['acc-1', 'acc-2', 'acc-3', 'acc-!'])).toEqual(['acc-3', 'acc-!']);
+    expect(matches('x[a-c]', ['xb', 'xd', 'x-'])).toEqual(['xb']);
+    // A ']' first in a class is one of its characters, as in sh: "[]]" is the class of "]", "[!]]" any other.
+    expect(matches('x[]]', ['x]', 'x', 'x]]'])).toEqual(['x]']);
+    expect(matches('x[]a]', ['x]', 'xa', 'xb'])).toEqual(['x]', 'xa']);
+    expect(matches('x[!]]', ['x]', 'xa', 'x'])).toEqual(['xa']);
+    expect(matches('x[!]', ['x[!]', 'xa'])).toEqual(['x[!]']);
+    expect(matches('x[\\]', ['x\\', 'x]'])).toEqual(['x\\']);
+    expect(matches('[a]*[b]', ['ab', 'axxb', 'ba'])).toEqual(['ab', 'axxb']);
   });
 
-  it('catalogue errors in the target fail it: an offer by its id, a broken file for --file, not --match', async () => {
-    h = await createHarness();
-    h.write('items/a.json', JSON.stringify([item('a-1', 100), item('a-2', -5)]));
-    h.write('items/broken.json', '[{"external_id": "b-1", "title": "B", ');
-    h.write('top-ups/t.json', JSON.stringify([{ external_id: 't-1', offer_title: 'T', price: -1 }]));
-    const failed = (r: Awaited<ReturnType<Harness['reconcile']>>) =>
-      r.report.outcomes
-        .filter((o) => o.outcome === 'invalid')
-        .map((o) => `${o.kind} ${o.externalId}`)
-        .sort();
-    const byFile = await h.reconcile({ target: { files: ['items/a.json', 'items/broken.json'] } });
-    expect(failed(byFile)).toEqual(['item (file)', 'item a-2']);
-    const byMatch = await h.reconcile({ target: { match: 'a-*' } });
-    expect(failed(byMatch)).toEqual(['item a-2']);
-    // Even a glob matching every external_id leaves out an error that names none.
-    const everyId = await h.reconcile({ target: { match: '*' } });
-    expect(failed(everyId)).toEqual(['item a-2', 'topup t-1']);
-    const byKind = await h.reconcile({ target: { kinds: ['topup'] } });
-    expect(failed(byKind)).toEqual(['topup t-1']);
+  it('an unclosed bracket and every other character stand for themselves', () => {
+    expect(matches('a[b', ['a[b', 'ab'])).toEqual(['a[b']);
+    expect(matches('a[', ['a['])).toEqual(['a[']);
+    expect(matches('a.b', ['a.b', 'axb'])).toEqual(['a.b']);
+    const specials = 'a+b^c$d{1}(e)|f\\g]h.';
+    expect(globRegExp(specials).test(specials)).toBe(true);
+    expect(matches('a+', ['a+', 'aa'])).toEqual(['a+']);
+    expect(matches('(a|b)', ['(a|b)', 'a'])).toEqual(['(a|b)']);
+    expect(matches('x{2}', ['x{2}', 'xx'])).toEqual(['x{2}']);
+    expect(matches('$^', ['$^'])).toEqual(['$^']);
+  });
+
+  it('matches the whole external_id only', () => {
+    expect(matches('b', ['b', 'ab', 'ba'])).toEqual(['b']);
   });
 });
 
-describe('target flags', () => {
-  it('globs match whole external_ids', () => {
-    expect(globRegExp('gold-*').test('gold-1000')).toBe(true);
-    expect(globRegExp('gold-*').test('xgold-1')).toBe(false);
-    expect(globRegExp('acc-?').test('acc-7')).toBe(true);
-    expect(globRegExp('acc-[12]').test('acc-3')).toBe(false);
-    expect(globRegExp('a.b').test('axb')).toBe(false);
+describe('targetTest', () => {
+  it('passes everything when the target says nothing', () => {
+    expect(targetTest({})('item', 'x', undefined)).toBe(true);
+    expect(targetTest({})('account', 'y', null)).toBe(true);
   });
 
-  it('--file is a catalogue file, from the working directory or from the catalogue; --only names kinds', () => {
-    h = undefined;
-    const dir = join(process.cwd(), 'test', 'output', 'target-catalogue');
-    mkdirSync(join(dir, 'items'), { recursive: true });
-    writeFileSync(join(dir, 'items', 'a.json'), '[]');
-    expect(resolveTarget({ file: ['items/a.json'] }, dir, '/')).toEqual({ files: ['items/a.json'] });
-    expect(resolveTarget({ file: [join(dir, 'items/a.json')] }, dir, '/')).toEqual({ files: ['items/a.json'] });
-    expect(resolveTarget({ file: ['a.json'] }, dir, join(dir, 'items'))).toEqual({ files: ['items/a.json'] });
-    expect(() => resolveTarget({ file: ['/etc/passwd'] }, dir, '/')).toThrow(/not a file of the catalogue/);
-    expect(resolveTarget({ only: 'item,topup' }, dir, '/')).toEqual({ kinds: ['item', 'topup'] });
-    // As the folders are named, or singular, in any case.
-    expect(resolveTarget({ only: 'Items,top-ups,account' }, dir, '/')).toEqual({ kinds: ['item', 'topup', 'account'] });
-    expect(() => resolveTarget({ only: 'itmes' }, dir, '/')).toThrow(
-      /--only takes accounts, items, top-ups .*got 'itmes'; did you mean 'items'\?/,
+  it('holds an offer to each part given: kind, file, glob and key', () => {
+    const byKind = targetTest({ kinds: ['item', 'topup'] });
+    expect([byKind('item', 'a', 'f'), byKind('topup', 'a', 'f'), byKind('account', 'a', 'f')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    const byFile = targetTest({ files: ['items/a.json'] });
+    expect([byFile('item', 'a', 'items/a.json'), byFile('item', 'a', 'items/b.json')]).toEqual([true, false]);
+    expect([byFile('item', 'a', null), byFile('item', 'a', undefined)]).toEqual([false, false]);
+    const byMatch = targetTest({ match: 'a-*' });
+    expect([byMatch('item', 'a-1', null), byMatch('item', 'b-1', null)]).toEqual([true, false]);
+    const byKey = targetTest({ keys: ['item:a-1'] });
+    expect([byKey('item', 'a-1', null), byKey('topup', 'a-1', null), byKey('item', 'a-2', null)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('needs every part at once', () => {
+    const t = targetTest({ kinds: ['item'], files: ['f'], match: 'a*', keys: ['item:a1', 'account:a1'] });
+    expect(t('item', 'a1', 'f')).toBe(true);
+    expect(t('account', 'a1', 'f')).toBe(false);
+    expect(t('item', 'a1', 'g')).toBe(false);
+    expect(t('item', 'b1', 'f')).toBe(false);
+    const noKey = targetTest({ kinds: ['item'], files: ['f'], match: 'a*', keys: [] });
+    expect(noKey('item', 'a1', 'f')).toBe(false);
+  });
+
+  it('an empty glob matches only an empty external_id', () => {
+    expect(targetTest({ match: '' })('item', 'x', null)).toBe(false);
+  });
+});
+
+describe('isTargeted and describeTarget', () => {
+  it('is targeted when any part is given, even empty', () => {
+    expect(isTargeted(undefined)).toBe(false);
+    expect(isTargeted({})).toBe(false);
+    expect([{ kinds: [] }, { files: [] }, { match: '' }, { keys: [] }].map((t) => isTargeted(t))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it('says the target as the flags that gave it', () => {
+    expect(describeTarget({ kinds: ['item', 'topup'], files: ['a.json', 'b.json'], match: 'gold-*' })).toBe(
+      "--only item,topup --file a.json --file b.json --match 'gold-*'",
     );
-    expect(() => resolveTarget({ match: 'x[z-a]' }, dir, '/')).toThrow(
-      expect.objectContaining({
-        name: 'UsageError',
-        message: expect.stringMatching(/^--match 'x\[z-a\]' is not a glob/),
-      }),
-    );
-    expect(resolveTarget({ match: 'gold-[a-c]*' }, dir, '/')).toEqual({ match: 'gold-[a-c]*' });
+    expect(describeTarget({ keys: ['item:a'] })).toBe('the 1 offer of the saved plan');
+    expect(describeTarget({ keys: ['item:a', 'item:b'] })).toBe('the 2 offers of the saved plan');
+    expect(describeTarget({ match: '' })).toBe("--match ''");
+    expect(describeTarget({})).toBe('');
   });
 });

@@ -3,7 +3,7 @@
 // suggestion, and a CSV saved by Excel's plain "CSV" choice (Windows-1252) read with a warning naming the file.
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.ts';
-import { cleanup, load, tmpCatalogue } from './support/tmp-catalogue.ts';
+import { cleanup, load, tmpCatalogue } from '../catalogue/support/tmp-catalogue.ts';
 import { xlsxParts, textCell, numberCell, zip } from '../support/zip.ts';
 
 afterEach(cleanup);
