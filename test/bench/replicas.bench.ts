@@ -1,20 +1,12 @@
-// Replica bench: six sellers on one PostgreSQL (embedded, 127.0.0.1) and one sandbox (a key per seller, each its
-// own seller account), reconciled from empty by 1, 2 and 3 daemon processes. Prints sellers per replica and
-// offers per second from the first daemon's spawn to the last offer on the sandbox (startup included), then
-// the same for a catalogue edit of every offer (all replicas up). Checks every offer arrived exactly once.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { startPostgres } from '../support/postgres.ts';
 import {
   converged,
-  type Fleet,
   type Ready,
   readyz,
   type ReplicaProc,
-  sellerKey,
+  startFleet,
   startReplica,
+  stopFleet,
   writeItems,
 } from '../support/replica-fleet.ts';
 import { until } from '../support/until.ts';
@@ -28,22 +20,16 @@ const pg = await startPostgres();
 let failed = false;
 try {
   for (const replicas of [1, 2, 3]) {
-    const sandbox = await startSandbox({
-      apiKeys: SELLERS.map(sellerKey),
-      sellerPerKey: true,
-      rateLimit: { ratePerSec: RATE * 1.2, burst: 30 },
-    });
-    const dir = mkdtempSync(join(tmpdir(), 'offersync-replica-bench-'));
-    const fleet: Fleet = {
-      dir,
+    const fleet = await startFleet({
+      url: await pg.createDatabase(`bench_${replicas}`),
       sellers: SELLERS,
       items: ITEMS,
-      url: await pg.createDatabase(`bench_${replicas}`),
-      sandbox,
       ttlMs: 5_000,
       ratePerSec: RATE,
-    };
-    for (const s of SELLERS) writeItems(fleet, s, 100);
+      prefix: 'replica-bench',
+      sandboxRateLimit: { ratePerSec: RATE * 1.2, burst: 30 },
+    });
+    const { sandbox } = fleet;
     const procs: ReplicaProc[] = [];
     try {
       const t0 = Date.now();
@@ -80,10 +66,7 @@ try {
           `update all in ${(updateMs / 1000).toFixed(1)} s (${Math.round(total / (updateMs / 1000))} offers/s)`,
       );
     } finally {
-      for (const p of procs) p.child.kill('SIGTERM');
-      await Promise.all(procs.map((p) => p.exited));
-      await sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
+      await stopFleet(fleet, procs, { signal: 'SIGTERM' });
     }
   }
 } finally {

@@ -3,21 +3,19 @@
 // (its lists unreadable). The exposition is valid (promtool check
 // metrics), shows the process once and every offersync series with its seller, and has every metric the Grafana
 // dashboard and the alert rules read.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { promtool, skipPromtool } from '../support/promtool.ts';
 import {
   converged,
   type Fleet,
   type ReplicaProc,
-  sellerKey,
+  startFleet,
   startReplica,
-  writeItems,
+  stopFleet,
 } from '../support/replica-fleet.ts';
 import { until } from '../support/until.ts';
 
@@ -27,7 +25,6 @@ const REFUSED = 'm3';
 const root = join(import.meta.dirname, '..', '..');
 
 let server: TestPostgres;
-let sandbox: RunningSandbox;
 let fleet: Fleet;
 let proc: ReplicaProc | undefined;
 /** The replica's /metrics once both sellers converged. */
@@ -35,22 +32,16 @@ let exposition = '';
 
 beforeAll(async () => {
   server = await startPostgres();
-  sandbox = await startSandbox({
-    apiKeys: SELLERS.map(sellerKey),
-    sellerPerKey: true,
-    rateLimit: { ratePerSec: 500, burst: 50 },
-  });
-  const dir = mkdtempSync(join(tmpdir(), 'offersync-fleet-metrics-'));
-  fleet = {
-    dir,
-    sellers: [...SELLERS, REFUSED],
-    items: 3,
+  fleet = await startFleet({
     url: await server.createDatabase(),
-    sandbox,
+    sellers: [...SELLERS, REFUSED],
+    keyed: SELLERS,
+    items: 3,
     ttlMs: 3_000,
     ratePerSec: 200,
-  };
-  for (const s of SELLERS) writeItems(fleet, s, 100);
+    prefix: 'fleet-metrics',
+    sandboxRateLimit: { ratePerSec: 500, burst: 50 },
+  });
   const replica = await startReplica(fleet, 1);
   proc = replica;
   const served = { ...fleet, sellers: SELLERS };
@@ -71,11 +62,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  proc?.child.kill('SIGTERM');
-  await proc?.exited;
-  await sandbox?.close();
+  await stopFleet(fleet, proc ? [proc] : [], { signal: 'SIGTERM' });
   await server?.stop();
-  if (fleet) rmSync(fleet.dir, { recursive: true, force: true });
 });
 
 /** The names of the samples in an exposition (a histogram's _bucket, _sum and _count each). */

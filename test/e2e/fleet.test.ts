@@ -3,14 +3,13 @@
 // converges it, and both replicas' fleet pages show it held. A unit sold is kept in the state db, read back by
 // `offersync sales` and counted on the fleet page. `offersync sellers remove` it: its replica stops it and lets go
 // of its lease, and it runs no more.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
+import type { RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { runCli } from '../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import {
@@ -20,7 +19,9 @@ import {
   readyz,
   type ReplicaProc,
   sellerKey,
+  startFleet,
   startReplica,
+  stopFleet,
   writeItems,
 } from '../support/replica-fleet.ts';
 import { until } from '../support/until.ts';
@@ -77,22 +78,16 @@ function rowOf(html: string, seller: string): string | undefined {
 beforeAll(async () => {
   server = await startPostgres();
   url = await server.createDatabase();
-  sandbox = await startSandbox({ apiKeys: [...SELLERS, LATE].map(sellerKey), sellerPerKey: true });
-  const dir = mkdtempSync(join(tmpdir(), 'offersync-fleet-'));
-  fleet = { dir, sellers: SELLERS, items: 4, url, sandbox, ttlMs: TTL_MS, ratePerSec: 200 };
-  for (const s of SELLERS) writeItems(fleet, s, 100);
+  const keyed = [...SELLERS, LATE];
+  fleet = await startFleet({ url, sellers: SELLERS, keyed, items: 4, ttlMs: TTL_MS, ratePerSec: 200, prefix: 'fleet' });
+  sandbox = fleet.sandbox;
   writeItems({ ...fleet, sellers: [LATE] }, LATE, 300);
-  writeFileSync(join(dir, 'late.key'), `${sellerKey(LATE)}\n`, { mode: 0o600 });
+  writeFileSync(join(fleet.dir, 'late.key'), `${sellerKey(LATE)}\n`, { mode: 0o600 });
 }, 60_000);
 
 afterAll(async () => {
-  if (failed)
-    for (const [i, p] of procs.entries()) console.log(`--- replica ${i + 1} stderr\n${p.stderr().slice(-3000)}`);
-  for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
-  await sandbox?.close();
+  await stopFleet(fleet, procs, { failed });
   await server?.stop();
-  if (fleet) rmSync(fleet.dir, { recursive: true, force: true });
 });
 
 describe('sellers at run time on two replicas', () => {

@@ -1,13 +1,6 @@
-// The proof of replicas: PostgreSQL (embedded, 127.0.0.1), one sandbox with six keys, three daemon processes on
-// six sellers. Once every catalogue converged, one daemon is killed with SIGKILL and every catalogue edited:
-// all six converge again within the lease TTL plus one run, with no duplicate create, every offer mapped once
-// and each seller held by exactly one live replica. Then SIGTERM lets the others go, leases released.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
+import type { RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { requestsByRoute } from '../support/harness.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import {
@@ -16,8 +9,9 @@ import {
   type Ready,
   readyz,
   type ReplicaProc,
-  sellerKey,
+  startFleet,
   startReplica,
+  stopFleet,
   writeItems,
 } from '../support/replica-fleet.ts';
 import { until } from '../support/until.ts';
@@ -47,21 +41,13 @@ async function query<R>(sql: string): Promise<R[]> {
 beforeAll(async () => {
   server = await startPostgres();
   url = await server.createDatabase();
-  sandbox = await startSandbox({ apiKeys: SELLERS.map(sellerKey), sellerPerKey: true });
-  const dir = mkdtempSync(join(tmpdir(), 'offersync-replicas-'));
-  fleet = { dir, sellers: SELLERS, items: 4, url, sandbox, ttlMs: TTL_MS, ratePerSec: 200 };
-  for (const s of SELLERS) writeItems(fleet, s, 100);
+  fleet = await startFleet({ url, sellers: SELLERS, items: 4, ttlMs: TTL_MS, ratePerSec: 200, prefix: 'replicas' });
+  sandbox = fleet.sandbox;
 }, 60_000);
 
 afterAll(async () => {
-  // What the daemons said, when the test failed: the first thing to read.
-  if (failed)
-    for (const [i, p] of procs.entries()) console.log(`--- replica ${i + 1} stderr\n${p.stderr().slice(-3000)}`);
-  for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-  await Promise.all(procs.map((p) => p.exited));
-  await sandbox?.close();
+  await stopFleet(fleet, procs, { failed });
   await server?.stop();
-  if (fleet) rmSync(fleet.dir, { recursive: true, force: true });
 });
 
 describe('replicas sharing sellers through PostgreSQL', () => {

@@ -1,9 +1,11 @@
 // Daemon replicas as child processes on one PostgreSQL and one sandbox (both on 127.0.0.1), for the replica
 // proof test and the replica bench: each seller a catalogue of items and a sandbox key of its own.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
+import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from './cli.ts';
 import { freePort } from './ports.ts';
 
@@ -31,6 +33,61 @@ export interface Ready {
 }
 
 export const sellerKey = (s: string) => `key-${s}-0123`;
+
+export interface FleetOptions {
+  /** The database the replicas share. */
+  readonly url: string;
+  /** The sellers in the replicas' configuration. */
+  readonly sellers: readonly string[];
+  /** The sellers whose keys the sandbox knows, each with its items at 100 + i if in `sellers`; all unless told. */
+  readonly keyed?: readonly string[];
+  readonly items: number;
+  readonly ttlMs: number;
+  readonly ratePerSec: number;
+  /** Names the temporary folder: offersync-<prefix>-. */
+  readonly prefix: string;
+  readonly sandboxRateLimit?: SandboxOptions['rateLimit'];
+}
+
+/** The sandbox and the folder of a fleet, each keyed seller's catalogue written; the replicas are started apart. */
+export async function startFleet(o: FleetOptions): Promise<Fleet> {
+  const keyed = o.keyed ?? o.sellers;
+  const sandbox = await startSandbox({
+    apiKeys: keyed.map(sellerKey),
+    sellerPerKey: true,
+    ...(o.sandboxRateLimit ? { rateLimit: o.sandboxRateLimit } : {}),
+  });
+  const dir = mkdtempSync(join(tmpdir(), `offersync-${o.prefix}-`));
+  const fleet: Fleet = {
+    dir,
+    sellers: o.sellers,
+    items: o.items,
+    url: o.url,
+    sandbox,
+    ttlMs: o.ttlMs,
+    ratePerSec: o.ratePerSec,
+  };
+  for (const s of o.sellers) if (keyed.includes(s)) writeItems(fleet, s, 100);
+  return fleet;
+}
+
+/**
+ * Stops the replicas still running (with `signal`), then the sandbox, and removes the folder. With `failed`, each
+ * replica's stderr is printed first: what the daemons said is the first thing to read.
+ */
+export async function stopFleet(
+  f: Fleet | undefined,
+  procs: readonly ReplicaProc[],
+  o: { signal?: NodeJS.Signals; failed?: boolean } = {},
+): Promise<void> {
+  if (o.failed)
+    for (const [i, p] of procs.entries()) console.log(`--- replica ${i + 1} stderr\n${p.stderr().slice(-3000)}`);
+  for (const p of procs)
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill(o.signal ?? 'SIGKILL');
+  await Promise.all(procs.map((p) => p.exited));
+  await f?.sandbox.close();
+  if (f) rmSync(f.dir, { recursive: true, force: true });
+}
 
 export function writeItems(f: Fleet, seller: string, price: number): void {
   mkdirSync(join(f.dir, 'cat', seller, 'items'), { recursive: true });
