@@ -1,12 +1,3 @@
-// Months in minutes: the daemon in this process runs 1,000 times after 300 runs of warm-up, against a sandbox
-// process (on 127.0.0.1, no rate limit), with price edits every run, removals and re-additions, and sales on the
-// sandbox. Over those 1,000 runs RSS and V8 heap must not grow: the trend of a sample every 50 runs (each after a
-// full GC, so it is the live set plus what the process keeps) rises less than 5%. On Node 24 RSS still climbs
-// for the first few hundred runs (JIT, allocator) and is flat after; one sample moves by a few MB either way.
-// The state db must stay bounded (run history, journal, file size). Prints the figures; exits non-zero when a
-// goal is missed.
-//   npm run bench daemon-soak            (BENCH_RUNS=1000 measured runs by default; BENCH_OFFERS=300)
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +7,7 @@ import { favourMemoryOverSpeed } from '../../src/cli/v8-memory.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { Daemon, type FileChanges, type FileWatcher } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import { CLI } from '../support/cli.ts';
+import { startSandboxProcess } from '../support/sandbox-process.ts';
 
 const OFFERS = Number(process.env.BENCH_OFFERS ?? 300);
 const KEEP_RUNS = 50;
@@ -54,26 +45,10 @@ class BenchWatcher implements FileWatcher {
   }
 }
 
-async function startSandboxProcess(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', KEY], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    setTimeout(() => reject(new Error('sandbox did not start')), 60_000).unref();
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-      if (m) resolve(m[0]);
-    });
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
-
 const work = mkdtempSync(join(tmpdir(), 'offersync-bench-soak-'));
 const catDir = join(work, 'catalogue');
 const statePath = join(work, 'state', 'state.db');
-const sandbox = await startSandboxProcess();
+const sandbox = await startSandboxProcess(KEY, 60_000);
 let failed = false;
 
 // The catalogue: a fixed pool of external_ids per kind; at any time some are out (removed, then put back).

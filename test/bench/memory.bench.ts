@@ -11,9 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLI } from '../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { writeBigCatalogue } from './support/big-catalogue.ts';
+import { startSandboxProcess } from '../support/sandbox-process.ts';
 
 const N = Number(process.env.BENCH_OFFERS ?? 100_000);
 const GOAL_MB = 256;
@@ -26,22 +26,6 @@ const STATES = (process.env.BENCH_STATE ?? 'sqlite,postgres').split(',');
 
 const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
-
-async function startSandboxProcess(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', KEY], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    setTimeout(() => reject(new Error('sandbox did not start')), 60_000).unref();
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-      if (m) resolve(m[0]);
-    });
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
-}
 
 interface RunFigures {
   readonly code: number | null;
@@ -79,7 +63,7 @@ let failed = false;
 const mb = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 for (const state of STATES) {
   const work = mkdtempSync(join(tmpdir(), 'offersync-bench-memory-'));
-  const sandbox = await startSandboxProcess();
+  const sandbox = await startSandboxProcess(KEY, 60_000);
   let server: TestPostgres | undefined;
   try {
     server = state === 'postgres' ? await startPostgres() : undefined;

@@ -1,18 +1,16 @@
-// The CLI as a person runs it: `offersync` as a child process against `offersync sandbox` as another, both on
-// 127.0.0.1. Exit codes, stdout and stderr are what is asserted.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { CLI } from '../support/cli.ts';
+import { cliEnv, runCli } from '../support/cli.ts';
+import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
 const KEY = 'cli-e2e-key-5555';
 
-let sandbox: ChildProcess;
+let sandbox: SandboxProcess;
 let baseUrl = '';
 let dir = '';
 
@@ -23,30 +21,7 @@ interface Run {
 }
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH,
-        OFFERSYNC_BASE_URL: baseUrl,
-        OFFERSYNC_API_KEY: KEY,
-        OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-        OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
-        OFFERSYNC_LOG_LEVEL: 'debug',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { cwd: dir, env: cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'debug' }, env) });
 }
 
 async function counters(): Promise<{ total: number; writes: number }> {
@@ -56,25 +31,12 @@ async function counters(): Promise<{ total: number; writes: number }> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'offersync-cli-'));
   cpSync(EXAMPLE, join(dir, 'catalogue'), { recursive: true });
-  sandbox = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', KEY], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${out}`)), 20_000);
-    sandbox.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[0]);
-      }
-    });
-  });
+  sandbox = await startSandboxProcess(KEY);
+  baseUrl = sandbox.url;
 });
 
 afterAll(() => {
-  sandbox?.kill('SIGTERM');
+  sandbox?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -2,18 +2,18 @@
 // reported with their quantity and never put back on sale, a catalogue stock sent as written, the price guard, and
 // the mass-archive guard of a small shop. What the CLI printed is kept in test/output/money/ for people to read.
 import type { SoldEntry } from '../../src/sync/sold-log.ts';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, runCli } from '../support/cli.ts';
+import { cliEnv, runCli } from '../support/cli.ts';
+import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
 const KEY = 'money-e2e-key-7777';
 const OUTPUT = fileURLToPath(new URL('../output/money', import.meta.url));
 
-let sandbox: ChildProcess;
+let sandbox: SandboxProcess;
 let baseUrl = '';
 let dir = '';
 
@@ -24,17 +24,7 @@ interface Run {
 }
 
 function run(args: string[]): Promise<Run> {
-  return runCli(args, {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH,
-      OFFERSYNC_BASE_URL: baseUrl,
-      OFFERSYNC_API_KEY: KEY,
-      OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-      OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
-      OFFERSYNC_LOG_LEVEL: 'warn',
-    },
-  });
+  return runCli(args, { cwd: dir, env: cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'warn' }) });
 }
 
 /** Runs the CLI and keeps what the seller saw, under the case's name. */
@@ -70,21 +60,8 @@ const stockJson = (stock: number) =>
   ]);
 
 beforeAll(async () => {
-  sandbox = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', KEY], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${out}`)), 20_000);
-    sandbox.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[0]);
-      }
-    });
-  });
+  sandbox = await startSandboxProcess(KEY);
+  baseUrl = sandbox.url;
 });
 
 beforeEach(async () => {
@@ -94,7 +71,7 @@ beforeEach(async () => {
 });
 
 afterAll(() => {
-  sandbox?.kill('SIGTERM');
+  sandbox?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

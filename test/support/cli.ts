@@ -1,6 +1,7 @@
 // The CLI as tests and benches start it: the TypeScript sources through tsx, so `npm test` needs no build.
 // The compiled bin (bin/offersync.js -> dist) is checked by .ci/pack-check on a packed and installed tarball.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/entry.ts', import.meta.url));
@@ -44,4 +45,23 @@ export function runCli(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * The environment of a CLI run with no configuration file: the marketplace at baseUrl with one key, the catalogue
+ * in <dir>/catalogue and the state db in <dir>/state, and only PATH from this process.
+ */
+export function cliEnv(
+  o: { readonly dir: string; readonly baseUrl: string; readonly apiKey: string; readonly logLevel: string },
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    OFFERSYNC_BASE_URL: o.baseUrl,
+    OFFERSYNC_API_KEY: o.apiKey,
+    OFFERSYNC_CATALOGUE_DIR: join(o.dir, 'catalogue'),
+    OFFERSYNC_STATE_DB: join(o.dir, 'state', 'state.db'),
+    OFFERSYNC_LOG_LEVEL: o.logLevel,
+    ...extra,
+  };
 }
