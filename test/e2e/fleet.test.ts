@@ -6,12 +6,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { runCli } from '../support/cli.ts';
-import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { queryOnce, startPostgres, type TestPostgres } from '../support/postgres.ts';
 import {
   converged,
   type Fleet,
@@ -41,15 +40,7 @@ let fleet: Fleet;
 const procs: ReplicaProc[] = [];
 let failed = true;
 
-async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as R[];
-  } finally {
-    await c.end();
-  }
-}
+const query = <R>(sql: string, params: unknown[] = []) => queryOnce<R>(url, sql, params);
 
 function cli(args: readonly string[]) {
   return runCli([...args, '--config', join(fleet.dir, 'replica-1.yaml')], {

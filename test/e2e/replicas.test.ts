@@ -1,8 +1,7 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { requestsByRoute } from '../support/harness.ts';
-import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { queryOnce, startPostgres, type TestPostgres } from '../support/postgres.ts';
 import {
   converged,
   type Fleet,
@@ -28,15 +27,7 @@ let fleet: Fleet;
 const procs: ReplicaProc[] = [];
 let failed = true;
 
-async function query<R>(sql: string): Promise<R[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql)).rows as R[];
-  } finally {
-    await c.end();
-  }
-}
+const query = <R>(sql: string, params: unknown[] = []) => queryOnce<R>(url, sql, params);
 
 beforeAll(async () => {
   server = await startPostgres();

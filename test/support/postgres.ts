@@ -107,3 +107,14 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
   };
 }
+
+/** One query on a connection of its own, closed after: what a test reads of a database a daemon writes. */
+export async function queryOnce<R>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as R[];
+  } finally {
+    await c.end();
+  }
+}
