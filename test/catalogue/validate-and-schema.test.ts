@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError, type CliIO } from '../../src/cli/command.ts';
+import { UsageError } from '../../src/cli/command.ts';
 import { command as schema } from '../../src/cli/schema.ts';
 import { command as validate } from '../../src/cli/validate.ts';
 import { accountFileSchema } from '../../src/catalogue/account-schema.ts';
+import { capturedIo } from '../support/captured-io.ts';
 import { cleanup, fixture, tmpCatalogue } from './support/tmp-catalogue.ts';
 
 afterEach(cleanup);
@@ -15,22 +16,7 @@ afterEach(cleanup);
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
 const SCHEMA_DIR = fileURLToPath(new URL('../../config/schema', import.meta.url));
 
-function io(
-  env: Record<string, string> = {},
-  cwd = process.cwd(),
-  tty = false,
-): CliIO & { out(): string; err(): string } {
-  let out = '';
-  let err = '';
-  const write = (to: 'out' | 'err') => (s: string) => {
-    if (to === 'out') out += s;
-    else err += s;
-    return true;
-  };
-  const stdout = { write: write('out'), isTTY: tty } as unknown as CliIO['stdout'];
-  const stderr = { write: write('err') } as unknown as CliIO['stderr'];
-  return { stdout, stderr, env, cwd, out: () => out, err: () => err };
-}
+const io = (env: NodeJS.ProcessEnv = {}, cwd = process.cwd(), tty = false) => capturedIo({ env, cwd, tty });
 
 describe('offersync validate', () => {
   it('the example catalogue validates clean: exit 0, zero errors, zero warnings', async () => {

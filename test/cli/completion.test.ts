@@ -5,18 +5,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/command.ts';
-import { main } from '../../src/cli/main.ts';
+import { mainCaptured } from '../support/captured-io.ts';
 
 async function script(shell: string): Promise<string> {
-  let out = '';
-  const write = (s: string): boolean => {
-    out += s;
-    return true;
-  };
-  const io = { stdout: { write }, stderr: { write }, env: {}, cwd: process.cwd() } as unknown as CliIO;
-  expect(await main(['completion', shell], io)).toBe(0);
-  return out;
+  const run = await mainCaptured(['completion', shell]);
+  expect(run.code).toBe(0);
+  return run.out + run.err;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'offersync-completion-'));
@@ -86,13 +80,8 @@ describe('offersync completion', () => {
   });
 
   it('an unknown shell is a usage error (exit 2)', async () => {
-    let err = '';
-    const write = (s: string): boolean => {
-      err += s;
-      return true;
-    };
-    const io = { stdout: { write }, stderr: { write }, env: {}, cwd: '/' } as unknown as CliIO;
-    expect(await main(['completion', 'powershell'], io)).toBe(2);
-    expect(err).toMatch(/expected one shell: bash, zsh, fish/);
+    const run = await mainCaptured(['completion', 'powershell'], { cwd: '/' });
+    expect(run.code).toBe(2);
+    expect(run.out + run.err).toMatch(/expected one shell: bash, zsh, fish/);
   });
 });

@@ -1,8 +1,9 @@
 // Each command's --help, its parser and the shell completion read one flag table: completion offers only flags
 // the command takes, and --help lists each of them and ends with examples.
 import { describe, expect, it } from 'vitest';
-import type { CliIO, Command } from '../../src/cli/command.ts';
+import type { Command } from '../../src/cli/command.ts';
 import { bashScript, commandSpecs } from '../../src/cli/completion.ts';
+import { capturedIo } from '../support/captured-io.ts';
 
 const NAMES = [
   'reconcile',
@@ -25,18 +26,9 @@ async function load(name: string): Promise<Command> {
 }
 
 async function helpOf(command: Command): Promise<string> {
-  let text = '';
-  const write = (s: string): boolean => {
-    text += s;
-    return true;
-  };
-  await command.run(['--help'], {
-    stdout: { write },
-    stderr: { write },
-    env: {},
-    cwd: process.cwd(),
-  } as unknown as CliIO);
-  return text;
+  const io = capturedIo();
+  await command.run(['--help'], io);
+  return io.out() + io.err();
 }
 
 /** The flags a help text lists, each at the start of its line (not those it names in passing). */

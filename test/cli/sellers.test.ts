@@ -4,25 +4,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/command.ts';
 import { command as plan } from '../../src/cli/plan.ts';
 import { command as reconcile } from '../../src/cli/reconcile.ts';
 import { command as status } from '../../src/cli/status.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-
-function io(env: Record<string, string>, cwd: string): CliIO & { out(): string; err(): string } {
-  let out = '';
-  let err = '';
-  const write = (to: 'out' | 'err') => (s: string) => {
-    if (to === 'out') out += s;
-    else err += s;
-    return true;
-  };
-  const stdout = { write: write('out'), isTTY: false } as unknown as CliIO['stdout'];
-  const stderr = { write: write('err') } as unknown as CliIO['stderr'];
-  return { stdout, stderr, env, cwd, out: () => out, err: () => err };
-}
+import { capturedIo } from '../support/captured-io.ts';
 
 let sandbox: RunningSandbox;
 let dir: string;
@@ -97,7 +84,7 @@ describe('sellers', () => {
   });
 
   it('reconciles each seller, a report each; one without its key fails alone (exit 2), others converge', async () => {
-    const c = io(env, dir);
+    const c = capturedIo({ env, cwd: dir });
     expect(await reconcile.run([], c)).toBe(2);
     expect(c.out()).toMatch(/== seller eu-shop\n[\s\S]*== seller broken-shop\n[\s\S]*== seller us-shop\n/);
     expect(c.err()).toMatch(/seller broken-shop: no API key: its apiKeyFile must name a readable file/);
@@ -110,19 +97,19 @@ describe('sellers', () => {
 
   it('--seller runs one seller: plan shows no change for it, and a change only in its own catalogue', async () => {
     writeFileSync(join(dir, 'cat', 'us', 'items', 'a.json'), items('us', 2, 900));
-    const eu = io(env, dir);
+    const eu = capturedIo({ env, cwd: dir });
     expect(await plan.run(['--seller', 'eu-shop'], eu)).toBe(0);
     expect(eu.out()).not.toContain('== seller');
-    const us = io(env, dir);
+    const us = capturedIo({ env, cwd: dir });
     expect(await plan.run(['--seller', 'us-shop', '--json'], us)).toBe(3);
     expect(JSON.parse(us.out())).toBeTypeOf('object');
-    const none = io(env, dir);
+    const none = capturedIo({ env, cwd: dir });
     expect(await plan.run(['--seller', 'nope'], none)).toBe(2);
     expect(none.err()).toMatch(/no seller 'nope': the configuration has eu-shop, broken-shop, us-shop/);
   });
 
   it('status shows each seller from its own state', async () => {
-    const c = io(env, dir);
+    const c = capturedIo({ env, cwd: dir });
     expect(await status.run(['--json'], c)).toBe(0);
     const doc = JSON.parse(c.out()) as {
       sellers: { seller: string; offers: Record<string, Record<string, number>> }[];

@@ -1,27 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/command.ts';
 import { runReconcile } from '../../src/cli/run-reconcile.ts';
 import type { Config } from '../../src/config/config.ts';
+import { capturedIo } from '../support/captured-io.ts';
 import { createHarness, type Harness } from '../support/harness.ts';
 import { receiver } from './support/webhook-receiver.ts';
 
 const PASSWORD = 'pw-correct-horse-battery';
 
-function io(): CliIO & { out(): string } {
-  let out = '';
-  const write = (s: string): boolean => {
-    out += s;
-    return true;
-  };
-  const sink = { write, isTTY: false } as unknown as CliIO['stdout'];
-  return {
-    stdout: sink,
-    stderr: { write: () => true } as unknown as CliIO['stderr'],
-    env: {},
-    cwd: '/',
-    out: () => out,
-  };
-}
+const io = () => capturedIo({ cwd: '/' });
 
 function withNotify(h: Harness, notify: Partial<Config['notify']>, extra: Partial<Config> = {}): Config {
   return { ...h.config, ...extra, notify: { ...h.config.notify, seller: 'test-shop', ...notify } };

@@ -4,8 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/command.ts';
-import { main } from '../../src/cli/main.ts';
+import { type CapturedRun, mainCaptured } from '../support/captured-io.ts';
 import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
 
 const PASSWORD = 'pw-saved-plan-secret-1';
@@ -15,27 +14,11 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io = {
-    stdout: {
-      write: (s: string) => {
-        out += s;
-        return true;
-      },
-    },
-    stderr: {
-      write: (s: string) => {
-        err += s;
-        return true;
-      },
-    },
+function cli(argv: string[]): Promise<CapturedRun> {
+  return mainCaptured(argv, {
     env: { OFFERSYNC_API_KEY: TEST_KEY, OFFERSYNC_CONFIG: join(h!.dir, 'offersync.yaml') },
     cwd: h!.dir,
-  } as unknown as CliIO;
-  const code = await main(argv, io);
-  return { code, out, err };
+  });
 }
 
 async function setup(): Promise<Harness> {
