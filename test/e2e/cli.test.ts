@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { cliEnv, runCli } from '../support/cli.ts';
+import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
 import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
@@ -14,13 +14,7 @@ let sandbox: SandboxProcess;
 let baseUrl = '';
 let dir = '';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+function run(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return runCli(args, { cwd: dir, env: cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'debug' }, env) });
 }
 

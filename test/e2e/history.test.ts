@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { OFFER_EVENTS_KEPT } from '../../src/state/kysely-state-store.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { type CliRun, runCli } from '../support/cli.ts';
+import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
 
 const KEY = 'history-e2e-key-4242';
 const OUTPUT = fileURLToPath(new URL('../output/history', import.meta.url));
@@ -25,15 +25,7 @@ const statePath = () => join(dir, 'state', 'state.db');
 function run(args: string[]): Promise<CliRun> {
   return runCli(args, {
     cwd: dir,
-    env: {
-      PATH: process.env.PATH,
-      OFFERSYNC_BASE_URL: sandbox.url,
-      OFFERSYNC_API_KEY: KEY,
-      OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-      OFFERSYNC_STATE_DB: statePath(),
-      OFFERSYNC_STATE_KEEPRUNS: '2',
-      OFFERSYNC_LOG_LEVEL: 'warn',
-    },
+    env: cliEnv({ dir, baseUrl: sandbox.url, apiKey: KEY, logLevel: 'warn' }, { OFFERSYNC_STATE_KEEPRUNS: '2' }),
   });
 }
 

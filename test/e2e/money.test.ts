@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cliEnv, runCli } from '../support/cli.ts';
+import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
 import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
 const KEY = 'money-e2e-key-7777';
@@ -17,18 +17,12 @@ let sandbox: SandboxProcess;
 let baseUrl = '';
 let dir = '';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[]): Promise<Run> {
+function run(args: string[]): Promise<CliRun> {
   return runCli(args, { cwd: dir, env: cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'warn' }) });
 }
 
 /** Runs the CLI and keeps what the seller saw, under the case's name. */
-async function seen(name: string, args: string[]): Promise<Run> {
+async function seen(name: string, args: string[]): Promise<CliRun> {
   const r = await run(args);
   mkdirSync(OUTPUT, { recursive: true });
   writeFileSync(join(OUTPUT, `${name}.txt`), `$ offersync ${args.join(' ')}\n${r.stdout}(exit ${r.code})\n`);

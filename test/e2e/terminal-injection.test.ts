@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { runCli } from '../support/cli.ts';
+import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
 
 const KEY = 'terminal-key-77';
 /** A file name that, printed raw, starts a line of its own reading as a compiler's error, then clears the screen. */
@@ -20,17 +20,8 @@ const SHOWN_TITLE_CHANGE = '\\x1b]0;pwned\\x07\\x1b[2J';
 let sandbox: RunningSandbox;
 let dir = '';
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runCli(args, {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH,
-      OFFERSYNC_BASE_URL: sandbox.url,
-      OFFERSYNC_API_KEY: KEY,
-      OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-      OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
-    },
-  });
+function run(args: string[]): Promise<CliRun> {
+  return runCli(args, { cwd: dir, env: cliEnv({ dir, baseUrl: sandbox.url, apiKey: KEY }) });
 }
 
 /** No control character but the printer's own newline, and no line that data started. */

@@ -49,10 +49,11 @@ export function runCli(
 
 /**
  * The environment of a CLI run with no configuration file: the marketplace at baseUrl with one key, the catalogue
- * in <dir>/catalogue and the state db in <dir>/state, and only PATH from this process.
+ * in <dir>/catalogue and the state db in <dir>/state, and only PATH from this process. Without logLevel the CLI
+ * logs at its own default.
  */
 export function cliEnv(
-  o: { readonly dir: string; readonly baseUrl: string; readonly apiKey: string; readonly logLevel: string },
+  o: { readonly dir: string; readonly baseUrl: string; readonly apiKey: string; readonly logLevel?: string },
   extra: Record<string, string> = {},
 ): NodeJS.ProcessEnv {
   return {
@@ -61,7 +62,7 @@ export function cliEnv(
     OFFERSYNC_API_KEY: o.apiKey,
     OFFERSYNC_CATALOGUE_DIR: join(o.dir, 'catalogue'),
     OFFERSYNC_STATE_DB: join(o.dir, 'state', 'state.db'),
-    OFFERSYNC_LOG_LEVEL: o.logLevel,
+    ...(o.logLevel === undefined ? {} : { OFFERSYNC_LOG_LEVEL: o.logLevel }),
     ...extra,
   };
 }
