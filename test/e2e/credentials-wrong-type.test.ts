@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI } from '../support/cli.ts';
+import { CLI, cliEnv, runCli } from '../support/cli.ts';
 import { freePort } from '../support/ports.ts';
 
 const KEY = 'wrong-type-key-31';
@@ -20,28 +20,12 @@ const VALUES = ['Str9', String(NUMERIC_PASSWORD), String(NUMERIC_LOGIN)];
 let sandbox: RunningSandbox;
 let dir = '';
 
-function env(): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    OFFERSYNC_BASE_URL: sandbox.url,
-    OFFERSYNC_API_KEY: KEY,
-    OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-    OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
-  };
-}
+const env = (): NodeJS.ProcessEnv => cliEnv({ dir, baseUrl: sandbox.url, apiKey: KEY });
 
-function run(args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: dir,
-      env: env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => resolve({ code, out }));
-  });
+/** The CLI run to its exit, with all it printed, stdout then stderr. */
+async function run(args: string[]): Promise<{ code: number | null; out: string }> {
+  const r = await runCli(args, { cwd: dir, env: env() });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 function expectNotQuoted(what: string, text: string): void {

@@ -1,12 +1,11 @@
 // A daemon whose run a guard stopped carries on: it says so on /readyz and the status page, still records the
 // units sold meanwhile (sold.jsonl, /metrics), and clears the stop once a run gets through.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI } from '../support/cli.ts';
+import { type DaemonProc, daemonYaml, startDaemon } from '../support/daemon-process.ts';
 import { freePort } from '../support/ports.ts';
 import { until } from '../support/until.ts';
 
@@ -15,7 +14,7 @@ const KEY = 'daemon-guard-key-31';
 let sandbox: RunningSandbox;
 let dir: string;
 let port: number;
-let daemon: ChildProcess | undefined;
+let daemon: DaemonProc | undefined;
 
 const get = async (path: string) => {
   const r = await fetch(`http://127.0.0.1:${port}${path}`).catch(() => null);
@@ -37,21 +36,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'offersync-daemon-guard-'));
   mkdirSync(join(dir, 'catalogue', 'items'), { recursive: true });
   port = await freePort();
-  writeFileSync(
-    join(dir, 'offersync.yaml'),
-    `${[
-      `baseUrl: ${sandbox.url}`,
-      'catalogue:\n  dir: ./catalogue',
-      'state:\n  path: ./state/state.db',
-      'rateLimit:\n  ratePerSec: 100\n  burst: 10',
-      'daemon:\n  debounceMs: 100\n  healthHost: 127.0.0.1',
-      `  healthPort: ${port}`,
-    ].join('\n')}\n`,
-  );
+  writeFileSync(join(dir, 'offersync.yaml'), daemonYaml({ baseUrl: sandbox.url, healthPort: port }));
 });
 
 afterAll(async () => {
-  daemon?.kill('SIGKILL');
+  daemon?.child.kill('SIGKILL');
   await sandbox?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -59,9 +48,10 @@ afterAll(async () => {
 describe('a daemon stopped by a guard', () => {
   it('says so on /readyz and the status page, records sales meanwhile, and clears it once a run passes', async () => {
     prices(1);
-    daemon = spawn(process.execPath, [...CLI, 'daemon', '--config', join(dir, 'offersync.yaml')], {
-      env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'ignore'],
+    daemon = startDaemon(join(dir, 'offersync.yaml'), {
+      PATH: process.env.PATH,
+      OFFERSYNC_API_KEY: KEY,
+      OFFERSYNC_LOG_LEVEL: 'warn',
     });
     await until('the first run', async () => ((await get('/readyz'))?.status === 200 ? true : undefined), 30_000, 50);
     expect(sandbox.dump().items.filter((i) => i.price === 2005)).toHaveLength(1);

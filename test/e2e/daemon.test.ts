@@ -1,13 +1,13 @@
 // The daemon as a child process: initial reconcile, a saved file reaches the sandbox, /healthz and /metrics
 // answer, SIGTERM ends it with exit 0, and a second daemon on the same state db waits (not ready, saying why)
 // until the first is gone, then takes over without exiting.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI } from '../support/cli.ts';
+import { type DaemonProc, daemonYaml, startDaemon } from '../support/daemon-process.ts';
 import { freePort } from '../support/ports.ts';
 import { until } from '../support/until.ts';
 
@@ -18,20 +18,8 @@ let dir: string;
 let healthPort: number;
 let secondPort: number;
 
-function startDaemon(config = 'offersync.yaml'): {
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-} {
-  const child = spawn(process.execPath, [...CLI, 'daemon', '--config', join(dir, config)], {
-    env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stderr: () => err, exited };
-}
+const daemon = (config = 'offersync.yaml') =>
+  startDaemon(join(dir, config), { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'info' });
 
 function items(list: { external_id: string; price: number }[]): void {
   writeFileSync(
@@ -50,17 +38,7 @@ beforeAll(async () => {
     ['offersync.yaml', healthPort],
     ['second.yaml', secondPort],
   ] as const) {
-    writeFileSync(
-      join(dir, file),
-      `${[
-        `baseUrl: ${sandbox.url}`,
-        'catalogue:\n  dir: ./catalogue',
-        'state:\n  path: ./state/state.db',
-        'rateLimit:\n  ratePerSec: 100\n  burst: 10',
-        'daemon:\n  debounceMs: 100\n  healthHost: 127.0.0.1',
-        `  healthPort: ${port}`,
-      ].join('\n')}\n`,
-    );
+    writeFileSync(join(dir, file), daemonYaml({ baseUrl: sandbox.url, healthPort: port }));
   }
   items([{ external_id: 'd-1', price: 100 }]);
 });
@@ -73,8 +51,8 @@ afterAll(async () => {
 describe('offersync daemon', () => {
   it('reconciles at start and on every saved file, serves health and metrics, and stops cleanly on ' +
     'SIGTERM', async () => {
-    const d = startDaemon();
-    let second: ReturnType<typeof startDaemon> | undefined;
+    const d = daemon();
+    let second: DaemonProc | undefined;
     try {
       await until('the initial reconcile', () => (sandbox.dump().items.length === 1 ? true : undefined), 20_000, 50);
       const ready = await until(
@@ -89,7 +67,7 @@ describe('offersync daemon', () => {
       expect(((await ready.json()) as { ready: boolean }).ready).toBe(true);
 
       // A second daemon on the same state db waits for the writer lease: alive, not ready, and says why.
-      second = startDaemon('second.yaml');
+      second = daemon('second.yaml');
       const waiting = await until(
         'the second daemon to wait',
         async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI, runCli } from '../support/cli.ts';
+import { CLI, type CliRun, cliEnv, runCli } from '../support/cli.ts';
 import { freePort } from '../support/ports.ts';
 
 const KEY = 'echo-key-4242';
@@ -25,24 +25,9 @@ const SHORT = { login: 'zq', password: 'a' };
 let sandbox: RunningSandbox;
 let dir = '';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const env = (): NodeJS.ProcessEnv => cliEnv({ dir, baseUrl: sandbox.url, apiKey: KEY, logLevel: 'debug' });
 
-function env(): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    OFFERSYNC_BASE_URL: sandbox.url,
-    OFFERSYNC_API_KEY: KEY,
-    OFFERSYNC_CATALOGUE_DIR: join(dir, 'catalogue'),
-    OFFERSYNC_STATE_DB: join(dir, 'state', 'state.db'),
-    OFFERSYNC_LOG_LEVEL: 'debug',
-  };
-}
-
-function run(args: string[]): Promise<Run> {
+function run(args: string[]): Promise<CliRun> {
   return runCli(args, { cwd: dir, env: env() });
 }
 

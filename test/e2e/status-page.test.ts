@@ -4,7 +4,6 @@
 // title and price, and how many offers match; nothing on it is wider than the phone, no script runs, no credential
 // shows. An offer's page shows its history; the search (a plain GET form) finds offers by title. The screenshots
 // are written to test/output/status-page/ (phone-390.png: docs/status-page.png in the README is one of these).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI } from '../support/cli.ts';
+import { type DaemonProc, daemonYaml, startDaemon } from '../support/daemon-process.ts';
 import { freePort } from '../support/ports.ts';
 import { until } from '../support/until.ts';
 
@@ -36,7 +35,7 @@ if (!haveBrowser)
 let sandbox: RunningSandbox;
 let dir: string;
 let port: number;
-let daemon: { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } | undefined;
+let daemon: DaemonProc | undefined;
 let browser: Browser | undefined;
 
 const page = (path = '/'): Promise<string | undefined> =>
@@ -55,16 +54,15 @@ beforeAll(async () => {
   port = await freePort();
   writeFileSync(
     join(dir, 'offersync.yaml'),
-    `${[
-      `baseUrl: ${sandbox.url}`,
-      'catalogue:\n  dir: ./catalogue',
-      'state:\n  path: ./state/state.db',
-      'rateLimit:\n  ratePerSec: 100\n  burst: 10',
-      // An incremental run every second, so that a sale shows without waiting for the default five minutes.
-      'schedule:\n  tick: "* * * * * *"',
-      `daemon:\n  debounceMs: 100\n  healthHost: 127.0.0.1\n  healthPort: ${port}`,
-      'notify:\n  seller: Demo Games Shop',
-    ].join('\n')}\n`,
+    daemonYaml({
+      baseUrl: sandbox.url,
+      healthPort: port,
+      more: [
+        // An incremental run every second, so that a sale shows without waiting for the default five minutes.
+        'schedule:\n  tick: "* * * * * *"',
+        'notify:\n  seller: Demo Games Shop',
+      ],
+    }),
   );
   writeFileSync(
     join(dir, 'catalogue', 'items', 'stock.json'),
@@ -85,13 +83,11 @@ beforeAll(async () => {
       '',
     ].join('\r\n'),
   );
-  let err = '';
-  const child = spawn(process.execPath, [...CLI, 'daemon', '--config', join(dir, 'offersync.yaml')], {
-    env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY, OFFERSYNC_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  daemon = startDaemon(join(dir, 'offersync.yaml'), {
+    PATH: process.env.PATH,
+    OFFERSYNC_API_KEY: KEY,
+    OFFERSYNC_LOG_LEVEL: 'warn',
   });
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  daemon = { child, stderr: () => err, exited: new Promise((r) => child.on('exit', (code) => r(code))) };
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // As root in a container, on a closed network: no sandbox, no GPU, no calls home.
