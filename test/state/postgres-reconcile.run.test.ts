@@ -1,10 +1,10 @@
 // Reconcile with its state in a real PostgreSQL (embedded, 127.0.0.1) against the sandbox: the same
 // convergence as the sqlite file, and the database password in no log line, error or row.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createLogger } from '../../src/log/logger.ts';
 import { openPostgresStateStore } from '../../src/state/open-state-store.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { type Harness, harnessPerTest } from '../support/harness.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { runCli } from '../support/cli.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
@@ -18,11 +18,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => server?.stop());
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 function seed(harness: Harness): void {
   harness.write(
@@ -50,7 +46,7 @@ function seed(harness: Harness): void {
 describe('reconcile with the state in PostgreSQL', { timeout: 120_000 }, () => {
   it('converges, then sends no write; the database password appears in no log line nor row', async () => {
     const url = await server.createDatabase();
-    h = await createHarness({ config: { state: { url } } });
+    const h = await openHarness({ config: { state: { url } } });
     seed(h);
     const lines: string[] = [];
     const logger = createLogger({ level: 'debug', destination: { write: (s: string) => void lines.push(s) } });

@@ -3,6 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterEach } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/sandbox-server.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -88,6 +89,24 @@ export async function createHarness(
 }
 
 /** Request counts of the sandbox as "METHOD /path-template" -> total, for compact assertions. */
+/**
+ * createHarness for a file whose tests each start their own: every harness it opened is closed after its test,
+ * passed or failed, so no sandbox or temporary directory outlives the test that made it.
+ */
+export function harnessPerTest(): (opts?: Parameters<typeof createHarness>[0]) => Promise<Harness> {
+  let opened: Harness[] = [];
+  afterEach(async () => {
+    const closing = opened;
+    opened = [];
+    for (const h of closing) await h.close();
+  });
+  return async (opts) => {
+    const h = await createHarness(opts);
+    opened.push(h);
+    return h;
+  };
+}
+
 export function requestsByRoute(sandbox: RunningSandbox): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [route, byStatus] of Object.entries(sandbox.counters().byRoute)) {

@@ -2,7 +2,7 @@
 // way) and DELETE (not in the document), each probed, used, refused and fallen back from, remembered in the state
 // db and asked again after capabilities.reprobeAfterHours; an offer archived by DELETE, listed as archived or gone,
 // is neither re-created nor archived again by the next run; nothing lost, each offer reported once.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import type { SandboxRepresentation } from '../../src/sandbox/sandbox-options.ts';
@@ -11,13 +11,9 @@ import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import type { ReconcileResult } from '../../src/sync/reconciler.ts';
 import { runCli } from '../support/cli.ts';
 import { overrideMethod } from '../support/client-override.ts';
-import { createHarness, type Harness, requestsByRoute, TEST_KEY } from '../support/harness.ts';
+import { type Harness, requestsByRoute, TEST_KEY, harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 const N = 4;
 const GUARD = { guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 } };
@@ -36,7 +32,7 @@ function catalogue(harness: Harness, n: number): void {
 
 /** A harness whose N items and N top-ups exist; the sandbox then answers as `representation` says. */
 async function seeded(representation: SandboxRepresentation, config: Record<string, unknown> = {}): Promise<Harness> {
-  const harness = await createHarness({ config: { ...GUARD, ...config } });
+  const harness = await openHarness({ config: { ...GUARD, ...config } });
   catalogue(harness, N);
   expect((await harness.reconcile()).report.outcome).toBe('converged');
   harness.sandbox.setRepresentation(representation);
@@ -89,7 +85,7 @@ const archivedAll = (ids: readonly number[]) =>
 
 describe('item and top-up archives one by one', () => {
   it('both served: PATCH status=archived (documented, same cost), DELETE never sent nor probed', async () => {
-    h = await seeded({ deleteArchives: true });
+    const h = await seeded({ deleteArchives: true });
     catalogue(h, N - 1);
     const run = await h.reconcile();
     expect(run.report.outcome).toBe('converged');
@@ -105,7 +101,7 @@ describe('item and top-up archives one by one', () => {
   });
 
   it('PATCH status=archived refused, DELETE served: probed once each, the rest by DELETE, remembered', async () => {
-    h = await seeded({ statusArchivedRefused: true, deleteArchives: true });
+    const h = await seeded({ statusArchivedRefused: true, deleteArchives: true });
     catalogue(h, 1); // 3 items and 3 top-ups removed
     const run = await h.reconcile({ allowMassArchive: true });
     expect(run.report.outcome).toBe('converged');
@@ -156,7 +152,7 @@ describe('item and top-up archives one by one', () => {
   });
 
   it('archived by a DELETE that removes it: the next run neither re-creates, archives nor looks it up', async () => {
-    h = await seeded({ statusArchivedRefused: true, deleteArchives: true, deleteRemoves: true });
+    const h = await seeded({ statusArchivedRefused: true, deleteArchives: true, deleteRemoves: true });
     catalogue(h, 2);
     const run = await h.reconcile({ allowMassArchive: true });
     expect(outcomes(run)).toEqual(archivedAll([2, 3]));
@@ -172,7 +168,7 @@ describe('item and top-up archives one by one', () => {
   });
 
   it('DELETE remembered served but now refused (405): each offer falls back to PATCH, nothing lost', async () => {
-    h = await seeded({ statusArchivedRefused: true, deleteArchives: true });
+    const h = await seeded({ statusArchivedRefused: true, deleteArchives: true });
     catalogue(h, 3);
     await h.reconcile();
     // The marketplace drops DELETE and takes status archived again.
@@ -191,7 +187,7 @@ describe('item and top-up archives one by one', () => {
   });
 
   it('both refused: each offer failed once, naming both routes; archived once the marketplace takes it', async () => {
-    h = await seeded({ statusArchivedRefused: true });
+    const h = await seeded({ statusArchivedRefused: true });
     catalogue(h, 2);
     const run = await h.reconcile({ allowMassArchive: true });
     const out = outcomes(run);
@@ -219,7 +215,7 @@ describe('item and top-up archives one by one', () => {
 
   it('a refused PATCH status=archived is asked again after reprobeAfterHours', async () => {
     let now = Date.now();
-    h = await seeded(
+    const h = await seeded(
       { statusArchivedRefused: true, deleteArchives: true },
       { capabilities: { reprobeAfterHours: 24 } },
     );
@@ -240,7 +236,7 @@ describe('item and top-up archives one by one', () => {
   });
 
   it('a 404 to DELETE: the route refused when the offer exists, the offer forgotten when it does not', async () => {
-    h = await seeded({ statusArchivedRefused: true, deleteArchives: true, deleteRemoves: true });
+    const h = await seeded({ statusArchivedRefused: true, deleteArchives: true, deleteRemoves: true });
     catalogue(h, 3);
     await h.reconcile();
     expect((await capabilities(h)).get(CAPABILITIES.itemDelete)).toBe(true);
@@ -267,7 +263,7 @@ describe('item and top-up archives one by one', () => {
   });
 
   it('status lists the archive routes learnt with the other capabilities', async () => {
-    h = await seeded({ statusArchivedRefused: true, deleteArchives: true });
+    const h = await seeded({ statusArchivedRefused: true, deleteArchives: true });
     catalogue(h, 3);
     await h.reconcile();
     const r = await runCli(['status'], {

@@ -1,17 +1,13 @@
 // The bulk routes the document does not show (item bulk-update, item and top-up bulk-remove), against the
 // sandbox: each probed, used, refused and fallen back from; the body key and the batch limit learnt from the
 // marketplace's 422; nothing lost either way.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import { captureLog } from '../support/log-capture.ts';
-import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
+import { type createHarness, requestsByRoute, type Harness, harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 const ITEMS = 5;
 const GUARD = { guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 } };
@@ -32,7 +28,7 @@ const topUps = (h: Harness, n: number) =>
 
 /** A harness whose items (and top-ups) exist, counters reset. */
 async function seeded(sandbox: Parameters<typeof createHarness>[0] = {}): Promise<Harness> {
-  const harness = await createHarness({ ...sandbox, config: { ...GUARD, ...sandbox.config } });
+  const harness = await openHarness({ ...sandbox, config: { ...GUARD, ...sandbox.config } });
   items(harness, 100);
   topUps(harness, 4);
   expect((await harness.reconcile()).report.outcome).toBe('converged');
@@ -57,7 +53,7 @@ const statuses = (h: Harness, kind: 'items' | 'topUps') => byExternalId(h, kind)
 
 describe('bulk routes the document does not show', () => {
   it('absent: item bulk-update and bulk-remove probed once each, refused, remembered; offers sent singly', async () => {
-    h = await seeded();
+    const h = await seeded();
     items(h, 200, 3); // 3 repriced, 2 removed
     const run = await h.reconcile();
     expect(run.report.outcome).toBe('converged');
@@ -81,7 +77,7 @@ describe('bulk routes the document does not show', () => {
   });
 
   it('served with the documented key: item updates and archives in one bulk-update call each', async () => {
-    h = await seeded({ sandbox: { bulk: { undocumented: true } } });
+    const h = await seeded({ sandbox: { bulk: { undocumented: true } } });
     items(h, 200, 3);
     expect((await h.reconcile()).report.outcome).toBe('converged');
     const routes = requestsByRoute(h.sandbox);
@@ -93,7 +89,7 @@ describe('bulk routes the document does not show', () => {
   });
 
   it('bulk-update refused, bulk-remove served: archives of items and top-ups go by bulk-remove', async () => {
-    h = await seeded({ sandbox: { bulk: { undocumented: true } } });
+    const h = await seeded({ sandbox: { bulk: { undocumented: true } } });
     h.sandbox.setFaults({ disabled: ['items.bulkUpdate', 'topUps.bulkUpdate'] });
     items(h, 100, 2); // 3 items removed
     topUps(h, 1); // 3 top-ups removed
@@ -114,7 +110,7 @@ describe('bulk routes the document does not show', () => {
   });
 
   it('a usable route that later refuses: the batch falls back to single calls, nothing lost', async () => {
-    h = await seeded({ sandbox: { bulk: { undocumented: true } } });
+    const h = await seeded({ sandbox: { bulk: { undocumented: true } } });
     items(h, 200);
     expect((await h.reconcile()).report.outcome).toBe('converged');
     h.sandbox.setBulk({}); // the marketplace withdraws the route
@@ -131,7 +127,7 @@ describe('bulk routes the document does not show', () => {
   });
 
   it('another key, named only in the 422: tried once, used, remembered and logged at info', async () => {
-    h = await seeded({ sandbox: { bulk: { undocumented: true, updateKey: 'items' } } });
+    const h = await seeded({ sandbox: { bulk: { undocumented: true, updateKey: 'items' } } });
     items(h, 200);
     const log = captureLog('info');
     expect((await h.reconcile({}, log.logger)).report.outcome).toBe('converged');
@@ -150,7 +146,7 @@ describe('bulk routes the document does not show', () => {
   });
 
   it('a batch limit named in the 422: the batch is split, the limit remembered and used by the next run', async () => {
-    h = await seeded({ sandbox: { bulk: { undocumented: true, limit: 2 } } });
+    const h = await seeded({ sandbox: { bulk: { undocumented: true, limit: 2 } } });
     items(h, 200);
     const log = captureLog('info');
     expect((await h.reconcile({}, log.logger)).report.outcome).toBe('converged');
@@ -165,7 +161,7 @@ describe('bulk routes the document does not show', () => {
   });
 
   it('count-only answers that say all were done: applied with no read-back', async () => {
-    h = await seeded({ sandbox: { bulk: { undocumented: true }, representation: { bulkCountsOnly: true } } });
+    const h = await seeded({ sandbox: { bulk: { undocumented: true }, representation: { bulkCountsOnly: true } } });
     items(h, 200);
     expect((await h.reconcile()).report.outcome).toBe('converged');
     const routes = requestsByRoute(h.sandbox);

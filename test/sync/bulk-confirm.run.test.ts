@@ -1,16 +1,12 @@
 // Bulk answers that do not say which offers they handled are confirmed through the list endpoint, never one
 // GET per offer: a bulk-remove answered with `{success: true}` only, and a top-up bulk-update answered
 // with counts that fall short.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BulkUpdateResult, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { overrideMethod } from '../support/client-override.ts';
-import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
+import { requestsByRoute, type Harness, harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 const accounts = (h: Harness, n: number) =>
   h.write(
@@ -29,7 +25,7 @@ const topUps = (h: Harness, price: number) =>
 
 describe('bulk confirmation through the list', () => {
   it('a bulk-remove answer without counts: one list page, no GET per offer, all archived', async () => {
-    h = await createHarness({ config: { guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 } } });
+    const h = await openHarness({ config: { guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 } } });
     accounts(h, 30);
     expect((await h.reconcile()).report.outcome).toBe('converged');
     accounts(h, 10); // 20 removed
@@ -52,7 +48,7 @@ describe('bulk confirmation through the list', () => {
   });
 
   it('a top-up bulk-update whose counts fall short: the changed ones are done, the rest sent singly', async () => {
-    h = await createHarness();
+    const h = await openHarness();
     topUps(h, 100);
     expect((await h.reconcile()).report.outcome).toBe('converged');
     topUps(h, 200);

@@ -1,16 +1,12 @@
 // Item bulk calls the marketplace carries out in part (sandbox bulk.failEvery: every third element left undone),
 // answered itemised with the failures named or with counts that fall short: what the answer does not show done is
 // sent singly, nothing is lost or done twice, and the report counts each offer once.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
 import type { ReconcileResult } from '../../src/sync/reconciler.ts';
-import { createHarness, type Harness, requestsByRoute } from '../support/harness.ts';
+import { type Harness, requestsByRoute, harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 const N = 10;
 const GUARD = { guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 } };
@@ -24,7 +20,7 @@ const items = (harness: Harness, price: number, n = N) =>
 
 /** N items created, the sandbox then answering bulk calls in part. */
 async function seeded(sandbox: SandboxOptions): Promise<Harness> {
-  const harness = await createHarness({ config: GUARD });
+  const harness = await openHarness({ config: GUARD });
   items(harness, 100);
   expect((await harness.reconcile()).report.outcome).toBe('converged');
   harness.sandbox.setBulk({ undocumented: true, failEvery: 3, ...sandbox.bulk });
@@ -54,7 +50,7 @@ describe('item bulk-update answered in part', () => {
     ['counts only, short of the batch', { bulkCountsOnly: true }],
   ] as const) {
     it(`${name}: the undone ones go by PATCH, every price set, each offer counted once`, async () => {
-      h = await seeded({ representation });
+      const h = await seeded({ representation });
       items(h, 200);
       const run = await h.reconcile();
       expect(run.report.outcome).toBe('converged');
@@ -80,7 +76,7 @@ describe('item bulk-remove answered in part', () => {
   ] as const) {
     it(`${name}: the undone ones archived singly, each offer counted once`, async () => {
       // bulk-update not served: item archives go by bulk-remove.
-      h = await seeded({ representation, faults: { disabled: ['items.bulkUpdate'] } });
+      const h = await seeded({ representation, faults: { disabled: ['items.bulkUpdate'] } });
       items(h, 100, 4); // 6 removed
       const run = await h.reconcile({ allowMassArchive: true });
       expect(run.report.outcome).toBe('converged');

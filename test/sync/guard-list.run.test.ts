@@ -1,19 +1,15 @@
 // The guard says what it held back: when it stops a run, the summary names the first offers it would have
 // archived, once, and a file beside the state db lists all of them.
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatReport } from '../../src/cli/format-report.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 describe('the guard list', () => {
   it('names the first ten held back, writes all of them to a file, archives nothing', async () => {
-    h = await createHarness();
+    const h = await openHarness();
     const ids = Array.from({ length: 30 }, (_, i) => `it-${String(i).padStart(2, '0')}`);
     h.write('items/stock.json', JSON.stringify(ids.map((id) => ({ external_id: id, title: id, price: 100 }))));
     expect((await h.reconcile()).report.outcome).toBe('converged');

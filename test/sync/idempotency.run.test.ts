@@ -1,20 +1,16 @@
 // Every create carries an Idempotency-Key derived from its journal entry, and a retry of it carries the same
 // one: against a marketplace that honours it, a create whose response was lost and whose lookup
 // came back empty (a list that lags) is sent again and still makes one offer.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallOptions, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { overrideMethod } from '../support/client-override.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 describe('idempotency keys on creates', () => {
   it('retries a lost create with the same key, and the marketplace makes it once', async () => {
-    h = await createHarness({ sandbox: { representation: { idempotencyKeys: true } } });
+    const h = await openHarness({ sandbox: { representation: { idempotencyKeys: true } } });
     const sandbox = h.sandbox;
     h.write('items/i.json', JSON.stringify([{ external_id: 'it-1', title: 'Skin', price: 100, stock: 1 }]));
     const keys: (string | undefined)[] = [];

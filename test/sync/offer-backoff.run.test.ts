@@ -1,16 +1,12 @@
 // Per-offer backoff in reconcile runs: an offer the marketplace refuses for good is not sent again
 // until its entry changes or its backoff elapses; after parkAfter refusals it is parked; the run reports it as
 // held with the marketplace's message and the next attempt; a success forgets it.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadBackoffs } from '../../src/sync/offer-backoff.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
+import { requestsByRoute, type Harness, harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 const MIN = 60_000;
 const write = (h: Harness, status: string) =>
@@ -25,7 +21,7 @@ const write = (h: Harness, status: string) =>
 
 describe('per-offer backoff', () => {
   it('holds a refused offer back until its backoff elapses or its entry changes, then parks it', async () => {
-    h = await createHarness({ config: { offerBackoff: { initialSeconds: 60, maxHours: 6, parkAfter: 3 } } });
+    const h = await openHarness({ config: { offerBackoff: { initialSeconds: 60, maxHours: 6, parkAfter: 3 } } });
     const harness = h;
     let now = 1_800_000_000_000;
     harness.now = () => now;

@@ -1,17 +1,13 @@
 // Each offer's story as a reconcile records it against the sandbox: the marketplace's refusal with its status and
 // message (and never the credentials it quoted), a write whose answer was lost, an offer gone from the marketplace,
 // and a run of more offers than one batch of events holds.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import type { OfferEvent, StateKind } from '../../src/state/records.ts';
 import { EVENT_BATCH } from '../../src/sync/run-context.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { type Harness, harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 async function history(harness: Harness, kind: StateKind, externalId: string): Promise<OfferEvent[]> {
   const store = await openStateStore(harness.statePath);
@@ -24,7 +20,7 @@ async function history(harness: Harness, kind: StateKind, externalId: string): P
 
 describe('the story a reconcile records', () => {
   it("keeps a refusal's status and message, without the credentials the marketplace quoted", async () => {
-    h = await createHarness({ sandbox: { faults: { echoCredentials: true } } });
+    const h = await openHarness({ sandbox: { faults: { echoCredentials: true } } });
     const password = 'quoted-back-pw-31337';
     h.write(
       'accounts/a.json',
@@ -45,7 +41,7 @@ describe('the story a reconcile records', () => {
   });
 
   it('tells a create whose answer was lost, then the adoption of the offer it made', async () => {
-    h = await createHarness({ sandbox: { faults: { lostResponseRate: 1, seed: 7 } } });
+    const h = await openHarness({ sandbox: { faults: { lostResponseRate: 1, seed: 7 } } });
     h.write('items/a.json', JSON.stringify([{ external_id: 'it-1', title: 'One', price: 100, stock: 1 }]));
     await h.reconcile();
     const story = await history(h, 'item', 'it-1');
@@ -57,7 +53,7 @@ describe('the story a reconcile records', () => {
   });
 
   it('tells an account sold, once, and a refund after it', async () => {
-    h = await createHarness();
+    const h = await openHarness();
     h.write('accounts/a.json', JSON.stringify([{ external_id: 'acc-1', title: 'Acc', price: 900 }]));
     await h.reconcile();
     h.sandbox.setStatus('accounts', 'acc-1', 'sold');
@@ -73,7 +69,7 @@ describe('the story a reconcile records', () => {
   });
 
   it('records every offer of a run larger than a batch, and tells an offer gone from the marketplace', async () => {
-    h = await createHarness();
+    const h = await openHarness();
     const n = EVENT_BATCH * 2 + 10;
     const items = Array.from({ length: n }, (_, i) => ({
       external_id: `it-${i}`,

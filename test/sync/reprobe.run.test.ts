@@ -1,15 +1,11 @@
 // A capability the marketplace refused is probed again after capabilities.reprobeAfterHours: a
 // marketplace that adds a bulk route later gets used, with one request to find out.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
-import { createHarness, requestsByRoute, type Harness } from '../support/harness.ts';
+import { requestsByRoute, type Harness, harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 const HOUR = 3_600_000;
 const topUps = (h: Harness, price: number) =>
@@ -22,7 +18,7 @@ const topUps = (h: Harness, price: number) =>
 
 /** A harness whose top-ups were created, with the bulk-update route then remembered as refused. */
 async function withRefusedBulkUpdate(config: Record<string, unknown> = {}): Promise<Harness> {
-  const harness = await createHarness({ config });
+  const harness = await openHarness({ config });
   topUps(harness, 100);
   expect((await harness.reconcile()).report.outcome).toBe('converged');
   const store = await openStateStore(harness.statePath);
@@ -33,7 +29,7 @@ async function withRefusedBulkUpdate(config: Record<string, unknown> = {}): Prom
 
 describe('re-probe of a refused capability', () => {
   it('keeps a refusal for the interval, then asks the route again and uses it', async () => {
-    h = await withRefusedBulkUpdate();
+    const h = await withRefusedBulkUpdate();
     const harness = h;
     harness.now = () => Date.now() + HOUR;
     topUps(harness, 200);
@@ -54,7 +50,7 @@ describe('re-probe of a refused capability', () => {
   });
 
   it('asks again after capabilities.reprobeAfterHours as configured, not the default day', async () => {
-    h = await withRefusedBulkUpdate({ capabilities: { reprobeAfterHours: 2 } });
+    const h = await withRefusedBulkUpdate({ capabilities: { reprobeAfterHours: 2 } });
     const harness = h;
     harness.now = () => Date.now() + HOUR;
     topUps(harness, 200);

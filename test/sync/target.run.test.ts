@@ -1,18 +1,14 @@
 // Targeted runs (--only, --file, --match) against the sandbox: only the target is planned and written, an
 // offer removed from a targeted file is archived, nothing outside the target is archived, and the summary says
 // how many offers were left as they are.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveTarget } from '../../src/cli/target-flags.ts';
 import { globRegExp } from '../../src/sync/target.ts';
-import { createHarness, type Harness } from '../support/harness.ts';
+import { type Harness, harnessPerTest } from '../support/harness.ts';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const openHarness = harnessPerTest();
 
 const item = (id: string, price: number) => ({ external_id: id, title: `Item ${id}`, price });
 const written = (outcomes: readonly { outcome: string; externalId: string }[]) =>
@@ -23,7 +19,7 @@ const written = (outcomes: readonly { outcome: string; externalId: string }[]) =
 
 describe('targeted runs', () => {
   it('--file, --only and --match act on their target only and never archive outside it', async () => {
-    h = await createHarness();
+    const h = await openHarness();
     h.write('items/a.json', JSON.stringify([item('a-1', 100), item('a-2', 200)]));
     h.write('items/b.json', JSON.stringify([item('b-1', 300)]));
     h.write('accounts/x.json', JSON.stringify([{ external_id: 'acc-1', title: 'Account', price: 5000 }]));
@@ -65,7 +61,7 @@ describe('targeted runs', () => {
   });
 
   it('catalogue errors outside the target do not fail a targeted run', async () => {
-    h = await createHarness();
+    const h = await openHarness();
     h.write('items/a.json', JSON.stringify([item('a-1', 100)]));
     h.write('items/bad.json', JSON.stringify([item('z-1', -5)]));
     const all = await h.reconcile();
@@ -75,7 +71,7 @@ describe('targeted runs', () => {
   });
 
   it('catalogue errors in the target fail it: an offer by its id, a broken file for --file, not --match', async () => {
-    h = await createHarness();
+    const h = await openHarness();
     h.write('items/a.json', JSON.stringify([item('a-1', 100), item('a-2', -5)]));
     h.write('items/broken.json', '[{"external_id": "b-1", "title": "B", ');
     h.write('top-ups/t.json', JSON.stringify([{ external_id: 't-1', offer_title: 'T', price: -1 }]));
@@ -106,7 +102,6 @@ describe('target flags', () => {
   });
 
   it('--file is a catalogue file, from the working directory or from the catalogue; --only names kinds', () => {
-    h = undefined;
     const dir = join(process.cwd(), 'test', 'output', 'target-catalogue');
     mkdirSync(join(dir, 'items'), { recursive: true });
     writeFileSync(join(dir, 'items', 'a.json'), '[]');
