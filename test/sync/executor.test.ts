@@ -4,38 +4,24 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { type ExecutorDeps, execute } from '../../src/sync/executor.ts';
 import type { PlanAction } from '../../src/sync/plan.ts';
-import { ext, PNG, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { ext, PNG } from '../marketplace/support/contract.ts';
 import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
-import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 import { desiredAccount, desiredItem, desiredTopUp, imageRef } from '../support/offers.ts';
 import { archiveAction, createAction, planOf, updateAction } from '../support/plan-actions.ts';
+import { useSandboxRun } from './support/sandbox-run.ts';
 
-let sandbox: Sandbox;
-let raw: MarketplaceClient;
-let close: () => Promise<void>;
-let store: KyselyStateStore;
-let rec: RecordingClient;
+const { raw, rec, store } = useSandboxRun();
 let dir: string;
 
-beforeAll(async () => {
-  ({ sandbox, client: raw, close } = await sandboxAndClient());
-});
-afterAll(() => close());
-beforeEach(async () => {
-  store = await openStateStore(':memory:');
-  rec = recordingClient(raw);
+beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'offersync-executor-'));
 });
 afterEach(() => {
-  sandbox.setFaults({});
-  store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

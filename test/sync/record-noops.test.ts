@@ -1,31 +1,19 @@
 // Actions that send nothing: the outcome each noop reason reports, what it records in the state db, and that
 // none of them counts as progress. Adoptions: the mapping recorded, and applied fields only when no update follows.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import type { AdoptAction, NoopAction, NoopReason } from '../../src/sync/plan.ts';
 import { recordAdopt, recordNoop } from '../../src/sync/record-noops.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
-import { sandboxAndClient } from '../marketplace/support/contract.ts';
-import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 import { noopAction } from '../support/plan-actions.ts';
+import { useSandboxRun } from './support/sandbox-run.ts';
 
-let raw: MarketplaceClient;
-let close: () => Promise<void>;
-let store: KyselyStateStore;
-let rec: RecordingClient;
+const { rec, store } = useSandboxRun();
 let ctx: RunContext;
 let progress: number[];
 
-beforeAll(async () => {
-  ({ client: raw, close } = await sandboxAndClient());
-});
-afterAll(() => close());
-beforeEach(async () => {
-  store = await openStateStore(':memory:');
-  rec = recordingClient(raw);
+beforeEach(() => {
   progress = [];
   ctx = new RunContext({
     client: rec.client,
@@ -39,7 +27,6 @@ beforeEach(async () => {
 afterEach(() => {
   // Noops and adoptions are state only: never a request.
   expect(rec.calls).toEqual([]);
-  store.close();
 });
 
 const noop = (reason: NoopReason, over: Partial<NoopAction> = {}): NoopAction =>

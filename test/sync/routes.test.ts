@@ -1,9 +1,7 @@
 // Each executor route on its own, against the sandbox through a recording client: which requests it sends,
 // what it records in the state db and what it reports. The end-to-end runs are in reconcile.run.test.ts.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
-import type { KyselyStateStore } from '../../src/state/open-state-store.ts';
-import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import type { ArchiveAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
@@ -12,34 +10,19 @@ import { runCreate } from '../../src/sync/route-create.ts';
 import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
 import { uploadImages } from '../../src/sync/upload-images.ts';
-import { ext, PNG, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { ext, PNG } from '../marketplace/support/contract.ts';
 import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
-import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { desiredAccount, desiredItem, desiredTopUp } from '../support/offers.ts';
 import { createAction, updateAction } from '../support/plan-actions.ts';
+import { useSandboxRun } from './support/sandbox-run.ts';
 
-let sandbox: Sandbox;
-let raw: MarketplaceClient;
-let close: () => Promise<void>;
-let rec: RecordingClient;
-let store: KyselyStateStore;
+const { sandbox, raw, rec, store } = useSandboxRun();
 let ctx: RunContext;
 
-beforeAll(async () => {
-  ({ sandbox, client: raw, close } = await sandboxAndClient());
-});
-afterAll(() => close());
-beforeEach(async () => {
-  rec = recordingClient(raw);
-  store = await openStateStore(':memory:');
+beforeEach(() => {
   ctx = new RunContext(deps());
 });
 const deps = () => ({ client: rec.client, store, logger: silentLogger, runId: 'run-1', createAttempts: 3 });
-afterEach(() => {
-  sandbox.setFaults({});
-  store.close();
-});
 
 const outcomes = () => ctx.outcomes.map((o) => `${o.outcome}:${o.externalId}`);
 

@@ -1,32 +1,13 @@
 // Settling at start what a crash left in the journal: an interrupted create is looked up before anything is
 // written, and only what the lookup says decides (docs/architecture.md, Journal).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { settleJournal } from '../../src/sync/settle-journal.ts';
-import { ext, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { ext } from '../marketplace/support/contract.ts';
 import { itemBody } from '../support/offers.ts';
-import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
+import { useSandboxRun } from './support/sandbox-run.ts';
 
-let sandbox: Sandbox;
-let raw: MarketplaceClient;
-let close: () => Promise<void>;
-let rec: RecordingClient;
-let store: KyselyStateStore;
-
-beforeAll(async () => {
-  ({ sandbox, client: raw, close } = await sandboxAndClient());
-});
-afterAll(() => close());
-beforeEach(async () => {
-  rec = recordingClient(raw);
-  store = await openStateStore(':memory:');
-});
-afterEach(() => {
-  sandbox.setFaults({});
-  store.close();
-});
+const { sandbox, raw, rec, store } = useSandboxRun();
 
 async function interrupted(
   op: 'create' | 'update' | 'recreate' | 'upload',

@@ -48,15 +48,18 @@ export function useContract(
     if (!started) throw new Error('useContract: the sandbox is started in beforeAll; use it inside a test');
     return started;
   };
-  const standIn = <T extends object>(pick: () => T): T =>
-    new Proxy({} as T, {
-      get(_t, prop) {
-        const target = pick();
-        const v = Reflect.get(target, prop, target) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
   return { sandbox: standIn(() => current().sandbox), client: standIn(() => current().client) };
+}
+
+/** An object that stands for whatever pick() returns when it is used: set up in a hook, named before it. */
+export function standIn<T extends object>(pick: () => T): T {
+  return new Proxy({} as T, {
+    get(_t, prop) {
+      const target = pick();
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
 }
 
 let seq = 0;
