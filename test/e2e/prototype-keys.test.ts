@@ -7,34 +7,27 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CapturedRun, mainCaptured } from '../support/captured-io.ts';
 import { CLI } from '../support/cli.ts';
-import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
+import { createHarness, type Harness, harnessCliConfig, TEST_KEY } from '../support/harness.ts';
 import { freePort } from '../support/ports.ts';
 import { until } from '../support/until.ts';
 
 let h: Harness | undefined;
+let cliConfig: { env: NodeJS.ProcessEnv; cwd: string } | undefined;
 afterEach(async () => {
   // Were a parser to write through '__proto__', the rest of this worker's tests should not inherit it.
   for (const key of ['status', 'note']) delete (Object.prototype as Record<string, unknown>)[key];
   await h?.close();
   h = undefined;
+  cliConfig = undefined;
 });
 
-function cli(argv: string[]): Promise<CapturedRun> {
-  return mainCaptured(argv, {
-    env: { OFFERSYNC_API_KEY: TEST_KEY, OFFERSYNC_CONFIG: join(h!.dir, 'offersync.yaml') },
-    cwd: h!.dir,
-  });
-}
+const cli = (argv: string[]): Promise<CapturedRun> => mainCaptured(argv, cliConfig);
 
 const ITEMS = Array.from({ length: 40 }, (_, i) => ({ external_id: `i-${i}`, title: `Item ${i}`, price: 100 + i }));
 
 async function listed(): Promise<Harness> {
   h = await createHarness();
-  writeFileSync(
-    join(h.dir, 'offersync.yaml'),
-    `baseUrl: ${h.sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\n` +
-      'rateLimit:\n  ratePerSec: 200\n  burst: 50\nlog:\n  level: silent\n',
-  );
+  cliConfig = harnessCliConfig(h);
   h.write('items/stock.json', JSON.stringify(ITEMS));
   h.write('accounts/a.json', JSON.stringify([{ external_id: 'acc-1', title: 'Account', price: 900 }]));
   expect((await cli(['reconcile'])).code).toBe(0);

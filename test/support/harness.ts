@@ -90,6 +90,20 @@ export async function createHarness(
 
 /** Request counts of the sandbox as "METHOD /path-template" -> total, for compact assertions. */
 /**
+ * Writes h.dir/offersync.yaml, the config of commands run against h's sandbox (its catalogue and state db, a fast
+ * rate limit, no log), and returns what such a command is run with: the key and that file in env, h.dir as cwd.
+ */
+export function harnessCliConfig(h: Harness): { env: NodeJS.ProcessEnv; cwd: string } {
+  const file = join(h.dir, 'offersync.yaml');
+  writeFileSync(
+    file,
+    `baseUrl: ${h.sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\n` +
+      'rateLimit:\n  ratePerSec: 200\n  burst: 50\nlog:\n  level: silent\n',
+  );
+  return { env: { OFFERSYNC_API_KEY: TEST_KEY, OFFERSYNC_CONFIG: file }, cwd: h.dir };
+}
+
+/**
  * createHarness for a file whose tests each start their own: every harness it opened is closed after its test,
  * passed or failed, so no sandbox or temporary directory outlives the test that made it.
  */

@@ -5,29 +5,22 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CapturedRun, mainCaptured } from '../support/captured-io.ts';
-import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
+import { createHarness, type Harness, harnessCliConfig, TEST_KEY } from '../support/harness.ts';
 
 const PASSWORD = 'pw-saved-plan-secret-1';
 let h: Harness | undefined;
+let cliConfig: { env: NodeJS.ProcessEnv; cwd: string } | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
+  cliConfig = undefined;
 });
 
-function cli(argv: string[]): Promise<CapturedRun> {
-  return mainCaptured(argv, {
-    env: { OFFERSYNC_API_KEY: TEST_KEY, OFFERSYNC_CONFIG: join(h!.dir, 'offersync.yaml') },
-    cwd: h!.dir,
-  });
-}
+const cli = (argv: string[]): Promise<CapturedRun> => mainCaptured(argv, cliConfig);
 
 async function setup(): Promise<Harness> {
   h = await createHarness();
-  writeFileSync(
-    join(h.dir, 'offersync.yaml'),
-    `baseUrl: ${h.sandbox.url}\ncatalogue:\n  dir: ./catalogue\nstate:\n  path: ./state/state.db\n` +
-      'rateLimit:\n  ratePerSec: 200\n  burst: 50\nlog:\n  level: silent\n',
-  );
+  cliConfig = harnessCliConfig(h);
   h.write(
     'items/stock.json',
     JSON.stringify([
