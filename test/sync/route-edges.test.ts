@@ -4,12 +4,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { MethodNotAllowedError, NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import type { UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
@@ -18,33 +17,25 @@ import { runCreate } from '../../src/sync/route-create.ts';
 import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
 import { uploadImages } from '../../src/sync/upload-images.ts';
-import { ext, PNG, type Sandbox, sandboxAndClient } from '../marketplace/support/contract.ts';
+import { ext, PNG } from '../marketplace/support/contract.ts';
 import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { mapListPages, overrideMethod } from '../support/client-override.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 import { desiredAccount, desiredItem, desiredTopUp, imageRef } from '../support/offers.ts';
 import { archiveAction, createAction, updateAction } from '../support/plan-actions.ts';
+import { useSandboxRun } from './support/sandbox-run.ts';
 
-let sandbox: Sandbox;
-let raw: MarketplaceClient;
-let close: () => Promise<void>;
-let store: KyselyStateStore;
+const { sandbox, raw, store } = useSandboxRun();
+/** Recording whichever client the test runs over (useClient), not only raw. */
 let rec: RecordingClient;
 let ctx: RunContext;
 let progress: number[];
 
-beforeAll(async () => {
-  ({ sandbox, client: raw, close } = await sandboxAndClient());
-});
-afterAll(() => close());
-beforeEach(async () => {
-  store = await openStateStore(':memory:');
+beforeEach(() => {
   useClient(raw);
 });
 afterEach(() => {
-  sandbox.setFaults({});
   sandbox.setRepresentation({});
-  store.close();
 });
 
 /** A fresh run context over `client` (recorded), sharing the test's state db. */
