@@ -2,13 +2,13 @@
 // error that names the field and the shape expected, and never quotes the value: in validate (every format),
 // plan, plan --json and the daemon's status page. The CLI and the daemon run as child processes against the
 // sandbox on 127.0.0.1.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { CLI, cliEnv, runCli } from '../support/cli.ts';
+import { cliEnv, runCli } from '../support/cli.ts';
+import { startDaemon } from '../support/daemon-process.ts';
 import { freePort } from '../support/ports.ts';
 
 const KEY = 'wrong-type-key-31';
@@ -92,12 +92,7 @@ describe('credentials of the wrong type', () => {
     const port = await freePort();
     const config = join(dir, 'daemon.yaml');
     writeFileSync(config, `daemon:\n  healthHost: 127.0.0.1\n  healthPort: ${port}\n`);
-    const daemon = spawn(process.execPath, [...CLI, 'daemon', '--config', config], {
-      cwd: dir,
-      env: env(),
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
-    const exited = new Promise<void>((r) => daemon.on('exit', () => r()));
+    const daemon = startDaemon(config, env(), { cwd: dir });
     try {
       let page = '';
       const end = Date.now() + 30_000;
@@ -111,8 +106,8 @@ describe('credentials of the wrong type', () => {
       expect(page).toMatch(/got a string/);
       expectNotQuoted('the status page', page);
     } finally {
-      daemon.kill('SIGTERM');
-      await exited;
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
     }
   }, 60_000);
 });

@@ -1,12 +1,11 @@
 // Keys that would write to a prototype ('__proto__', 'constructor', 'prototype'), in a catalogue against the
 // sandbox, through the commands in this process (so that Object.prototype can be looked at): an error at the
 // key's file:line:column, nothing archived, every other offer as it was.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CapturedRun, mainCaptured } from '../support/captured-io.ts';
-import { CLI } from '../support/cli.ts';
+import { startDaemon } from '../support/daemon-process.ts';
 import { createHarness, type Harness, harnessCliConfig, TEST_KEY } from '../support/harness.ts';
 import { freePort } from '../support/ports.ts';
 import { until } from '../support/until.ts';
@@ -115,22 +114,15 @@ state:
   healthPort: ${port}
 `,
     );
-    const child = spawn(process.execPath, [...CLI, 'daemon', '--config', join(h.dir, 'daemon.yaml')], {
-      cwd: h.dir,
-      env: { PATH: process.env.PATH, OFFERSYNC_API_KEY: TEST_KEY, OFFERSYNC_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    let exited: number | null | undefined;
-    const done = new Promise<number | null>((resolve) =>
-      child.on('exit', (code) => {
-        exited = code;
-        resolve(code);
-      }),
+    const daemon = startDaemon(
+      join(h.dir, 'daemon.yaml'),
+      { PATH: process.env.PATH, OFFERSYNC_API_KEY: TEST_KEY, OFFERSYNC_LOG_LEVEL: 'info' },
+      { cwd: h.dir },
     );
+    let exited: number | null | undefined;
+    void daemon.exited.then((code) => {
+      exited = code;
+    });
     const metrics = async (): Promise<string | undefined> => {
       const r = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => null);
       return r?.status === 200 ? r.text() : undefined;
@@ -151,14 +143,14 @@ state:
         20_000,
       );
       expect(after).not.toMatch(/note=/);
-      expect(exited, stderr).toBeUndefined();
+      expect(exited, daemon.stderr()).toBeUndefined();
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       // The file's error fails the run's file (partial); nothing else.
       expect(after).toMatch(/offersync_runs_total\{seller="default",outcome="partial",trigger="files"/);
       expect(h.sandbox.dump().items.every((o) => o.status === 'listed')).toBe(true);
     } finally {
-      child.kill('SIGTERM');
-      expect(await done, stderr).toBe(0);
+      daemon.child.kill('SIGTERM');
+      expect(await daemon.exited, daemon.stderr()).toBe(0);
     }
   });
 });

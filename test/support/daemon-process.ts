@@ -30,9 +30,10 @@ export interface DaemonProc {
   readonly exited: Promise<number | null>;
 }
 
-/** `offersync daemon --config <config>` as a child process with only env, its stderr kept. */
-export function startDaemon(config: string, env: NodeJS.ProcessEnv): DaemonProc {
+/** `offersync daemon --config <config>` as a child process with only env (in cwd if given), its stderr kept. */
+export function startDaemon(config: string, env: NodeJS.ProcessEnv, opts: { readonly cwd?: string } = {}): DaemonProc {
   const child = spawn(process.execPath, [...CLI, 'daemon', '--config', config], {
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
