@@ -6,6 +6,7 @@
 // printed, not asserted: speed is measured, not tested.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -40,11 +41,33 @@ interface Probe {
   readonly body: Record<string, unknown>;
 }
 
-async function probe(port: number, path: '/healthz' | '/readyz'): Promise<Probe> {
+/**
+ * One probe on a connection of its own, as a container's liveness probe makes it: a kept-alive connection that the
+ * server closes as idle while a loaded machine delays the client's own idle timer would fail the probe with a
+ * reset that says nothing about the daemon.
+ */
+function probe(port: number, path: '/healthz' | '/readyz'): Promise<Probe> {
   const t = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-  const body = (await res.json()) as Record<string, unknown>;
-  return { status: res.status, ms: performance.now() - t, body };
+  return new Promise((resolve, reject) => {
+    const req = get({ host: '127.0.0.1', port, path, agent: false, timeout: PROBE_TIMEOUT_MS }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => {
+        try {
+          const body = JSON.parse(text) as Record<string, unknown>;
+          resolve({ status: res.statusCode ?? 0, ms: performance.now() - t, body });
+        } catch (err) {
+          reject(err);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${path} did not answer within ${PROBE_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+  });
 }
 
 const listedIds = () => sandbox.dump().items.map((o) => String(o.external_id));
