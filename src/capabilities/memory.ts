@@ -2,7 +2,7 @@
 // does not promise (lookup by path, the list filter). Without a memory of the state db (open-capabilities.ts),
 // the client remembers for its own lifetime.
 import type { Logger } from '../log/logger.ts';
-import { scrubSecrets } from '../log/scrubber.ts';
+import { errorMessage } from '../log/scrubber.ts';
 import type { CapabilityRecord } from '../state/records.ts';
 import type { CapabilityStore } from './capability-store.ts';
 import { capabilityUsable } from './reprobe.ts';
@@ -38,8 +38,7 @@ export function storedCapabilities(
     remember: (name, usable, detail) => {
       verdicts.set(name, { name, usable, detail, learntAt: now() });
       Promise.resolve(store.setCapability(name, usable, detail)).catch((err: unknown) => {
-        const message = scrubSecrets(err instanceof Error ? err.message : String(err));
-        logger.warn({ capability: name, err: message }, 'capability verdict not saved: probed again');
+        logger.warn({ capability: name, err: errorMessage(err) }, 'capability verdict not saved: probed again');
       });
     },
   };

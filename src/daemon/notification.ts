@@ -3,7 +3,7 @@
 // before (kept in the state db's meta, so a daemon tick or a cron run does not repeat a failure every time).
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
-import type { CatalogueView } from '../sync/reconciler.ts';
+import type { CatalogueView } from '../sync/catalogue-view.ts';
 import type { OfferOutcome, RunReport } from '../sync/run-report.ts';
 
 export const NOTIFY_EVENTS = ['sold', 'failed', 'backoff', 'guard', 'unreadable'] as const;

@@ -1,7 +1,7 @@
 // Between runs and webhooks: works out what a run has to tell (notification.ts), remembers what was told in the
 // state db's meta, and hands the rest to the webhooks without waiting for them.
 import type { StateStore } from '../state/state-store.ts';
-import type { CatalogueView } from '../sync/reconciler.ts';
+import type { CatalogueView } from '../sync/catalogue-view.ts';
 import type { RunReport } from '../sync/run-report.ts';
 import { notificationsOfRun, parseTold, unreadableNotification } from './notification.ts';
 import type { WebhookNotifier } from './webhook-notifier.ts';

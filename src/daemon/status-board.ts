@@ -10,7 +10,7 @@ import { STATE_KINDS, type OfferEvent, type OfferSearchHit, type StateKind } fro
 import type { StateStore } from '../state/state-store.ts';
 import { isLocked } from '../sync/locked-status.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
-import type { CatalogueView } from '../sync/reconciler.ts';
+import type { CatalogueView } from '../sync/catalogue-view.ts';
 import { flatCounts, type RunReport } from '../sync/run-report.ts';
 import type { GuardStop } from '../sync/guard-stop.ts';
 import type { SalesLedger } from '../sync/sales-ledger.ts';

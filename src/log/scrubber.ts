@@ -76,3 +76,8 @@ function secretPattern(values: readonly string[]): RegExp | null {
   if (short.size > 0) parts.push(`(?<![\\p{L}\\p{N}])(?:${alternatives(short)})(?![\\p{L}\\p{N}])`);
   return new RegExp(parts.join('|'), 'gu');
 }
+
+/** An error as text for a log line or a report: its message (a thrown non-Error as a string), scrubbed. */
+export function errorMessage(err: unknown): string {
+  return scrubSecrets(err instanceof Error ? err.message : String(err));
+}

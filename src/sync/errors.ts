@@ -1,5 +1,5 @@
 // Reading the client's errors without depending on their classes: the fields every MarketplaceError carries.
-import { scrubSecrets } from '../log/scrubber.ts';
+import { errorMessage, scrubSecrets } from '../log/scrubber.ts';
 import { NotFoundError } from '../marketplace/errors.ts';
 import { QueueClearedError } from '../queue/queue-cleared-error.ts';
 
@@ -61,9 +61,8 @@ export function isOutcomeUnknown(err: unknown): boolean {
   return (err as { outcomeUnknown?: unknown } | null)?.outcomeUnknown === true;
 }
 
-export function errorMessage(err: unknown): string {
-  return scrubSecrets(err instanceof Error ? err.message : String(err));
-}
+// Where any layer reads an error as text, secrets scrubbed; kept importable from here for the engine's files.
+export { errorMessage } from '../log/scrubber.ts';
 
 /** A definite "not there": a 404 with the API's JSON error object. An HTML 404 page or any failure is not. */
 export function isDefinitelyNotFound(err: unknown): boolean {

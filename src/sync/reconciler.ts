@@ -29,8 +29,6 @@ import { settleJournal } from './settle-journal.ts';
 import type { Target } from './target.ts';
 import type { UnitSale } from './unit-sale.ts';
 
-export type { CatalogueView } from './catalogue-view.ts';
-
 export interface ReconcilerSettings {
   readonly planner: Omit<PlannerOptions, 'capabilities' | 'allowMassArchive' | 'allowPriceChange' | 'backoffs' | 'now'>;
   readonly executor: ExecutorOptions;

@@ -11,7 +11,7 @@ import { StatusBoard, type StatusView } from '../../src/daemon/status-board.ts';
 import { headline } from '../../src/daemon/status-headline.ts';
 import { renderStatusPage } from '../../src/daemon/status-page.ts';
 import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
-import type { CatalogueView } from '../../src/sync/reconciler.ts';
+import type { CatalogueView } from '../../src/sync/catalogue-view.ts';
 import type { RunReport } from '../../src/sync/run-report.ts';
 import { fileSalesLedger } from '../../src/sync/sales-ledger.ts';
 import type { SoldEntry } from '../../src/sync/sold-log.ts';
