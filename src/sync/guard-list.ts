@@ -29,7 +29,7 @@ export function priceGuardHeldMessage(guard: PriceGuardVerdict, statePath: strin
       writeFileSync(path, guard.suspect.map((c) => `${line(c)}\n`).join(''), { mode: 0o600 });
       where = `; all ${guard.suspect.length} are listed in ${path}`;
     } catch {
-      where = '';
+      // A list that cannot be written (a read-only folder): the summary names the first few all the same.
     }
   }
   return `held back by the price guard (not sent): ${names.join(', ')}${more}${where}`;
@@ -48,7 +48,7 @@ export function guardHeldMessage(guard: GuardVerdict, statePath: string, runId: 
       writeFileSync(path, held.map((o) => `${o.kind} ${o.externalId}\n`).join(''), { mode: 0o600 });
       where = `; all ${held.length} are listed in ${path}`;
     } catch {
-      where = '';
+      // A list that cannot be written (a read-only folder): the summary names the first few all the same.
     }
   }
   return `held back by the guard (not archived): ${names.join(', ')}${more}${where}`;

@@ -5,8 +5,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardHeldMessage, guardListPath } from '../../src/sync/guard-list.ts';
+import {
+  GUARD_NAMES_SHOWN,
+  guardHeldMessage,
+  guardListPath,
+  priceGuardHeldMessage,
+} from '../../src/sync/guard-list.ts';
 import type { GuardVerdict } from '../../src/sync/plan.ts';
+import type { PriceChange, PriceGuardVerdict } from '../../src/sync/price-guard.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -55,6 +61,57 @@ describe('guard list', () => {
   it('still names them when the file cannot be written', () => {
     expect(guardHeldMessage(tripped(1), '/nonexistent-offersync-dir/state.db', 'r')).toBe(
       'held back by the guard (not archived): item it-0',
+    );
+  });
+});
+
+// The price guard's: price-guard-<run id>.txt, one "kind external_id old -> new" a line, prices in major units.
+const suspect = (n: number): PriceChange[] =>
+  Array.from({ length: n }, (_, i) => ({ kind: 'item', externalId: `it-${i}`, from: 2000 + i, to: 20 + i }));
+const priceTripped = (n: number): PriceGuardVerdict => ({
+  tripped: true,
+  priced: 20,
+  suspect: suspect(n),
+  limit: 2,
+  rule: 'share',
+  message: 'price guard: ...',
+});
+
+describe('price guard list', () => {
+  it('says nothing when the guard did not trip or found nothing suspect', () => {
+    expect(priceGuardHeldMessage({ ...priceTripped(3), tripped: false }, ':memory:', 'r')).toBeUndefined();
+    expect(priceGuardHeldMessage(priceTripped(0), ':memory:', 'r')).toBeUndefined();
+  });
+
+  it('names up to ten with their prices, and how many more, with no file for an in-memory state', () => {
+    expect(priceGuardHeldMessage(priceTripped(2), ':memory:', 'r')).toBe(
+      'held back by the price guard (not sent): item it-0 20.00 -> 0.20, item it-1 20.01 -> 0.21',
+    );
+    const ten = priceGuardHeldMessage(priceTripped(10), ':memory:', 'r');
+    expect(ten).toMatch(/item it-9 20\.09 -> 0\.29$/);
+    expect(priceGuardHeldMessage(priceTripped(12), ':memory:', 'r')).toMatch(/item it-9 20\.09 -> 0\.29 and 2 more$/);
+  });
+
+  it('lists every one in a 0600 file beside the state db', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-guard-'));
+    dirs.push(dir);
+    const msg = priceGuardHeldMessage(priceTripped(11), join(dir, 'state.db'), 'run-7');
+    const path = join(dir, 'price-guard-run-7.txt');
+    expect(msg).toMatch(new RegExp(`it-9 20\\.09 -> 0\\.29 and 1 more; all 11 are listed in ${path}$`));
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines).toHaveLength(12);
+    expect(lines[0]).toBe('item it-0 20.00 -> 0.20');
+    expect(lines[10]).toBe('item it-10 20.10 -> 0.30');
+    expect(lines[11]).toBe('');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('still names them when the file cannot be written, and writes none for a state db on a server', () => {
+    expect(priceGuardHeldMessage(priceTripped(1), '/nonexistent-offersync-dir/state.db', 'r')).toBe(
+      'held back by the price guard (not sent): item it-0 20.00 -> 0.20',
+    );
+    expect(priceGuardHeldMessage(priceTripped(1), 'postgres://db/offersync', 'r')).toBe(
+      'held back by the price guard (not sent): item it-0 20.00 -> 0.20',
     );
   });
 });
