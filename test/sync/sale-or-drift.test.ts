@@ -1,7 +1,9 @@
 // The rule that keeps a sale from being undone, as a table: a lower stock the marketplace's sales explain is not
 // drift; a catalogue change is sent as written; a change no sale explains is drift.
 import { describe, expect, it } from 'vitest';
-import { type StockPicture, stockVerdict } from '../../src/sync/sale-or-drift.ts';
+import type { FieldChange } from '../../src/sync/plan.ts';
+import { type StockPicture, stockVerdict, withoutSales } from '../../src/sync/sale-or-drift.ts';
+import { remoteOffer } from '../support/offers.ts';
 
 const sent5: StockPicture = { desired: 5, lastSent: 5, live: 5, soldNow: 0, soldAtSend: 0 };
 
@@ -22,7 +24,60 @@ describe('sale or drift', () => {
     ['adopted: its sales fall short', { ...sent5, lastSent: undefined, live: 1, soldNow: 2 }, 'changed'],
     ['count at send unknown, sales cover the fall', { ...sent5, live: 3, soldNow: 7, soldAtSend: null }, 'sale'],
     ['count at send unknown, sales fall short', { ...sent5, live: 1, soldNow: 3, soldAtSend: null }, 'drift'],
+    ['count at send unknown, sales exactly the fall', { ...sent5, live: 3, soldNow: 2, soldAtSend: null }, 'sale'],
+    ['2 units sold since a send at count 5', { ...sent5, live: 3, soldNow: 7, soldAtSend: 5 }, 'sale'],
+    [
+      '3 units sold since a send at count 5, stock lowered by 2',
+      { ...sent5, live: 3, soldNow: 8, soldAtSend: 5 },
+      'drift',
+    ],
+    ['adopted above the catalogue stock', { ...sent5, lastSent: undefined, live: 7, soldNow: 2 }, 'changed'],
+    ['adopted, no sold count shown', { ...sent5, lastSent: undefined, live: 3, soldNow: undefined }, 'changed'],
   ] as const)('%s: %s', (_name, picture, verdict) => {
     expect(stockVerdict(picture)).toBe(verdict);
+  });
+});
+
+describe('changes less a sale', () => {
+  const stock = (from: number, to: number, why: FieldChange['why']): FieldChange => ({ field: 'stock', from, to, why });
+  const price: FieldChange = { field: 'price', from: 100, to: 200, why: 'changed' };
+  const sent = { stock: 5, price: 100 };
+  const live = (stockShown: unknown, soldCount?: number) =>
+    remoteOffer('gold-1', 7, { fields: { stock: stockShown }, ...(soldCount === undefined ? {} : { soldCount }) });
+
+  it('drops a stock drift the sales since the last send explain, and keeps the rest', () => {
+    const changes = [price, stock(3, 5, 'drift')];
+    expect(withoutSales(changes, sent, live(3, 4), 2)).toEqual([price]);
+  });
+
+  it('keeps a stock drift no sale explains', () => {
+    const changes = [price, stock(3, 5, 'drift')];
+    expect(withoutSales(changes, sent, live(3, 3), 2)).toBe(changes);
+  });
+
+  it('keeps a stock the catalogue changed, whatever sold', () => {
+    const changes = [stock(3, 4, 'changed')];
+    expect(withoutSales(changes, sent, live(3, 4), 2)).toBe(changes);
+  });
+
+  it('an offer being adopted: drops a stock its sales explain, whatever the change is called', () => {
+    const changes = [stock(3, 5, 'unsent')];
+    expect(withoutSales(changes, null, live(3, 2), null)).toEqual([]);
+    expect(withoutSales(changes, null, live(3, 1), null)).toBe(changes);
+  });
+
+  it('a stock never sent before (none in what was sent) is judged as an adoption: by the sales since the listing', () => {
+    const changes = [price, stock(3, 5, 'drift')];
+    expect(withoutSales(changes, { price: 100 }, live(3, 2), 0)).toEqual([price]);
+    expect(withoutSales(changes, { price: 100, stock: '5' }, live(3, 2), 0)).toEqual([price]);
+    expect(withoutSales(changes, { price: 100 }, live(3, 1), 0)).toBe(changes);
+  });
+
+  it('leaves the changes alone when there is no stock to compare', () => {
+    const changes = [price];
+    expect(withoutSales(changes, sent, live(3, 2), 0)).toBe(changes);
+    const drift = [stock(3, 5, 'drift')];
+    expect(withoutSales(drift, sent, live('3', 2), 0)).toBe(drift);
+    expect(withoutSales(drift, sent, live(undefined, 2), 0)).toBe(drift);
   });
 });
