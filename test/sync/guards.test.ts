@@ -1,7 +1,9 @@
 // The mass-archive guard as a table: its limit at the boundaries of each of its terms, half of the managed offers
 // included, and the rule it names when it stops a run.
 import { describe, expect, it } from 'vitest';
-import { archiveLimit, type GuardOptions, massArchiveVerdict } from '../../src/sync/guards.ts';
+import { archiveLimit, archivesByUpdate, type GuardOptions, massArchiveVerdict } from '../../src/sync/guards.ts';
+import { desiredItem } from '../support/offers.ts';
+import { archiveAction, createAction, noopAction, updateAction } from '../support/plan-actions.ts';
 
 const defaults: GuardOptions = { maxArchive: null, maxArchivePercent: 10, maxArchiveMin: 25 };
 
@@ -68,5 +70,62 @@ describe('mass-archive guard', () => {
   it('an empty catalogue says so', () => {
     const verdict = massArchiveVerdict(3, 3, defaults, false, { empty: true, files: [] });
     expect(verdict.message).toMatch(/The catalogue came out empty/);
+  });
+});
+
+describe('what the guard says', () => {
+  it('a fixed limit names guard.maxArchive, not the share', () => {
+    const verdict = massArchiveVerdict(4, 1000, { ...defaults, maxArchive: 3 }, false);
+    expect(verdict.message).toBe(
+      'this run would archive 4 offers, more than the limit of 3 (guard.maxArchive). Nothing was sent. ' +
+        'If the catalogue really lost these offers, run again with --allow-mass-archive.',
+    );
+  });
+
+  it('names the first five files lost whole and how many more', () => {
+    const files = Array.from({ length: 7 }, (_, i) => ({ file: `items/f${i}.csv`, offers: i + 1 }));
+    const verdict = massArchiveVerdict(28, 30, defaults, false, { empty: false, files });
+    expect(verdict.message).toBe(
+      'this run would archive 28 of 30 managed offers, more than half of them. The catalogue lost whole files: ' +
+        'every offer of items/f0.csv (1), items/f1.csv (2), items/f2.csv (3), items/f3.csv (4), items/f4.csv (5) ' +
+        'and 2 more is gone. Nothing was sent. If the catalogue really lost these offers, run again with ' +
+        '--allow-mass-archive.',
+    );
+    const five = massArchiveVerdict(28, 30, defaults, false, { empty: false, files: files.slice(0, 5) });
+    expect(five.message).toMatch(/items\/f4\.csv \(5\) is gone\. Nothing was sent/);
+  });
+
+  it('an empty catalogue is said before any file', () => {
+    const verdict = massArchiveVerdict(3, 3, defaults, false, { empty: true, files: [{ file: 'a.csv', offers: 3 }] });
+    expect(verdict.message).toBe(
+      'this run would archive 3 of 3 managed offers, more than half of them. The catalogue came out empty: no ' +
+        'offer in any file (a moved folder? an empty export?). Nothing was sent. If the catalogue really lost these ' +
+        'offers, run again with --allow-mass-archive.',
+    );
+  });
+});
+
+describe('updates that archive', () => {
+  const gold = desiredItem('gold-1');
+  it('an update whose new status is archived counts as an archive; any other action does not', () => {
+    const toArchived = updateAction(gold, 7, undefined, {
+      changes: [
+        { field: 'price', from: 1, to: 2, why: 'changed' },
+        { field: 'status', from: 'listed', to: 'archived', why: 'changed' },
+      ],
+    });
+    expect(archivesByUpdate(toArchived)).toBe(true);
+    const toListed = updateAction(gold, 7, undefined, {
+      changes: [{ field: 'status', from: 'archived', to: 'listed', why: 'changed' }],
+    });
+    expect(archivesByUpdate(toListed)).toBe(false);
+    const otherField = updateAction(gold, 7, undefined, {
+      changes: [{ field: 'title', from: 'archived', to: 'archived', why: 'changed' }],
+    });
+    expect(archivesByUpdate(otherField)).toBe(false);
+    expect(archivesByUpdate(updateAction(gold, 7))).toBe(false);
+    expect(archivesByUpdate(archiveAction('item', 'gold-1', 7))).toBe(false);
+    expect(archivesByUpdate(createAction(desiredItem('new', { status: 'archived' })))).toBe(false);
+    expect(archivesByUpdate(noopAction('archived'))).toBe(false);
   });
 });
