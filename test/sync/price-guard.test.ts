@@ -28,6 +28,10 @@ describe('price guard', () => {
     [0, 2000, false],
     [1999, 1999, false],
     [1999, 2499, false],
+    [2000, -1, true],
+    [-100, 2000, false],
+    [-100, 0, false],
+    [0, 0, false],
   ] as const)('%i -> %i cents is suspect: %s', (from, to, suspect) => {
     expect(isSuspectChange(from, to)).toBe(suspect);
   });
@@ -65,5 +69,57 @@ describe('price guard', () => {
     expect(verdict.message).toMatch(/--allow-price-change/);
     expect(verdict.suspect.map((c) => c.externalId)).toEqual(['it-01', 'it-02', 'it-03']);
     expect([formatCents(1999), formatCents(5), formatCents(0)]).toEqual(['19.99', '0.05', '0.00']);
+  });
+});
+
+describe('what the price guard says', () => {
+  it('prices falling to zero stop the run however few, named by count', () => {
+    const one = priceVerdict([change(1, 2000, 0), change(2, 100, 150)], 100, opts, false);
+    expect(one).toStrictEqual({
+      tripped: true,
+      priced: 100,
+      suspect: [change(1, 2000, 0)],
+      limit: 10,
+      rule: 'zero',
+      message:
+        "price guard: 1 price would fall to zero. Nothing was sent. Check the catalogue's prices (an integer is " +
+        'cents: 20 is 0.20); if the new prices are right, run again with --allow-price-change.',
+    });
+    const two = priceVerdict([change(1, 2000, 0), change(2, 100, -5)], 100, opts, false);
+    expect(two.message).toMatch(/^price guard: 2 prices would fall to zero\. /);
+  });
+
+  it('too many suspect changes: the counts, the factor, the limit and both keys', () => {
+    const changes = [change(3, 2000, 20), change(1, 1999, 19), change(2, 500, 5)];
+    expect(priceVerdict(changes, 20, opts, false).message).toBe(
+      'price guard: 3 of 20 priced offers would change price by a factor of 3 or more, more than the limit of 2 ' +
+        '(guard.maxPriceChangePercent: 10%, at least guard.maxPriceChangeMin: 2). Nothing was sent. Check the ' +
+        "catalogue's prices (an integer is cents: 20 is 0.20); if the new prices are right, run again with " +
+        '--allow-price-change.',
+    );
+  });
+
+  it('let through, it still reports the suspect changes, sorted by kind then external_id', () => {
+    const changes: PriceChange[] = [
+      { kind: 'topup', externalId: 'a', from: 100, to: 1 },
+      change(2, 2000, 2100),
+      change(1, 2000, 20),
+      { kind: 'account', externalId: 'z', from: 100, to: 1 },
+    ];
+    expect(priceVerdict(changes, 4, opts, true)).toStrictEqual({
+      tripped: false,
+      priced: 4,
+      suspect: [{ kind: 'account', externalId: 'z', from: 100, to: 1 }, change(1, 2000, 20), changes[0]],
+      limit: 2,
+    });
+  });
+
+  it('shows cents in major units, negative ones too', () => {
+    expect([formatCents(123456), formatCents(100), formatCents(-5), formatCents(-1234)]).toEqual([
+      '1234.56',
+      '1.00',
+      '-0.05',
+      '-12.34',
+    ]);
   });
 });
