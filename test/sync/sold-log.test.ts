@@ -4,7 +4,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appendSold, SOLD_LOG_MAX_BYTES, soldLogPath, type SoldEntry } from '../../src/sync/sold-log.ts';
+import { statusSaleEntry, unitSaleEntry } from '../../src/sync/sale-entry.ts';
+import {
+  appendSold,
+  SOLD_AT_SOURCES,
+  SOLD_LOG_MAX_BYTES,
+  saleKey,
+  soldLogPath,
+  type SoldEntry,
+} from '../../src/sync/sold-log.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -77,5 +85,38 @@ describe('sold.jsonl', () => {
     appendSold(statePath, [entry(4)]);
     expect(statSync(`${path}.1`).size).toBeGreaterThan(8 * 1024 * 1024);
     expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(entry(4))}\n`);
+  });
+});
+
+describe('sale keys and sources', () => {
+  it('one key per sale: a status with the marketplace time when it gave one, a count of units', () => {
+    expect(saleKey({ kind: 'account', id: 9, status: 'sold', marketplaceSoldAt: '2026-01-02T03:04:05.000Z' })).toBe(
+      'account:9:sold:2026-01-02T03:04:05.000Z',
+    );
+    expect(saleKey({ kind: 'account', id: 9, status: 'refunded', marketplaceSoldAt: null })).toBe('account:9:refunded');
+    expect(saleKey({ kind: 'item', id: 4, soldCount: 0 })).toBe('item:4:count:0');
+  });
+
+  it('the sources of sold_at a line may name are those the lines are written with (the status page keeps only them)', () => {
+    const seen = new Date('2026-01-02T03:05:00Z');
+    const remote = { id: 9, externalId: 'acc-9', status: 'sold', fields: {} };
+    const written = [
+      statusSaleEntry('account', 'acc-9', { ...remote, soldAt: Date.parse('2026-01-02T03:04:05Z') }, null, seen),
+      statusSaleEntry('account', 'acc-9', remote, null, seen),
+      unitSaleEntry(
+        {
+          kind: 'item',
+          externalId: 'i',
+          title: null,
+          price: null,
+          currency: null,
+          quantity: 1,
+          remoteId: 4,
+          soldCount: 1,
+        },
+        seen,
+      ),
+    ].map((e) => e.sold_at_source);
+    expect([...new Set(written)].sort()).toEqual([...SOLD_AT_SOURCES].sort());
   });
 });
