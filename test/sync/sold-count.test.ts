@@ -64,6 +64,55 @@ describe('sold count', () => {
     expect(got).toEqual(note === undefined ? undefined : { kind: 'item', externalId: 'gold-1', ...note });
   });
 
+  it('an offer listed again under a new id starts a new count: a baseline, no sale', () => {
+    const got = soldCountNote({ desired: desired(5), state: { ...state(5, 1, 0), remoteId: 6 }, live: live(5, 4) });
+    expect(got).toEqual({ kind: 'item', externalId: 'gold-1', soldCount: 4, atSend: 4 });
+  });
+
+  it('an offer no longer in the catalogue: its sales are still told, its baseline kept', () => {
+    expect(soldCountNote({ desired: undefined, state: state(5, 1, 0), live: live(3, 3) })).toEqual({
+      kind: 'item',
+      externalId: 'gold-1',
+      soldCount: 3,
+      sale: { ...sale(2, 3), title: 'Gold 1000', price: 2499 },
+    });
+    // In neither the catalogue nor the state db: no kind to note it under.
+    expect(soldCountNote({ desired: undefined, state: undefined, live: live(3, 3) })).toBeUndefined();
+  });
+
+  it('a sale of an offer the list shows without title or price: the catalogue names it', () => {
+    const bare = remoteOffer('gold-1', 7, { fields: { stock: 3 }, soldCount: 2 });
+    expect(soldCountNote({ desired: desired(5), state: state(5, 0, 0), live: bare })?.sale).toEqual(sale(2, 2));
+  });
+
+  it('a catalogue entry with no stock: the baseline is the count now', () => {
+    const noStock = desiredItem('gold-1', {}, { fields: { ...GOLD } });
+    expect(soldCountNote({ desired: noStock, state: state(5, null, null), live: live(3, 2) })).toEqual({
+      kind: 'item',
+      externalId: 'gold-1',
+      soldCount: 2,
+      atSend: 2,
+    });
+  });
+
+  it('a top-up is noted as a top-up, with its currency', () => {
+    const tu = remoteOffer('rp-1', 9, {
+      fields: { offer_title: 'RP', price: 999, currency: 'EUR', stock: 1 },
+      soldCount: 5,
+    });
+    const rec = { ...state(5, 4, 0), kind: 'topup' as const, externalId: 'rp-1', remoteId: 9 };
+    expect(soldCountNote({ desired: undefined, state: rec, live: tu })?.sale).toEqual({
+      kind: 'topup',
+      externalId: 'rp-1',
+      title: 'RP',
+      price: 999,
+      currency: 'EUR',
+      quantity: 1,
+      remoteId: 9,
+      soldCount: 5,
+    });
+  });
+
   it('an account sells whole: no note', () => {
     const acc: RemoteOffer = { id: 1, externalId: 'a', status: 'listed', fields: {}, soldCount: 3 };
     expect(soldCountNote({ desired: undefined, state: { ...state(5, 0, 0), kind: 'account' }, live: acc })).toBe(
