@@ -2,7 +2,7 @@
 // the file read back only when untouched, the differences a fresh plan shows, and the refusals that keep a plan
 // to one state db and one application.
 import { describe, expect, it } from 'vitest';
-import type { Plan, PlanAction } from '../../src/sync/plan.ts';
+import type { FieldChange, Plan, PlanAction } from '../../src/sync/plan.ts';
 import {
   appliedAt,
   comparable,
@@ -218,6 +218,75 @@ describe('differences', () => {
     ]);
     const adoptInstead: PlanAction = { ...adopt };
     expect(differences(saved, planOf(adoptInstead, archive, upload))).toEqual(['i-1: planned update, now adopt']);
+  });
+});
+
+describe('differences, field by field', () => {
+  const changed = (field: FieldChange['field'], from: unknown, to: FieldChange['to']): FieldChange => ({
+    field,
+    from,
+    to,
+    why: 'changed',
+  });
+  const upd = (...changes: FieldChange[]): PlanAction => ({ ...update, changes });
+  const saving = (...actions: PlanAction[]) => savePlan(planOf(...actions), meta);
+
+  it('the catalogue asks the same but the marketplace moved: what the plan saw and what it shows now', () => {
+    const saved = saving(upd(changed('price', 90, 100), changed('stock', 3, 5)));
+    const now = upd(changed('price', 95, 100), changed('stock', 3, 5));
+    expect(differences(saved, planOf(now))).toEqual(['i-1 price: the plan saw 0.90, the marketplace now shows 0.95']);
+  });
+
+  it('a change the fresh plan no longer makes, the catalogue asking the same: another way, naming what differs', () => {
+    const saved = saving(upd(changed('price', 90, 100)));
+    expect(differences(saved, planOf(upd()))).toEqual(['i-1: planned update, now update another way (changes)']);
+  });
+
+  it("names a catalogue entry changed where the plan does not show it (an account's credentials)", () => {
+    const saved = saving(update);
+    const now: PlanAction = { ...update, desired: { ...item, hash: 'hash-other' } };
+    expect(differences(saved, planOf(now))).toEqual([
+      'i-1: its catalogue entry changed where a plan does not show it (credentials or images)',
+    ]);
+  });
+
+  it("shows values as the seller wrote them: text quoted, long text cut, nothing as (none), a price's cents", () => {
+    const long = 'x'.repeat(70);
+    const saved = saving(
+      upd(
+        changed('title', 'a', 'Old'),
+        changed('description', null, long),
+        changed('stock', 1, 4),
+        changed('price', 1, 100.5),
+      ),
+    );
+    const now = upd(changed('title', 'a', 'New'), changed('stock', 1, 5), changed('price', 1, 1999));
+    expect(differences(saved, planOf(now))).toEqual([
+      `i-1 description: planned "${'x'.repeat(56)}..., the catalogue now says (none)`,
+      'i-1 price: planned 100.5, the catalogue now says 19.99',
+      'i-1 stock: planned 4, the catalogue now says 5',
+      'i-1 title: planned "Old", the catalogue now says "New"',
+    ]);
+    // 60 characters are shown whole.
+    const sixty = 'y'.repeat(58);
+    expect(differences(saving(upd(changed('title', 'a', sixty))), planOf(upd(changed('title', 'a', 'z'))))).toEqual([
+      `i-1 title: planned "${sixty}", the catalogue now says "z"`,
+    ]);
+  });
+
+  it("a create's fields compared as planned", () => {
+    const saved = saving(create);
+    const now: PlanAction = { ...create, fields: { ...create.fields, price: 950 } };
+    expect(differences(saved, planOf(now))).toEqual(['acc-1 price: planned 9.00, the catalogue now says 9.50']);
+  });
+
+  it('an image is named by its path, or by its hash when the saved write has none', () => {
+    const saved = saving(upload);
+    const { path: _p, ...noPath } = saved.writes['image:abc'] ?? {};
+    expect(differences({ ...saved, writes: { 'image:abc': noPath } }, planOf())).toEqual([
+      'image abc: planned upload, now nothing to do',
+    ]);
+    expect(differences(saved, planOf())).toEqual(['image img/a.png: planned upload, now nothing to do']);
   });
 });
 
