@@ -23,7 +23,8 @@ export function soldCountNote(input: SoldCountInput): SoldCountNote | undefined 
   const before = known ? (rec.soldCount ?? null) : null;
   const externalId = live.externalId;
   // A count never seen before is a baseline, not a sale: what sold before offersync looked is not news.
-  const quantity = before !== null && soldCount > before ? soldCount - before : 0;
+  // A count that fell (a refund) gives a quantity below one: no sale.
+  const quantity = before !== null ? soldCount - before : 0;
   const sale: UnitSale | undefined =
     quantity > 0
       ? {

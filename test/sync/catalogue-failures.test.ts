@@ -42,6 +42,8 @@ describe('catalogueFailures', () => {
     expect(ids({ files: ['top-ups/a.csv'] })).toEqual(['(file)']);
     expect(ids({ match: 'gold-*' })).toEqual(['gold-1']);
     expect(ids({ match: 'silver-*' })).toEqual([]);
+    // A glob that matches any external_id still names offers, never a whole file.
+    expect(ids({ match: '*' })).toEqual(['gold-1']);
     expect(ids({})).toEqual(['gold-1', '(file)', '(file)']);
   });
 });

@@ -44,6 +44,8 @@ describe('mass-archive guard', () => {
     [31, 300, defaults, true, 'share'],
     [3, 1000, { ...defaults, maxArchive: 3 }, false, undefined],
     [4, 1000, { ...defaults, maxArchive: 3 }, true, 'share'],
+    [500, 1000, { ...defaults, maxArchive: 3 }, true, 'share'],
+    [501, 1000, { ...defaults, maxArchive: 3 }, true, 'half'],
   ] as const)('%i archives of %i managed offers (%o): tripped %s by %s', (archives, managed, opts, tripped, rule) => {
     const verdict = massArchiveVerdict(archives, managed, opts, false);
     expect(verdict).toMatchObject({ tripped, archives, limit: archiveLimit(managed, opts) });

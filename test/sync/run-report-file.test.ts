@@ -80,7 +80,7 @@ describe('writing and reading', () => {
 
   it('keeps the newest `keep` reports and leaves every other file of the folder alone', () => {
     mkdirSync(runsDir());
-    const others = ['notes.txt', 'latest.json', `${runId(0)}.json.bak`];
+    const others = ['notes.txt', 'latest.json', `${runId(0)}.json.bak`, `${runId(0)}.yaml`];
     for (const f of others) writeFileSync(join(runsDir(), f), 'x');
     for (const n of [3, 1, 4, 2, 5]) writeRunReport(statePath, report(runId(n)), 3);
     expect(readdirSync(runsDir()).sort()).toEqual(

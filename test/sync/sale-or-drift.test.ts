@@ -31,6 +31,11 @@ describe('sale or drift', () => {
       { ...sent5, live: 3, soldNow: 8, soldAtSend: 5 },
       'drift',
     ],
+    [
+      'stock raised on the website, count at send unknown',
+      { ...sent5, live: 9, soldNow: 2, soldAtSend: null },
+      'drift',
+    ],
     ['adopted above the catalogue stock', { ...sent5, lastSent: undefined, live: 7, soldNow: 2 }, 'changed'],
     ['adopted, no sold count shown', { ...sent5, lastSent: undefined, live: 3, soldNow: undefined }, 'changed'],
   ] as const)('%s: %s', (_name, picture, verdict) => {
@@ -53,6 +58,16 @@ describe('changes less a sale', () => {
   it('keeps a stock drift no sale explains', () => {
     const changes = [price, stock(3, 5, 'drift')];
     expect(withoutSales(changes, sent, live(3, 3), 2)).toBe(changes);
+  });
+
+  it('finds the stock among other drift', () => {
+    const priceDrift: FieldChange = { ...price, why: 'drift' };
+    expect(withoutSales([priceDrift, stock(3, 5, 'drift')], sent, live(3, 4), 2)).toEqual([priceDrift]);
+  });
+
+  it('sends a stock never sent to an offer already mapped as written', () => {
+    const changes = [stock(3, 5, 'unsent')];
+    expect(withoutSales(changes, { price: 100 }, live(3, 2), 0)).toBe(changes);
   });
 
   it('keeps a stock the catalogue changed, whatever sold', () => {

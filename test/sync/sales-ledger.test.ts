@@ -1,7 +1,7 @@
 // Where a seller's sales are kept and read back: sold.jsonl (and its rotated sold.jsonl.1) beside a sqlite state
 // db, or the state db's sales table. Both read back the same lines: since a time, oldest first; the latest, newest
 // first; and how many.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -132,6 +132,15 @@ describe('sales in sold.jsonl', () => {
     expect(tail.length).toBeLessThan(600);
     expect(tail).toEqual(many.slice(-tail.length).reverse());
     expect(await ledger.countSince(0)).toBe(600);
+  });
+
+  it('closes the file it reads the tail of: a status page asks every few seconds for months', async () => {
+    appendSold(statePath, [sale(1)]);
+    const ledger = fileSalesLedger(statePath);
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let i = 0; i < 20; i++) await ledger.latest(5);
+    expect(open()).toBe(before);
   });
 
   it('a state db in memory keeps no sales file', async () => {

@@ -61,7 +61,7 @@ describe('sold count', () => {
     ['the catalogue changed, not in agreement', desired(8), state(5, 2, 0), live(3, 2), undefined],
   ] as const)('%s', (_name, d, rec, l, note) => {
     const got = soldCountNote({ desired: d, state: rec, live: l });
-    expect(got).toEqual(note === undefined ? undefined : { kind: 'item', externalId: 'gold-1', ...note });
+    expect(got).toStrictEqual(note === undefined ? undefined : { kind: 'item', externalId: 'gold-1', ...note });
   });
 
   it('an offer listed again under a new id starts a new count: a baseline, no sale', () => {
@@ -111,6 +111,34 @@ describe('sold count', () => {
       remoteId: 9,
       soldCount: 5,
     });
+  });
+
+  it('first sight with the marketplace holding more than the catalogue: the baseline is the count now', () => {
+    expect(soldCountNote({ desired: desired(5), state: state(5, null, null), live: live(8, 2) })).toStrictEqual({
+      kind: 'item',
+      externalId: 'gold-1',
+      soldCount: 2,
+      atSend: 2,
+    });
+  });
+
+  it('first sight of an offer no longer in the catalogue: the baseline is the count now', () => {
+    expect(soldCountNote({ desired: undefined, state: state(5, null, null), live: live(3, 2) })).toStrictEqual({
+      kind: 'item',
+      externalId: 'gold-1',
+      soldCount: 2,
+      atSend: 2,
+    });
+  });
+
+  it('no stock ever sent: a catalogue stock equal to the marketplace is no agreement to record', () => {
+    const neverSent = recordOf(desiredItem('gold-1', {}, { fields: { ...GOLD } }), 7, {
+      soldCount: 2,
+      soldCountAtSend: 0,
+    });
+    expect(soldCountNote({ desired: desired(3), state: neverSent, live: live(3, 2) })).toBeUndefined();
+    const nothingSent = { ...state(5, 2, 0), lastApplied: null };
+    expect(soldCountNote({ desired: desired(3), state: nothingSent, live: live(3, 2) })).toBeUndefined();
   });
 
   it('an account sells whole: no note', () => {
