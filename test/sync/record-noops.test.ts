@@ -85,6 +85,16 @@ describe('noops', () => {
     },
   );
 
+  it('sold, with the offer as the list showed it: its title and price go to the sale', async () => {
+    mapped();
+    const remote = { id: 41, externalId: 'i-1', status: 'listed', fields: { title: 'Gold', price: 4990 } };
+    await recordNoop(ctx, noop('sold', { remoteId: 41, remote }));
+    expect(ctx.sold).toEqual([
+      expect.objectContaining({ external_id: 'i-1', id: 41, status: 'sold', title: 'Gold', price: 4990 }),
+    ]);
+    expect(await store.getOffer('item', 'i-1')).toMatchObject({ remoteId: 41, remoteStatus: 'sold' });
+  });
+
   it('sold without a remote id: reported, nothing recorded', async () => {
     await recordNoop(ctx, noop('sold'));
     expect(ctx.outcomes.map((o) => o.outcome)).toEqual(['sold']);
@@ -97,6 +107,11 @@ describe('noops', () => {
     await recordNoop(ctx, noop('gone'));
     expect(await store.getOffer('item', 'i-1')).toBeUndefined();
     expect(ctx.outcomes).toEqual([expect.objectContaining({ outcome: 'skipped', message: 'detail of gone' })]);
+    // Its story tells it went, and why.
+    await ctx.flushEvents();
+    expect(await store.offerHistory('item', 'i-1', 10)).toEqual([
+      expect.objectContaining({ type: 'gone', detail: 'detail of gone', route: null, runId: 'run-1' }),
+    ]);
     expect(progress).toEqual([]);
   });
 
@@ -140,6 +155,10 @@ describe('adoptions', () => {
       expect.objectContaining({ outcome: 'adopted', externalId: 'i-1', file: 'items/a.json' }),
     ]);
     expect(progress).toEqual([1]);
+    await ctx.flushEvents();
+    expect(await store.offerHistory('item', 'i-1', 10)).toEqual([
+      expect.objectContaining({ type: 'adopted', detail: 'found on the marketplace under its external_id' }),
+    ]);
   });
 
   it('with an update to follow: maps it, records nothing as applied and reports nothing yet', async () => {

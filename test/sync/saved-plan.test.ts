@@ -1,7 +1,9 @@
 // A saved plan's pure parts (the whole-run behaviour is in saved-plan.run.test.ts): what of each write is compared,
 // the file read back only when untouched, the differences a fresh plan shows, and the refusals that keep a plan
 // to one state db and one application.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/sync/canonical-json.ts';
 import type { FieldChange, Plan, PlanAction } from '../../src/sync/plan.ts';
 import {
   appliedAt,
@@ -185,6 +187,20 @@ describe('readSavedPlan', () => {
       expect(readSavedPlan(text(v))).toEqual({ error: 'not a saved plan: writes are missing' });
   });
 
+  it('reads a file of an older offersync, without allowPriceChange, and refuses one that is not true or false', () => {
+    const { digest: _d, allowPriceChange: _a, ...older } = makeSaved();
+    const signed = (doc: object) => ({
+      ...doc,
+      digest: createHash('sha256').update(canonicalJson(doc)).digest('hex'),
+    });
+    const read = readSavedPlan(text(signed(older)));
+    expect(read).not.toHaveProperty('error');
+    expect(read).toMatchObject({ id: 'plan-1' });
+    expect(readSavedPlan(text(signed({ ...older, allowPriceChange: 'yes' })))).toEqual({
+      error: 'not a saved plan: allowPriceChange is not true or false',
+    });
+  });
+
   it('refuses a plan edited after it was written', () => {
     const saved = makeSaved();
     const edited = { ...saved, writes: { ...saved.writes, 'item:i-9': { ...saved.writes['item:i-9'], remoteId: 20 } } };
@@ -235,6 +251,13 @@ describe('differences, field by field', () => {
     const saved = saving(upd(changed('price', 90, 100), changed('stock', 3, 5)));
     const now = upd(changed('price', 95, 100), changed('stock', 3, 5));
     expect(differences(saved, planOf(now))).toEqual(['i-1 price: the plan saw 0.90, the marketplace now shows 0.95']);
+    // Field by field in name order, a value the plan did not see as (none).
+    const savedTwo = saving(upd(changed('stock', null, 5), changed('price', 90, 100)));
+    const nowTwo = upd(changed('stock', 3, 5), changed('price', 95, 100));
+    expect(differences(savedTwo, planOf(nowTwo))).toEqual([
+      'i-1 price: the plan saw 0.90, the marketplace now shows 0.95',
+      'i-1 stock: the plan saw (none), the marketplace now shows 3',
+    ]);
   });
 
   it('a change the fresh plan no longer makes, the catalogue asking the same: another way, naming what differs', () => {
