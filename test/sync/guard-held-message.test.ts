@@ -5,12 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  GUARD_NAMES_SHOWN,
-  guardHeldMessage,
-  guardListPath,
-  priceGuardHeldMessage,
-} from '../../src/sync/guard-list.ts';
+import { guardHeldMessage, guardListPath, priceGuardHeldMessage } from '../../src/sync/guard-list.ts';
 import type { GuardVerdict } from '../../src/sync/plan.ts';
 import type { PriceChange, PriceGuardVerdict } from '../../src/sync/price-guard.ts';
 
