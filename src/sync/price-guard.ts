@@ -34,7 +34,7 @@ export interface PriceGuardVerdict {
 }
 
 export function isSuspectChange(from: number, to: number): boolean {
-  if (from === to) return false;
+  // An unchanged price above zero has a ratio of 1; one at or below zero is no fall to zero.
   if (to <= 0 || from <= 0) return from > 0;
   return Math.max(from, to) / Math.min(from, to) >= PRICE_FACTOR;
 }

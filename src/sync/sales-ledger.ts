@@ -46,7 +46,8 @@ class StateSalesLedger implements SalesLedger {
   constructor(private readonly store: SalesStore) {}
 
   async record(entries: readonly SoldEntry[]): Promise<void> {
-    if (entries.length > 0) await this.store.recordSales(entries.map(toSaleRecord));
+    // No sales: the store's batches are none, so no statement is sent.
+    await this.store.recordSales(entries.map(toSaleRecord));
   }
 
   async since(sinceMs: number): Promise<SoldEntry[]> {
@@ -103,18 +104,20 @@ const LATEST_TAIL_BYTES = 64 * 1024;
 function parseLines(text: string): SoldEntry[] {
   const out: SoldEntry[] = [];
   for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
     try {
       const e = JSON.parse(line) as SoldEntry;
       if (typeof e.kind === 'string' && typeof e.external_id === 'string') out.push(e);
     } catch {
-      // A line cut by the tail's start, or torn by a crash: skipped.
+      // A blank line, a line cut by the tail's start, or one torn by a crash: skipped.
     }
   }
   return out;
 }
 
-/** The last `bytes` of a file (all of it when smaller), from its first whole line. */
+/**
+ * The last `bytes` of a file (all of it when smaller). Its first line is cut unless the cut falls on a line start;
+ * parseLines skips a cut line, and keeps a whole one.
+ */
 function readTail(path: string, bytes: number): string {
   const fd = openSync(path, 'r');
   try {
@@ -122,8 +125,7 @@ function readTail(path: string, bytes: number): string {
     const start = Math.max(0, size - bytes);
     const buf = Buffer.alloc(size - start);
     readSync(fd, buf, 0, buf.length, start);
-    const text = buf.toString('utf8');
-    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+    return buf.toString('utf8');
   } finally {
     closeSync(fd);
   }

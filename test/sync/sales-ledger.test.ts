@@ -134,6 +134,21 @@ describe('sales in sold.jsonl', () => {
     expect(await ledger.countSince(0)).toBe(600);
   });
 
+  it('keeps the first line of the tail when the cut falls on a line start', async () => {
+    // 300 lines of 512 bytes each: the last 64 KiB are exactly the last 128 of them.
+    const padded = (n: number): SoldEntry => {
+      const e = sale(n);
+      const pad = 512 - 1 - JSON.stringify({ ...e, title: '' }).length;
+      return { ...e, title: 'x'.repeat(pad) };
+    };
+    const many = Array.from({ length: 300 }, (_, i) => padded(i + 100));
+    appendSold(statePath, many);
+    expect(readFileSync(join(dir, 'sold.jsonl')).length).toBe(300 * 512);
+    const tail = await fileSalesLedger(statePath).latest(1000);
+    expect(tail).toHaveLength(128);
+    expect(tail.at(-1)?.external_id).toBe('gold-272');
+  });
+
   it('closes the file it reads the tail of: a status page asks every few seconds for months', async () => {
     appendSold(statePath, [sale(1)]);
     const ledger = fileSalesLedger(statePath);
