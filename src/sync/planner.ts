@@ -154,10 +154,13 @@ function priceBefore(m: MatchedOffer): number | undefined {
   return typeof shown === 'number' ? shown : undefined;
 }
 
-/** Files of the state whose every offer the run would archive and that hold no offer in the catalogue now. */
+/**
+ * Files of the state whose every offer the run would archive and that hold no offer in the catalogue now. An empty
+ * catalogue is said first, whatever the archives' files: prune: all archives offers the state never held.
+ */
 function catalogueLoss(catalogue: CatalogueSide, archivedFrom: ReadonlyMap<string, number>): CatalogueLoss {
-  if (archivedFrom.size === 0) return { empty: false, files: [] };
   if (catalogue.offers.length === 0) return { empty: true, files: [] };
+  if (archivedFrom.size === 0) return { empty: false, files: [] };
   const present = new Set(catalogue.offers.map((o) => o.source.file));
   const files = [...archivedFrom]
     .filter(([file]) => !present.has(file))

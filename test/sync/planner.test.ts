@@ -6,7 +6,7 @@ import type { Plan, PlanAction } from '../../src/sync/plan.ts';
 import { plan, type PlannerInput, type PlannerOptions } from '../../src/sync/planner.ts';
 import { emptyKindSnapshot, type KindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
 import { PLANNER_OPTIONS } from '../support/planner-options.ts';
-import { desiredAccount, desiredItem, desiredTopUp, recordOf, remoteOf } from '../support/offers.ts';
+import { desiredAccount, desiredItem, desiredTopUp, offerRecord, recordOf, remoteOf } from '../support/offers.ts';
 
 const options: PlannerOptions = PLANNER_OPTIONS;
 
@@ -783,4 +783,163 @@ describe('planner: routes', () => {
 
 describe('planner: mass-archive guard', () => {
   it.each(guard)('$name', async ({ input: i, check }) => check?.(await plan(i)));
+});
+
+/** What the price guard is given: the price each offer has now, and the changes of price the plan makes. */
+describe('planner: the prices the price guard weighs', () => {
+  const item = (id: string, price: number) => desiredItem(id, { price });
+  it('compares a planned price with the one last sent, else the one the marketplace shows; counts the priced', async () => {
+    const p = await plan(
+      input({
+        desired: [
+          item('sent', 100), // last sent 1000, shown 900 (edited on the website): from 1000
+          item('same', 250), // priced, its price unchanged
+          item('stock', 250), // priced, only its stock changes
+          desiredItem('sold', { price: 1 }), // the marketplace's own: not priced
+          item('new', 100), // not on the marketplace: not priced
+          item('adopted', 100), // no state: from what is shown
+          item('never-sent', 100), // mapped, nothing sent yet: from what is shown
+          item('no-price-sent', 100), // mapped, sent without a price: from what is shown
+          item('odd', 100), // shown as text, not cents: no basis to compare
+        ],
+        state: [
+          recordOf(item('sent', 1000), 1),
+          recordOf(item('same', 250), 2),
+          recordOf(desiredItem('stock', { price: 250, stock: 3 }), 3),
+          recordOf(desiredItem('sold', { price: 1 }), 4),
+          recordOf(item('never-sent', 900), 7, { lastApplied: null }),
+          recordOf(item('no-price-sent', 900), 8, { lastApplied: { title: 'Item no-price-sent' } }),
+        ],
+        remote: snapshot(
+          [],
+          {},
+          {},
+          {
+            item: [
+              remoteOf(item('sent', 900), 1),
+              remoteOf(item('same', 250), 2),
+              remoteOf(desiredItem('stock', { price: 250, stock: 3 }), 3),
+              remoteOf(desiredItem('sold', { price: 1 }), 4, { status: 'sold' }),
+              remoteOf(item('adopted', 300), 6),
+              remoteOf(item('never-sent', 900), 7),
+              remoteOf(item('no-price-sent', 900), 8),
+              remoteOf(item('odd', 100), 9, {}, { price: '19.99' }),
+            ],
+          },
+        ),
+        options: { ...options, allowPriceChange: true },
+      }),
+    );
+    expect(p.priceGuard.priced).toBe(6);
+    expect(p.priceGuard.suspect).toEqual([
+      { kind: 'item', externalId: 'adopted', from: 300, to: 100 },
+      { kind: 'item', externalId: 'never-sent', from: 900, to: 100 },
+      { kind: 'item', externalId: 'no-price-sent', from: 900, to: 100 },
+      { kind: 'item', externalId: 'sent', from: 1000, to: 100 },
+    ]);
+  });
+
+  it('stops a run whose prices fall by a factor of ten, and lets the same run through with --allow-price-change', async () => {
+    const desired = ['a', 'b', 'c'].map((id) => item(id, 100));
+    const state = desired.map((d, i) => recordOf(item(d.externalId, 1000), i + 1));
+    const remote = snapshot([], {}, {}, { item: desired.map((d, i) => remoteOf(item(d.externalId, 1000), i + 1)) });
+    const stopped = await plan(input({ desired, state, remote }));
+    expect(stopped.priceGuard).toMatchObject({ tripped: true, priced: 3, rule: 'share' });
+    expect(stopped.priceGuard.suspect.map((c) => c.externalId)).toEqual(['a', 'b', 'c']);
+    const allowed = await plan(input({ desired, state, remote, options: { ...options, allowPriceChange: true } }));
+    expect(allowed.priceGuard.tripped).toBe(false);
+  });
+});
+
+/** The counts of units sold the plan hands on: read from what the lists showed, whatever is decided. */
+describe('planner: units sold', () => {
+  it('notes a rise of sold_count as a sale, for an offer listed this run only', async () => {
+    const sold = desiredItem('sold', { stock: 5 });
+    const quiet = desiredItem('quiet', { stock: 5 });
+    const p = await plan(
+      input({
+        desired: [sold, quiet, desiredItem('new')],
+        state: [
+          recordOf(sold, 1, { soldCount: 2, soldCountAtSend: 2 }),
+          recordOf(quiet, 2, { soldCount: 4, soldCountAtSend: 4 }),
+          offerRecord('item', 'unsettled', { remoteId: 3, soldCount: 1, soldCountAtSend: 1 }),
+        ],
+        remote: snapshot(
+          [remoteOf(a1, 9)],
+          {},
+          // A write a crash left unsettled on it: its count is read once that is settled.
+          { unconfirmed: new Set(['item:unsettled']) },
+          {
+            item: [
+              remoteOf(sold, 1, { soldCount: 3 }, { stock: 4 }),
+              remoteOf(quiet, 2, { soldCount: 4 }),
+              remoteOf(desiredItem('unsettled'), 3, { soldCount: 7 }),
+            ],
+          },
+        ),
+      }),
+    );
+    expect(p.soldCounts).toEqual([
+      expect.objectContaining({
+        kind: 'item',
+        externalId: 'sold',
+        soldCount: 3,
+        sale: expect.objectContaining({ quantity: 1, remoteId: 1 }),
+      }),
+    ]);
+    // The sale explains the lower stock: nothing is sent back.
+    expect(only(p, 'update')).toEqual([]);
+  });
+});
+
+/** The mass-archive guard's message names what the catalogue lost. */
+describe('planner: what the guard says the catalogue lost', () => {
+  const inFile = (file: string, n: number) =>
+    Array.from({ length: n }, (_, i) => desiredAccount(`${file}-${i}`, {}, { source: { file: `accounts/${file}.json` } }));
+  const stateOf = (ds: DesiredOffer[], from: number) => ds.map((d, i) => recordOf(d, from + i));
+
+  it('names the files every offer of which is gone, most offers first, then by name', async () => {
+    const y = inFile('y', 4);
+    const b = inFile('b', 3);
+    const z = inFile('z', 3);
+    const keep = inFile('keep', 4);
+    const all = [...y, ...b, ...z, ...keep];
+    const nowhere = recordOf(desiredAccount('nowhere'), 99, { sourceFile: null });
+    const state = [...stateOf(all, 1), nowhere];
+    const p = await plan(
+      input({
+        desired: keep.slice(0, 2),
+        state,
+        remote: snapshot([...all.map((d, i) => remoteOf(d, 1 + i)), remoteOf(desiredAccount('nowhere'), 99)]),
+      }),
+    );
+    expect(p.guard).toMatchObject({ tripped: true, archives: 13 });
+    expect(p.guard.message).toContain(
+      'The catalogue lost whole files: every offer of accounts/y.json (4), accounts/b.json (3), accounts/z.json (3) ' +
+        'is gone. Nothing was sent.',
+    );
+    expect(p.guard.message).not.toMatch(/came out empty/);
+  });
+
+  it('says nothing of a loss when the archives are catalogue entries set to archived', async () => {
+    const p = await plan(
+      input({
+        ...massBase,
+        desired: thirty.map((d) => desiredAccount(d.externalId, { status: 'archived' }, { hash: 'archived' })),
+      }),
+    );
+    expect(p.guard.tripped).toBe(true);
+    expect(p.guard.message).toMatch(/more than half of them\. Nothing was sent\./);
+  });
+
+  it('says the catalogue came out empty when it did, even if no archived offer came from a file', async () => {
+    const p = await plan(
+      input({
+        remote: snapshot(['w1', 'w2', 'w3'].map((id, i) => remoteOf(desiredAccount(id), i + 1))),
+        options: { ...options, prune: 'all' },
+      }),
+    );
+    expect(p.guard).toMatchObject({ tripped: true, archives: 3 });
+    expect(p.guard.message).toMatch(/The catalogue came out empty/);
+  });
 });
