@@ -30,8 +30,9 @@ export function batchUpdates(actions: readonly PlanAction[], options: PlannerOpt
   }
   if (batchOf.size === 0) return [...actions];
   return actions.map((a) => {
-    const of = a.type === 'update' ? batchOf.get(a.kind) : undefined;
-    if (!of || a.type !== 'update') return a;
+    if (a.type !== 'update') return a;
+    const of = batchOf.get(a.kind);
+    if (!of) return a;
     const i = seen.get(a.kind) ?? 0;
     seen.set(a.kind, i + 1);
     return { ...a, route: { via: 'bulk-update', batch: of(i), ifRefused: 'patch' } };

@@ -515,6 +515,43 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:bulk-update/1>patch:t3'],
   },
   {
+    name: 'item updates travel in batches of the item size, not the top-ups\'',
+    input: (() => {
+      const is = ['i1', 'i2', 'i3'].map((i) => desiredItem(i, { price: 300 }));
+      return input({
+        desired: is.map((i) => desiredItem(i.externalId, { price: 999 })),
+        state: is.map((i, n) => recordOf(i, n + 1)),
+        remote: snapshot([], {}, {}, { item: is.map((i, n) => remoteOf(i, n + 1)) }),
+        options: { ...options, bulk: { removeSize: 100, topUpUpdateSize: 100, itemUpdateSize: 2 } },
+      });
+    })(),
+    routes: ['update:bulk-update/0>patch:i1', 'update:bulk-update/0>patch:i2', 'update:bulk-update/1>patch:i3'],
+  },
+  ...(
+    [
+      ['bulk-update', 'the item size', {}, { removeSize: 100, topUpUpdateSize: 100, itemUpdateSize: 2 }],
+      [
+        'bulk-remove',
+        'the remove size',
+        { itemBulkUpdate: 'unusable' },
+        { removeSize: 2, topUpUpdateSize: 100, itemUpdateSize: 100 },
+      ],
+    ] as const
+  ).map(
+    ([via, size, refused, bulk]): Case & { readonly routes: readonly string[] } => ({
+      name: `item archives by ${via} travel in batches of ${size}`,
+      input: (() => {
+        const is = ['i1', 'i2', 'i3'].map((i) => desiredItem(i));
+        return input({
+          state: is.map((i, n) => recordOf(i, n + 1)),
+          remote: snapshot([], {}, {}, { item: is.map((i, n) => remoteOf(i, n + 1)) }),
+          options: { ...caps(refused), bulk },
+        });
+      })(),
+      routes: [`archive:${via}/0>single:i1`, `archive:${via}/0>single:i2`, `archive:${via}/1>single:i3`],
+    }),
+  ),
+  {
     name: 'top-up updates go one by one once bulk-update is known refused',
     input: (() => {
       const ts = ['t1', 't2'].map((t) => desiredTopUp(t, { price: 300 }));
