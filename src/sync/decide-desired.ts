@@ -110,8 +110,9 @@ function decideKnown(
     d.kind === 'account' &&
     d.credentialsHmac !== undefined &&
     d.credentialsHmac !== (known ? rec.credentialsHmac : null);
+  // While a gallery image is not uploaded, the desired fields hold no image_ids (desired-fields.ts), so the diff
+  // has none to send before the uploads: the update sends them once resolved.
   const sendImages = d.kind === 'account' && !imagesResolved;
-  if (sendImages) changes = changes.filter((c) => c.field !== 'image_ids');
 
   let reported = false;
   if (options.drift === 'report') {

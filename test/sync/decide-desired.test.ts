@@ -202,6 +202,31 @@ describe('decideDesired: live offers', () => {
     expect(summary(none)).toEqual(['noop:unchanged']);
   });
 
+  it('an offer archived on both sides with another field changed is updated as changed, not relisted', () => {
+    const d = item({ status: 'archived', price: 600 });
+    const u = one<UpdateAction>(
+      decide(d, {
+        live: live({ title: 'I', price: 500 }, { status: 'archived' }),
+        state: stateOf(item({ status: 'archived' })),
+      }),
+      'update',
+    );
+    expect(u).toMatchObject({ reason: 'changed', changes: [{ field: 'price', from: 500, to: 600 }] });
+  });
+
+  it('an item stock the marketplace lowered by its sales is not sent back; one lowered by hand is', () => {
+    const d = item({ stock: 5 });
+    const sold = (soldCount: number) =>
+      decide(d, {
+        live: live({ title: 'I', price: 500, stock: 3 }, { soldCount }),
+        state: stateOf(d, { soldCountAtSend: 4 }),
+      });
+    // Two more units sold since the stock was sent: the two missing units are those sold.
+    expect(summary(sold(6))).toEqual(['noop:unchanged']);
+    // No sale since: the website edited it, and the catalogue's stock wins.
+    expect(one<UpdateAction>(sold(4), 'update').changes).toEqual([{ field: 'stock', from: 3, to: 5, why: 'drift' }]);
+  });
+
   it('drift policy report: the website edits are reported, the catalogue changes still sent', () => {
     const d = item({ price: 600 });
     const actions = decide(
