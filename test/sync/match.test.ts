@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
-import { offerViewOf, VIEW_PAGE } from '../../src/state/offer-view.ts';
-import { type MatchedOffer, match as matchView } from '../../src/sync/match.ts';
+import { type OfferView, offerViewOf, VIEW_PAGE } from '../../src/state/offer-view.ts';
+import { type MatchedOffer, type MatchInput, match as matchView } from '../../src/sync/match.ts';
 import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
 import { gather } from '../support/gather.ts';
 import { desiredItem, offerRecord, remoteOffer } from '../support/offers.ts';
@@ -117,5 +117,60 @@ describe('match', () => {
     expect(out).toHaveLength(2 * VIEW_PAGE + 3);
     for (const i of [0, VIEW_PAGE - 1, VIEW_PAGE, VIEW_PAGE + 1, 2 * VIEW_PAGE, 2 * VIEW_PAGE + 2])
       expect(out[i]).toMatchObject({ externalId: `o-${i}`, live: { id: 1000 + i } });
+  });
+});
+
+describe('match: what it asks of the state', () => {
+  /** A view over these records that notes the size of each lookup and each read of every key. */
+  function counting(records: OfferRecord[], forgotten: string[] = []) {
+    const inner = offerViewOf(records);
+    const asked = { lookups: [] as number[], keyReads: 0 };
+    const view: OfferView = {
+      ...inner,
+      getMany: async (keys) => {
+        asked.lookups.push(keys.length);
+        // A row a reconcile beside this plan forgot between the key page and its lookup.
+        return (await inner.getMany(keys)).map((r) => (r && forgotten.includes(r.externalId) ? undefined : r));
+      },
+      keyPages: () => {
+        asked.keyReads++;
+        return inner.keyPages();
+      },
+    };
+    return { asked, view };
+  }
+  const pagesOf = async (input: MatchInput) => {
+    const sizes: number[] = [];
+    for await (const page of matchView(input)) sizes.push(page.length);
+    return sizes;
+  };
+
+  it('a lookup per page of at most VIEW_PAGE offers, none for nothing, and no key read in a routine full sweep', async () => {
+    const offers = Array.from({ length: VIEW_PAGE }, (_, i) => desiredItem(`c-${i}`));
+    const listed = Array.from({ length: VIEW_PAGE + 1 }, (_, i) => remoteOffer(`r-${i}`, i + 1));
+    const { asked, view } = counting([state('c-0')]);
+    const sizes = await pagesOf({ offers, state: view, remote: snapshot(listed, true) });
+    expect(sizes).toEqual([VIEW_PAGE, VIEW_PAGE, 1]);
+    expect(asked).toEqual({ lookups: [VIEW_PAGE, VIEW_PAGE, 1], keyReads: 0 });
+  });
+
+  it('with an offer gone, reads the keys but looks up only the rows it wants', async () => {
+    const { asked, view } = counting([state('c'), state('g')]);
+    const out = await gather(
+      matchView({ offers: [desiredItem('c')], state: view, remote: snapshot([], true, { gone: ['item:g'] }) }),
+    );
+    expect(out.map(brief)).toEqual(['c:catalogue:absent', 'g:remote:gone']);
+    expect(asked).toEqual({ lookups: [1, 1], keyReads: 1 });
+    const seen = counting([state('c')]);
+    await gather(
+      matchView({ offers: [desiredItem('c')], state: seen.view, remote: snapshot([], true, { gone: ['item:x'] }) }),
+    );
+    expect(seen.asked).toEqual({ lookups: [1], keyReads: 1 });
+  });
+
+  it('a state row forgotten between its key and its lookup is no offer', async () => {
+    const { view } = counting([state('kept'), state('forgotten')], ['forgotten']);
+    const out = await gather(matchView({ offers: [], state: view, remote: snapshot([], false) }));
+    expect(out.map(brief)).toEqual(['kept:remote:remembered']);
   });
 });
