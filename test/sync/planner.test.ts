@@ -515,7 +515,7 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:bulk-update/1>patch:t3'],
   },
   {
-    name: 'item updates travel in batches of the item size, not the top-ups\'',
+    name: "item updates travel in batches of the item size, not the top-ups'",
     input: (() => {
       const is = ['i1', 'i2', 'i3'].map((i) => desiredItem(i, { price: 300 }));
       return input({
@@ -537,20 +537,18 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
         { removeSize: 2, topUpUpdateSize: 100, itemUpdateSize: 100 },
       ],
     ] as const
-  ).map(
-    ([via, size, refused, bulk]): Case & { readonly routes: readonly string[] } => ({
-      name: `item archives by ${via} travel in batches of ${size}`,
-      input: (() => {
-        const is = ['i1', 'i2', 'i3'].map((i) => desiredItem(i));
-        return input({
-          state: is.map((i, n) => recordOf(i, n + 1)),
-          remote: snapshot([], {}, {}, { item: is.map((i, n) => remoteOf(i, n + 1)) }),
-          options: { ...caps(refused), bulk },
-        });
-      })(),
-      routes: [`archive:${via}/0>single:i1`, `archive:${via}/0>single:i2`, `archive:${via}/1>single:i3`],
-    }),
-  ),
+  ).map(([via, size, refused, bulk]): Case & { readonly routes: readonly string[] } => ({
+    name: `item archives by ${via} travel in batches of ${size}`,
+    input: (() => {
+      const is = ['i1', 'i2', 'i3'].map((i) => desiredItem(i));
+      return input({
+        state: is.map((i, n) => recordOf(i, n + 1)),
+        remote: snapshot([], {}, {}, { item: is.map((i, n) => remoteOf(i, n + 1)) }),
+        options: { ...caps(refused), bulk },
+      });
+    })(),
+    routes: [`archive:${via}/0>single:i1`, `archive:${via}/0>single:i2`, `archive:${via}/1>single:i3`],
+  })),
   {
     name: 'top-up updates go one by one once bulk-update is known refused',
     input: (() => {
@@ -932,7 +930,9 @@ describe('planner: units sold', () => {
 /** The mass-archive guard's message names what the catalogue lost. */
 describe('planner: what the guard says the catalogue lost', () => {
   const inFile = (file: string, n: number) =>
-    Array.from({ length: n }, (_, i) => desiredAccount(`${file}-${i}`, {}, { source: { file: `accounts/${file}.json` } }));
+    Array.from({ length: n }, (_, i) =>
+      desiredAccount(`${file}-${i}`, {}, { source: { file: `accounts/${file}.json` } }),
+    );
   const stateOf = (ds: DesiredOffer[], from: number) => ds.map((d, i) => recordOf(d, from + i));
 
   it('names the files every offer of which is gone, most offers first, then by name', async () => {
