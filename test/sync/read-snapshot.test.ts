@@ -9,6 +9,7 @@ import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marke
 import { overrideMethod } from '../support/client-override.ts';
 import { routesMatching } from '../marketplace/support/contract.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
+import { type OfferView, offerViewOf } from '../../src/state/offer-view.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { readSnapshot } from '../../src/sync/read-snapshot.ts';
 import { offerRecord } from '../support/offers.ts';
@@ -186,6 +187,27 @@ describe('readSnapshot: what the list says, checked', () => {
     const { snapshot } = await read(listing([[]]), [offerRecord('account', 's-0', { remoteId: id!, lastApplied: {} })]);
     expect(snapshot.kinds.account.offers.get('s-0')?.id).toBe(id);
     expect([...snapshot.gone, ...snapshot.unconfirmed]).toEqual([]);
+  });
+
+  it('looks up no state row when the list returned every one the state maps', async () => {
+    const inner = offerViewOf([offerRecord('account', 'a', { remoteId: 5, lastApplied: {} })]);
+    const lookups: number[] = [];
+    const state: OfferView = {
+      ...inner,
+      getMany: (keys) => {
+        lookups.push(keys.length);
+        return inner.getMany(keys);
+      },
+    };
+    const { snapshot } = await readSnapshot({
+      client: listing([[offer(5, 'a')]]),
+      state,
+      mode: 'full',
+      perPage: 100,
+      logger: silentLogger,
+    });
+    expect(snapshot.kinds.account.offers.get('a')?.id).toBe(5);
+    expect(lookups).toEqual([]);
   });
 
   it('a GET that answers another offer under that id (the id was reused) makes it gone', async () => {
