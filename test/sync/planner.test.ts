@@ -940,7 +940,8 @@ describe('planner: what the guard says the catalogue lost', () => {
     const b = inFile('b', 3);
     const z = inFile('z', 3);
     const keep = inFile('keep', 4);
-    const all = [...y, ...b, ...z, ...keep];
+    // Listed in another order than the message's, which sorts them.
+    const all = [...z, ...keep, ...b, ...y];
     const nowhere = recordOf(desiredAccount('nowhere'), 99, { sourceFile: null });
     const state = [...stateOf(all, 1), nowhere];
     const p = await plan(

@@ -110,6 +110,12 @@ describe('pulledOffer', () => {
       reason: 'the catalogue cannot read what the marketplace holds: title is required: Title of the listing.',
       todo: 'fix the offer on the website, or add it to the catalogue by hand',
     });
+    expect(pulledOffer('item', offer(1, 'i', 'listed', { price: -150 }))).toMatchObject({
+      type: 'left-out',
+      reason:
+        'the catalogue cannot read what the marketplace holds: must be greater than zero, got -1.50; ' +
+        'title is required: Title of the listing.',
+    });
     // A null or an object in a list of names: JSON, but no catalogue entry states it.
     for (const [champions, what] of [
       [['Ahri', null], 'item 2 of the list: expected a string, got null'],
