@@ -1,7 +1,7 @@
 // The scrubber: every form of a secret blanked (as written, JSON-escaped, \uXXXX, URL-encoded), short ones as
 // whole tokens only.
 import { describe, expect, it } from 'vitest';
-import { REDACTED, registerSecret, scrubSecrets, secretForms } from '../../src/log/scrubber.ts';
+import { errorMessage, REDACTED, registerSecret, scrubSecrets, secretForms } from '../../src/log/scrubber.ts';
 
 const R = REDACTED;
 
@@ -41,6 +41,25 @@ describe('scrubSecrets', () => {
 
   it('leaves text without a secret as it is, and ignores empty and missing values', () => {
     expect(scrubSecrets('nothing to hide', ['', undefined])).toBe('nothing to hide');
+  });
+
+  it("a secret's regular-expression characters are its own characters, never a pattern", () => {
+    const special = 'a.b*c+d?e^f$g(h)i[j]k{1}l|m\\n/o';
+    expect(scrubSecrets(`x ${special} y`, [special])).toBe(`x ${R} y`);
+    expect(scrubSecrets('aXb', ['a.b'])).toBe('aXb');
+    expect(scrubSecrets('x', ['a|'])).toBe('x');
+  });
+
+  it('a 3-character value is blanked inside a word too', () => {
+    expect(scrubSecrets('xabcx', ['abc'])).toBe(`x${R}x`);
+  });
+
+  it('an error as text: its message, or a thrown value as a string, scrubbed', () => {
+    expect(errorMessage(new Error('refused pw-err-77'))).toBe('refused pw-err-77');
+    registerSecret('pw-err-77');
+    expect(errorMessage(new Error('refused pw-err-77'))).toBe(`refused ${R}`);
+    expect(errorMessage('pw-err-77 thrown')).toBe(`${R} thrown`);
+    expect(errorMessage(42)).toBe('42');
   });
 
   it('a longer value first: a secret holding another is blanked whole', () => {
