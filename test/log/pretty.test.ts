@@ -22,6 +22,9 @@ describe('log format', () => {
     });
     expect(prettyLine(line, { color: false })).toBe('03:04:05 WARN  offer failed  kind=item externalId="item 7" n=3\n');
     expect(prettyLine('not json\n', { color: false })).toBe('not json\n');
+    // A line that is not JSON: as it was, its own newline or none, escaped, never coloured.
+    expect(prettyLine('not json', { color: true })).toBe('not json');
+    expect(prettyLine('not\x1b[2J json\r\n', { color: true })).toBe('not\\x1b[2J json\\r\n');
   });
 
   it('is readable on a terminal, JSON elsewhere or when asked, and redacts the same either way', () => {
@@ -71,6 +74,8 @@ describe('log format', () => {
       time: 0,
       msg: 'm',
       path: 'items/a-1.ndjson',
+      url: 'https://x.example:8443/a',
+      email: 'seller+eu@x.example',
       spaced: 'two words',
       ids: ['a'],
       err: { type: 'Error', message: 'boom' },
@@ -79,7 +84,8 @@ describe('log format', () => {
       n: 1.5,
     });
     expect(prettyLine(line, { color: false })).toBe(
-      '00:00:00 INFO  m  path=items/a-1.ndjson spaced="two words" ids=["a"] ' +
+      '00:00:00 INFO  m  path=items/a-1.ndjson url=https://x.example:8443/a email=seller+eu@x.example ' +
+        'spaced="two words" ids=["a"] ' +
         'err={"type":"Error","message":"boom"} ok=true none=null n=1.5\n',
     );
   });
