@@ -57,4 +57,46 @@ describe('RequestQueue log', () => {
       expect.objectContaining({ level: 30, advertised: 50, rate: 20 }),
     ]);
   });
+
+  it('warns of a wait asked beyond maxRetryAfterMs, naming the setting; a wait of exactly that much is no news', async () => {
+    const log = captureLog('warn');
+    const { q, clock } = setup({ ratePerSec: 100, burst: 100, maxRetryAfterMs: 2000, logger: log.logger });
+    await drive(clock, q.schedule(get('/a'), scripted(clock, [tooMany(2000)], 'ok').send));
+    expect(log.lines.filter((l) => String(l.msg).startsWith('the marketplace asked'))).toEqual([]);
+    await drive(clock, q.schedule(get('/b'), scripted(clock, [tooMany(7000)], 'ok').send));
+    expect(log.lines.filter((l) => String(l.msg).startsWith('the marketplace asked'))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        path: '/b',
+        askedMs: 7000,
+        waitMs: 2000,
+        msg:
+          'the marketplace asked offersync to wait 7 s; offersync waits 2 s ' +
+          '(the most rateLimit.maxRetryAfterSeconds allows)',
+      }),
+    ]);
+  });
+
+  it('warns once of an advertised rate slower than one request per maxRetryAfterMs, and never of a usable one', async () => {
+    const log = captureLog('warn');
+    const { q } = setup({ ratePerSec: 'auto', burst: 10, maxRetryAfterMs: 1000, logger: log.logger });
+    const advertising = (ratePerSec: number) => async () => ({ rateLimit: { ratePerSec } });
+    // One request per maxRetryAfterMs exactly, then faster: both usable as they are.
+    await q.schedule(get(), advertising(1));
+    await q.schedule(get(), advertising(50));
+    expect(log.lines).toEqual([]);
+    await q.schedule(get(), advertising(0.001));
+    await q.schedule(get(), advertising(0.001));
+    expect(log.lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        advertised: 0.001,
+        rate: 1,
+        msg:
+          'the marketplace advertises 0.001 requests/s; offersync sends one request every 1 s at the slowest ' +
+          '(rateLimit.maxRetryAfterSeconds)',
+      }),
+    ]);
+    expect(q.stats().advertisedRate).toBe(1);
+  });
 });
