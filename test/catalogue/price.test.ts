@@ -1,6 +1,6 @@
 // What a seller reads when a price is refused, and the decimal-comma test of CSV cells.
 import { describe, expect, it } from 'vitest';
-import { hasDecimalComma, parsePrice, typeName } from '../../src/catalogue/price.ts';
+import { hasDecimalComma, parsePrice, typeName, typeOnly } from '../../src/catalogue/price.ts';
 
 describe('price messages', () => {
   it.each([
@@ -15,6 +15,18 @@ describe('price messages', () => {
       expect(parsePrice(value)).toEqual({
         error: `expected integer cents (1999) or a decimal amount in major units (19.99), got ${name}`,
       });
+  });
+
+  // A credential's value is never quoted back: only what kind of value it was.
+  it.each([
+    [null, 'null'],
+    [['pw'], 'an array'],
+    [{ password: 'pw' }, 'an object'],
+    [false, 'true or false'],
+    ['hunter2', 'a string'],
+    [1234, 'a number'],
+  ])('a secret %j is named %s, without its value', (value, name) => {
+    expect(typeOnly(value)).toBe(name);
   });
 
   it('says what it got, and why', () => {
