@@ -1,7 +1,7 @@
 // The system clock, on real timers kept short: the assertions are about order and aborts, never durations.
 import { getEventListeners } from 'node:events';
-import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/queue/clock.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { MAX_TIMER_MS, systemClock } from '../../src/queue/clock.ts';
 
 /** `p`, or `label` if a real timer of `ms` fires first; the timer is cleared either way. */
 async function raceTimer<T>(p: Promise<T>, ms: number, label: string): Promise<T | string> {
@@ -76,6 +76,25 @@ describe('systemClock', () => {
       expect(warnings).not.toContain('TimeoutOverflowWarning');
     } finally {
       process.off('warning', onWarning);
+    }
+  });
+
+  it('a sleep longer than a timer holds lasts its whole length, part after part (timers faked)', async () => {
+    vi.useFakeTimers();
+    try {
+      let woke = false;
+      const sleep = systemClock.sleep(2 * MAX_TIMER_MS + 5).then(() => {
+        woke = true;
+      });
+      await vi.advanceTimersByTimeAsync(MAX_TIMER_MS);
+      expect(woke).toBe(false);
+      await vi.advanceTimersByTimeAsync(MAX_TIMER_MS);
+      expect(woke).toBe(false);
+      await vi.advanceTimersByTimeAsync(5);
+      await sleep;
+      expect(woke).toBe(true);
+    } finally {
+      vi.useRealTimers();
     }
   });
 
