@@ -40,7 +40,9 @@ describe('scrubSecrets', () => {
   });
 
   it('leaves text without a secret as it is, and ignores empty and missing values', () => {
+    // Before any secret is registered: no pattern at all, and a text holding the word null is left alone.
     expect(scrubSecrets('nothing to hide', ['', undefined])).toBe('nothing to hide');
+    expect(scrubSecrets('password: null')).toBe('password: null');
   });
 
   it("a secret's regular-expression characters are its own characters, never a pattern", () => {

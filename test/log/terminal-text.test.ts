@@ -49,6 +49,7 @@ describe('styled terminal text', () => {
     const t = terminalLines([['  ', styled('31', 'error\x1b[2J'), ' x\ny']], true);
     expect(t.text).toBe('  \x1b[31merror\\x1b[2J\x1b[0m x\\ny\n');
     expect(terminalLines([styled('31', 'e')], false).text).toBe('e\n');
+    expect(terminalLines(['one', ['two ', styled('1', '2')]], false).text).toBe('one\ntwo 2\n');
     expect(terminalLine('p', { colour: false, clearLine: true }).text).toBe('\r\x1b[Kp');
   });
 });

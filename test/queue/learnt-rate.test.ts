@@ -17,6 +17,8 @@ describe('learnt rate', () => {
     expect(auto.rateLimit.ratePerSec).toBe('auto');
     expect(startRate(auto.rateLimit, await loadLearntRate(store, NOW))).toBe(5);
     await saveLearntRate(store, undefined, { currentRate: 48, holdRate: null }, NOW);
+    // No hold found: none is written (the state db's format, read by later releases too).
+    expect(await store.getMeta('queue.learntRate')).toBe('{"ratePerSec":48}');
     expect(startRate(auto.rateLimit, await loadLearntRate(store, NOW))).toBe(48);
     expect(startRate(fixed.rateLimit, await loadLearntRate(store, NOW))).toBe(7);
     store.close();
