@@ -22,7 +22,9 @@ describe('log format', () => {
     });
     expect(prettyLine(line, { color: false })).toBe('03:04:05 WARN  offer failed  kind=item externalId="item 7" n=3\n');
     expect(prettyLine('not json\n', { color: false })).toBe('not json\n');
-    // A line that is not JSON: as it was, its own newline or none, escaped, never coloured.
+  });
+
+  it('gives back a line that is not JSON as it was, its own newline or none, escaped', () => {
     expect(prettyLine('not json', { color: true })).toBe('not json');
     expect(prettyLine('not\x1b[2J json\r\n', { color: true })).toBe('not\\x1b[2J json\\r\n');
   });

@@ -77,7 +77,7 @@ describe('RequestQueue log', () => {
     ]);
   });
 
-  it('warns once of an advertised rate slower than one request per maxRetryAfterMs, and never of a usable one', async () => {
+  it('warns at the first answer advertising a rate under one request per maxRetryAfterMs, once; never of a usable rate', async () => {
     const log = captureLog('warn');
     const { q } = setup({ ratePerSec: 'auto', burst: 10, maxRetryAfterMs: 1000, logger: log.logger });
     const advertising = (ratePerSec: number) => async () => ({ rateLimit: { ratePerSec } });
@@ -86,6 +86,7 @@ describe('RequestQueue log', () => {
     await q.schedule(get(), advertising(50));
     expect(log.lines).toEqual([]);
     await q.schedule(get(), advertising(0.001));
+    expect(log.lines).toHaveLength(1); // at the first answer that says so
     await q.schedule(get(), advertising(0.001));
     expect(log.lines).toEqual([
       expect.objectContaining({
