@@ -35,7 +35,7 @@ export function scrubSecrets(text: string, extra: Iterable<string | undefined> =
     if (compiled === undefined) compiled = secretPattern([...permanent]);
     re = compiled;
   } else re = secretPattern([...permanent, ...more]);
-  return re === null || text === '' ? text : text.replace(re, REDACTED);
+  return re === null ? text : text.replace(re, REDACTED);
 }
 
 const jsonEscaped = (s: string): string => JSON.stringify(s).slice(1, -1);

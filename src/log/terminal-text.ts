@@ -27,7 +27,7 @@ function visible(c: string): string {
   const named = NAMED[c];
   if (named !== undefined) return named;
   const code = c.charCodeAt(0);
-  return code < 0x20 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  return code <= 0x1f ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /** Every control character shown as an escape, newlines included: a value printed within one line. */
@@ -81,7 +81,7 @@ export class TerminalText {
 const CLEAR_LINE = '\r\x1b[K';
 
 function render(line: Line, colour: boolean): string {
-  const parts: readonly LinePart[] = typeof line === 'string' || !Array.isArray(line) ? [line as LinePart] : line;
+  const parts: readonly LinePart[] = Array.isArray(line) ? line : [line as LinePart];
   let out = '';
   for (const p of parts) {
     if (typeof p === 'string') out += oneLine(p);
@@ -128,7 +128,7 @@ export function writeTerminal(stream: Writable, t: TerminalText): void {
 export function terminalStream<S extends object>(stream: S, scrub: (text: string) => string = (t) => t): S {
   const target = stream as S & { write(chunk: unknown, ...rest: unknown[]): boolean };
   const write = (chunk: unknown, ...rest: unknown[]): boolean => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk);
+    const text = String(chunk); // a Buffer's string is its UTF-8 text
     return target.write(escapeControls(scrub(text)), ...rest);
   };
   const raw = (text: string): unknown => target.write(scrub(text));

@@ -14,7 +14,7 @@ export interface LearntRate {
 }
 
 function positive(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0;
+  return Number.isFinite(v) && (v as number) > 0; // isFinite is false for anything not a number
 }
 
 export async function loadLearntRate(meta: QueueMeta, now: number): Promise<LearntRate | undefined> {
