@@ -29,7 +29,8 @@ export function registerSecret(value: string | undefined): void {
  * request carried (a marketplace may quote a refused body back), one offer's credentials.
  */
 export function scrubSecrets(text: string, extra: Iterable<string | undefined> = []): string {
-  const more = [...extra].filter((v): v is string => typeof v === 'string' && v !== '');
+  // An empty value has no forms (secretForms): it adds nothing to the pattern.
+  const more = [...extra].filter((v): v is string => typeof v === 'string');
   let re: RegExp | null;
   if (more.length === 0) {
     if (compiled === undefined) compiled = secretPattern([...permanent]);
