@@ -8,8 +8,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImageRef } from '../../src/catalogue/desired-offer.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { type ExecutorDeps, execute } from '../../src/sync/executor.ts';
-import type { PlanAction } from '../../src/sync/plan.ts';
+import type { Plan, PlanAction } from '../../src/sync/plan.ts';
+import type { SoldCountNote } from '../../src/sync/unit-sale.ts';
 import { ext, PNG } from '../marketplace/support/contract.ts';
+import { captureLog } from '../support/log-capture.ts';
 import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { desiredAccount, desiredItem, desiredTopUp, imageRef } from '../support/offers.ts';
 import { archiveAction, createAction, planOf, updateAction } from '../support/plan-actions.ts';
@@ -224,5 +226,106 @@ describe('execute', () => {
     expect(out.find((o) => o.externalId === gone)?.outcome).toBe('archived');
     const sold = readFileSync(join(dir, 'sold.jsonl'), 'utf8').trim().split('\n');
     expect(sold.map((l) => JSON.parse(l) as { external_id: string }).map((s) => s.external_id)).toEqual(['sold-1']);
+  });
+});
+
+describe('execute: sales and the guards', () => {
+  const seenAt = Date.parse('2026-11-25T06:00:00.000Z');
+  /** The lists showed `quantity` more units of item `externalId` (remote id `remoteId`) sold. */
+  const unitSale = (externalId: string, remoteId: number, quantity: number): SoldCountNote => ({
+    kind: 'item',
+    externalId,
+    soldCount: quantity,
+    sale: {
+      kind: 'item',
+      externalId,
+      title: 'Gold',
+      price: 250,
+      currency: null,
+      quantity,
+      remoteId,
+      soldCount: quantity,
+    },
+  });
+  const soldLines = () =>
+    readFileSync(join(dir, 'sold.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it('a unit sale the lists showed goes to sold.jsonl, seen at the run time, and into the offer story', async () => {
+    const e = ext('i');
+    await store.upsertOffer('item', e, { remoteId: 41, managed: true });
+    await execute(planOf([], { soldCounts: [unitSale(e, 41, 2)] }), deps({ now: () => seenAt }));
+    expect(soldLines()).toEqual([
+      expect.objectContaining({ external_id: e, quantity: 2, seen_at: '2026-11-25T06:00:00.000Z' }),
+    ]);
+    expect((await store.offerHistory('item', e, 10)).map((h) => [h.type, h.quantity, h.at])).toEqual([
+      ['sold', 2, seenAt],
+    ]);
+  });
+
+  it('the mass-archive guard tripped: nothing sent, the sales still told, the guard logged with its figures', async () => {
+    const e = ext('i');
+    await store.upsertOffer('item', e, { remoteId: 42, managed: true });
+    const log = captureLog('info');
+    const guard = { tripped: true, archives: 30, limit: 25, rule: 'share' } as const;
+    const gone = ext('i');
+    const live = await raw.items.create(itemBody(gone));
+    const out = await execute(
+      planOf([archiveAction('item', gone, live.id)], { guard, soldCounts: [unitSale(e, 42, 1)] }),
+      deps({ logger: log.logger, now: () => seenAt }),
+    );
+    expect(rec.calls).toEqual([]);
+    expect(out).toEqual([]);
+    expect(soldLines()).toEqual([expect.objectContaining({ external_id: e, quantity: 1 })]);
+    expect(log.find('mass-archive guard tripped: nothing sent')).toEqual([
+      expect.objectContaining({ level: 50, archives: 30, limit: 25, rule: 'share' }),
+    ]);
+    expect(log.find('price guard tripped: nothing sent')).toEqual([]);
+    expect((await store.offerHistory('item', e, 10)).map((h) => h.type)).toEqual(['sold']);
+  });
+
+  it('the price guard tripped: nothing sent, logged with how many prices and suspects', async () => {
+    const log = captureLog('info');
+    const priceGuard: Plan['priceGuard'] = {
+      tripped: true,
+      priced: 10,
+      suspect: [{ kind: 'item', externalId: 'x', from: 100, to: 1 }],
+      limit: 0,
+      rule: 'share',
+    };
+    const i = desiredItem(ext('i'), { price: 1 });
+    const live = await raw.items.create(itemBody(i.externalId));
+    const out = await execute(planOf([updateAction(i, live.id)], { priceGuard }), deps({ logger: log.logger }));
+    expect(rec.calls).toEqual([]);
+    expect(out).toEqual([]);
+    expect(log.find('price guard tripped: nothing sent')).toEqual([
+      expect.objectContaining({ level: 50, priced: 10, suspect: 1, limit: 0, rule: 'share' }),
+    ]);
+    expect(log.find('mass-archive guard tripped: nothing sent')).toEqual([]);
+  });
+
+  it('an adoption followed by a bulk update is one offer of the progress total, reported as adopted', async () => {
+    const t = desiredTopUp(ext('t'), { price: 811 });
+    const live = await raw.topUps.create(topUpBody(t.externalId));
+    const adopt: PlanAction = {
+      type: 'adopt',
+      kind: 'topup',
+      externalId: t.externalId,
+      remote: { id: live.id, externalId: t.externalId, status: 'listed', fields: {} },
+      desired: t,
+      fields: t.fields,
+      reason: 'found',
+    };
+    const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
+    const progress: [number, number][] = [];
+    const out = await execute(
+      planOf([adopt, updateAction(t, live.id, bulk, { reason: 'adopted' })]),
+      deps({ onProgress: (done, total) => progress.push([done, total]) }),
+    );
+    expect(rec.calls).toEqual(['topUps.bulk']);
+    expect(out.map((o) => `${o.outcome}:${o.externalId}`)).toEqual([`adopted:${t.externalId}`]);
+    expect(progress).toEqual([[1, 1]]);
   });
 });
