@@ -2,6 +2,8 @@
 // what it records in the state db and what it reports. The end-to-end runs are in reconcile.run.test.ts.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
+import { NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
+import type { CallOptions, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import type { ArchiveAction, UploadAction } from '../../src/sync/plan.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
@@ -11,6 +13,7 @@ import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
 import { uploadImages } from '../../src/sync/upload-images.ts';
 import { ext, PNG } from '../marketplace/support/contract.ts';
+import { overrideMethod } from '../support/client-override.ts';
 import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { desiredAccount, desiredItem, desiredTopUp } from '../support/offers.ts';
 import { createAction, updateAction } from '../support/plan-actions.ts';
@@ -242,5 +245,160 @@ describe('upload route', () => {
     await uploadImages(ctx, [upload], async () => PNG);
     expect(rec.calls).toEqual(['images.upload']);
     expect(outcomes()).toEqual(['uploaded:images/a.png', 'unchanged:images/a.png']);
+  });
+});
+
+describe('request priorities', () => {
+  /** Where each method takes its CallOptions. */
+  const OPTS_AT: Readonly<Record<string, number>> = {
+    create: 1,
+    get: 1,
+    update: 2,
+    archive: 1,
+    findByExternalId: 1,
+    bulk: 3,
+    bulkRemove: 1,
+    bulkUpdate: 1,
+    upload: 1,
+  };
+
+  /** The real client, noting each call as "resource.method:priority". */
+  function priorities(inner: MarketplaceClient): { client: MarketplaceClient; calls: string[] } {
+    const calls: string[] = [];
+    const wrap = <T extends object>(name: string, target: T): T =>
+      new Proxy(target, {
+        get(t, prop, receiver) {
+          const v = Reflect.get(t, prop, receiver) as unknown;
+          if (typeof v !== 'function') return v;
+          return (...args: unknown[]) => {
+            const at = OPTS_AT[String(prop)];
+            const opts = at === undefined ? undefined : (args[at] as CallOptions | undefined);
+            calls.push(`${name}.${String(prop)}:${opts?.priority}`);
+            return (v as (...a: unknown[]) => unknown).apply(t, args);
+          };
+        },
+      });
+    return {
+      calls,
+      client: {
+        accounts: wrap('accounts', inner.accounts),
+        items: wrap('items', inner.items),
+        topUps: wrap('topUps', inner.topUps),
+        images: wrap('images', inner.images),
+        close: () => inner.close(),
+      },
+    };
+  }
+
+  // The request queue sends the highest first: uploads before the creates that need them, archives last.
+  it('each route sends at the priority of its phase: uploads 30, creates 20, updates 10, archives 0', async () => {
+    const p = priorities(raw);
+    const c = new RunContext({ ...deps(), client: p.client });
+    const image = {
+      path: 'images/p.png',
+      absPath: '/nowhere/p.png',
+      sha256: ext('sha'),
+      sizeBytes: 1,
+      mimeType: 'image/png',
+    };
+    await uploadImages(c, [{ type: 'upload', image, neededBy: ['x'] }], async () => PNG);
+    expect(p.calls.splice(0)).toEqual(['images.upload:30']);
+
+    await runCreate(c, createAction(desiredItem(ext('i')), { verifyFirst: true }));
+    expect(p.calls.splice(0)).toEqual(['items.findByExternalId:20', 'items.create:20']);
+
+    const i = desiredItem(ext('i'), { price: 333 });
+    const li = await raw.items.create(itemBody(i.externalId));
+    await runUpdate(c, updateAction(i, li.id), { via: 'patch', ifRefused: 'fail' });
+    expect(p.calls.splice(0)).toEqual(['items.update:10']);
+
+    // A re-create is an update's: its archive goes at the update's priority, its create at a create's.
+    const a = desiredAccount(ext('a'), { price: 4321 });
+    const la = await raw.accounts.create(accountBody(a.externalId));
+    const recreate = { via: 'recreate', ifRefused: 'report' } as const;
+    await runUpdate(c, updateAction(a, la.id, recreate), recreate);
+    expect(p.calls.splice(0)).toEqual(['accounts.archive:10', 'accounts.create:20']);
+
+    const ts = [desiredTopUp(ext('t'), { price: 411 }), desiredTopUp(ext('t'), { price: 412 })];
+    const lts = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
+    const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
+    await bulkUpdate(
+      c,
+      ts.map((t, n) => updateAction(t, lts[n]!.id, bulk)),
+    );
+    expect(p.calls.splice(0)).toEqual(['topUps.bulk:10']);
+
+    const archive = (
+      kind: ArchiveAction['kind'],
+      externalId: string,
+      remoteId: number,
+      route: ArchiveAction['route'],
+    ) => ({ type: 'archive', kind, externalId, remoteId, route, reason: 'removed from the catalogue' }) as const;
+    await bulkArchive(
+      c,
+      ts.map((t, n) =>
+        archive('topup', t.externalId, lts[n]!.id, { via: 'bulk-update', batch: 0, ifRefused: 'single' }),
+      ),
+    );
+    expect(p.calls.splice(0)).toEqual(['topUps.bulk:0']);
+
+    await archiveOne(c, archive('item', i.externalId, li.id, { via: 'single' }));
+    const ea = ext('a');
+    const lea = await raw.accounts.create(accountBody(ea));
+    await archiveOne(c, archive('account', ea, lea.id, { via: 'single' }));
+    const eb = ext('a');
+    const leb = await raw.accounts.create(accountBody(eb));
+    await bulkArchive(c, [archive('account', eb, leb.id, { via: 'bulk-remove', batch: 0, ifRefused: 'single' })]);
+    expect(p.calls.splice(0)).toEqual(['items.update:0', 'accounts.archive:0', 'accounts.bulkRemove:0']);
+  });
+
+  it('what an archive reads to tell a route refused from an offer gone goes at the archive priority too', async () => {
+    // A bulk-remove counted short whose list read-back fails: each account confirmed by its own GET.
+    const p = priorities(
+      overrideMethod(
+        overrideMethod(raw, 'accounts', 'bulkRemove', async () => ({ success: true, removed: 0 })),
+        'accounts',
+        'list',
+        () => {
+          throw new ServerError({ method: 'GET', path: '/api/v1/accounts', status: 503 });
+        },
+      ),
+    );
+    const c = new RunContext({ ...deps(), client: p.client });
+    const e = ext('a');
+    const live = await raw.accounts.create(accountBody(e));
+    await raw.accounts.archive({ id: live.id });
+    await bulkArchive(c, [
+      {
+        type: 'archive',
+        kind: 'account',
+        externalId: e,
+        remoteId: live.id,
+        route: { via: 'bulk-remove', batch: 0, ifRefused: 'single' },
+        reason: 'removed',
+      },
+    ]);
+    expect(p.calls).toEqual(['accounts.bulkRemove:0', 'accounts.list:undefined', 'accounts.get:0']);
+    expect(c.outcomes.map((o) => o.outcome)).toEqual(['archived']);
+
+    // An item's DELETE answered 404: the GET that tells whether the offer is there.
+    await store.setCapability(CAPABILITIES.itemArchiveByPatch, false, '422: refused');
+    const ei = ext('i');
+    const li = await raw.items.create(itemBody(ei));
+    const q = priorities(
+      overrideMethod(raw, 'items', 'archive', async () => {
+        throw new NotFoundError({ method: 'DELETE', path: `/api/v1/items/${li.id}`, status: 404 });
+      }),
+    );
+    const d = new RunContext({ ...deps(), client: q.client });
+    await archiveOne(d, {
+      type: 'archive',
+      kind: 'item',
+      externalId: ei,
+      remoteId: li.id,
+      route: { via: 'single' },
+      reason: 'removed',
+    });
+    expect(q.calls).toEqual(['items.archive:0', 'items.get:0', 'items.update:0']);
   });
 });
