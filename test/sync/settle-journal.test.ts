@@ -88,4 +88,29 @@ describe('settling the journal at start', () => {
     expect(rec.calls).toEqual([]);
     expect(out).toEqual({ settled: 1, adopted: 0, unsettled: [] });
   });
+
+  it("tells an adoption in the offer's story, under the run the crash interrupted", async () => {
+    const e = ext('i');
+    await raw.items.create(itemBody(e));
+    await interrupted('create', e);
+    const before = Date.now();
+    await settleJournal(store, rec.client, silentLogger);
+    const story = await store.offerHistory('item', e, 10);
+    expect(story).toEqual([
+      expect.objectContaining({
+        type: 'adopted',
+        runId: 'crashed-run',
+        route: null,
+        detail: 'a create a crash interrupted had landed: adopted at the next start',
+      }),
+    ]);
+    expect(story[0]!.at).toBeGreaterThanOrEqual(before);
+  });
+
+  it('an interrupted create the lookup proves absent tells nothing in the story', async () => {
+    const e = ext('i');
+    await interrupted('create', e);
+    await settleJournal(store, rec.client, silentLogger);
+    expect(await store.offerHistory('item', e, 10)).toEqual([]);
+  });
 });
