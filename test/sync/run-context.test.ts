@@ -10,7 +10,8 @@ import { openStateStore, type KyselyStateStore } from '../../src/state/open-stat
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import { RunStoppedError } from '../../src/sync/errors.ts';
 import { OfferBackoffs } from '../../src/sync/offer-backoff.ts';
-import { RunContext, type RunContextDeps } from '../../src/sync/run-context.ts';
+import { seen } from '../../src/sync/offer-events.ts';
+import { EVENT_BATCH, RunContext, type RunContextDeps } from '../../src/sync/run-context.ts';
 import { captureLog } from '../support/log-capture.ts';
 import { desiredAccount, desiredItem, imageRef, remoteOffer } from '../support/offers.ts';
 
@@ -309,5 +310,96 @@ describe('images and capabilities', () => {
     expect(await probe(ctxOf({ reprobeAfterMs: HOUR, now: () => T0 + HOUR - 1 }))).toBe('fallback');
     expect(await probe(ctxOf({ reprobeAfterMs: HOUR, now: () => T0 + HOUR }))).toBe('sent by the route');
     expect((await store.getCapability(CAPABILITIES.accountUpdate))?.usable).toBe(true);
+  });
+});
+
+describe('the offers story', () => {
+  /** The batches of events written outside a transaction, by size. */
+  function observedWrites(): number[] {
+    const sizes: number[] = [];
+    const record = store.recordOfferEvents.bind(store);
+    store.recordOfferEvents = async (events) => {
+      sizes.push(events.length);
+      await record(events);
+    };
+    return sizes;
+  }
+  const told = (ctx: RunContext, n: number, from = 0) => {
+    for (let i = from; i < from + n; i++) ctx.event(seen('item', `it-${i}`, 'adopted', `event ${i}`));
+  };
+
+  it('keeps events in memory until a batch is full, writes it whole, and the rest when flushed', async () => {
+    const sizes = observedWrites();
+    const ctx = ctxOf({ now: () => now });
+    await ctx.flushEvents();
+    expect(sizes).toEqual([]);
+    told(ctx, EVENT_BATCH - 1);
+    expect(sizes).toEqual([]);
+    told(ctx, 2, EVENT_BATCH - 1);
+    await ctx.flushEvents();
+    expect(sizes).toEqual([EVENT_BATCH, 1]);
+    expect(await store.offerHistory('item', `it-${EVENT_BATCH}`, 10)).toEqual([
+      expect.objectContaining({ runId: 'run-1', at: T0, type: 'adopted', detail: `event ${EVENT_BATCH}` }),
+    ]);
+  });
+
+  it('writes the events told inside a transaction with it, however many', async () => {
+    const sizes = observedWrites();
+    const ctx = ctxOf();
+    await ctx.inTransaction(async () => told(ctx, EVENT_BATCH + 10));
+    expect(sizes).toEqual([]);
+    expect(await store.offerHistory('item', 'it-0', 10)).toHaveLength(1);
+    expect(await store.offerHistory('item', `it-${EVENT_BATCH + 9}`, 10)).toHaveLength(1);
+  });
+
+  it('a story that cannot be written is logged, and does not fail the run', async () => {
+    store.recordOfferEvents = async () => {
+      throw new Error('disk I/O error');
+    };
+    const log = captureLog('warn');
+    const ctx = ctxOf({ logger: log.logger });
+    told(ctx, 3);
+    await ctx.flushEvents();
+    expect(log.find('offer history: events not recorded')).toEqual([
+      expect.objectContaining({ events: 3, err: 'disk I/O error' }),
+    ]);
+  });
+
+  it('tells an offer the marketplace marks sold as sold, and one it marks otherwise as marked', async () => {
+    const ctx = ctxOf({ now: () => now });
+    await ctx.markLocked('item', 'it-1', remote({ status: 'sold' }));
+    await ctx.markLocked('item', 'it-2', remote({ id: 42, externalId: 'it-2', status: 'refunded' }));
+    await ctx.flushEvents();
+    const events = async (e: string) =>
+      (await store.offerHistory('item', e, 10)).map((x) => [x.type, x.detail, x.route, x.answer]);
+    expect(await events('it-1')).toEqual([['sold', 'the marketplace marks it sold', null, null]]);
+    expect(await events('it-2')).toEqual([['marked', 'the marketplace marks it refunded', null, null]]);
+  });
+});
+
+describe('applied: the count of units sold', () => {
+  it('takes the count of a newly mapped item as sold so far and as the stock baseline, 0 when unknown', async () => {
+    const ctx = ctxOf();
+    await ctx.applied(item, remote({ soldCount: 3 }), item.fields, item.fields);
+    expect(await store.getOffer('item', 'it-1')).toMatchObject({ soldCount: 3, soldCountAtSend: 3 });
+    await ctx.applied({ ...item, externalId: 'it-2' }, remote({ id: 42 }), item.fields, item.fields);
+    expect(await store.getOffer('item', 'it-2')).toMatchObject({ soldCount: 0, soldCountAtSend: 0 });
+  });
+
+  it('moves the stock baseline of a mapped item only when the stock is sent, to the count known', async () => {
+    const ctx = ctxOf();
+    await store.upsertOffer('item', 'it-1', { remoteId: 41, soldCount: 4, soldCountAtSend: 2 });
+    await ctx.applied(item, remote(), { price: 100 }, item.fields);
+    expect(await store.getOffer('item', 'it-1')).toMatchObject({ soldCount: 4, soldCountAtSend: 2 });
+    await ctx.applied(item, remote(), { stock: 5 }, item.fields);
+    expect(await store.getOffer('item', 'it-1')).toMatchObject({ soldCount: 4, soldCountAtSend: 4 });
+    await ctx.applied(item, remote({ soldCount: 6 }), { stock: 5 }, item.fields);
+    expect(await store.getOffer('item', 'it-1')).toMatchObject({ soldCount: 4, soldCountAtSend: 6 });
+  });
+
+  it('keeps no count for an account, which sells whole', async () => {
+    const ctx = ctxOf();
+    await ctx.applied(account, remote({ externalId: 'acc-1', soldCount: 1 }), account.fields, account.fields);
+    expect(await store.getOffer('account', 'acc-1')).toMatchObject({ soldCount: null, soldCountAtSend: null });
   });
 });
