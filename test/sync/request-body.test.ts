@@ -2,7 +2,7 @@
 // only in an account's body, and only when they are to be sent.
 import { describe, expect, it } from 'vitest';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
-import { changesToBody, createBody, withCredentials } from '../../src/sync/request-body.ts';
+import { changesToBody, createBody, credentialValues, withCredentials } from '../../src/sync/request-body.ts';
 import { resourceOf } from '../../src/sync/resource-of.ts';
 import { desiredAccount, desiredItem } from '../support/offers.ts';
 
@@ -43,6 +43,15 @@ describe('request bodies', () => {
     expect(withCredentials(body, bare, true)).toBe(body);
     expect(withCredentials(body, item, true)).toBe(body);
     expect(body).toEqual({ price: 3 });
+  });
+});
+
+describe('credentialValues', () => {
+  it("are an account's credential values, to scrub from answers; none for an account without or an item", () => {
+    expect(credentialValues(account)).toEqual(['me', 'pw']);
+    const { credentials: _c, ...bare } = account;
+    expect(credentialValues(bare)).toEqual([]);
+    expect(credentialValues(item)).toEqual([]);
   });
 });
 

@@ -309,3 +309,38 @@ describe('archives', () => {
     }
   });
 });
+
+describe('credentials a marketplace quotes back', () => {
+  const withSecret = (password: string) => ({
+    ...desiredAccount(ext('a'), { price: 1500 }),
+    credentials: { login: 'quoted-login', password },
+    credentialsHmac: 'hm',
+  });
+
+  it('never reach the story or the report of a refused create, update or aligning patch', async () => {
+    sandbox.setFaults({ echoCredentials: true });
+    const created = withSecret('pw-quoted-create');
+    await runCreate(ctx, createAction(created));
+
+    const updated = withSecret('pw-quoted-update');
+    const live = await raw.accounts.create(accountBody(updated.externalId));
+    await runUpdate(ctx, updateAction(updated, live.id, patch, { sendCredentials: true }), patch);
+
+    const aligned = withSecret('pw-quoted-align');
+    await raw.accounts.create(accountBody(aligned.externalId));
+    await runCreate(ctx, createAction(aligned, { verifyFirst: true }));
+
+    expect(ctx.outcomes.map((o) => o.outcome)).toEqual(['failed', 'failed', 'failed']);
+    for (const d of [created, updated, aligned]) {
+      const events = await story('account', d.externalId);
+      const refused = events.find((e) => e.answer?.outcome === 'refused');
+      expect(refused?.answer?.status).toBe(422);
+      expect(refused?.answer?.message).toEqual(expect.any(String));
+      const out = ctx.outcomes.find((o) => o.externalId === d.externalId);
+      for (const text of [JSON.stringify(events), out?.message]) {
+        expect(text).not.toContain(d.credentials.password);
+        expect(text).not.toContain('quoted-login');
+      }
+    }
+  });
+});
