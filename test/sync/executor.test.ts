@@ -1,7 +1,7 @@
 // The executor on hand-made plans, against the sandbox through a recording client: the order of the phases
 // (uploads, then creates and updates, archives last), one outcome per offer, nothing sent when the guard
 // tripped, no archive once stopped, and the progress it reports. reconcile.run.test.ts runs it end to end.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -327,5 +327,45 @@ describe('execute: sales and the guards', () => {
     expect(rec.calls).toEqual(['topUps.bulk']);
     expect(out.map((o) => `${o.outcome}:${o.externalId}`)).toEqual([`adopted:${t.externalId}`]);
     expect(progress).toEqual([[1, 1]]);
+  });
+
+  it('with sales kept in the state db (PostgreSQL), a sale goes there and no sold.jsonl is written', async () => {
+    const e = ext('i');
+    await store.upsertOffer('item', e, { remoteId: 43, managed: true });
+    await execute(planOf([], { soldCounts: [unitSale(e, 43, 3)] }), deps({ salesInState: true, now: () => seenAt }));
+    expect(existsSync(join(dir, 'sold.jsonl'))).toBe(false);
+    expect((await store.listSales(0)).map((r) => [r.externalId, r.seenAt, r.entry.quantity])).toEqual([[e, seenAt, 3]]);
+  });
+
+  it('an adoption beside a create and an update of other offers counts all three in the progress total', async () => {
+    const i = desiredItem(ext('i'));
+    const live = await raw.items.create(itemBody(i.externalId));
+    const other = desiredItem(ext('i'), { price: 655 });
+    const otherLive = await raw.items.create(itemBody(other.externalId));
+    const adopt: PlanAction = {
+      type: 'adopt',
+      kind: 'item',
+      externalId: i.externalId,
+      remote: { id: live.id, externalId: i.externalId, status: 'listed', fields: {} },
+      desired: i,
+      fields: i.fields,
+      reason: 'found',
+    };
+    const progress: [number, number][] = [];
+    await execute(
+      planOf([adopt, createAction(desiredItem(ext('i'))), updateAction(other, otherLive.id)]),
+      deps({ onProgress: (done, total) => progress.push([done, total]) }),
+    );
+    expect(progress.map(([, total]) => total)).toEqual([3, 3, 3]);
+    expect(progress.map(([done]) => done)).toEqual([1, 2, 3]);
+  });
+
+  it("writes what the run told of each offer's story before it returns", async () => {
+    const i = desiredItem(ext('i'), { price: 654 });
+    const live = await raw.items.create(itemBody(i.externalId));
+    await execute(planOf([updateAction(i, live.id)]), deps());
+    expect((await store.offerHistory('item', i.externalId, 10)).map((h) => [h.type, h.answer?.outcome])).toEqual([
+      ['updated', 'ok'],
+    ]);
   });
 });
