@@ -5,14 +5,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import { ServerError, ValidationError } from '../../src/marketplace/errors.ts';
-import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
+import type { BulkUpdateResult, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import type { ArchiveAction, UpdateAction } from '../../src/sync/plan.ts';
 import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
 import { ext } from '../marketplace/support/contract.ts';
 import { overrideMethod } from '../support/client-override.ts';
 import { captureLog, type CapturedLog } from '../support/log-capture.ts';
-import { itemBody, topUpBody } from '../support/offers.ts';
+import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { desiredItem } from '../support/offers.ts';
 import { archiveAction, updateAction } from '../support/plan-actions.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
@@ -101,7 +101,9 @@ describe('item bulk-update', () => {
       usable: false,
       detail: expect.stringMatching(/^404: /),
     });
-    expect(log.find('POST /items/bulk-update refused: sent one by one')).toHaveLength(1);
+    expect(log.find('POST /items/bulk-update refused: sent one by one')).toEqual([
+      expect.objectContaining({ level: 40, status: 404, route: 'POST /items/bulk-update' }),
+    ]);
     expect(await prices(ids)).toEqual([500, 501]);
     expect(outcomes()).toEqual(updates.map((u) => `updated:${u.externalId}`).sort());
   });
@@ -327,10 +329,102 @@ describe('item and top-up archives by bulk route', () => {
     expect(await statuses('items', [items[0]!.remoteId])).toEqual(['archived']);
   });
 
-  it('archives planned singly are left to archiveOne', async () => {
-    const archives = await listedItems(1, { via: 'single' });
+  it('archives planned singly, items or accounts, are left to archiveOne', async () => {
+    const archives = [...(await listedItems(1, { via: 'single' })), archiveAction('account', ext('a'), 5)];
     await bulkArchive(ctx, archives);
     expect(rec.calls).toEqual([]);
     expect(ctx.outcomes).toEqual([]);
+  });
+});
+
+describe('bulk answers read', () => {
+  /** The item bulk route answering `answer` whatever it is sent, after sending it. */
+  const answering = (answer: (elements: unknown[]) => BulkUpdateResult) =>
+    overrideMethod(raw, 'items', 'bulk', async (original, ...args) => {
+      await original(...args);
+      return answer(args[2] as unknown[]);
+    });
+
+  it('an element the answer does not itemise goes singly with nothing told; one refused without words, "refused"', async () => {
+    sandbox.setBulk({ undocumented: true });
+    const { updates, ids } = await repricedItems(3);
+    const [done, silent, refused] = updates.map((u) => u.externalId);
+    useClient(
+      answering(() => ({
+        body: {},
+        outcomes: new Map([
+          [done!, { ok: true }],
+          [refused!, { ok: false }],
+        ]),
+      })),
+    );
+    await bulkUpdate(ctx, updates);
+    expect(rec.calls).toEqual(['items.bulk', 'items.update', 'items.update']);
+    expect(await prices(ids)).toEqual([500, 501, 502]);
+    await ctx.flushEvents();
+    const bulkEvents = async (e: string) =>
+      (await store.offerHistory('item', e, 10)).filter((h) => h.route === 'POST /api/v1/items/bulk-update');
+    expect((await bulkEvents(done!)).map((h) => h.answer?.outcome)).toEqual(['ok']);
+    expect(await bulkEvents(silent!)).toEqual([]);
+    expect((await bulkEvents(refused!)).map((h) => h.answer)).toEqual([
+      { outcome: 'refused', status: null, message: 'refused' },
+    ]);
+    expect(log.find('bulk-update left it undone: sent singly').map((l) => l.externalId)).toEqual([refused]);
+  });
+
+  it('a bulk-remove whose count says all were removed is done, with no read-back', async () => {
+    sandbox.setBulk({ undocumented: true });
+    sandbox.setRepresentation({ bulkCountsOnly: true });
+    const archives = await listedItems(2, archiveByRemove);
+    await bulkArchive(ctx, archives);
+    expect(rec.calls).toEqual(['items.bulk']);
+    expect(outcomes()).toEqual(archives.map((a) => `archived:${a.externalId}`).sort());
+  });
+
+  it('a bulk-remove answered with neither outcomes nor counts is read back from the list', async () => {
+    sandbox.setBulk({ undocumented: true });
+    const archives = await listedItems(1, archiveByRemove);
+    useClient(answering(() => ({ body: { success: true } })));
+    await bulkArchive(ctx, archives);
+    expect(rec.calls).toEqual(['items.bulk', 'items.list']);
+    expect(outcomes()).toEqual([`archived:${archives[0]!.externalId}`]);
+  });
+
+  it('a failure other than a 422 is not read for a key or a limit, even if its words name one', async () => {
+    sandbox.setBulk({ undocumented: true });
+    await store.setCapability(CAPABILITIES.itemBulkUpdate, true, null);
+    const { updates } = await repricedItems(2);
+    useClient(
+      overrideMethod(raw, 'items', 'bulk', async () => {
+        throw new ServerError({
+          method: 'POST',
+          path: '/api/v1/items/bulk-update',
+          status: 503,
+          serverMessage: 'The items array is required; at most 1 element.',
+        });
+      }),
+    );
+    await bulkUpdate(ctx, updates);
+    expect(sent.map((s) => [s.key, s.elements.length])).toEqual([['offers', 2]]);
+    expect(outcomes()).toEqual(updates.map((u) => `failed:${u.externalId}`).sort());
+    expect(ctx.outcomes[0]?.message).toMatch(/^bulk-update failed: .*503/);
+  });
+});
+
+describe('account bulk-remove', () => {
+  it('refused: remembered with its status and message, logged, each account by its own DELETE', async () => {
+    sandbox.setFaults({ disabled: ['accounts.bulkRemove'] });
+    const e = ext('a');
+    const live = await raw.accounts.create(accountBody(e));
+    await bulkArchive(ctx, [archiveAction('account', e, live.id, archiveByRemove)]);
+    expect(rec.calls).toEqual(['accounts.bulkRemove', 'accounts.archive']);
+    expect(await store.getCapability(CAPABILITIES.accountBulkRemove)).toMatchObject({
+      usable: false,
+      detail: expect.stringMatching(/^404: POST /),
+    });
+    expect(log.find('bulk-remove refused: archiving accounts one by one')).toEqual([
+      expect.objectContaining({ status: 404 }),
+    ]);
+    expect(outcomes()).toEqual([`archived:${e}`]);
   });
 });

@@ -262,11 +262,13 @@ describe('archives', () => {
     useClient(overrideMethod(raw, 'accounts', 'bulkRemove', lost('POST')));
     await bulkArchive(ctx, [archiveAction('account', other, 5, route)]);
     expect(await story('account', other)).toEqual([
-      expect.objectContaining({
+      {
         type: 'archived',
         route: 'POST /api/v1/accounts/bulk-remove',
+        detail: null,
         answer: expect.objectContaining({ outcome: 'unknown', status: 503 }),
-      }),
+        changes: [],
+      },
     ]);
   });
 
