@@ -37,6 +37,7 @@ describe('bulk-learning', () => {
     ['at most 9007199254740993 elements', undefined],
     ['more than 5 elements', undefined],
     ['at most 0 elements', undefined],
+    ['at most 1 element', 1],
     ['The items array is required.', undefined],
   ])('batchLimit(%j) is %j', (message, limit) => {
     expect(batchLimit(message)).toBe(limit);

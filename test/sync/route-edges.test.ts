@@ -160,7 +160,27 @@ describe('create route edges', () => {
     await runCreate(ctx, createAction(d));
     expect(rec.calls).toEqual(['items.create']);
     expect(outcomes()).toEqual([`failed:${d.externalId}`]);
+    // The marketplace's own words first: the request and its answer.
+    expect(ctx.outcomes[0]?.message).toMatch(/^POST \/api\/v1\/items.* 422 /);
     expect(await store.journalUnfinished()).toEqual([]);
+  });
+
+  it('adopting an item whose stock fell by the units it sold meanwhile does not put them back on sale', async () => {
+    const d = desiredItem(ext('i'), { price: 778, stock: 5 });
+    const live = await raw.items.create(itemBody(d.externalId, { stock: 5 }));
+    sandbox.sell('items', live.id, 2);
+    await runCreate(ctx, createAction(d, { verifyFirst: true }));
+    expect(outcomes()).toEqual([`adopted:${d.externalId}`]);
+    expect((await raw.items.get({ id: live.id })).fields).toMatchObject({ price: 778, stock: 3 });
+  });
+
+  it('an account whose two images failed names both', async () => {
+    const [front, back] = [image('front'), image('back')];
+    ctx.failedUploads.add(front.sha256);
+    ctx.failedUploads.add(back.sha256);
+    const d = desiredAccount(ext('a'), {}, { images: [front, back] });
+    await runCreate(ctx, createAction(d));
+    expect(ctx.outcomes[0]?.message).toBe('not sent: image images/front.png, images/back.png failed to upload');
   });
 
   it('adopting an offer that differs patches only what differs and records the mapping', async () => {

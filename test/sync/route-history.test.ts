@@ -346,3 +346,21 @@ describe('credentials a marketplace quotes back', () => {
     }
   });
 });
+
+describe('adoptions aligned by re-create', () => {
+  it('tell the re-create as the route of the aligning write', async () => {
+    const d = desiredAccount(ext('a'), { price: 1999 });
+    await raw.accounts.create(accountBody(d.externalId));
+    useClient(overrideMethod(raw, 'accounts', 'create', lost('POST')));
+    const alignRoute = { via: 'recreate', ifRefused: 'report' } as const;
+    await runCreate(ctx, createAction(d, { verifyFirst: true, alignRoute }));
+    const updated = (await story('account', d.externalId)).filter((e) => e.type === 'updated');
+    expect(updated).toEqual([
+      expect.objectContaining({
+        route: 'DELETE /api/v1/accounts/:id, then POST /api/v1/accounts',
+        detail: 'found under its external_id: aligned with the catalogue',
+        answer: expect.objectContaining({ outcome: 'unknown', status: 503 }),
+      }),
+    ]);
+  });
+});
