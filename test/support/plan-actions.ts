@@ -2,6 +2,7 @@
 // defaults: what the planner would plan for a new offer, a changed price and a removed one. `over` replaces members.
 import type { DesiredOffer } from '../../src/catalogue/desired-offer.ts';
 import type {
+  AdoptAction,
   ArchiveAction,
   CreateAction,
   NoopAction,
@@ -60,6 +61,20 @@ export function archiveAction(
   over: Partial<ArchiveAction> = {},
 ): ArchiveAction {
   return { type: 'archive', kind, externalId, remoteId, route, reason: 'removed from the catalogue', ...over };
+}
+
+/** An adoption of d, found listed as remote offer `remoteId` (listed, no fields read). */
+export function adoptAction(d: DesiredOffer, remoteId: number, over: Partial<AdoptAction> = {}): AdoptAction {
+  return {
+    type: 'adopt',
+    kind: d.kind,
+    externalId: d.externalId,
+    remote: { id: remoteId, externalId: d.externalId, status: 'listed', fields: {} },
+    desired: d,
+    fields: d.fields,
+    reason: 'found',
+    ...over,
+  };
 }
 
 export function noopAction(reason: NoopReason, over: Partial<NoopAction> = {}): NoopAction {

@@ -8,7 +8,13 @@ export interface RecordingClient {
   readonly calls: string[];
 }
 
-export function recordingClient(inner: MarketplaceClient): RecordingClient {
+/** How a call is noted; by default "resource.method". */
+export type CallLabel = (resource: string, method: string, args: readonly unknown[]) => string;
+
+export function recordingClient(
+  inner: MarketplaceClient,
+  label: CallLabel = (resource, method) => `${resource}.${method}`,
+): RecordingClient {
   const calls: string[] = [];
   const wrap = <T extends object>(name: string, target: T): T =>
     new Proxy(target, {
@@ -16,7 +22,7 @@ export function recordingClient(inner: MarketplaceClient): RecordingClient {
         const v = Reflect.get(t, prop, receiver) as unknown;
         if (typeof v !== 'function') return v;
         return (...args: unknown[]) => {
-          calls.push(`${name}.${String(prop)}`);
+          calls.push(label(name, String(prop), args));
           return (v as (...a: unknown[]) => unknown).apply(t, args);
         };
       },

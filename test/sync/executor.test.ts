@@ -14,7 +14,7 @@ import { ext, PNG } from '../marketplace/support/contract.ts';
 import { captureLog } from '../support/log-capture.ts';
 import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { desiredAccount, desiredItem, desiredTopUp, imageRef } from '../support/offers.ts';
-import { archiveAction, createAction, planOf, updateAction } from '../support/plan-actions.ts';
+import { adoptAction, archiveAction, createAction, planOf, updateAction } from '../support/plan-actions.ts';
 import { useSandboxRun } from './support/sandbox-run.ts';
 
 const { raw, rec, store } = useSandboxRun();
@@ -309,15 +309,7 @@ describe('execute: sales and the guards', () => {
   it('an adoption followed by a bulk update is one offer of the progress total, reported as adopted', async () => {
     const t = desiredTopUp(ext('t'), { price: 811 });
     const live = await raw.topUps.create(topUpBody(t.externalId));
-    const adopt: PlanAction = {
-      type: 'adopt',
-      kind: 'topup',
-      externalId: t.externalId,
-      remote: { id: live.id, externalId: t.externalId, status: 'listed', fields: {} },
-      desired: t,
-      fields: t.fields,
-      reason: 'found',
-    };
+    const adopt = adoptAction(t, live.id);
     const bulk = { via: 'bulk-update', batch: 0, ifRefused: 'patch' } as const;
     const progress: [number, number][] = [];
     const out = await execute(
@@ -342,15 +334,7 @@ describe('execute: sales and the guards', () => {
     const live = await raw.items.create(itemBody(i.externalId));
     const other = desiredItem(ext('i'), { price: 655 });
     const otherLive = await raw.items.create(itemBody(other.externalId));
-    const adopt: PlanAction = {
-      type: 'adopt',
-      kind: 'item',
-      externalId: i.externalId,
-      remote: { id: live.id, externalId: i.externalId, status: 'listed', fields: {} },
-      desired: i,
-      fields: i.fields,
-      reason: 'found',
-    };
+    const adopt = adoptAction(i, live.id);
     const progress: [number, number][] = [];
     await execute(
       planOf([adopt, createAction(desiredItem(ext('i'))), updateAction(other, otherLive.id)]),

@@ -14,6 +14,7 @@ import { RunContext } from '../../src/sync/run-context.ts';
 import { uploadImages } from '../../src/sync/upload-images.ts';
 import { ext, PNG } from '../marketplace/support/contract.ts';
 import { overrideMethod } from '../support/client-override.ts';
+import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
 import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { desiredAccount, desiredItem, desiredTopUp } from '../support/offers.ts';
 import { createAction, updateAction } from '../support/plan-actions.ts';
@@ -263,32 +264,12 @@ describe('request priorities', () => {
   };
 
   /** The real client, noting each call as "resource.method:priority". */
-  function priorities(inner: MarketplaceClient): { client: MarketplaceClient; calls: string[] } {
-    const calls: string[] = [];
-    const wrap = <T extends object>(name: string, target: T): T =>
-      new Proxy(target, {
-        get(t, prop, receiver) {
-          const v = Reflect.get(t, prop, receiver) as unknown;
-          if (typeof v !== 'function') return v;
-          return (...args: unknown[]) => {
-            const at = OPTS_AT[String(prop)];
-            const opts = at === undefined ? undefined : (args[at] as CallOptions | undefined);
-            calls.push(`${name}.${String(prop)}:${opts?.priority}`);
-            return (v as (...a: unknown[]) => unknown).apply(t, args);
-          };
-        },
-      });
-    return {
-      calls,
-      client: {
-        accounts: wrap('accounts', inner.accounts),
-        items: wrap('items', inner.items),
-        topUps: wrap('topUps', inner.topUps),
-        images: wrap('images', inner.images),
-        close: () => inner.close(),
-      },
-    };
-  }
+  const priorities = (inner: MarketplaceClient): RecordingClient =>
+    recordingClient(inner, (resource, method, args) => {
+      const at = OPTS_AT[method];
+      const opts = at === undefined ? undefined : (args[at] as CallOptions | undefined);
+      return `${resource}.${method}:${opts?.priority}`;
+    });
 
   // The request queue sends the highest first: uploads before the creates that need them, archives last.
   it('each route sends at the priority of its phase: uploads 30, creates 20, updates 10, archives 0', async () => {
