@@ -171,7 +171,6 @@ function prepareViewStatements(raw: BetterSqlite3.Database) {
   const columns = OFFER_COLUMNS.join(', ');
   const tuples = (text: string) => raw.prepare<unknown[], unknown[]>(text).raw(true);
   return {
-    find: tuples(`SELECT ${columns} FROM offers WHERE seller = ? AND kind = ? AND external_id = ?`),
     many: tuples(
       `SELECT ${columns} FROM offers WHERE seller = ? AND kind = ? AND external_id IN ` +
         `(${Array.from({ length: LOOKUP_BATCH }, () => '?').join(', ')})`,
