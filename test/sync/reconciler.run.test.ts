@@ -10,6 +10,7 @@ import { ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
+import { readGuardStop } from '../../src/sync/guard-stop.ts';
 import { MarketplaceUnreadableError, reconcile } from '../../src/sync/reconciler.ts';
 import { mapListPages, overrideMethod } from '../support/client-override.ts';
 import { createHarness, type Harness, requestsByRoute } from '../support/harness.ts';
@@ -52,6 +53,8 @@ describe('reconcile: the run around the plan', () => {
     h.config = { ...h.config, apiKey: 'not-the-key' };
     const run = h.reconcile();
     await expect(run).rejects.toThrow(MarketplaceUnreadableError);
+    // The name is what a log line or a JSON error shows of it.
+    await expect(run).rejects.toMatchObject({ name: 'MarketplaceUnreadableError' });
     await expect(run).rejects.toThrow(/^cannot read the marketplace's offer lists \(.*401.*\); nothing was sent$/);
     expect(h.writes()).toBe(0);
   });
@@ -98,6 +101,7 @@ describe('reconcile: the run around the plan', () => {
     expect(report.outcome).toBe('aborted');
     expect(report.messages[0]).toBe('the plan changed since it was saved');
     expect(plan.actions).toEqual([]);
+    expect(report.sales).toEqual([]);
     expect(h.writes()).toBe(0);
     await withStore(h, async (s) => expect(await s.listRuns(10)).toEqual([]));
     // A check with nothing to say lets the run go.
@@ -418,5 +422,57 @@ describe('reconcile: the run around the plan, continued', () => {
       outcome: 'failed',
     });
     db.close();
+  });
+});
+
+describe('reconcile: what the report and the status keep', () => {
+  it('a price the guard holds stops the run before any write; the stop is kept for status until a run gets through', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(3, 5000));
+    await h.reconcile();
+    h.sandbox.resetCounters();
+    h.write('items/a.json', items(3, 50)); // a hundredth of the price: a lost decimal point
+    const log = captureLog('warn');
+    const held = await h.reconcile({}, log.logger);
+    expect(held.report.outcome).toBe('aborted');
+    // The run's lines carry its id, as its report and the status do.
+    expect(log.find('price guard tripped: nothing sent')).toEqual([
+      expect.objectContaining({ runId: held.report.runId }),
+    ]);
+    expect(h.writes()).toBe(0);
+    expect(held.report.messages).toEqual([held.plan.priceGuard.message, expect.stringContaining(held.report.runId)]);
+    const stop = await withStore(h, readGuardStop);
+    expect(stop).toEqual({
+      runId: held.report.runId,
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      messages: held.report.messages,
+    });
+    // A run its signal stops did not get through: the guard's stop stands.
+    const sigterm = new AbortController();
+    const stopped = await h.reconcile({
+      allowPriceChange: true,
+      signal: sigterm.signal,
+      onProgress: () => sigterm.abort(new Error('SIGTERM')),
+    });
+    expect(stopped.report.outcome).toBe('stopped');
+    expect(await withStore(h, readGuardStop)).toEqual(stop);
+    // --allow-price-change: the run goes through, says nothing of a guard, and the stop is cleared.
+    const through = await h.reconcile({ allowPriceChange: true });
+    expect(through.report.outcome).toBe('converged');
+    expect(through.report.messages).toEqual([]);
+    expect(await withStore(h, readGuardStop)).toBeNull();
+  });
+
+  it('tells in its report the units the marketplace sold since the last run, once', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(2));
+    await h.reconcile(); // creates
+    expect((await h.reconcile()).report.sales).toEqual([]); // the counts seen first are a baseline
+    h.sandbox.sell('items', 'it-1', 3);
+    const { report } = await h.reconcile();
+    expect(report.sales).toEqual([
+      expect.objectContaining({ kind: 'item', externalId: 'it-1', title: 'Item 1', price: 101, quantity: 3 }),
+    ]);
+    expect((await h.reconcile()).report.sales).toEqual([]);
   });
 });
