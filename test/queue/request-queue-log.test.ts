@@ -58,7 +58,7 @@ describe('RequestQueue log', () => {
     ]);
   });
 
-  it('warns of a wait asked beyond maxRetryAfterMs, naming the setting; a wait of exactly that much is no news', async () => {
+  it('warns of a wait asked beyond maxRetryAfterMs, naming the setting; exactly that much is no news', async () => {
     const log = captureLog('warn');
     const { q, clock } = setup({ ratePerSec: 100, burst: 100, maxRetryAfterMs: 2000, logger: log.logger });
     await drive(clock, q.schedule(get('/a'), scripted(clock, [tooMany(2000)], 'ok').send));
@@ -77,7 +77,7 @@ describe('RequestQueue log', () => {
     ]);
   });
 
-  it('warns at the first answer advertising a rate under one request per maxRetryAfterMs, once; never of a usable rate', async () => {
+  it('warns once, at the first answer advertising under a request per maxRetryAfterMs; never if usable', async () => {
     const log = captureLog('warn');
     const { q } = setup({ ratePerSec: 'auto', burst: 10, maxRetryAfterMs: 1000, logger: log.logger });
     const advertising = (ratePerSec: number) => async () => ({ rateLimit: { ratePerSec } });

@@ -265,7 +265,7 @@ describe('execute: sales and the guards', () => {
     ]);
   });
 
-  it('the mass-archive guard tripped: nothing sent, the sales still told, the guard logged with its figures', async () => {
+  it('the mass-archive guard tripped: nothing sent, the sales still told, the guard logged with figures', async () => {
     const e = ext('i');
     await store.upsertOffer('item', e, { remoteId: 42, managed: true });
     const log = captureLog('info');

@@ -145,7 +145,7 @@ describe('match: what it asks of the state', () => {
     return sizes;
   };
 
-  it('a lookup per page of at most VIEW_PAGE offers, none for nothing, and no key read in a routine full sweep', async () => {
+  it('a lookup per page of at most VIEW_PAGE offers, none for nothing, no key read in a routine sweep', async () => {
     const offers = Array.from({ length: VIEW_PAGE }, (_, i) => desiredItem(`c-${i}`));
     const listed = Array.from({ length: VIEW_PAGE + 1 }, (_, i) => remoteOffer(`r-${i}`, i + 1));
     const { asked, view } = counting([state('c-0')]);

@@ -823,7 +823,7 @@ describe('planner: mass-archive guard', () => {
 /** What the price guard is given: the price each offer has now, and the changes of price the plan makes. */
 describe('planner: the prices the price guard weighs', () => {
   const item = (id: string, price: number) => desiredItem(id, { price });
-  it('compares a planned price with the one last sent, else the one the marketplace shows; counts the priced', async () => {
+  it('compares a planned price with the one last sent, else the one the marketplace shows; counts them', async () => {
     const p = await plan(
       input({
         desired: [
@@ -874,7 +874,7 @@ describe('planner: the prices the price guard weighs', () => {
     ]);
   });
 
-  it('stops a run whose prices fall by a factor of ten, and lets the same run through with --allow-price-change', async () => {
+  it('stops a run whose prices fall tenfold, and lets the same run through with --allow-price-change', async () => {
     const desired = ['a', 'b', 'c'].map((id) => item(id, 100));
     const state = desired.map((d, i) => recordOf(item(d.externalId, 1000), i + 1));
     const remote = snapshot([], {}, {}, { item: desired.map((d, i) => remoteOf(item(d.externalId, 1000), i + 1)) });

@@ -152,7 +152,7 @@ describe('pulledOffer', () => {
 });
 
 describe('pullableFields', () => {
-  it('every catalogue field but aliases, legacy names, the gallery, credentials, parameters, external_id and status', () => {
+  it('every catalogue field but aliases, legacy names, gallery, credentials, parameters, external_id, status', () => {
     expect(pullableFields('item')).toEqual(['title', 'price', 'type', 'game', 'server', 'stock', 'description']);
     const account = pullableFields('account');
     expect(account).toEqual(

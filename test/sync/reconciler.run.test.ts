@@ -426,7 +426,7 @@ describe('reconcile: the run around the plan, continued', () => {
 });
 
 describe('reconcile: what the report and the status keep', () => {
-  it('a price the guard holds stops the run before any write; the stop is kept for status until a run gets through', async () => {
+  it('a price the guard holds stops the run; the stop is kept for status until a run gets through', async () => {
     h = await createHarness();
     h.write('items/a.json', items(3, 5000));
     await h.reconcile();

@@ -71,7 +71,7 @@ describe('recording counts of units sold', () => {
     });
   });
 
-  it('the catalogue caught up with a sale: its stock becomes the stock last sent, the rest of what was sent kept', async () => {
+  it('the catalogue caught up with a sale: its stock becomes the one last sent, the rest kept', async () => {
     await mapGold();
     await recordSoldCounts(
       store,

@@ -143,7 +143,7 @@ describe('item bulk-update', () => {
     expect(await store.getCapability(CAPABILITIES.itemBulkUpdate)).toMatchObject({ usable: false });
   });
 
-  it('a batch limit named in the 422: the batch split, the limit remembered and used from the start next time', async () => {
+  it('a batch limit named in the 422: the batch split, the limit remembered and used from the start', async () => {
     sandbox.setBulk({ undocumented: true, limit: 2 });
     const first = await repricedItems(5);
     await bulkUpdate(ctx, first.updates);
@@ -230,7 +230,7 @@ describe('item bulk-update', () => {
 });
 
 describe('item and top-up archives by bulk route', () => {
-  it('by bulk-update with status archived when served: one call, archived in the marketplace and the state db', async () => {
+  it('by bulk-update with status archived when served: one call, archived there and in the state db', async () => {
     sandbox.setBulk({ undocumented: true });
     const archives = await listedItems(2, archiveByUpdate);
     await bulkArchive(ctx, archives);
@@ -345,7 +345,7 @@ describe('bulk answers read', () => {
       return answer(args[2] as unknown[]);
     });
 
-  it('an element the answer does not itemise goes singly with nothing told; one refused without words, "refused"', async () => {
+  it('an element the answer does not itemise goes singly, untold; one refused without words, "refused"', async () => {
     sandbox.setBulk({ undocumented: true });
     const { updates, ids } = await repricedItems(3);
     const [done, silent, refused] = updates.map((u) => u.externalId);

@@ -272,7 +272,7 @@ describe('archives', () => {
     ]);
   });
 
-  it('a top-up archive by a bulk-update that fails tells each top-up the answer, with why it was archived', async () => {
+  it('a top-up archive by a failing bulk-update tells each top-up the answer, with why it was archived', async () => {
     const t = ext('t');
     useClient(overrideMethod(raw, 'topUps', 'bulk', lost('POST')));
     const route = { via: 'bulk-update', batch: 0, ifRefused: 'single' } as const;

@@ -97,7 +97,7 @@ describe('sale keys and sources', () => {
     expect(saleKey({ kind: 'item', id: 4, soldCount: 0 })).toBe('item:4:count:0');
   });
 
-  it('the sources of sold_at a line may name are those the lines are written with (the status page keeps only them)', () => {
+  it('the sources of sold_at a line may name are those lines are written with (the status page keeps them)', () => {
     const seen = new Date('2026-01-02T03:05:00Z');
     const remote = { id: 9, externalId: 'acc-9', status: 'sold', fields: {} };
     const written = [
