@@ -3,6 +3,7 @@ import { notificationsOfRun, notificationText, NOTHING_TOLD } from '../../src/da
 import { redactUrl, WebhookNotifier, webhookBody } from '../../src/daemon/webhook-notifier.ts';
 import type { RunReport } from '../../src/sync/run-report.ts';
 import { receiver } from './support/webhook-receiver.ts';
+import { unitSale } from '../support/offers.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -39,18 +40,7 @@ describe('webhook bodies and targets', () => {
       requests: 0,
       durationMs: 0,
       messages: [],
-      sales: [
-        {
-          kind: 'item',
-          externalId: 'gold-1',
-          title: 'Gold 1000',
-          price: 2499,
-          currency: null,
-          quantity: 2,
-          remoteId: 7,
-          soldCount: 2,
-        },
-      ],
+      sales: [unitSale()],
     };
     const { notifications } = notificationsOfRun(report, undefined, 'shop', NOTHING_TOLD, new Date(0));
     expect(notifications).toEqual([

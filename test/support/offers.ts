@@ -14,6 +14,7 @@ import type {
 } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord, StateKind } from '../../src/state/records.ts';
+import type { UnitSale } from '../../src/sync/unit-sale.ts';
 
 export function accountBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -179,6 +180,21 @@ export function imageRef(name: string, over: Partial<ImageRef> = {}): ImageRef {
     sha256: `sha-${name}`,
     sizeBytes: 1,
     mimeType: 'image/png',
+    ...over,
+  };
+}
+
+/** Units of gold-1 (remote 7, 24.99 a unit) sold: the sale the sales tests tell of. */
+export function unitSale(over: Partial<UnitSale> = {}): UnitSale {
+  return {
+    kind: 'item',
+    externalId: 'gold-1',
+    title: 'Gold 1000',
+    price: 2499,
+    currency: null,
+    quantity: 2,
+    remoteId: 7,
+    soldCount: 2,
     ...over,
   };
 }

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type KyselyStateStore, openStateStore } from '../../src/state/open-state-store.ts';
 import { recordSoldCounts } from '../../src/sync/record-sold-counts.ts';
 import type { SoldCountNote, UnitSale } from '../../src/sync/unit-sale.ts';
+import { unitSale } from '../support/offers.ts';
 
 let store: KyselyStateStore;
 beforeEach(async () => {
@@ -22,16 +23,7 @@ const mapGold = async () =>
     soldCount: 0,
     soldCountAtSend: 0,
   });
-const goldSale = (quantity: number, soldCount: number): UnitSale => ({
-  kind: 'item',
-  externalId: 'gold-1',
-  title: 'Gold 1000',
-  price: 2499,
-  currency: null,
-  quantity,
-  remoteId: 7,
-  soldCount,
-});
+const goldSale = (quantity: number, soldCount: number): UnitSale => unitSale({ quantity, soldCount });
 
 describe('recording counts of units sold', () => {
   it('remembers the count and returns the sale as its sold.jsonl line', async () => {

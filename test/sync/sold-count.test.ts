@@ -5,7 +5,7 @@ import type { DesiredItem } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import { soldCountNote } from '../../src/sync/sold-count.ts';
-import { desiredItem, recordOf, remoteOffer } from '../support/offers.ts';
+import { desiredItem, recordOf, remoteOffer, unitSale } from '../support/offers.ts';
 
 // One item, gold-1 (remote 7), with only the fields these cases compare.
 const GOLD = { title: 'Gold 1000', price: 2499 };
@@ -16,16 +16,7 @@ const live = (stock: number, soldCount: number | undefined): RemoteOffer =>
 /** The row of gold-1 last sent with stock `sent`. */
 const state = (sent: number, soldCount: number | null, soldCountAtSend: number | null): OfferRecord =>
   recordOf(desired(sent), 7, { soldCount, soldCountAtSend });
-const sale = (quantity: number, soldCount: number) => ({
-  kind: 'item',
-  externalId: 'gold-1',
-  title: 'Gold 1000',
-  price: 2499,
-  currency: null,
-  quantity,
-  remoteId: 7,
-  soldCount,
-});
+const sale = (quantity: number, soldCount: number) => unitSale({ quantity, soldCount });
 
 describe('sold count', () => {
   it.each([

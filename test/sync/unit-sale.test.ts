@@ -1,18 +1,9 @@
 // Units of items and top-ups sold: which kinds sell in units, and the line a seller reads of a sale.
 import { describe, expect, it } from 'vitest';
 import { describeSale, isUnitKind, type UnitSale } from '../../src/sync/unit-sale.ts';
+import { unitSale } from '../support/offers.ts';
 
-const sale = (over: Partial<UnitSale> = {}): UnitSale => ({
-  kind: 'item',
-  externalId: 'gold-1',
-  title: 'Gold 1000',
-  price: 2499,
-  currency: null,
-  quantity: 2,
-  remoteId: 7,
-  soldCount: 9,
-  ...over,
-});
+const sale = (over: Partial<UnitSale> = {}): UnitSale => unitSale({ soldCount: 9, ...over });
 
 describe('unit sales', () => {
   it('items and top-ups sell in units; an account sells whole', () => {
