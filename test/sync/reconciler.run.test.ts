@@ -463,6 +463,35 @@ describe('reconcile: what the report and the status keep', () => {
     expect(await withStore(h, readGuardStop)).toBeNull();
   });
 
+  it('a dry run the price guard would stop says so alone: nothing is held, so no stop is kept for status', async () => {
+    h = await createHarness();
+    h.write('items/a.json', items(3, 5000));
+    await h.reconcile();
+    h.write('items/a.json', items(3, 50));
+    const { plan, report } = await h.reconcile({ dryRun: true });
+    expect(plan.priceGuard.tripped).toBe(true);
+    expect(report.messages).toEqual([plan.priceGuard.message]);
+    expect(await withStore(h, readGuardStop)).toBeNull();
+  });
+
+  it('a catalogue whose stock catches up with what sold tells no sale again and sends nothing', async () => {
+    h = await createHarness();
+    const stocked = (stock: number) => JSON.stringify([{ external_id: 'st-1', title: 'Stocked', price: 100, stock }]);
+    h.write('items/a.json', stocked(10));
+    await h.reconcile();
+    await h.reconcile(); // the count seen first is a baseline
+    h.sandbox.sell('items', 'st-1', 3, false);
+    const sold = await h.reconcile();
+    expect(sold.report.sales).toEqual([expect.objectContaining({ externalId: 'st-1', quantity: 3 })]);
+    // The seller's inventory now says what the marketplace shows: the new baseline, no sale, no write.
+    h.write('items/a.json', stocked(7));
+    h.sandbox.resetCounters();
+    const caught = await h.reconcile();
+    expect(caught.plan.soldCounts).toEqual([expect.objectContaining({ externalId: 'st-1', agreedStock: 7 })]);
+    expect(caught.report.sales).toEqual([]);
+    expect(h.writes()).toBe(0);
+  });
+
   it('tells in its report the units the marketplace sold since the last run, once', async () => {
     h = await createHarness();
     h.write('items/a.json', items(2));
