@@ -408,20 +408,41 @@ describe('reconcile: the run around the plan, continued', () => {
     h.write('items/a.json', items(2));
     await h.reconcile();
     rmSync(h.statePath); // state lost: the next run adopts both offers, which writes the offers table first
-    const broken = h.reconcile({
-      onPlan: () => {
-        const db = new Database(h!.statePath);
-        db.exec('DROP TABLE offers');
-        db.close();
+    const log = captureLog('warn');
+    const broken = h.reconcile(
+      {
+        onPlan: () => {
+          const db = new Database(h!.statePath);
+          db.exec('DROP TABLE offers');
+          db.close();
+        },
       },
-    });
+      log.logger,
+    );
     await expect(broken).rejects.toThrow(/offers/);
+    // The operator's log says so too, with the cause.
+    expect(log.find('run failed')).toEqual([expect.objectContaining({ err: expect.stringMatching(/offers/) })]);
     // Read as it is: the store itself cannot open a db without its offers table.
     const db = new Database(h.statePath, { readonly: true });
     expect(db.prepare('SELECT outcome FROM runs ORDER BY started_at DESC LIMIT 1').get()).toEqual({
       outcome: 'failed',
     });
     db.close();
+  });
+  it('prunes the run history past state.keepRuns after a run, and says so at debug only when it pruned', async () => {
+    h = await createHarness({ config: { state: { keepRuns: 2 } } });
+    h.write('items/a.json', items(1));
+    const pruned = 'state db: old runs and journal entries pruned';
+    const first = captureLog('debug');
+    await h.reconcile({}, first.logger);
+    await h.reconcile();
+    expect(first.find(pruned)).toEqual([]);
+    const third = captureLog('debug');
+    await h.reconcile({}, third.logger);
+    // The first run (the create) and its journal entry go; the two newest runs stay.
+    expect(third.find(pruned)).toEqual([expect.objectContaining({ runs: 1, journal: 1 })]);
+    const runs = await withStore(h, (store) => store.listRuns(10));
+    expect(runs).toHaveLength(2);
   });
 });
 
