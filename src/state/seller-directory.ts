@@ -195,7 +195,8 @@ export class SellerDirectory {
           continue;
         }
         const rec = toRecord(cur);
-        if (rec.origin !== 'config' || rec.removedAt !== null || sameSpec(rec, spec)) continue;
+        // A removed seller is left alone too: remove() makes its origin 'command'.
+        if (rec.origin !== 'config' || sameSpec(rec, spec)) continue;
         await trx
           .updateTable('sellers')
           .set({ ...values, updated_at: now })

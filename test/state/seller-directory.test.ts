@@ -1,14 +1,20 @@
-// The sellers a PostgreSQL state serves, and the sales it keeps, on a real PostgreSQL (embedded, 127.0.0.1): the
-// rule between a config file's sellers: list and `offersync sellers` (a command's change is never undone by the
-// file), a removed seller staying removed, a purge deleting every row of the seller and nothing of another's, and
-// a sale kept once however many runs tell of it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The sellers a state serves, and the sales it keeps: the directory on a sqlite file and on a real PostgreSQL
+// (embedded, 127.0.0.1): the rule between a config file's sellers: list and `offersync sellers` (a command's change
+// is never undone by the file, not even by a list imported while the command writes), a removed seller staying
+// removed, a purge deleting every row of the seller and nothing of another's, and a sale kept once however many
+// runs tell of it.
+import { sql, type Transaction } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KyselyStateStore } from '../../src/state/kysely-state-store.ts';
 import { openPostgresStateDatabase, type PostgresStateDatabase } from '../../src/state/postgres-state-database.ts';
+import type { Database } from '../../src/state/schema.ts';
 import { SellerDirectory, type SellerSpec } from '../../src/state/seller-directory.ts';
+import { openSqliteStateDatabase } from '../../src/state/sqlite-state-database.ts';
+import type { StateDatabase } from '../../src/state/state-database.ts';
 import { salesLedger } from '../../src/sync/sales-ledger.ts';
 import type { SoldEntry } from '../../src/sync/sold-log.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { until } from '../support/until.ts';
 
 let server: TestPostgres;
 let database: PostgresStateDatabase;
@@ -32,9 +38,23 @@ const spec = (seller: string, catalogue = `/srv/${seller}`): SellerSpec => ({
   overrides: {},
 });
 
-describe('the seller directory', () => {
+/** sqlite files opened by a test, closed after it. */
+const opened: StateDatabase[] = [];
+afterEach(async () => {
+  for (const d of opened.splice(0)) await d.close();
+});
+
+/** A database of the dialect: a new sqlite file in memory, or the PostgreSQL one (sellers named apart per test). */
+async function databaseOf(dialect: 'sqlite' | 'postgres'): Promise<StateDatabase> {
+  if (dialect === 'postgres') return database;
+  const { database: file } = await openSqliteStateDatabase(':memory:');
+  opened.push(file);
+  return file;
+}
+
+describe.each(['sqlite', 'postgres'] as const)('the seller directory on %s', (dialect) => {
   it('follows the config file for its sellers until a command changes or removes one', async () => {
-    const dir = new SellerDirectory(database, () => ++clock);
+    const dir = new SellerDirectory(await databaseOf(dialect), () => ++clock);
     expect(await dir.importFromConfig([spec('eu'), spec('us')])).toEqual({ added: ['eu', 'us'], updated: [] });
     // The file changed: a seller still as the file last said follows it.
     expect(await dir.importFromConfig([spec('eu', '/srv/eu-2'), spec('us')])).toEqual({ added: [], updated: ['eu'] });
@@ -56,10 +76,54 @@ describe('the seller directory', () => {
     expect(await dir.remove('nobody')).toBe(false);
   });
 
+  it('tells a seller added, each field of its spec changed, and a spec put again unchanged', async () => {
+    const dir = new SellerDirectory(await databaseOf(dialect), () => ++clock);
+    let current = spec('fields');
+    expect(await dir.put(current)).toBe('added');
+    const changes: Partial<SellerSpec>[] = [
+      { catalogue: '/srv/fields-2' },
+      { apiKeyFile: '/run/secrets/fields-2.key' },
+      { apiKeyEnv: 'FIELDS_API_KEY' },
+      { overrides: { baseUrl: 'https://fields.example' } },
+    ];
+    for (const change of changes) {
+      current = { ...current, ...change };
+      expect(await dir.put(current)).toBe('updated');
+      expect(await dir.get('fields')).toMatchObject(change);
+      expect(await dir.put(current)).toBe('unchanged');
+    }
+  });
+
+  it("makes a seller the file added the command's when added with the same spec: the file no longer moves it", async () => {
+    const dir = new SellerDirectory(await databaseOf(dialect), () => ++clock);
+    await dir.importFromConfig([spec('adopted')]);
+    expect((await dir.get('adopted'))?.origin).toBe('config');
+    expect(await dir.put(spec('adopted'))).toBe('unchanged');
+    expect((await dir.get('adopted'))?.origin).toBe('command');
+    expect(await dir.importFromConfig([spec('adopted', '/srv/elsewhere')])).toEqual({ added: [], updated: [] });
+    expect((await dir.get('adopted'))?.catalogue).toBe('/srv/adopted');
+  });
+
+  it('serves a removed seller again when added with the spec it had', async () => {
+    const dir = new SellerDirectory(await databaseOf(dialect), () => ++clock);
+    expect(await dir.put(spec('back'))).toBe('added');
+    expect(await dir.remove('back')).toBe(true);
+    expect((await dir.list()).map((s) => s.seller)).not.toContain('back');
+    expect(await dir.put(spec('back'))).toBe('added');
+    expect((await dir.list()).map((s) => s.seller)).toContain('back');
+    expect((await dir.get('back'))?.removedAt).toBeNull();
+  });
+
+  it('imports a config file with no sellers as nothing added, nothing updated', async () => {
+    const dir = new SellerDirectory(await databaseOf(dialect), () => ++clock);
+    expect(await dir.importFromConfig([])).toEqual({ added: [], updated: [] });
+  });
+
   it('purges every row of one seller, and none of another', async () => {
-    const dir = new SellerDirectory(database, () => ++clock);
-    const gone = new KyselyStateStore(database, 'gone');
-    const kept = new KyselyStateStore(database, 'kept');
+    const db = await databaseOf(dialect);
+    const dir = new SellerDirectory(db, () => ++clock);
+    const gone = new KyselyStateStore(db, 'gone');
+    const kept = new KyselyStateStore(db, 'kept');
     for (const store of [gone, kept]) {
       await store.upsertOffer('item', 'a', { remoteId: 1, managed: true });
       await store.runStart('r1', 'reconcile');
@@ -75,6 +139,83 @@ describe('the seller directory', () => {
     expect(await kept.countSales(0)).toBe(1);
     // The row stays, removed: a config file listing it does not bring it back.
     expect(await dir.importFromConfig([spec('gone')])).toEqual({ added: [], updated: [] });
+  });
+});
+
+/**
+ * Another writer's transaction on the PostgreSQL state (a `sellers add`, or a replica importing the same list, on
+ * another machine): it has written when this returns, and commits when told.
+ */
+async function otherWriter(write: (trx: Transaction<Database>) => Promise<unknown>): Promise<() => Promise<void>> {
+  let letGo = () => {};
+  const gate = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  let wrote = () => {};
+  const written = new Promise<void>((resolve) => {
+    wrote = resolve;
+  });
+  const done = database.db.transaction().execute(async (trx) => {
+    await write(trx);
+    wrote();
+    await gate;
+  });
+  await Promise.race([written, done]);
+  return async () => {
+    letGo();
+    await done;
+  };
+}
+
+/** Some statement of the state's database waits for a row lock another transaction holds. */
+async function waitingForALock(): Promise<boolean> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
+  `.execute(database.db);
+  return (rows[0]?.n ?? 0) > 0;
+}
+
+describe('the seller directory with two writers at once (PostgreSQL)', () => {
+  it("reads a seller's row once the other writer is done: a command's change is not undone by the file", async () => {
+    const dir = new SellerDirectory(database, () => ++clock);
+    await dir.importFromConfig([spec('raced')]);
+    const commit = await otherWriter((trx) =>
+      trx
+        .updateTable('sellers')
+        .set({ catalogue: '/data/raced', origin: 'command', updated_at: ++clock })
+        .where('seller', '=', 'raced')
+        .execute(),
+    );
+    const importing = dir.importFromConfig([spec('raced', '/srv/raced-2')]);
+    await until('the import to wait for the row the command holds', waitingForALock, 20_000, 20);
+    await commit();
+    expect(await importing).toEqual({ added: [], updated: [] });
+    expect(await dir.get('raced')).toMatchObject({ catalogue: '/data/raced', origin: 'command' });
+  });
+
+  it('does not tell a seller added that another replica inserted meanwhile', async () => {
+    const dir = new SellerDirectory(database, () => ++clock);
+    const commit = await otherWriter((trx) =>
+      trx
+        .insertInto('sellers')
+        .values({
+          seller: 'twice',
+          catalogue: '/srv/twice',
+          api_key_file: '/run/secrets/twice.key',
+          api_key_env: null,
+          overrides: '{}',
+          origin: 'config',
+          added_at: ++clock,
+          updated_at: clock,
+          removed_at: null,
+        })
+        .execute(),
+    );
+    const importing = dir.importFromConfig([spec('twice')]);
+    await until('the import to wait for the row the other replica inserts', waitingForALock, 20_000, 20);
+    await commit();
+    expect(await importing).toEqual({ added: [], updated: [] });
+    expect((await dir.list()).filter((s) => s.seller === 'twice')).toHaveLength(1);
   });
 });
 
