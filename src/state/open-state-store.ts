@@ -41,16 +41,15 @@ export function isPostgres(loc: StateLocation): boolean {
 
 /** The sqlite state db at `path` (':memory:' or '' for a private one), migrated; close() closes the file. */
 export async function openStateStore(path: string, opts: OpenStateStoreOptions = {}): Promise<KyselyStateStore> {
-  const { database, migrations } = await openSqliteStateDatabase(path, {
-    ...(opts.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: opts.busyTimeoutMs }),
-  });
+  // An option left undefined takes its default there (busy timeout, keepRuns, clock) as one not given would.
+  const { database, migrations } = await openSqliteStateDatabase(path, { busyTimeoutMs: opts.busyTimeoutMs });
   const log = (opts.logger ?? silentLogger).child({ component: 'state', path });
   for (const m of migrations)
     if (m.status === 'applied') log.info({ version: m.version, name: m.name }, 'state db migrated');
   try {
     return new KyselyStateStore(database, FILE_SELLER, {
-      ...(opts.now ? { now: opts.now } : {}),
-      ...(opts.keepRuns === undefined ? {} : { keepRuns: opts.keepRuns }),
+      now: opts.now,
+      keepRuns: opts.keepRuns,
       ownsDatabase: true,
       migrations,
     });
@@ -72,15 +71,10 @@ export async function openPostgresStateStore(
   opts: Omit<OpenStateStoreOptions, 'busyTimeoutMs'> & { readonly database?: PostgresStateDatabase } = {},
 ): Promise<KyselyStateStore> {
   if (!SELLER_ID.test(seller)) throw new Error(`seller id "${seller}": expected lowercase letters, digits and -`);
-  const own = opts.database ? undefined : await openPostgresStateDatabase(conn, opts.logger);
-  const database = opts.database ?? own?.database;
-  if (!database) throw new Error('state db: no PostgreSQL database');
-  return new KyselyStateStore(database, seller, {
-    ...(opts.now ? { now: opts.now } : {}),
-    ...(opts.keepRuns === undefined ? {} : { keepRuns: opts.keepRuns }),
-    ownsDatabase: own !== undefined,
-    ...(own ? { migrations: own.migrations } : {}),
-  });
+  const options = { now: opts.now, keepRuns: opts.keepRuns };
+  if (opts.database) return new KyselyStateStore(opts.database, seller, options);
+  const { database, migrations } = await openPostgresStateDatabase(conn, opts.logger);
+  return new KyselyStateStore(database, seller, { ...options, ownsDatabase: true, migrations });
 }
 
 export async function openSellerStateStore(
@@ -99,7 +93,8 @@ export async function openSellerStateStore(
       },
     );
   }
-  if (loc.path !== ':memory:') mkdirSync(dirname(loc.path), { recursive: true, mode: 0o700 });
+  // dirname(':memory:') and dirname('') are '.', which exists: recursive leaves an existing folder as it is.
+  mkdirSync(dirname(loc.path), { recursive: true, mode: 0o700 });
   return openStateStore(loc.path, { logger: opts.logger, ...(loc.keepRuns ? { keepRuns: loc.keepRuns } : {}) });
 }
 export { KyselyStateStore } from './kysely-state-store.ts';

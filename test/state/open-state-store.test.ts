@@ -1,17 +1,25 @@
 // Which store a configuration opens: the sqlite file (its folder made owner-only) without a URL, PostgreSQL with
-// one, with the password, retention and a shared connection passed through; and what a person reads when the
-// PostgreSQL server cannot be reached (the URL without its password).
+// one, with the password, retention, clock and a shared connection passed through, or a pool of its own that
+// close() ends; and what a person reads when the PostgreSQL server cannot be reached (the URL without its
+// password) or the seller's id cannot name its rows.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
-import { isPostgres, KyselyStateStore, openSellerStateStore } from '../../src/state/open-state-store.ts';
+import {
+  isPostgres,
+  KyselyStateStore,
+  openPostgresStateStore,
+  openSellerStateStore,
+} from '../../src/state/open-state-store.ts';
 import { PostgresError } from '../../src/state/postgres-error.ts';
 import { openPostgresStateDatabase } from '../../src/state/postgres-state-database.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { until } from '../support/until.ts';
 
 /** A logger whose JSON lines the test reads. */
 function memoryLogger() {
@@ -89,6 +97,16 @@ describe('openSellerStateStore with a URL', () => {
     expect(() => statSync(folder)).toThrow(/ENOENT/);
   });
 
+  it('refuses a seller id that is not lowercase letters, digits and -, before any connection', async () => {
+    // The URL leads nowhere: a connection tried would fail with ECONNREFUSED instead.
+    const loc = { path: '', url: 'postgres://nobody@127.0.0.1:1/none' };
+    const { logger } = memoryLogger();
+    for (const seller of ['Shop-1', 'shop_1', 'shop 1', ''])
+      await expect(openSellerStateStore(loc, seller, { logger })).rejects.toThrow(
+        `seller id "${seller}": expected lowercase letters, digits and -`,
+      );
+  });
+
   describe('against a real server', () => {
     let server: TestPostgres;
     let url: string;
@@ -132,6 +150,33 @@ describe('openSellerStateStore with a URL', () => {
         expect(one).toEqual([{ n: 1 }]);
       } finally {
         await database.close();
+      }
+    });
+
+    it('opens a seller on a pool of its own, with the clock given, and ends the pool at close', async () => {
+      const own = await server.createDatabase();
+      const name = new URL(own).pathname.slice(1);
+      const watcher = new pg.Client({ connectionString: server.url });
+      await watcher.connect();
+      const connections = async () =>
+        (
+          await watcher.query<{ n: number }>(
+            'select count(*)::int as n from pg_stat_activity where datname = $1 and backend_type = $2',
+            [name, 'client backend'],
+          )
+        ).rows[0]?.n ?? 0;
+      try {
+        const store = await openPostgresStateStore('shop-3', { url: own }, { now: () => 1_234_567 });
+        expect(store.migrations.map((m) => m.status)).toContain('applied');
+        await store.runStart('run-1', 'reconcile');
+        expect((await store.listRuns(1))[0]?.startedAt).toBe(1_234_567);
+        expect(await connections()).toBeGreaterThan(0);
+        await store.close();
+        // Ended, not left idle: no statement goes through it, and the server sees its connections go.
+        await expect(store.listRuns(1)).rejects.toThrow(/destroyed/);
+        await until('the store to end its pool', async () => (await connections()) === 0, 10_000, 50);
+      } finally {
+        await watcher.end();
       }
     });
   });
