@@ -94,7 +94,7 @@ describe.each(['sqlite', 'postgres'] as const)('the seller directory on %s', (di
     }
   });
 
-  it("makes a seller the file added the command's when added with the same spec: the file no longer moves it", async () => {
+  it("makes a config seller the command's when it is added with its spec: the file no longer moves it", async () => {
     const dir = new SellerDirectory(await databaseOf(dialect), () => ++clock);
     await dir.importFromConfig([spec('adopted')]);
     expect((await dir.get('adopted'))?.origin).toBe('config');
