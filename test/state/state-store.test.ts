@@ -1,7 +1,7 @@
 // One suite for every StateStore: the sqlite file and PostgreSQL behave alike.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OFFER_EVENTS_KEPT, SEARCH_LIMIT_MAX } from '../../src/state/kysely-state-store.ts';
-import type { OfferEventInput, OfferRecord } from '../../src/state/records.ts';
+import { FencedWriteError, OFFER_EVENTS_KEPT, SEARCH_LIMIT_MAX } from '../../src/state/kysely-state-store.ts';
+import type { OfferEventInput, OfferRecord, SaleRecord } from '../../src/state/records.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
 import { STATE_BACKENDS } from '../support/state-backends.ts';
 import { gather } from '../support/gather.ts';
@@ -197,6 +197,17 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       await expect(store.upsertOffers(bad)).rejects.toThrow(/check constraint/i);
       expect(await store.getOffer('item', 'x')).toBeUndefined();
       await store.upsertOffers([]);
+    });
+
+    it('upsertOffers: an empty patch, first in a batch, only moves updatedAt', async () => {
+      await store.upsertOffer('item', 'kept', { remoteId: 1, managed: true });
+      now += 1000;
+      await store.upsertOffers([
+        { kind: 'item', externalId: 'kept', patch: {} },
+        { kind: 'item', externalId: 'new', patch: {} },
+      ]);
+      expect(await store.getOffer('item', 'kept')).toMatchObject({ remoteId: 1, managed: true, updatedAt: now });
+      expect(await store.getOffer('item', 'new')).toMatchObject({ remoteId: null, managed: false, updatedAt: now });
     });
 
     it('a run view answers by key, many at once in order asked, keys and records in order, managed count', async () => {
@@ -496,6 +507,23 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       }
     });
 
+    it('records the events of 20,000 offers in one call, each once (a first run adopting them)', async () => {
+      // 50 batches of 400, the last ending the list exactly; pruned 400 offers a statement, where all 20,000 at
+      // once (40,000 parameters) would be over sqlite's 32,766.
+      const n = 20_000;
+      await store.recordOfferEvents(Array.from({ length: n }, (_, i) => event(`big-${i}`, 'adopted')));
+      for (const i of [0, 399, 400, n - 1])
+        expect((await store.offerHistory('item', `big-${i}`, 10)).map((e) => e.type)).toEqual(['adopted']);
+    }, 60_000);
+
+    it("records a call's events all or none: one refused in a later batch leaves none of the earlier", async () => {
+      const bad = event('bad', 'created', { kind: 'bogus' as unknown as 'item' });
+      const events = [...Array.from({ length: 400 }, (_, i) => event(`ok-${i}`, 'created')), bad];
+      await expect(store.recordOfferEvents(events)).rejects.toThrow(/check constraint/i);
+      expect(await store.offerHistory('item', 'ok-0', 10)).toEqual([]);
+      expect(await store.historyKinds('ok-399')).toEqual([]);
+    });
+
     it('finds offers by external_id or title, any case, exact then prefix then inside, bounded', async () => {
       await store.upsertOffer('item', 'lol-euw-0042', { remoteId: 42, title: 'Gold 1000', remoteStatus: 'active' });
       await store.upsertOffer('account', 'lol-euw-0042x', { remoteId: 43, title: 'Diamond smurf' });
@@ -523,10 +551,49 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect(await store.searchOffers('bulk', 10_000)).toHaveLength(SEARCH_LIMIT_MAX);
     });
 
+    it('finds by a query with spaces around it, and says null for an offer with no remote id yet', async () => {
+      await store.upsertOffer('item', 'gold-1', { title: 'Gold pack' });
+      expect(await store.searchOffers('  GOLD-1 \n')).toEqual([
+        { kind: 'item', externalId: 'gold-1', title: 'Gold pack', remoteId: null, remoteStatus: null },
+      ]);
+    });
+
     it('keeps the title an upsert gave until another is given', async () => {
       await store.upsertOffer('item', 'sku', { remoteId: 1, title: 'Sword' });
       await store.upsertOffer('item', 'sku', { remoteStatus: 'active' });
       expect((await store.searchOffers('sword')).map((h) => h.externalId)).toEqual(['sku']);
+    });
+  });
+
+  describe('sales', () => {
+    const sale = (i: number, key: string | null): SaleRecord => ({
+      kind: 'item',
+      externalId: `sku-${i}`,
+      seenAt: 1_000 + i,
+      key,
+      entry: { external_id: `sku-${i}`, quantity: 1 },
+    });
+
+    it('keeps a keyed sale once whatever run tells of it again, and every sale with no key', async () => {
+      // One batch of 500 exactly, then the same again: nothing new.
+      const keyed = Array.from({ length: 500 }, (_, i) => sale(i, `key-${i}`));
+      await store.recordSales(keyed);
+      await store.recordSales(keyed);
+      expect(await store.countSales(0)).toBe(500);
+      // Lines older than the sale key: 501, over two batches, each kept once.
+      await store.recordSales(Array.from({ length: 501 }, (_, i) => sale(1_000 + i, null)));
+      expect(await store.countSales(0)).toBe(1_001);
+      expect(await store.countSales(2_000)).toBe(501);
+    });
+
+    it('lists the sales seen since a time, oldest first, at most as many as asked', async () => {
+      await store.recordSales([sale(3, 'c'), sale(1, 'a'), sale(2, 'b'), sale(0, 'z')]);
+      expect((await store.listSales(1_001)).map((s) => s.key)).toEqual(['a', 'b', 'c']);
+      expect((await store.listSales(1_001, 2)).map((s) => s.key)).toEqual(['a', 'b']);
+      expect((await store.listSales(0, 2.9)).map((s) => s.key)).toEqual(['z', 'a']);
+      expect(await store.listSales(0, 0)).toEqual([]);
+      expect(await store.listSales(0, -1)).toEqual([]);
+      expect((await store.listSales(1_003, 5))[0]).toEqual(sale(3, 'c'));
     });
   });
 
@@ -626,6 +693,31 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect((await store.listOffers()).map((o) => o.externalId)).toEqual(['outer']);
     });
 
+    it('nests: a savepoint that succeeds commits with the outer work; an outer failure undoes both', async () => {
+      const got = await store.transaction(async (tx) => {
+        await tx.upsertOffer('item', 'outer', {});
+        const first = await tx.transaction(async (inner) => {
+          await inner.upsertOffer('item', 'inner-1', {});
+          return 'first';
+        });
+        const second = await tx.transaction(async (inner) => {
+          await inner.upsertOffer('item', 'inner-2', {});
+          return 'second';
+        });
+        return [first, second];
+      });
+      expect(got).toEqual(['first', 'second']);
+      const ids = async () => (await store.listOffers()).map((o) => o.externalId);
+      expect(await ids()).toEqual(['inner-1', 'inner-2', 'outer']);
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.transaction(async (inner) => await inner.upsertOffer('item', 'undone', {}));
+          throw new Error('outer fails');
+        }),
+      ).rejects.toThrow('outer fails');
+      expect(await ids()).toEqual(['inner-1', 'inner-2', 'outer']);
+    });
+
     it('returns objects and null as fn resolves them', async () => {
       // biome-ignore lint/suspicious/noThenProperty: a 'then' that is no function, under test
       const obj = { then: 'not a function' };
@@ -643,6 +735,21 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect(await store.currentLease()).toEqual({ ...claim, expiresAt: taken.ok ? taken.expiresAt : Number.NaN });
       await store.releaseLease('replica-a');
       expect(await store.currentLease()).toBeUndefined();
+    });
+  });
+
+  describe('fencing', () => {
+    it('refuses to journal a write once the lease it won is let go: FencedWriteError, nothing kept', async () => {
+      const claim = { holder: 'replica-a', pid: 42, hostname: 'host-a', scope: '' };
+      const write = () => store.journalBegin({ runId: 'r', op: 'update', kind: 'item', keys: ['sku-1'] });
+      expect((await store.acquireLease(claim, 60_000)).ok).toBe(true);
+      expect((await write()).state).toBe('pending');
+      await store.releaseLease('replica-a');
+      const err = await write().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(FencedWriteError);
+      expect((err as FencedWriteError).name).toBe('FencedWriteError');
+      expect((err as FencedWriteError).holder).toBe('replica-a');
+      expect(await store.journalUnfinished()).toHaveLength(1);
     });
   });
 
