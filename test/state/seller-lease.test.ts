@@ -50,7 +50,10 @@ describe('seller lease (PostgreSQL)', () => {
     // The new holder takes over (as at expiry; here the old holder is named as dead, to need no waiting).
     expect((await next.acquireLease(claim('new'), TTL, 'old')).ok).toBe(true);
     await expect(write(old)).rejects.toThrow(FencedWriteError);
-    await expect(write(old)).rejects.toThrow(/no longer holds the seller's lease; the write was not sent/);
+    await expect(write(old)).rejects.toThrow(
+      "seller shop-3: this replica (old) no longer holds the seller's lease; the write was not sent " +
+        '(another replica took the seller over)',
+    );
     expect((await write(next)).state).toBe('pending');
     // Its renewal is refused with the new holder named; its release does not free the seller.
     const renew = await old.acquireLease(claim('old'), TTL);
@@ -58,6 +61,10 @@ describe('seller lease (PostgreSQL)', () => {
     await old.releaseLease('old');
     expect((await next.currentLease())?.holder).toBe('new');
     expect(await next.journalUnfinished()).toHaveLength(2);
+  });
+
+  it("a seller's store on a shared database tells of no migrations: the database's opener ran them", async () => {
+    expect(new KyselyStateStore(a, 'shop-5').migrations).toEqual([]);
   });
 
   it('fences on expiry by the database clock, even before anyone takes the seller over', async () => {
