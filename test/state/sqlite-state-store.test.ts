@@ -4,10 +4,13 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InsertQueryNode, ValuesNode } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
 import { MIGRATIONS } from '../../src/state/migrations.ts';
-import { openStateStore } from '../../src/state/open-state-store.ts';
+import { KyselyStateStore, openStateStore } from '../../src/state/open-state-store.ts';
+import { FILE_SELLER, openSqliteStateDatabase } from '../../src/state/sqlite-state-database.ts';
+import { watchedDatabase } from '../support/watched-database.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -108,6 +111,50 @@ describe('sqlite state store', () => {
     expect(Object.isFrozen(a?.imageHashes)).toBe(true);
     expect(b?.lossyFields).toEqual(['rank']);
     store.close();
+  });
+
+  it('upserts offers 500 a statement, another where the patch changes shape or an offer comes again', async () => {
+    // A statement a round trip: adopting 100,000 offers one INSERT each would take minutes against PostgreSQL.
+    const { database } = await openSqliteStateDatabase(':memory:');
+    const inserts: number[] = [];
+    const watched = watchedDatabase(database, {
+      before: ({ node }) => {
+        if (
+          InsertQueryNode.is(node) &&
+          node.into?.table.identifier.name === 'offers' &&
+          node.values &&
+          ValuesNode.is(node.values)
+        )
+          inserts.push(node.values.values.length);
+      },
+    });
+    const store = new KyselyStateStore(watched, FILE_SELLER, { ownsDatabase: true });
+    await store.upsertOffers(
+      Array.from({ length: 1_001 }, (_, i) => ({
+        kind: 'item' as const,
+        externalId: `sku-${i}`,
+        patch: { remoteId: i + 1, managed: true },
+      })),
+    );
+    expect(inserts).toEqual([500, 500, 1]);
+    inserts.length = 0;
+    await store.upsertOffers([
+      { kind: 'item', externalId: 'a', patch: { remoteId: 1 } },
+      { kind: 'account', externalId: 'a', patch: { remoteId: 2 } },
+      { kind: 'item', externalId: 'a', patch: { remoteId: 3 } },
+      { kind: 'item', externalId: 'b', patch: { remoteId: 4 } },
+      { kind: 'item', externalId: 'b', patch: { managed: true } },
+    ]);
+    expect(inserts).toEqual([2, 2, 1]);
+    // The later patch of an offer lands after the earlier one.
+    const rows = (await store.listOffers()).map((o) => [o.kind, o.externalId, o.remoteId, o.managed]);
+    expect(rows.slice(0, 3)).toEqual([
+      ['account', 'a', 2, false],
+      ['item', 'a', 3, false],
+      ['item', 'b', 4, true],
+    ]);
+    expect(rows).toHaveLength(3 + 1_001);
+    await store.close();
   });
 
   it('closes: the db is let go (its WAL folded back into the file) and a second close does nothing', async () => {
