@@ -361,6 +361,78 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     store.close();
   });
 
+  it('tells onRenewed of each renewal the store confirmed, not of a beat that failed nor of a lost lease', async () => {
+    const store = await fileStore();
+    const flaky = withOutage(store);
+    let renewed = 0;
+    const lease = await acquireWriterLease(flaky, {
+      ttlMs: 3_000,
+      claim: me,
+      onRenewed: () => renewed++,
+      onRenewError: () => {},
+    });
+    expect(renewed).toBe(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(renewed).toBe(1);
+    flaky.down = true;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(renewed).toBe(1);
+    flaky.down = false;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(renewed).toBe(2);
+    // A stall past the TTL, another instance takes it: the next beat loses it, and that is no renewal.
+    vi.setSystemTime(Date.now() + 5_000);
+    await store.acquireLease(other(), 60_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lease.lost.aborted).toBe(true);
+    expect(renewed).toBe(2);
+    store.close();
+  });
+
+  it('a renewal under way at release that fails after it is no renew error, and the lease is let go', async () => {
+    const store = await fileStore();
+    let stall = false;
+    let answer: () => void = () => {};
+    // The real store behind a renewal that does not answer until the test says so, and then fails.
+    const slow: LeaseStore = {
+      acquireLease: async (claim, ttlMs, takeOverFrom) => {
+        if (!stall) return await store.acquireLease(claim, ttlMs, takeOverFrom);
+        await new Promise<void>((resolve) => {
+          answer = resolve;
+        });
+        throw new Error('state db unreachable');
+      },
+      releaseLease: async (holder) => await store.releaseLease(holder),
+    };
+    const errors: unknown[] = [];
+    const onLost = vi.fn();
+    const lease = await acquireWriterLease(slow, {
+      ttlMs: 3_000,
+      claim: me,
+      onRenewError: (e) => errors.push(e),
+      onLost,
+    });
+    stall = true;
+    await vi.advanceTimersByTimeAsync(1_000);
+    const releasing = lease.release();
+    answer();
+    await releasing;
+    expect(errors).toEqual([]);
+    expect(onLost).not.toHaveBeenCalled();
+    expect(lease.lost.aborted).toBe(false);
+    expect(await store.currentLease()).toBeUndefined();
+    store.close();
+  });
+
+  it('says a wait of a whole second in seconds', async () => {
+    const store = await fileStore();
+    await store.acquireLease(other(), 3_600_000);
+    const taking = outcome(acquireWriterLease(store, { ttlMs: 60_000, waitMs: 1_000, claim: me }));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect((taking.error as LeaseHeldError).message).toContain('nothing was sent (waited 1 s).');
+    store.close();
+  });
+
   it('does not take over a holder whose pid lives or it cannot tell (no scope, a pid it may not signal)', async () => {
     if (localScope() === '') return; // not Linux: no holder is ever proven dead by its pid
     const store = await fileStore();
@@ -396,6 +468,27 @@ describe('the heartbeat and the local scope', () => {
     expect(timers()).toBe(before);
     await lease.release();
     store.close();
+  });
+
+  it('names no scope where /proc cannot be read (not Linux), so that no holder is proven dead by its pid', async () => {
+    // A fresh copy of the module, whose scope is not read yet, on a node:fs without /proc.
+    vi.resetModules();
+    vi.doMock('node:fs', async (importOriginal) => ({
+      ...(await importOriginal<typeof import('node:fs')>()),
+      readFileSync: () => {
+        throw Object.assign(new Error("ENOENT: no such file or directory, open '/proc/sys/kernel/random/boot_id'"), {
+          code: 'ENOENT',
+        });
+      },
+    }));
+    try {
+      const fresh = await import('../../src/state/writer-lease.ts');
+      expect(fresh.localScope()).toBe('');
+      expect(fresh.localClaim().scope).toBe('');
+    } finally {
+      vi.doUnmock('node:fs');
+      vi.resetModules();
+    }
   });
 
   it('names this boot and pid namespace as <boot id>/pid:[inode], the same on every call (Linux)', () => {
