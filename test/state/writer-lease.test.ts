@@ -47,7 +47,10 @@ function withOutage(store: LeaseStore): LeaseStore & { down: boolean } {
       if (flaky.down) throw new Error('state db unreachable');
       return await store.acquireLease(claim, ttlMs, takeOverFrom);
     },
-    releaseLease: async (holder: string) => await store.releaseLease(holder),
+    releaseLease: async (holder: string) => {
+      if (flaky.down) throw new Error('state db unreachable');
+      await store.releaseLease(holder);
+    },
   };
   return flaky;
 }
@@ -328,6 +331,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     // An error thrown from the heartbeat's timer would surface here (and, for real, end the process).
     await vi.advanceTimersByTimeAsync(2_000);
     expect(lease.lost.aborted).toBe(false);
+    flaky.down = false;
     await lease.release();
     store.close();
   });
@@ -421,6 +425,20 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     expect(onLost).not.toHaveBeenCalled();
     expect(lease.lost.aborted).toBe(false);
     expect(await store.currentLease()).toBeUndefined();
+    store.close();
+  });
+
+  it('releasing a lost lease asks nothing of the store: it resolves with the store unreachable', async () => {
+    const store = await fileStore();
+    const flaky = withOutage(store);
+    const lease = await acquireWriterLease(flaky, { ttlMs: 3_000, claim: me });
+    vi.setSystemTime(Date.now() + 5_000);
+    await store.acquireLease(other(), 60_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lease.lost.aborted).toBe(true);
+    flaky.down = true;
+    await expect(lease.release()).resolves.toBeUndefined();
+    expect((await store.currentLease())?.holder).toBe('other-instance');
     store.close();
   });
 
