@@ -232,16 +232,21 @@ describe('execute', () => {
 describe('execute: sales and the guards', () => {
   const seenAt = Date.parse('2026-11-25T06:00:00.000Z');
   /** The lists showed `quantity` more units of item `externalId` (remote id `remoteId`) sold. */
-  const unitSale = (externalId: string, remoteId: number, quantity: number): SoldCountNote => ({
-    kind: 'item',
+  const unitSale = (
+    externalId: string,
+    remoteId: number,
+    quantity: number,
+    kind: 'item' | 'topup' = 'item',
+  ): SoldCountNote => ({
+    kind,
     externalId,
     soldCount: quantity,
     sale: {
-      kind: 'item',
+      kind,
       externalId,
       title: 'Gold',
       price: 250,
-      currency: null,
+      currency: kind === 'topup' ? 'USD' : null,
       quantity,
       remoteId,
       soldCount: quantity,
@@ -263,6 +268,17 @@ describe('execute: sales and the guards', () => {
     expect((await store.offerHistory('item', e, 10)).map((h) => [h.type, h.quantity, h.at])).toEqual([
       ['sold', 2, seenAt],
     ]);
+  });
+
+  it("a top-up's unit sale is told in the top-up's story, not an item's", async () => {
+    const e = ext('t');
+    await store.upsertOffer('topup', e, { remoteId: 44, managed: true });
+    await execute(planOf([], { soldCounts: [unitSale(e, 44, 5, 'topup')] }), deps({ now: () => seenAt }));
+    expect(soldLines()).toEqual([expect.objectContaining({ kind: 'topup', external_id: e, quantity: 5 })]);
+    expect((await store.offerHistory('topup', e, 10)).map((h) => [h.type, h.quantity, h.at])).toEqual([
+      ['sold', 5, seenAt],
+    ]);
+    expect(await store.offerHistory('item', e, 10)).toEqual([]);
   });
 
   it('the mass-archive guard tripped: nothing sent, the sales still told, the guard logged with figures', async () => {
