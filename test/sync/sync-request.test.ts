@@ -1,6 +1,7 @@
 // "Sync now" through the state db's meta table: a reconcile asks, the daemon acknowledges and answers. The daemon
 // here is scripted per poll of the asking side (a step before each of its polls), so every test is decided by
-// the order of what happens, not by a clock; each is stopped by its signal after a bounded number of polls.
+// the order of what happens, not by a clock; each is stopped by its signal after a bounded number of polls (the one
+// asked with no signal, by its timeouts of 0).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type KyselyStateStore, openStateStore } from '../../src/state/open-state-store.ts';
 import {
@@ -127,6 +128,24 @@ describe('askToSyncNow', () => {
     });
     const out = await askToSyncNow(s.meta, opts(s, { ackTimeoutMs: 0 }));
     expect(out).toEqual({ kind: 'answered', answer: { id: taken, runId: 'run-2', outcome: 'partial' } });
+  });
+
+  it('waits for the daemon to take the request up in ackTimeoutMs, not only at its first poll', async () => {
+    let taken = '';
+    const s = scripted(async (poll) => {
+      if (poll === 3) taken = await takeUp();
+      if (poll === 4) await answer(store, { id: taken, runId: 'run-6', outcome: 'converged' });
+    });
+    const out = await askToSyncNow(s.meta, opts(s));
+    expect(out).toEqual({ kind: 'answered', answer: { id: taken, runId: 'run-6', outcome: 'converged' } });
+    expect(s.polls()).toBe(4);
+  });
+
+  it('asked with no signal (the signal is optional), it still gives up by itself', async () => {
+    const s = scripted(() => {});
+    const out = await askToSyncNow(s.meta, { ackTimeoutMs: 0, runTimeoutMs: 0, pollMs: 1 });
+    expect(out).toEqual({ kind: 'unanswered', stage: 'ack' });
+    expect(s.stoppedByBound()).toBe(false);
   });
 
   it('gives up at the run stage by itself when the run taken up gives no answer in runTimeoutMs', async () => {
