@@ -72,6 +72,9 @@ describe('create route', () => {
       }),
     ]);
     expect(await store.journalUnfinished()).toEqual([]);
+    // Nothing was sent: the offer's story tells no create, answered or not.
+    await stopped.flushEvents();
+    expect(await store.offerHistory('item', d.externalId, 10)).toEqual([]);
   });
 });
 
