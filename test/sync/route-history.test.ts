@@ -119,6 +119,22 @@ describe('creates', () => {
     expect(updated?.changes.at(-1)).toEqual({ field: 'credentials' });
     expect(JSON.stringify(updated)).not.toContain('pw-story-2');
   });
+
+  it('an account with no credentials in its file tells none, created or aligned', async () => {
+    const created = desiredAccount(ext('a'), { price: 1300 });
+    await runCreate(ctx, createAction(created));
+    const [told] = await story('account', created.externalId);
+    expect(told).toMatchObject({ type: 'created', answer: TAKEN });
+    expect(told?.changes.map((c) => c.field)).not.toContain('credentials');
+
+    const aligned = desiredAccount(ext('a'), { price: 1301 });
+    await raw.accounts.create(accountBody(aligned.externalId, { price: 999 }));
+    await runCreate(ctx, createAction(aligned, { verifyFirst: true }));
+    const updated = (await story('account', aligned.externalId)).find((e) => e.type === 'updated');
+    expect(updated?.answer).toEqual(TAKEN);
+    expect(updated?.changes).toContainEqual({ field: 'price', from: 999, to: 1301, why: 'changed' });
+    expect(updated?.changes.map((c) => c.field)).not.toContain('credentials');
+  });
 });
 
 describe('updates', () => {
