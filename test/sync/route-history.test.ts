@@ -5,6 +5,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
 import { ServerError } from '../../src/marketplace/errors.ts';
+import { QueueClearedError } from '../../src/queue/queue-cleared-error.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import type { StateKind } from '../../src/state/records.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
@@ -325,6 +326,41 @@ describe('archives', () => {
     } finally {
       sandbox.setBulk({});
     }
+  });
+});
+
+describe('writes the run never sent (their queue cleared as it stopped)', () => {
+  const cleared = (method: string) => async () => {
+    throw new QueueClearedError(method, '/api/v1/x');
+  };
+  const stories = async (kind: StateKind, ...externalIds: string[]) =>
+    Promise.all(externalIds.map(async (e) => (await story(kind, e)).map((s) => s.type)));
+
+  it('tell nothing of the write: an update, an aligning patch, an item archive', async () => {
+    const updated = desiredItem(ext('i'), { price: 2468 });
+    const live = await raw.items.create(itemBody(updated.externalId));
+    const aligned = desiredItem(ext('i'), { price: 2469 });
+    await raw.items.create(itemBody(aligned.externalId));
+    const archived = ext('i');
+    const toArchive = await raw.items.create(itemBody(archived));
+    useClient(overrideMethod(raw, 'items', 'update', cleared('PATCH')));
+    await runUpdate(ctx, updateAction(updated, live.id, patch), patch);
+    await runCreate(ctx, createAction(aligned, { verifyFirst: true }));
+    await archiveOne(ctx, archiveAction('item', archived, toArchive.id, { via: 'single' }));
+    expect(await stories('item', updated.externalId, aligned.externalId, archived)).toEqual([[], ['adopted'], []]);
+    expect(ctx.outcomes.map((o) => o.outcome)).toEqual(['skipped', 'skipped', 'skipped']);
+  });
+
+  it('tell nothing of a bulk write: a top-up bulk-update, an account bulk-remove', async () => {
+    const t = desiredTopUp(ext('t'), { price: 433 });
+    useClient(overrideMethod(raw, 'topUps', 'bulk', cleared('POST')));
+    await bulkUpdate(ctx, [updateAction(t, 78, { via: 'bulk-update', batch: 0, ifRefused: 'patch' })]);
+    expect(await stories('topup', t.externalId)).toEqual([[]]);
+    const a = ext('a');
+    useClient(overrideMethod(raw, 'accounts', 'bulkRemove', cleared('POST')));
+    await bulkArchive(ctx, [archiveAction('account', a, 79, { via: 'bulk-remove', batch: 0, ifRefused: 'single' })]);
+    expect(await stories('account', a)).toEqual([[]]);
+    expect(ctx.outcomes.map((o) => o.outcome)).toEqual(['skipped']);
   });
 });
 
