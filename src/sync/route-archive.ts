@@ -135,7 +135,8 @@ async function lastResort(ctx: ExecutionContext, a: ArchiveAction, patchRefused:
 /**
  * Whether a failed archive says its route is not served, as opposed to this offer failing: 405, 501, a 422 to
  * PATCH status=archived (its only field), or a 404 for an offer its GET finds. A 404 for an offer the GET does not
- * find is the offer gone (null: the caller forgets it); a GET that fails otherwise is the archive's failure.
+ * find is the offer gone (the GET's 404 is thrown: the caller forgets it); a GET that fails otherwise is the
+ * archive's failure.
  */
 async function archiveRefusal(
   ctx: ExecutionContext,
@@ -145,14 +146,9 @@ async function archiveRefusal(
 ): Promise<string | null> {
   const status = statusOf(err);
   if (!isCapabilityRefusal(err) || (status === 422 && c.method === 'DELETE')) return null;
-  if (status === 404) {
-    try {
-      await resourceOf(ctx.client, a.kind).get({ id: a.remoteId }, { priority: PRIORITY.archive });
-    } catch (getErr) {
-      if (isDefinitelyNotFound(getErr)) return null;
-      throw getErr;
-    }
-  }
+  // The GET's own failure is thrown: its definite 404 makes the caller forget the offer even when the archive's 404
+  // was not the API's (a proxy's page), and any other failure is the archive's.
+  if (status === 404) await resourceOf(ctx.client, a.kind).get({ id: a.remoteId }, { priority: PRIORITY.archive });
   ctx.logger.warn({ status, route: c.route, kind: a.kind }, `${c.route} refused: archives of this kind fall back`);
   return `${status}: ${errorMessage(err)}`;
 }

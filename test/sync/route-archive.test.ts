@@ -3,7 +3,7 @@
 // rather than fail the offer. The whole runs over them are in archive-routes.run.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
-import { NotFoundError, ServerError, ValidationError } from '../../src/marketplace/errors.ts';
+import { BadResponseError, NotFoundError, ServerError, ValidationError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { archiveOne } from '../../src/sync/route-archive.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
@@ -143,6 +143,26 @@ describe('item and top-up archives one by one', () => {
     await store.upsertOffer('item', e, { remoteId: 987_654_310, managed: true });
     sandbox.setRepresentation({ deleteArchives: true });
     await archiveOne(ctx, archiveAction('item', e, 987_654_310));
+    expect(rec.calls).toEqual(['items.archive', 'items.get']);
+    expect(outcomes()).toEqual([`skipped:${e}`]);
+    expect(await store.getOffer('item', e)).toBeUndefined();
+    expect(await store.getCapability(CAPABILITIES.itemDelete)).toBeUndefined();
+  });
+
+  it("a proxy's 404 page to DELETE for an offer its GET does not find: forgotten and skipped as well", async () => {
+    await store.setCapability(CAPABILITIES.itemArchiveByPatch, false, '422: refused');
+    const e = ext('i');
+    await store.upsertOffer('item', e, { remoteId: 987_654_311, managed: true });
+    const path = '/api/v1/items/987654311';
+    useClient(
+      overrideMethod(raw, 'items', 'archive', async () => {
+        throw new BadResponseError(
+          { method: 'DELETE', path, status: 404 },
+          "not found, but the answer is not the API's",
+        );
+      }),
+    );
+    await archiveOne(ctx, archiveAction('item', e, 987_654_311));
     expect(rec.calls).toEqual(['items.archive', 'items.get']);
     expect(outcomes()).toEqual([`skipped:${e}`]);
     expect(await store.getOffer('item', e)).toBeUndefined();
