@@ -118,9 +118,9 @@ describe('item bulk-update', () => {
       usable: true,
       detail: 'items',
     });
-    expect(log.lines.map((l) => l.msg)).toEqual([
-      'POST /items/bulk-update asks for its array under "items": trying it',
-      'learnt: POST /items/bulk-update takes its array under "items"',
+    expect(log.lines.map((l) => [l.msg, l.route, l.key])).toEqual([
+      ['POST /items/bulk-update asks for its array under "items": trying it', 'POST /items/bulk-update', 'items'],
+      ['learnt: POST /items/bulk-update takes its array under "items"', 'POST /items/bulk-update', 'items'],
     ]);
     useClient(raw);
     const next = await repricedItems(1);
@@ -153,12 +153,23 @@ describe('item bulk-update', () => {
       usable: true,
       detail: '2',
     });
-    expect(log.find('learnt: POST /items/bulk-update takes at most 2 offers a call')).toHaveLength(1);
+    expect(log.find('learnt: POST /items/bulk-update takes at most 2 offers a call')).toEqual([
+      expect.objectContaining({ route: 'POST /items/bulk-update', limit: 2 }),
+    ]);
     useClient(raw);
     const next = await repricedItems(3);
     await bulkUpdate(ctx, next.updates);
     expect(sent.map((s) => s.elements.length)).toEqual([2, 1]);
     expect(outcomes()).toEqual(next.updates.map((u) => `updated:${u.externalId}`).sort());
+  });
+
+  it('a limit of 1 remembered is used: one offer a call', async () => {
+    sandbox.setBulk({ undocumented: true });
+    await store.setCapability('POST /items/bulk-update: batch limit', true, '1');
+    const { updates, ids } = await repricedItems(2);
+    await bulkUpdate(ctx, updates);
+    expect(sent.map((s) => s.elements.length)).toEqual([1, 1]);
+    expect(await prices(ids)).toEqual([500, 501]);
   });
 
   it('a limit remembered that is no whole number of at least 1 is not used', async () => {

@@ -267,6 +267,21 @@ describe('archives', () => {
     ]);
   });
 
+  it('an item archive whose answer is lost tells the unknown answer, and no field changed', async () => {
+    const e = ext('i');
+    useClient(overrideMethod(raw, 'items', 'update', lost('PATCH')));
+    await archiveOne(ctx, archiveAction('item', e, 80, { via: 'single' }, { reason: 'removed: file deleted' }));
+    expect(await story('item', e)).toEqual([
+      {
+        type: 'archived',
+        route: 'PATCH /api/v1/items/:id',
+        detail: 'removed: file deleted',
+        answer: expect.objectContaining({ outcome: 'unknown', status: 503 }),
+        changes: [],
+      },
+    ]);
+  });
+
   it('a bulk-remove of accounts tells each archived by it; one lost tells the unknown answer', async () => {
     const e = ext('a');
     const live = await raw.accounts.create(accountBody(e));
