@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImageRef } from '../../src/catalogue/desired-offer.ts';
-import { silentLogger } from '../../src/log/logger.ts';
+import { type Logger, silentLogger } from '../../src/log/logger.ts';
 import { MethodNotAllowedError, NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
@@ -18,6 +18,7 @@ import { runUpdate } from '../../src/sync/route-update.ts';
 import { RunContext } from '../../src/sync/run-context.ts';
 import { uploadImages } from '../../src/sync/upload-images.ts';
 import { ext, PNG } from '../marketplace/support/contract.ts';
+import { captureLog } from '../support/log-capture.ts';
 import { accountBody, itemBody, topUpBody } from '../support/offers.ts';
 import { mapListPages, overrideMethod } from '../support/client-override.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';
@@ -39,13 +40,13 @@ afterEach(() => {
 });
 
 /** A fresh run context over `client` (recorded), sharing the test's state db. */
-function useClient(client: MarketplaceClient, createAttempts = 3): void {
+function useClient(client: MarketplaceClient, createAttempts = 3, logger: Logger = silentLogger): void {
   rec = recordingClient(client);
   progress = [];
   ctx = new RunContext({
     client: rec.client,
     store,
-    logger: silentLogger,
+    logger,
     runId: 'run-1',
     createAttempts,
     onProgress: (done) => progress.push(done),
@@ -245,10 +246,13 @@ describe('update route edges', () => {
   it('an account PATCH answered 404 while the offer exists: the route is learnt as not served', async () => {
     const d = desiredAccount(ext('a'), { price: 2345 });
     const live = await raw.accounts.create(accountBody(d.externalId));
+    const log = captureLog('warn');
     useClient(
       overrideMethod(raw, 'accounts', 'update', async () => {
         throw new NotFoundError({ method: 'PATCH', path: `/api/v1/accounts/${live.id}`, status: 404 });
       }),
+      3,
+      log.logger,
     );
     const route = { via: 'patch', ifRefused: 'report' } as const;
     await runUpdate(ctx, updateAction(d, live.id, route), route);
@@ -256,6 +260,10 @@ describe('update route edges', () => {
     expect(outcomes()).toEqual([`blocked:${d.externalId}`]);
     expect(ctx.outcomes[0]?.fields).toEqual(['price']);
     expect(await store.getCapability(CAPABILITIES.accountUpdate)).toMatchObject({ usable: false });
+    // Said once, with the status, for whoever reads why account updates stopped going out.
+    expect(log.find('the marketplace does not serve PATCH /accounts/{id}: account updates fall back')).toEqual([
+      expect.objectContaining({ level: 40, status: 404 }),
+    ]);
   });
 
   it('an item update sends the changed fields only, and a reason "adopted" reports it adopted', async () => {

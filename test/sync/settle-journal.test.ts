@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
 import { settleJournal } from '../../src/sync/settle-journal.ts';
 import { ext } from '../marketplace/support/contract.ts';
+import { captureLog } from '../support/log-capture.ts';
 import { itemBody } from '../support/offers.ts';
 import { useSandboxRun } from './support/sandbox-run.ts';
 
@@ -45,9 +46,14 @@ describe('settling the journal at start', () => {
     const e = ext('i');
     const id = await interrupted('create', e);
     sandbox.setFaults({ errorRate: 1 });
-    const out = await settleJournal(store, rec.client, silentLogger);
+    const log = captureLog('warn');
+    const out = await settleJournal(store, rec.client, log.logger);
     expect(out).toEqual({ settled: 0, adopted: 0, unsettled: [`item:${e}`] });
     expect((await store.journalUnfinished()).map((j) => j.id)).toEqual([id]);
+    // The operator is told which entry waits for the next start, and why.
+    expect(log.find('could not settle an interrupted create: retried next start')).toEqual([
+      expect.objectContaining({ level: 40, journal: id, err: expect.any(String) }),
+    ]);
   });
 
   it('closes other interrupted writes without a request: the fresh snapshot shows what they did', async () => {
