@@ -356,7 +356,7 @@ export class StateSchemaTooNewError extends Error {
     readonly path: string,
     readonly found: number,
     readonly known: number,
-    dialect: StateDialectName = 'sqlite',
+    dialect: StateDialectName,
   ) {
     super(
       `state db ${path} has schema version ${found}, newer than this offersync knows (${known}); ` +
@@ -374,8 +374,13 @@ export interface MigrationResult {
   readonly status: 'applied' | 'already-applied';
 }
 
-export function latestSchemaVersion(migrations: readonly StateMigration[] = MIGRATIONS): number {
-  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
+/**
+ * The marker the newest migration leaves in a db of this dialect: what a db's own marker is compared with. Not the
+ * newest version: PostgreSQL's markers run one behind (its 'lease-scope' left none), so a PostgreSQL db a newer
+ * release migrated can show this release's newest version as its marker.
+ */
+export function latestMarker(dialect: StateDialectName, migrations: readonly StateMigration[] = MIGRATIONS): number {
+  return migrations.reduce((max, m) => Math.max(max, m.marker[dialect]), 0);
 }
 
 /** kysely's name of a migration: sorts in version order. */
@@ -423,7 +428,7 @@ async function lockedVersion(db: AnyDb, dialect: StateDialectName, where: string
 }
 
 function provider(dialect: StateDialectName, where: string, migrations: readonly StateMigration[]) {
-  const known = latestSchemaVersion(migrations);
+  const known = latestMarker(dialect, migrations);
   const all: Record<string, Migration> = {};
   for (const m of migrations)
     all[migrationName(m)] = {
@@ -448,7 +453,7 @@ export async function migrateState(
   where: string,
   migrations: readonly StateMigration[] = MIGRATIONS,
 ): Promise<MigrationResult[]> {
-  const known = latestSchemaVersion(migrations);
+  const known = latestMarker(dialect, migrations);
   // Up to date (every open but the first after an upgrade): read only. A write lock here would also stall
   // another connection of this process to a sqlite file, whose wait for it blocks the thread.
   if (await upToDate(db, dialect, migrations))
@@ -488,11 +493,11 @@ export async function migrateState(
   }));
 }
 
-/** The marker says the newest version and the Migrator's table names every migration. */
+/** The marker is the newest this release writes and the Migrator's table names every migration. */
 async function upToDate(db: AnyDb, dialect: StateDialectName, migrations: readonly StateMigration[]): Promise<boolean> {
-  const known = latestSchemaVersion(migrations);
-  if ((await schemaVersion(db, dialect)) !== known) return false;
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if ((await schemaVersion(db, dialect)) !== latestMarker(dialect, migrations)) return false;
+  // kysely's introspection hides only its default table names, so ours are listed without asking.
+  const tables = await db.introspection.getTables();
   if (!tables.some((t) => t.name === MIGRATION_TABLE)) return false;
   const rows = await db.selectFrom(MIGRATION_TABLE).select('name').execute();
   const ran = new Set(rows.map((r) => String(r.name)));
@@ -509,7 +514,7 @@ async function adoptOlderRelease(
   where: string,
   migrations: readonly StateMigration[],
 ): Promise<void> {
-  const known = latestSchemaVersion(migrations);
+  const known = latestMarker(dialect, migrations);
   await db.transaction().execute(async (trx) => {
     const found = await lockedVersion(trx, dialect, where, known);
     if (found === 0) return;

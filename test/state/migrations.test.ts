@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  latestSchemaVersion,
+  latestMarker,
   MIGRATIONS,
   migrateState,
   type StateMigration,
@@ -48,7 +48,7 @@ describe('migrations', () => {
     const path = join(dir, 'state.db');
     const first = await openStateStore(path);
     expect(first.migrations).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name, status: 'applied' })));
-    expect(await first.getMeta('schema_version')).toBe(String(latestSchemaVersion()));
+    expect(await first.getMeta('schema_version')).toBe(String(latestMarker('sqlite')));
     await first.upsertOffer('item', 'a', { remoteId: 1 });
     await first.close();
 
@@ -91,7 +91,7 @@ describe('migrations', () => {
     db.close();
     await expect(openStateStore(path)).rejects.toThrow(StateSchemaTooNewError);
     await expect(openStateStore(path)).rejects.toThrow(
-      `schema version 99, newer than this offersync knows (${latestSchemaVersion()})`,
+      `schema version 99, newer than this offersync knows (${latestMarker('sqlite')})`,
     );
   });
 
@@ -124,9 +124,11 @@ describe('migrations', () => {
       CREATE TRIGGER newer AFTER INSERT ON meta WHEN NEW.key = 'schema_version'
       BEGIN UPDATE meta SET value = '9' WHERE key = 'schema_version'; END`);
     const two = sqliteOnly(2, 'two', 'CREATE TABLE b (y INTEGER)');
-    await expect(migrateState(db, 'sqlite', ':memory:', [sqliteOnly(1, 'one'), two])).rejects.toThrow(
-      'schema version 9, newer than this offersync knows (2)',
-    );
+    const err = await migrateState(db, 'sqlite', ':memory:', [sqliteOnly(1, 'one'), two]).catch((e: unknown) => e);
+    // The refusal itself, not a failed migration wrapping its words: the caller tells the two apart by class.
+    expect(err).toBeInstanceOf(StateSchemaTooNewError);
+    expect(err).toMatchObject({ found: 9, known: 2 });
+    expect((err as Error).message).toContain('schema version 9, newer than this offersync knows (2)');
     expect(tables(raw)).not.toContain('b');
     await db.destroy();
   });
@@ -163,6 +165,117 @@ describe('migrations', () => {
     // The Migrator's own tables too: nothing of the attempt is left.
     expect(tables(raw)).toEqual([]);
     await db.destroy();
+  });
+
+  it('tells a PostgreSQL operator to upgrade every replica, or point state.url at another database', () => {
+    const err = new StateSchemaTooNewError('postgres://db.test/offersync', 6, 5, 'postgres');
+    expect(err.message).toBe(
+      'state db postgres://db.test/offersync has schema version 6, newer than this offersync knows (5); ' +
+        'upgrade offersync on every replica, or point state.url at another database',
+    );
+  });
+
+  it("compares a db's marker with the newest marker of its dialect, not the newest version", async () => {
+    const { raw, db } = memoryDb();
+    // As in PostgreSQL, where 'lease-scope' left no marker of its own: versions run one ahead of markers.
+    const one = sqliteOnly(1, 'one');
+    const two = { ...sqliteOnly(2, 'two'), marker: { sqlite: 1, postgres: 1 } };
+    const three = { ...sqliteOnly(3, 'three', 'CREATE TABLE c (z INTEGER)'), marker: { sqlite: 2, postgres: 2 } };
+    await migrateState(db, 'sqlite', '/srv/state.db', [one, two, three]);
+    // This release's newest version (2) equals the newer release's marker: the db is still refused.
+    const err = await migrateState(db, 'sqlite', '/srv/state.db', [one, two]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StateSchemaTooNewError);
+    expect(err).toMatchObject({ found: 2, known: 1 });
+    // And a db at this release's own newest marker is up to date.
+    expect((await migrateState(db, 'sqlite', '/srv/state.db', [one, two, three])).map((r) => r.status)).toEqual([
+      'already-applied',
+      'already-applied',
+      'already-applied',
+    ]);
+    expect(tables(raw)).toContain('c');
+    await db.destroy();
+  });
+
+  it('names the migration that failed, not those before it, and rolls those back too', async () => {
+    const { raw, db } = memoryDb();
+    const one = sqliteOnly(1, 'one', 'CREATE TABLE a (x INTEGER)');
+    const bad = sqliteOnly(2, 'bad', 'CREATE TABLE oops (');
+    const err = await migrateState(db, 'sqlite', '/srv/state.db', [one, bad]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/^state db \/srv\/state\.db: migration 0002-bad failed, nothing changed: /);
+    // SQLite's own error is kept for the log, and its words are in the message.
+    const cause = (err as Error).cause;
+    expect(cause).toBeInstanceOf(Error);
+    expect((err as Error).message).toContain((cause as Error).message);
+    expect(tables(raw)).toEqual([]);
+    await db.destroy();
+  });
+
+  it("refuses a db whose Migrator table names a migration this release lacks (a newer release's), changing nothing", async () => {
+    const { raw, db } = memoryDb();
+    const one = sqliteOnly(1, 'one');
+    await migrateState(db, 'sqlite', ':memory:', [one]);
+    raw
+      .prepare(`INSERT INTO state_migration (name, timestamp) VALUES ('0002-from-a-newer-release', ?)`)
+      .run(new Date().toISOString());
+    const two = sqliteOnly(2, 'two', 'CREATE TABLE b (y INTEGER)');
+    const err = await migrateState(db, 'sqlite', ':memory:', [one, two]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StateSchemaTooNewError);
+    expect(tables(raw)).not.toContain('b');
+    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe('1');
+    await db.destroy();
+  });
+
+  it('stops on a Migrator table out of order, naming no migration and changing nothing', async () => {
+    const { raw, db } = memoryDb();
+    const one = sqliteOnly(1, 'one');
+    const two = sqliteOnly(2, 'two', 'CREATE TABLE b (y INTEGER)');
+    await migrateState(db, 'sqlite', ':memory:', [one, two]);
+    // The Migrator reads its table by time: 'two' recorded before 'one' is a record it cannot trust.
+    raw.prepare("UPDATE state_migration SET timestamp = '2000-01-01T00:00:00.000Z' WHERE name = '0002-two'").run();
+    const three = sqliteOnly(3, 'three', 'CREATE TABLE c (z INTEGER)');
+    await expect(migrateState(db, 'sqlite', ':memory:', [one, two, three])).rejects.toThrow(
+      /^state db :memory:: migration \(none\) failed, nothing changed: corrupted migrations: /,
+    );
+    expect(tables(raw)).not.toContain('c');
+    await db.destroy();
+  });
+
+  it('records a migration its marker covers but the Migrator table lacks, so none runs twice', async () => {
+    const { raw, db } = memoryDb();
+    const one = sqliteOnly(1, 'one', 'CREATE TABLE a (x INTEGER)');
+    const two = sqliteOnly(2, 'two', 'CREATE TABLE b (y INTEGER)');
+    await migrateState(db, 'sqlite', ':memory:', [one, two]);
+    raw.prepare("DELETE FROM state_migration WHERE name = '0002-two'").run();
+    expect((await migrateState(db, 'sqlite', ':memory:', [one, two])).map((r) => r.status)).toEqual([
+      'already-applied',
+      'already-applied',
+    ]);
+    expect(raw.prepare('SELECT name FROM state_migration ORDER BY name').pluck().all()).toEqual([
+      '0001-one',
+      '0002-two',
+    ]);
+    await db.destroy();
+  });
+
+  it('opens an up-to-date file read-only: another process holding its write lock does not stop it', async () => {
+    const path = join(dir, 'state.db');
+    const first = await openStateStore(path);
+    await first.upsertOffer('item', 'a', { remoteId: 1 });
+    await first.close();
+    const other = new BetterSqlite3(path);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      // No wait for the lock: an open that wanted it would fail at once.
+      const store = await openStateStore(path, { busyTimeoutMs: 0 });
+      expect(store.migrations.every((m) => m.status === 'already-applied')).toBe(true);
+      expect((await store.getOffer('item', 'a'))?.remoteId).toBe(1);
+      await expect(store.upsertOffer('item', 'b', {})).rejects.toThrow(/database is locked/);
+      await store.close();
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
   });
 
   it('has strictly increasing versions from 1', () => {
