@@ -144,7 +144,7 @@ export function offerFromTuple(t: readonly unknown[], pool: StringPool): OfferRe
 
 /** PostgreSQL hands a BIGINT back as a string (unless the pool parses it, as postgres-state-database.ts's does). */
 function nullableNumber(v: unknown): number | null {
-  return v === null || v === undefined ? null : Number(v);
+  return v == null ? null : Number(v);
 }
 
 /** The columns an OfferRecordPatch sets, in the order the upsert statements are keyed by. */
