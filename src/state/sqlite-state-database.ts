@@ -91,7 +91,7 @@ export async function openSqliteStateDatabase(
  * queries (a multi-row insert has one per row count), so the cache stays small. kysely runs one query at a time on
  * the connection, so a statement is never used by two queries at once.
  */
-function preparedOnce(raw: BetterSqlite3.Database): SqliteDatabase {
+export function preparedOnce(raw: BetterSqlite3.Database): SqliteDatabase {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     prepare(text: string) {
