@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/state/migrations.ts';
+import { latestMarker, MIGRATIONS, StateSchemaTooNewError } from '../../src/state/migrations.ts';
 import { openPostgresStateStore, openStateStore } from '../../src/state/open-state-store.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
@@ -180,6 +180,22 @@ describe('a PostgreSQL state db of the previous release', () => {
     } finally {
       await client.end();
     }
+  });
+  it("refuses a database the next release migrated, by that release's marker", async () => {
+    const next = await server.createDatabase();
+    await (await openPostgresStateStore('shop-1', { url: next })).close();
+    // The next release's migration 7 writes marker 6: this release's newest version, one past its newest marker.
+    const client = new pg.Client({ connectionString: next });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (6, 'next', 1800000000000);
+        INSERT INTO state_migration (name, timestamp) VALUES ('0007-next', '2027-01-01T00:00:00.000Z')`);
+    } finally {
+      await client.end();
+    }
+    const err = await openPostgresStateStore('shop-1', { url: next }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StateSchemaTooNewError);
+    expect(err).toMatchObject({ found: latestMarker('postgres') + 1, known: latestMarker('postgres') });
   });
   it("takes a database of the release with unit sales (schema 2, 'sold-counts') to schema 4, counts kept", async () => {
     const sold = await server.createDatabase();
