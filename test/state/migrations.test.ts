@@ -258,6 +258,23 @@ describe('migrations', () => {
     await db.destroy();
   });
 
+  it("records every migration again in a file at this release's marker whose Migrator table was lost", async () => {
+    const { raw, db } = memoryDb();
+    const one = sqliteOnly(1, 'one', 'CREATE TABLE a (x INTEGER)');
+    const two = sqliteOnly(2, 'two', 'CREATE TABLE b (y INTEGER)');
+    await migrateState(db, 'sqlite', ':memory:', [one, two]);
+    raw.exec('DROP TABLE state_migration');
+    expect((await migrateState(db, 'sqlite', ':memory:', [one, two])).map((r) => r.status)).toEqual([
+      'already-applied',
+      'already-applied',
+    ]);
+    expect(raw.prepare('SELECT name FROM state_migration ORDER BY name').pluck().all()).toEqual([
+      '0001-one',
+      '0002-two',
+    ]);
+    await db.destroy();
+  });
+
   it('opens an up-to-date file read-only: another process holding its write lock does not stop it', async () => {
     const path = join(dir, 'state.db');
     const first = await openStateStore(path);
