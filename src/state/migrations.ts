@@ -395,14 +395,15 @@ type AnyDb = Kysely<any>;
 export async function schemaVersion(db: AnyDb, dialect: StateDialectName): Promise<number> {
   if (dialect === 'sqlite') {
     const t = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = 'meta'`.execute(db);
-    if (Number(t.rows[0]?.n ?? 0) === 0) return 0;
+    // count(*), to_regclass and max each answer exactly one row.
+    if (Number(t.rows[0]!.n) === 0) return 0;
     const r = await sql<{ value: string }>`SELECT value FROM meta WHERE key = ${SCHEMA_VERSION_KEY}`.execute(db);
     return Number(r.rows[0]?.value ?? 0);
   }
   const t = await sql<{ t: string | null }>`SELECT to_regclass('schema_migrations')::text AS t`.execute(db);
-  if (t.rows[0]?.t == null) return 0;
+  if (t.rows[0]!.t == null) return 0;
   const r = await sql<{ v: number | null }>`SELECT max(version) AS v FROM schema_migrations`.execute(db);
-  return Number(r.rows[0]?.v ?? 0);
+  return Number(r.rows[0]!.v ?? 0);
 }
 
 async function writeMarker(db: AnyDb, dialect: StateDialectName, m: StateMigration): Promise<void> {

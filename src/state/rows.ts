@@ -206,7 +206,7 @@ export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch):
         row.credentials_hmac = patch.credentialsHmac ?? null;
         break;
       case 'imageHashes':
-        row.image_hashes = JSON.stringify(patch.imageHashes ?? []);
+        row.image_hashes = JSON.stringify(patch.imageHashes);
         break;
       case 'contentHash':
         row.content_hash = patch.contentHash ?? null;
@@ -224,7 +224,7 @@ export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch):
         row.source_file = patch.sourceFile ?? null;
         break;
       case 'lossyFields':
-        row.lossy_fields = JSON.stringify(patch.lossyFields ?? []);
+        row.lossy_fields = JSON.stringify(patch.lossyFields);
         break;
       case 'soldCount':
         row.sold_count = patch.soldCount ?? null;

@@ -111,7 +111,6 @@ class SqliteStateDatabase implements StateDatabase {
   readonly #raw: BetterSqlite3.Database;
   readonly db: Kysely<Database>;
   readonly where: string;
-  #closed = false;
   #statements: ReturnType<typeof prepareViewStatements> | undefined;
 
   constructor(raw: BetterSqlite3.Database, db: Kysely<Database>, where: string) {
@@ -154,16 +153,15 @@ class SqliteStateDatabase implements StateDatabase {
           after = [page.at(-1)!.kind, page.at(-1)!.externalId];
         }
       },
-      countManaged: async () => Number((s.countManaged.get(seller) as unknown[] | undefined)?.[0] ?? 0),
+      // count(*) answers one row, whatever matches.
+      countManaged: async () => Number((s.countManaged.get(seller) as unknown[])[0]),
     };
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
     // Closed at once, folding the WAL back into the file: a statement after it fails with "not open". (kysely's
-    // driver would do no more than this, a tick later.)
-    if (this.#raw.open) this.#raw.close();
+    // driver would do no more than this, a tick later.) better-sqlite3 makes a second close a no-op.
+    this.#raw.close();
   }
 }
 
@@ -222,7 +220,8 @@ function getMany(
       });
       for (const t of many.iterate(seller, kind, ...ids)) {
         const rec = offerFromTuple(t, pool);
-        for (const pos of where.get(rec.externalId) ?? []) out[pos] = rec;
+        // Only ids asked for come back, and each has its positions.
+        for (const pos of where.get(rec.externalId)!) out[pos] = rec;
       }
     }
   }
