@@ -13,6 +13,7 @@ import { latestMarker, MIGRATIONS, StateSchemaTooNewError } from '../../src/stat
 import { openPostgresStateStore, openStateStore } from '../../src/state/open-state-store.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { until } from '../support/until.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'state');
 const SHA = 'a'.repeat(64);
@@ -181,6 +182,36 @@ describe('a PostgreSQL state db of the previous release', () => {
       await client.end();
     }
   });
+  it("migrates under the advisory lock every release's migrator takes, waiting while another holds it", async () => {
+    const fresh = await server.createDatabase();
+    const other = new pg.Client({ connectionString: fresh });
+    await other.connect();
+    try {
+      // Another replica's migrator, of this release or an older one, in the middle of its work.
+      await other.query('SELECT pg_advisory_lock(7301215412)');
+      const opening = openPostgresStateStore('shop-1', { url: fresh });
+      await until(
+        'the opening store to wait for the advisory lock',
+        async () => {
+          const r = await other.query(
+            `SELECT count(*)::int AS n FROM pg_locks
+              WHERE locktype = 'advisory' AND NOT granted
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          );
+          return r.rows[0].n > 0;
+        },
+        10_000,
+        50,
+      );
+      await other.query('SELECT pg_advisory_unlock(7301215412)');
+      const store = await opening;
+      expect(store.migrations.every((m) => m.status === 'applied')).toBe(true);
+      await store.close();
+    } finally {
+      await other.end();
+    }
+  });
+
   it("refuses a database the next release migrated, by that release's marker", async () => {
     const next = await server.createDatabase();
     await (await openPostgresStateStore('shop-1', { url: next })).close();
