@@ -36,6 +36,9 @@ loopback; with --host beyond loopback they need an --api-key, as they dump store
   --bulk-key <key>           the key bulk-updates read their array from (default offers; named only in a 422)
   --bulk-limit <n>           most elements one bulk call takes (more answers 422 naming it)
   --bulk-fail-every <n>      every n-th element of an item or top-up bulk call is left undone (failed)
+  --real-top-up-names        top-ups as the real server names them (title, amount, unit, image_url)
+  --bulk-external-id-first   bulk elements found by external_id first, an all-digit one as the internal id
+  --bulk-real-answers        bulk answers in the real server's shape (updated[] rows, archived[] rows)
   --delete-archives          serve DELETE /items/{id} and /top-ups/{id}, archiving (not in the document)
   --delete-removes           with --delete-archives: the offer is gone from lists and GET instead
   --status-archived-refused  item and top-up updates refuse status archived (only DELETE archives)
@@ -72,6 +75,9 @@ const OPTIONS = {
   'bulk-key': { type: 'string' },
   'bulk-limit': { type: 'string' },
   'bulk-fail-every': { type: 'string' },
+  'real-top-up-names': { type: 'boolean' },
+  'bulk-external-id-first': { type: 'boolean' },
+  'bulk-real-answers': { type: 'boolean' },
   'delete-archives': { type: 'boolean' },
   'delete-removes': { type: 'boolean' },
   'status-archived-refused': { type: 'boolean' },
@@ -146,9 +152,12 @@ export function sandboxOptions(
       deleteArchives: values['delete-archives'] === true,
       deleteRemoves: values['delete-removes'] === true,
       statusArchivedRefused: values['status-archived-refused'] === true,
+      realTopUpNames: values['real-top-up-names'] === true,
     },
     bulk: {
       undocumented: values['bulk-routes'] === true,
+      resolveExternalIdFirst: values['bulk-external-id-first'] === true,
+      realAnswers: values['bulk-real-answers'] === true,
       ...(values['bulk-key'] !== undefined ? { updateKey: values['bulk-key'] } : {}),
       ...(values['bulk-limit'] !== undefined
         ? { limit: num('bulk-limit', values['bulk-limit'], (n) => Number.isInteger(n) && n >= 1, 'an integer >= 1') }

@@ -5,6 +5,8 @@ import type { Validation } from './http-error.ts';
 export type Rule =
   | { type: 'string'; required?: boolean }
   | { type: 'int'; min?: number; max?: number }
+  /** A decimal of two places, as a DECIMAL column keeps it (12.5, 1000). */
+  | { type: 'decimal'; min?: number }
   | { type: 'cents' } // integer cents > 0
   | { type: 'bool' }
   | { type: 'enum'; values: readonly string[] };
@@ -39,6 +41,13 @@ export function checkValue(field: string, value: unknown, rule: Rule, v: Validat
       else if (rule.max !== undefined && value > rule.max)
         v.add(field, `The ${field} field must not be greater than ${rule.max}.`);
       else return value;
+      return undefined;
+    case 'decimal':
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        v.add(field, `The ${field} field must be a number, got ${describe(value)}.`);
+      else if (rule.min !== undefined && value < rule.min)
+        v.add(field, `The ${field} field must be at least ${rule.min}.`);
+      else return Math.round(value * 100) / 100;
       return undefined;
     case 'cents':
       if (typeof value !== 'number' || !Number.isSafeInteger(value))

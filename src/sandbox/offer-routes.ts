@@ -87,6 +87,10 @@ export interface CreateSpec {
   readonly defaults: Readonly<Record<string, unknown>>;
   /** Fields the marketplace derives from the new offer's id. */
   readonly idFields?: (id: number) => Record<string, unknown>;
+  /** The body as the rules read it, where a switch gives fields other names (default: as sent). */
+  readonly prepare?: (ctx: ApiContext, body: Record<string, unknown>) => Record<string, unknown>;
+  /** The rules under the context's switches (default: `rules`). */
+  readonly rulesFor?: (ctx: ApiContext) => Readonly<Record<string, Rule>>;
 }
 
 /** POST /api/v1/{kind} for items and top-ups (an account's body is read by account-input.ts). */
@@ -97,8 +101,9 @@ export function createRoute(kind: OfferKind, spec: CreateSpec): RouteDef {
     body: 'json',
     handle(ctx, req) {
       const v = new Validation();
-      requireFields(req.body, spec.required, v);
-      const { external_id, status, ...fields } = checkFields(req.body, spec.rules, v);
+      const body = spec.prepare?.(ctx, req.body) ?? req.body;
+      requireFields(body, spec.required, v);
+      const { external_id, status, ...fields } = checkFields(body, spec.rulesFor?.(ctx) ?? spec.rules, v);
       v.throwIfAny();
       const rec = ctx.store.create(
         kind,

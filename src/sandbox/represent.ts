@@ -2,6 +2,7 @@
 // switches (wrapping, epoch timestamps, integers as strings, game as an object). Fields the document
 // does not list for a response (credentials, item description, champions ...) are never echoed.
 import { epochSeconds, isoMicros } from './clock.ts';
+import { REAL_TOP_UP_NAMES } from './real-top-up-names.ts';
 import type { OfferRecord } from './records.ts';
 import type { OfferKind, SandboxRepresentation } from './sandbox-options.ts';
 
@@ -77,6 +78,11 @@ export const RESPONSE_FIELDS: Readonly<Record<OfferKind, readonly string[]>> = {
   ],
 };
 
+/** A top-up's fields as the real server echoes them (representation.realTopUpNames): its names, no `active`. */
+const REAL_TOP_UP_FIELDS: readonly string[] = RESPONSE_FIELDS['top-ups']
+  .filter((f) => f !== 'active')
+  .map((f) => Object.entries(REAL_TOP_UP_NAMES).find(([, documented]) => documented === f)?.[0] ?? f);
+
 const TIMESTAMPS: Record<string, (r: OfferRecord) => number | null> = {
   created_at: (r) => r.created_us,
   updated_at: (r) => r.updated_us,
@@ -93,6 +99,9 @@ export function fieldValue(rec: OfferRecord, field: string): unknown {
   if (field === 'game_data') return rec.fields.parameters ?? null;
   // Not in the document; the real marketplace counts units sold of items and top-ups under this name.
   if (field === 'sold_count') return rec.fields.sold_count ?? 0;
+  // A real top-up name reads the field stored under the document's name.
+  if (Object.hasOwn(REAL_TOP_UP_NAMES, field) && !Object.hasOwn(rec.fields, field))
+    return rec.fields[REAL_TOP_UP_NAMES[field as keyof typeof REAL_TOP_UP_NAMES]] ?? null;
   return rec.fields[field] ?? null;
 }
 
@@ -120,8 +129,11 @@ export function integersAsStrings(value: unknown): unknown {
 
 export function presentOffer(kind: OfferKind, rec: OfferRecord, rep: SandboxRepresentation): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const field of RESPONSE_FIELDS[kind]) {
+  const realTopUp = kind === 'top-ups' && rep.realTopUpNames === true;
+  for (const field of realTopUp ? REAL_TOP_UP_FIELDS : RESPONSE_FIELDS[kind]) {
     let v = fieldValue(rec, field);
+    if (realTopUp && field === 'game_name' && (v === null || v === '') && typeof rec.fields.game === 'string')
+      v = titleCase(rec.fields.game);
     if (field in TIMESTAMPS && typeof v === 'number') v = formatTimestamp(v, rep);
     else if (v !== null && typeof v === 'object') v = structuredClone(v);
     if (field === 'game' && rep.gameAsObject && typeof v === 'string') {

@@ -6,6 +6,7 @@ import { Validation } from './http-error.ts';
 import { answerOne, assertChangeable, createdStatus, findOffer, readRoutes, updateRoute } from './offer-routes.ts';
 import type { OfferRecord } from './records.ts';
 import { action } from './represent.ts';
+import { realAccountBulkRemove } from './routes-bulk.ts';
 
 const imageExists = (ctx: ApiContext) => (id: number) => ctx.store.images.has(id);
 
@@ -73,6 +74,7 @@ export const accountRoutes: readonly RouteDef[] = [
     disabledAs: 'accounts.bulkRemove',
     handle(ctx, req) {
       const { externalIds, ids } = readBulkRemove(req.body);
+      if (ctx.bulk.realAnswers) return realAccountBulkRemove(ctx, externalIds, ids);
       let removed = 0;
       let notFound = 0;
       const match = (rec: OfferRecord | undefined) => {

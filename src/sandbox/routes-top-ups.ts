@@ -5,6 +5,7 @@ import { checkFields, type Rule } from './field-rules.ts';
 import { Validation } from './http-error.ts';
 import { assertChangeable, assertStatusAllowed, createRoute, readRoutes, updateRoute } from './offer-routes.ts';
 import type { OfferRecord } from './records.ts';
+import { fromRealNames, realBulkElement } from './real-top-up-names.ts';
 import { bulkRemoveRoute, bulkUpdateRoute } from './routes-bulk.ts';
 import { deleteRoute } from './routes-delete.ts';
 
@@ -37,6 +38,16 @@ const RULES: Readonly<Record<string, Rule>> = {
   status: { type: 'enum', values: TOP_UP_STATUSES },
 };
 
+/** The real server keeps the amount in a DECIMAL column: 12.5 is an amount like 1000. */
+const REAL_RULES: Readonly<Record<string, Rule>> = { ...RULES, offer_amount: { type: 'decimal', min: 0 } };
+
+const rulesOf = (ctx: ApiContext): Readonly<Record<string, Rule>> =>
+  ctx.representation.realTopUpNames ? REAL_RULES : RULES;
+
+/** The body under the document's names: the real server's names are read too when its switch is on. */
+const prepare = (ctx: ApiContext, body: Record<string, unknown>): Record<string, unknown> =>
+  ctx.representation.realTopUpNames ? fromRealNames(body) : body;
+
 const DEFAULTS: Record<string, unknown> = Object.fromEntries(
   Object.keys(RULES)
     .filter((k) => k !== 'external_id' && k !== 'status')
@@ -44,13 +55,16 @@ const DEFAULTS: Record<string, unknown> = Object.fromEntries(
 );
 
 /** Checks an update body; returns the change for the store. */
-function readUpdate(body: Record<string, unknown>): {
+function readUpdate(
+  body: Record<string, unknown>,
+  rules: Readonly<Record<string, Rule>>,
+): {
   external_id?: string;
   status?: string;
   fields: Record<string, unknown>;
 } {
   const v = new Validation();
-  const { external_id, status, ...fields } = checkFields(body, RULES, v);
+  const { external_id, status, ...fields } = checkFields(body, rules, v);
   v.throwIfAny();
   return {
     fields,
@@ -59,17 +73,23 @@ function readUpdate(body: Record<string, unknown>): {
   };
 }
 
-function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unknown>): void {
+function applyUpdate(ctx: ApiContext, rec: OfferRecord, sent: Record<string, unknown>): void {
+  const body = prepare(ctx, sent);
   assertStatusAllowed(ctx, body);
   assertChangeable(rec);
-  ctx.store.update('top-ups', rec, readUpdate(body));
+  ctx.store.update('top-ups', rec, readUpdate(body, rulesOf(ctx)));
+}
+
+/** A bulk element's change: the real route reads a few keys of it and ignores the rest. */
+function applyBulk(ctx: ApiContext, rec: OfferRecord, change: Record<string, unknown>): void {
+  applyUpdate(ctx, rec, ctx.representation.realTopUpNames ? realBulkElement(change) : change);
 }
 
 export const topUpRoutes: readonly RouteDef[] = [
   ...readRoutes('top-ups'),
-  createRoute('top-ups', { required: ['external_id'], rules: RULES, defaults: DEFAULTS }),
+  createRoute('top-ups', { required: ['external_id'], rules: RULES, defaults: DEFAULTS, prepare, rulesFor: rulesOf }),
   updateRoute('top-ups', applyUpdate),
-  bulkUpdateRoute('top-ups', applyUpdate, true),
+  bulkUpdateRoute('top-ups', applyBulk, true),
   bulkRemoveRoute('top-ups'),
   deleteRoute('top-ups'),
 ];

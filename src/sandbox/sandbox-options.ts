@@ -88,6 +88,14 @@ export interface SandboxRepresentation {
    * invalid.", as a marketplace whose only archive route is DELETE.
    */
   statusArchivedRefused?: boolean;
+  /**
+   * Top-ups as the marketplace's real server names them: echoed as `title`, `amount` (a JSON float when it has a
+   * fraction, 1000 for 1000.00), `unit` and `image_url`, without `active`, `game_name` defaulting to the slug in
+   * title case. Create and PATCH take both the document's names and these. The top-up bulk-update reads its array
+   * under `topups` or `top_ups` (at most 100), and of each element only price, stock, region, platform,
+   * service_label, instructions, title, amount and status: any other key is ignored, with a 200.
+   */
+  realTopUpNames?: boolean;
 }
 
 /**
@@ -110,6 +118,19 @@ export interface SandboxBulk {
    * of the counts (updated, removed). Default: none.
    */
   failEvery?: number;
+  /**
+   * Item and top-up bulk-update (and bulk-remove, for the external ids its body names) find each element by its
+   * `external_id` first, then by `id`; an all-digit external_id is looked up as the internal id, as the real
+   * server's is_numeric does. Default false: an element with an id is found by its id.
+   */
+  resolveExternalIdFirst?: boolean;
+  /**
+   * Bulk answers in the real server's shape: bulk-update `{message, data: {updated_count, not_found_count,
+   * updated[], not_found[]}}`, updated[] the rows as stored after the update; bulk-remove `{message, data:
+   * {archived_count, not_found_count, archived[], not_found: {external_ids[], ids[]}}}` (accounts add
+   * already_sold_count and already_sold[]). Default false: the sandbox's own per-element results.
+   */
+  realAnswers?: boolean;
 }
 
 export interface SandboxOptions {
@@ -263,6 +284,8 @@ export function checkBulk(b: SandboxBulk | undefined): SandboxBulk {
     fail('bulk.updateKey', 'a key of lowercase letters and _', out.updateKey);
   if (out.limit !== undefined) positiveInt('bulk.limit', out.limit, 1);
   if (out.failEvery !== undefined) positiveInt('bulk.failEvery', out.failEvery, 1);
+  for (const k of ['resolveExternalIdFirst', 'realAnswers'] as const)
+    if (out[k] !== undefined && typeof out[k] !== 'boolean') fail(`bulk.${k}`, 'a boolean', out[k]);
   return out;
 }
 
