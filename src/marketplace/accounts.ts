@@ -8,9 +8,11 @@ import { callOf, type ResourceContext } from './resource-context.ts';
 
 export function decodeBulkRemove(body: unknown): BulkRemoveResult {
   if (!isRecord(body)) throw new DecodeError('bulk-remove answer is not a JSON object');
+  // The real server answers {message, data: {archived_count, already_sold_count, not_found_count, ...}}.
+  const counts = isRecord(body.data) ? body.data : body;
   const processed = decodeInteger(body.processed);
-  const removed = decodeInteger(body.removed);
-  const notFound = decodeInteger(body.not_found);
+  const removed = decodeInteger(counts.removed) ?? decodeInteger(counts.archived_count);
+  const notFound = decodeInteger(counts.not_found) ?? decodeInteger(counts.not_found_count);
   return {
     // Undocumented absence of `success` on a 2xx: the status already said so.
     success: typeof body.success === 'boolean' ? body.success : true,

@@ -6,6 +6,8 @@ import type { ResourceKind } from './marketplace-client.ts';
 export const FIELD_TYPES = [
   'string',
   'integer',
+  /** An integer or a decimal (`12.5`, `1000`), or a numeric string of one. */
+  'number',
   'boolean',
   /** "string or integer" in the document: kept as sent (a rank "5" and a rank 5 may differ). */
   'stringOrInteger',
@@ -70,7 +72,7 @@ const TOP_UP: ApiFieldTable = {
   service_label: 'string',
   offer_key: 'string',
   offer_title: 'string',
-  offer_amount: 'integer',
+  offer_amount: 'number',
   offer_unit: 'string',
   region: 'string',
   platform: 'string',
@@ -90,4 +92,15 @@ export const OFFER_FIELDS: Readonly<Record<ResourceKind, ApiFieldTable>> = {
   accounts: ACCOUNT,
   items: ITEM,
   'top-ups': TOP_UP,
+};
+
+/**
+ * Other names a server echoes a field under, by kind: the marketplace's real server returns a top-up's
+ * offer_title, offer_amount, offer_unit and image as title, amount, unit and image_url. Decoding keeps them under
+ * the document's name, so a field is one field however it is echoed (and compared on every read).
+ */
+export const FIELD_ALIASES: Readonly<Record<ResourceKind, Readonly<Record<string, string>>>> = {
+  accounts: {},
+  items: {},
+  'top-ups': { title: 'offer_title', amount: 'offer_amount', unit: 'offer_unit', image_url: 'image' },
 };

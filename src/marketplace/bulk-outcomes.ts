@@ -1,7 +1,8 @@
 // Per-offer outcomes of a bulk call (POST /{kind}/bulk-update or bulk-remove), whose answer is not documented:
-// read them where the body has an array of elements naming an external_id, else say nothing (outcomes undefined).
+// read them where the body has an array of elements naming an offer (`results`, `data`, `offers`), or the real
+// server's lists (`data.updated[]` and `data.archived[]` of rows as stored, `not_found`), else say nothing.
 import { decodeInteger, decodeOffer, decodeString, isRecord } from './decode.ts';
-import type { BulkUpdateResult, RemoteOffer, ResourceKind } from './marketplace-client.ts';
+import type { BulkRow, BulkUpdateResult, RemoteOffer, ResourceKind } from './marketplace-client.ts';
 
 type Outcome = { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer };
 
@@ -73,14 +74,23 @@ function outcomeOf(kind: ResourceKind, e: Record<string, unknown>): Outcome {
   return withMessage(!(status !== undefined && FAILED.has(status)));
 }
 
-/** `{updated, removed, not_found, invalid}` at the top or under `data` / `meta`; undefined when none is a number. */
+/** The first of `values` that is an integer (an array under `updated` is a list of rows, not a count). */
+const firstInteger = (...values: unknown[]): number | undefined => {
+  for (const v of values) {
+    const n = decodeInteger(v);
+    if (n !== undefined) return n;
+  }
+  return undefined;
+};
+
+/** `{updated, removed, not_found, invalid}` (or `*_count`) at the top or under `data` / `meta`; undefined when none. */
 function countsOf(body: unknown): BulkUpdateResult['counts'] {
   const holders = isRecord(body) ? [body, body.data, body.meta].filter(isRecord) : [];
   for (const h of holders) {
-    const updated = decodeInteger(h.updated ?? h.updated_count);
-    const removed = decodeInteger(h.removed ?? h.removed_count ?? h.archived);
-    const notFound = decodeInteger(h.not_found ?? h.notFound);
-    const failed = decodeInteger(h.invalid ?? h.failed);
+    const updated = firstInteger(h.updated, h.updated_count);
+    const removed = firstInteger(h.removed, h.removed_count, h.archived, h.archived_count);
+    const notFound = firstInteger(h.not_found, h.notFound, h.not_found_count);
+    const failed = firstInteger(h.invalid, h.failed);
     if (updated === undefined && removed === undefined && notFound === undefined && failed === undefined) continue;
     return {
       ...(updated !== undefined ? { updated } : {}),
@@ -92,6 +102,56 @@ function countsOf(body: unknown): BulkUpdateResult['counts'] {
   return undefined;
 }
 
+/** An offer named in a list of the real answer: a row (an object), an id (a number), or an external_id (a string). */
+function namedRow(kind: ResourceKind, v: unknown, ok: boolean, message?: string): BulkRow | undefined {
+  const outcome = { ok, ...(message !== undefined ? { message } : {}) };
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? { id: v, ...outcome } : undefined;
+  if (typeof v === 'string') return v === '' ? undefined : { externalId: v, ...outcome };
+  if (!isRecord(v)) return undefined;
+  const id = decodeInteger(v.id);
+  const externalId = decodeString(v.external_id);
+  let offer: RemoteOffer | undefined;
+  if (ok)
+    try {
+      offer = decodeOffer(kind, v);
+    } catch {
+      offer = undefined; // a row without an external_id still names its id
+    }
+  if (id === undefined && externalId === undefined) return undefined;
+  return {
+    ...(id !== undefined ? { id } : {}),
+    ...(externalId !== undefined ? { externalId } : {}),
+    ...outcome,
+    ...(offer ? { offer } : {}),
+  };
+}
+
+/**
+ * The real server's lists: `updated[]` or `archived[]` done, `already_sold[]` and `not_found` (an array, or
+ * `{external_ids[], ids[]}` and the like) not done. undefined when the answer has none of them.
+ */
+function realRowsOf(kind: ResourceKind, body: unknown): BulkRow[] | undefined {
+  const holder = isRecord(body) ? (isRecord(body.data) ? body.data : body) : undefined;
+  if (!holder) return undefined;
+  const done = [holder.updated, holder.archived].filter(Array.isArray);
+  const notFound = holder.not_found;
+  const sold = holder.already_sold;
+  if (done.length === 0 && !Array.isArray(notFound) && !isRecord(notFound) && !Array.isArray(sold)) return undefined;
+  const rows: BulkRow[] = [];
+  const add = (list: unknown, ok: boolean, message?: string) => {
+    if (Array.isArray(list))
+      for (const v of list) {
+        const row = namedRow(kind, v, ok, message);
+        if (row) rows.push(row);
+      }
+  };
+  for (const list of done) add(list, true);
+  add(sold, false, 'already sold');
+  if (isRecord(notFound)) for (const list of Object.values(notFound)) add(list, false, 'not_found');
+  else add(notFound, false, 'not_found');
+  return rows;
+}
+
 /** A top-up bulk-update's answer. */
 export function decodeBulkUpdate(body: unknown): BulkUpdateResult {
   return decodeBulkAnswer('top-ups', body);
@@ -101,13 +161,22 @@ export function decodeBulkAnswer(kind: ResourceKind, body: unknown): BulkUpdateR
   const counts = countsOf(body);
   const withCounts = counts ? { counts } : {};
   const elements = elementsOf(body);
-  if (!elements) return { body, ...withCounts };
-  const outcomes = new Map<string, Outcome>();
-  for (const e of elements) {
+  const rows: BulkRow[] = realRowsOf(kind, body) ?? [];
+  for (const e of elements ?? []) {
     if (!isRecord(e)) continue;
     const inner = isRecord(e.offer) ? e.offer : isRecord(e.data) ? e.data : undefined;
     const externalId = decodeString(e.external_id) ?? (inner ? decodeString(inner.external_id) : undefined);
-    if (externalId !== undefined) outcomes.set(externalId, outcomeOf(kind, e));
+    const id = decodeInteger(e.id) ?? (inner ? decodeInteger(inner.id) : undefined);
+    if (externalId === undefined && id === undefined) continue;
+    rows.push({
+      ...(id !== undefined ? { id } : {}),
+      ...(externalId !== undefined ? { externalId } : {}),
+      ...outcomeOf(kind, e),
+    });
   }
-  return outcomes.size > 0 ? { body, ...withCounts, outcomes } : { body, ...withCounts };
+  if (rows.length === 0) return { body, ...withCounts };
+  const outcomes = new Map<string, Outcome>();
+  for (const { id: _id, externalId, ...outcome } of rows)
+    if (externalId !== undefined) outcomes.set(externalId, outcome);
+  return { body, ...withCounts, rows, ...(outcomes.size > 0 ? { outcomes } : {}) };
 }

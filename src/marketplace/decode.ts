@@ -5,7 +5,7 @@ import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { BadResponseError } from './errors.ts';
 import type { HttpResponse } from './http.ts';
 import type { RemoteImage, RemoteOffer, ResourceKind } from './marketplace-client.ts';
-import { type ApiFieldType, OFFER_FIELDS } from './api-field-types.ts';
+import { type ApiFieldType, FIELD_ALIASES, OFFER_FIELDS } from './api-field-types.ts';
 
 export class DecodeError extends Error {
   override readonly name = 'DecodeError';
@@ -30,6 +30,13 @@ export function decodeInteger(v: unknown): number | undefined {
 /** Above this an epoch number is in milliseconds, below in seconds (1e12 ms is September 2001). */
 const EPOCH_MS_FLOOR = 1e12;
 const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
+
+/** A finite number, or a numeric string of one (`"12.50"` is 12.5). undefined for anything else. */
+export function decodeNumber(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'string' && NUMERIC.test(v)) return Number(v);
+  return undefined;
+}
 /** ISO 8601 or `YYYY-MM-DD HH:MM:SS` without a zone: read as UTC, whatever the local zone is. */
 const ZONELESS = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
 
@@ -81,6 +88,8 @@ export function decodeField(type: ApiFieldType, v: unknown): unknown {
       return decodeString(v) ?? v;
     case 'integer':
       return decodeInteger(v) ?? v;
+    case 'number':
+      return decodeNumber(v) ?? v;
     case 'boolean':
       return decodeBoolean(v) ?? v;
     case 'stringOrInteger':
@@ -152,6 +161,11 @@ export function decodeOffer(
   const fields: Record<string, unknown> = {};
   for (const [name, type] of Object.entries(table)) {
     if (Object.hasOwn(o, name) && o[name] !== undefined) fields[name] = decodeField(type, o[name]);
+  }
+  for (const [alias, name] of Object.entries(FIELD_ALIASES[kind])) {
+    const type = table[name];
+    if (type !== undefined && fields[name] === undefined && Object.hasOwn(o, alias) && o[alias] !== undefined)
+      fields[name] = decodeField(type, o[alias]);
   }
   const status = decodeString(o.status);
   const createdAt = decodeTimestamp(o.created_at);

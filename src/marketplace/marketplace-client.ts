@@ -74,11 +74,26 @@ export interface BulkUpdateResult {
     readonly notFound?: number;
     readonly failed?: number;
   };
+  /**
+   * Each offer the answer names, in its order, by marketplace id and/or external_id: done or not, with the offer
+   * as stored where the answer holds it. Absent when the answer itemises nothing.
+   */
+  readonly rows?: readonly BulkRow[];
   /** Per-offer outcomes, where the response gave them (keyed by external_id). */
   readonly outcomes?: ReadonlyMap<
     string,
     { readonly ok: boolean; readonly message?: string; readonly offer?: RemoteOffer }
   >;
+}
+
+/** One offer a bulk answer names. */
+export interface BulkRow {
+  readonly id?: number;
+  readonly externalId?: string;
+  readonly ok: boolean;
+  readonly message?: string;
+  /** The offer as the answer shows it after the call (the real server's updated[] rows). */
+  readonly offer?: RemoteOffer;
 }
 
 export interface ImageUpload {

@@ -14,7 +14,7 @@ import {
 } from '../../src/marketplace/decode.ts';
 import { decodeBulkRemove } from '../../src/marketplace/accounts.ts';
 import { decodeArchive } from '../../src/marketplace/archive-answer.ts';
-import { decodeBulkUpdate } from '../../src/marketplace/bulk-outcomes.ts';
+import { decodeBulkAnswer, decodeBulkUpdate } from '../../src/marketplace/bulk-outcomes.ts';
 import { decodeImageDelete } from '../../src/marketplace/images.ts';
 
 const T = Date.UTC(2024, 0, 2, 3, 4, 5); // 2024-01-02T03:04:05Z
@@ -166,9 +166,27 @@ describe('decodeOffer', () => {
       active: '1',
       offer_amount: '500',
       stock: 3,
-      title: 'not a top-up field',
+      type: 'not a top-up field',
     });
     expect(t.fields).toEqual({ active: true, offer_amount: 500, stock: 3 });
+  });
+
+  it("reads a top-up's real names as the document's: title, amount (a float or integer), unit, image_url", () => {
+    const real = { id: 1, external_id: 'x', title: 'Gems', amount: 12.5, unit: 'gems', image_url: 'https://i/1.png' };
+    expect(decodeOffer('top-ups', real).fields).toEqual({
+      offer_title: 'Gems',
+      offer_amount: 12.5,
+      offer_unit: 'gems',
+      image: 'https://i/1.png',
+    });
+    expect(decodeOffer('top-ups', { id: 1, external_id: 'x', amount: '1000.00' }).fields).toEqual({
+      offer_amount: 1000,
+    });
+    // The document's name, where both are echoed, is the one kept; other kinds keep `title` as their own.
+    expect(decodeOffer('top-ups', { id: 1, external_id: 'x', offer_title: 'A', title: 'B' }).fields).toEqual({
+      offer_title: 'A',
+    });
+    expect(decodeOffer('items', { id: 1, external_id: 'x', title: 'Sword' }).fields).toEqual({ title: 'Sword' });
   });
 
   it('takes a numeric external_id as its string', () => {
@@ -271,6 +289,13 @@ describe('answers of archive, bulk-remove, image delete', () => {
       notFound: 1,
     });
   });
+  it("reads the real bulk-remove's counts under data", () => {
+    const real = {
+      message: 'Bulk remove completed.',
+      data: { archived_count: 2, already_sold_count: 1, not_found_count: 0 },
+    };
+    expect(decodeBulkRemove(real)).toEqual({ success: true, removed: 2, notFound: 0 });
+  });
   it('refuses a bulk-remove answer that is not an object', () =>
     expect(() => decodeBulkRemove([])).toThrow(DecodeError));
   it('reads an image delete', () =>
@@ -332,8 +357,55 @@ describe('decodeBulkUpdate', () => {
     ['numeric strings under data', { data: { updated: '2' } }, { updated: 2 }],
     ['under meta', { meta: { updated_count: 5, failed: 1 } }, { updated: 5, failed: 1 }],
     ['none', { success: true }, undefined],
+    [
+      'the real answer, updated[] beside updated_count',
+      { message: 'Bulk update completed.', data: { updated_count: 2, not_found_count: 0, updated: [], not_found: [] } },
+      { updated: 2, notFound: 0 },
+    ],
   ])('reads the counts: %s', (_name, body, counts) => {
     expect(decodeBulkUpdate(body).counts).toEqual(counts);
+  });
+  it("reads the real answer's rows by id: updated[] as the offers stored, not_found[] as named", () => {
+    const r = decodeBulkAnswer('top-ups', {
+      message: 'Bulk update completed.',
+      data: {
+        updated_count: 1,
+        not_found_count: 2,
+        updated: [{ id: 11, external_id: 'web-made', title: 'Old', amount: 12.5, price: '500', status: 'listed' }],
+        not_found: [12, 'gone'],
+      },
+    });
+    expect(r.rows).toEqual([
+      {
+        id: 11,
+        externalId: 'web-made',
+        ok: true,
+        offer: {
+          id: 11,
+          externalId: 'web-made',
+          status: 'listed',
+          fields: { offer_title: 'Old', offer_amount: 12.5, price: 500 },
+        },
+      },
+      { id: 12, ok: false, message: 'not_found' },
+      { externalId: 'gone', ok: false, message: 'not_found' },
+    ]);
+  });
+  it("reads a real bulk-remove's archived[] and its not_found by kind of identifier", () => {
+    const r = decodeBulkAnswer('items', {
+      message: 'Bulk remove completed.',
+      data: {
+        archived_count: 1,
+        not_found_count: 1,
+        archived: [{ id: 3, external_id: 'a', status: 'archived' }],
+        not_found: { external_ids: [], lolboost_item_ids: [9] },
+      },
+    });
+    expect(r.counts).toEqual({ removed: 1, notFound: 1 });
+    expect(r.rows?.map((row) => [row.id, row.ok])).toEqual([
+      [3, true],
+      [9, false],
+    ]);
   });
 });
 
