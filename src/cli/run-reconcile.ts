@@ -4,6 +4,7 @@ import { loadConfig, type ConfigSources } from '../config/load-config.ts';
 import type { Config } from '../config/config.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { LeaseHeldError } from '../state/writer-lease.ts';
+import { WrongOfferError } from '../sync/wrong-offer-error.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import { openServices, type Services } from './services.ts';
@@ -207,6 +208,10 @@ async function runWith(
     if (err instanceof LeaseHeldError) {
       io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
       return EXIT.lockHeld;
+    }
+    if (err instanceof WrongOfferError) {
+      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
+      return EXIT.failed;
     }
     if (err instanceof MarketplaceUnreadableError) {
       if (!opts.dryRun) services.notifier.afterUnreadable(err.message);

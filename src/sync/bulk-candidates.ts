@@ -16,9 +16,33 @@ export interface BulkCandidate {
   readonly route: string;
   /** The body key tried first; a 422 naming another one teaches the key to use. */
   readonly key: string;
-  /** Each element: the offer (id, external_id and the fields sent) or its id alone. */
+  /**
+   * Each element: the offer (its marketplace id and the fields sent) or its id alone. Never its external_id: a
+   * server may find an element by external_id first, and an all-digit one as another offer's id.
+   */
   readonly element: 'offer' | 'id';
+  /**
+   * The fields an element carries, each with the keys it goes under; an update of any other field goes by the
+   * offer's own PATCH. Absent: every field, under its own name.
+   */
+  readonly fields?: Readonly<Record<string, readonly string[]>>;
 }
+
+/**
+ * What the real top-up bulk-update reads of an element; it ignores any other key with a 200. A title and an
+ * amount go under the document's name and the real one: each server reads its own and ignores the other.
+ */
+const TOP_UP_BULK_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  price: ['price'],
+  stock: ['stock'],
+  region: ['region'],
+  platform: ['platform'],
+  service_label: ['service_label'],
+  instructions: ['instructions'],
+  status: ['status'],
+  offer_title: ['offer_title', 'title'],
+  offer_amount: ['offer_amount', 'amount'],
+};
 
 export const BULK_CANDIDATES = {
   topUpUpdate: {
@@ -29,6 +53,7 @@ export const BULK_CANDIDATES = {
     route: 'POST /top-ups/bulk-update',
     key: 'offers',
     element: 'offer',
+    fields: TOP_UP_BULK_FIELDS,
   },
   itemUpdate: {
     capability: CAPABILITIES.itemBulkUpdate,
@@ -59,6 +84,19 @@ export const BULK_CANDIDATES = {
   },
 } as const satisfies Record<string, BulkCandidate>;
 export type BulkCandidateId = keyof typeof BULK_CANDIDATES;
+
+/** Whether an element of `c` carries `field` (else the field goes by the offer's own route). */
+export function carries(c: BulkCandidate, field: string): boolean {
+  return c.fields === undefined || Object.hasOwn(c.fields, field);
+}
+
+/** The element `c` sends for an offer: its marketplace id, and each field under the keys the route reads. */
+export function bulkElement(c: BulkCandidate, remoteId: number, body: Readonly<Record<string, unknown>>): unknown {
+  if (c.element === 'id') return remoteId;
+  const out: Record<string, unknown> = { id: remoteId };
+  for (const [field, value] of Object.entries(body)) for (const key of c.fields?.[field] ?? [field]) out[key] = value;
+  return out;
+}
 
 /** The bulk route an update of each kind takes (accounts have none). */
 export const UPDATE_CANDIDATE: Readonly<Partial<Record<OfferKind, BulkCandidateId>>> = {

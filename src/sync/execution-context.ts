@@ -45,6 +45,11 @@ export interface ExecutionContext {
    * with the run's other state writes, never a statement per offer.
    */
   event(e: EventDraft): void;
+  /**
+   * Stops the run for a write that landed where it was not meant: no write begins after it, and the run ends
+   * with `reason` as its error.
+   */
+  halt(reason: Error): void;
   /** Records an offer the marketplace marks sold, refunded or processing, and notes a new sale for sold.jsonl. */
   markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void>;
 }

@@ -122,6 +122,8 @@ async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promi
     for (const a of adopts) await recordAdopt(ctx, a, !updatedAdopted.has(offerKey(a.kind, a.externalId)));
     ctx.sold.push(...(await recordSales(ctx, plan, seenAt)));
   });
+  // A write that landed on an offer it was not meant for halts the run: nothing else is started.
+  const stop = deps.signal ? AbortSignal.any([deps.signal, ctx.haltSignal]) : ctx.haltSignal;
   // Creates and single updates in plan order, then the bulk updates as one task.
   const bulk = bulkUpdates.length > 0 ? [null] : [];
   await forEachLimit(
@@ -133,11 +135,11 @@ async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promi
         : a.type === 'create'
           ? runCreate(ctx, a)
           : runUpdate(ctx, a, a.route as SingleUpdateRoute),
-    deps.signal,
+    stop,
   );
   // Archives go last. They are not skipped when another offer failed: a removed offer left listed can be
   // sold twice, and the listing's completeness is already checked by the planner.
-  if (!deps.signal?.aborted) {
+  if (!stop.aborted) {
     await Promise.all([
       forEachLimit(
         archives.filter((a) => a.route.via === 'single'),
@@ -148,5 +150,7 @@ async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promi
     ]);
   }
   await sales.record(ctx.sold);
+  const halted = ctx.halted;
+  if (halted) throw halted;
   return ctx.outcomes;
 }

@@ -3,14 +3,17 @@
 // (capabilities/gate.ts), its 422s teach its key and limit, a refusal sends the batch by the next route or one by
 // one, and per-offer outcomes are read where the answer gives them.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
-import type { BulkUpdateResult, RemoteOffer } from '../marketplace/marketplace-client.ts';
+import type { BulkRow, BulkUpdateResult, RemoteOffer } from '../marketplace/marketplace-client.ts';
 import {
   ARCHIVE_CANDIDATES,
   BULK_CANDIDATES,
   type BulkCandidate,
   type BulkCandidateId,
+  bulkElement,
   UPDATE_CANDIDATE,
 } from './bulk-candidates.ts';
+import { sameValue } from './canonical-json.ts';
+import { WrongOfferError } from './wrong-offer-error.ts';
 import { batchLimit, requiredKey } from './bulk-learning.ts';
 import { CAPABILITIES, type CapabilityName, learntKeyName, learntLimitName } from '../capabilities/names.ts';
 import { isCapabilityRefusal } from './capability-refusal.ts';
@@ -285,11 +288,44 @@ async function sendLearning(
 const elementOf =
   (c: BulkCandidate) =>
   (e: BulkElement): unknown =>
-    c.element === 'id' ? e.remoteId : { id: e.remoteId, external_id: e.externalId, ...e.body };
+    bulkElement(c, e.remoteId, e.body);
+
+/** The rows of an answer, or of its outcomes by external_id where it gives only those. */
+function rowsOf(answer: BulkUpdateResult): readonly BulkRow[] | undefined {
+  if (answer.rows) return answer.rows;
+  return answer.outcomes ? [...answer.outcomes].map(([externalId, o]) => ({ externalId, ...o })) : undefined;
+}
 
 /**
- * Reads one bulk answer: per-offer outcomes where it gives them, counts that say all were done, else the front
- * of the list. What it does not show done (failed, not itemised, or not counted) goes by the offer's own route.
+ * The first offer a bulk answer names that the call was not sent for: a row whose id is not one of the chunk's,
+ * or, without an id, whose external_id is not. undefined when every row is one of the chunk's.
+ */
+function foreignRow(chunk: readonly BulkElement[], rows: readonly BulkRow[]): BulkRow | undefined {
+  const ids = new Set(chunk.map((e) => e.remoteId));
+  const externalIds = new Set(chunk.map((e) => e.externalId));
+  return rows.find((r) =>
+    r.id !== undefined ? !ids.has(r.id) : r.externalId !== undefined && !externalIds.has(r.externalId),
+  );
+}
+
+/**
+ * The fields of `sent` the stored offer does not show as sent: accepted is not applied (a server may ignore a key
+ * with a 200). A field the row does not echo is taken as sent.
+ */
+function unapplied(o: RemoteOffer, sent: OfferFields): string[] {
+  return Object.entries(sent)
+    .filter(([f, v]) =>
+      f === 'status'
+        ? o.status !== undefined && o.status !== v
+        : o.fields[f] !== undefined && !sameValue(o.fields[f], v),
+    )
+    .map(([f]) => f);
+}
+
+/**
+ * Reads one bulk answer: per-offer rows where it gives them, counts that say all were done, else the front
+ * of the list. What it does not show done (failed, not itemised, not counted, or a field shown unchanged) goes by
+ * the offer's own route. A row naming an offer the call was not sent for halts the run.
  */
 async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Promise<void> {
   if ('error' in s) {
@@ -300,19 +336,27 @@ async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Pr
   const { chunk, answer } = s;
   const route = EVENT_ROUTES.bulk(c.kind, c.op);
   const expected = (e: BulkElement): OfferFields => (c.op === 'bulk-remove' ? { status: 'archived' } : e.body);
-  if (answer.outcomes) {
+  const rows = rowsOf(answer);
+  if (rows) {
+    const hit = foreignRow(chunk, rows);
+    if (hit) return wrongOffer(ctx, c, chunk, rows, hit);
+    const rowOf = new Map(rows.flatMap((r) => (r.id !== undefined ? [[r.id, r] as const] : [])));
+    const byExternalId = new Map(rows.flatMap((r) => (r.externalId !== undefined ? [[r.externalId, r] as const] : [])));
     // An element the answer does not show done, or shows failed, goes by its own route: a bulk failure may be
     // the marketplace's load ("retry it") as well as the offer's, and the single route's answer tells which (a
     // sold offer, a refusal held back by the offer's backoff) and reports the offer once.
     const undone: BulkElement[] = [];
     for (const e of chunk) {
-      const o = answer.outcomes.get(e.externalId);
-      if (o?.ok) await e.onOk(o.offer, route);
+      const o = rowOf.get(e.remoteId) ?? byExternalId.get(e.externalId);
+      const notApplied = o?.ok && o.offer ? unapplied(o.offer, expected(e)) : [];
+      if (o?.ok && notApplied.length === 0) await e.onOk(o.offer, route);
       else {
         if (o) {
-          const message = o.message ?? 'refused';
+          const message = o.ok ? `accepted, but shown unchanged: ${notApplied.join(', ')}` : (o.message ?? 'refused');
           e.refusedBy({ outcome: 'refused', status: null, message }, route);
-          ctx.logger.info({ externalId: e.externalId, route: c.route, message }, `${c.op} left it undone: sent singly`);
+          const log = { externalId: e.externalId, route: c.route, message };
+          if (o.ok) ctx.logger.warn(log, `${c.op} did not apply it: sent singly`);
+          else ctx.logger.info(log, `${c.op} left it undone: sent singly`);
         }
         undone.push(e);
       }
@@ -343,6 +387,33 @@ async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Pr
     if (o && shows(o, expected(e))) await e.onOk(o, route);
     else await e.single();
   });
+}
+
+/**
+ * A bulk answer naming an offer the call was not sent for: the run halts before any further write, and the chunk's
+ * offers are reported failed with what happened (none is recorded as done).
+ */
+function wrongOffer(
+  ctx: ExecutionContext,
+  c: BulkCandidate,
+  chunk: readonly BulkElement[],
+  rows: readonly BulkRow[],
+  hit: BulkRow,
+): void {
+  const shown = new Set(rows.flatMap((r) => (r.id !== undefined ? [r.id] : [])));
+  const meant = chunk.filter((e) => !shown.has(e.remoteId)).map((e) => ({ id: e.remoteId, externalId: e.externalId }));
+  const err = new WrongOfferError(
+    c.kind,
+    c.route,
+    {
+      ...(hit.id !== undefined ? { id: hit.id } : {}),
+      ...(hit.externalId !== undefined ? { externalId: hit.externalId } : {}),
+    },
+    meant,
+  );
+  ctx.halt(err);
+  for (const e of chunk)
+    ctx.report({ kind: c.kind, externalId: e.externalId, outcome: 'failed', message: err.message });
 }
 
 const ACCOUNT_BULK_REMOVE = EVENT_ROUTES.bulk('account', 'bulk-remove');

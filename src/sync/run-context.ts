@@ -138,6 +138,24 @@ export class RunContext implements ExecutionContext {
       this.logger.warn({ kind: o.kind, externalId: o.externalId, file: o.file, err: o.message }, 'offer failed');
   }
 
+  readonly #halt = new AbortController();
+
+  halt(reason: Error): void {
+    if (this.#halt.signal.aborted) return;
+    this.logger.error({ err: reason.message }, 'run stopped: no further write is sent');
+    this.#halt.abort(reason);
+  }
+
+  /** Aborted once halt() is called. */
+  get haltSignal(): AbortSignal {
+    return this.#halt.signal;
+  }
+
+  /** What halt() was given, once called. */
+  get halted(): Error | undefined {
+    return this.#halt.signal.aborted ? (this.#halt.signal.reason as Error) : undefined;
+  }
+
   async journaled<T>(
     op: JournalOp,
     kind: OfferKind | 'image',
@@ -145,6 +163,7 @@ export class RunContext implements ExecutionContext {
     send: (entry: JournalEntry) => Promise<T>,
   ): Promise<T> {
     if (this.deps.signal?.aborted) throw new RunStoppedError(this.deps.signal.reason);
+    if (this.#halt.signal.aborted) throw new RunStoppedError(this.#halt.signal.reason);
     const entry = await this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
     await this.store.journalSet(entry.id, 'sent');
     let out: T;

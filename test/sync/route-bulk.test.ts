@@ -75,7 +75,7 @@ const statuses = (kind: 'items' | 'topUps', ids: number[]) =>
   Promise.all(ids.map(async (id) => (await raw[kind].get({ id })).status));
 
 describe('item bulk-update', () => {
-  it('served: one call carrying each offer by id, external_id and the fields sent; the route remembered', async () => {
+  it('served: one call carrying each offer by its id and the fields sent, never its external_id; the route remembered', async () => {
     sandbox.setBulk({ undocumented: true });
     const { updates, ids } = await repricedItems(2);
     await bulkUpdate(ctx, updates);
@@ -84,7 +84,7 @@ describe('item bulk-update', () => {
       {
         op: 'bulk-update',
         key: 'offers',
-        elements: updates.map((u, i) => ({ id: ids[i], external_id: u.externalId, price: 500 + i })),
+        elements: updates.map((_, i) => ({ id: ids[i], price: 500 + i })),
       },
     ]);
     expect(outcomes()).toEqual(updates.map((u) => `updated:${u.externalId}`).sort());
@@ -249,7 +249,7 @@ describe('item and top-up archives by bulk route', () => {
       {
         op: 'bulk-update',
         key: 'offers',
-        elements: archives.map((a) => ({ id: a.remoteId, external_id: a.externalId, status: 'archived' })),
+        elements: archives.map((a) => ({ id: a.remoteId, status: 'archived' })),
       },
     ]);
     expect(

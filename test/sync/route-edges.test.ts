@@ -321,10 +321,10 @@ describe('bulk route edges', () => {
       desiredTopUp(ext('t'), { price: 703 }),
     ];
     const lives = await Promise.all(ts.map((t) => raw.topUps.create(topUpBody(t.externalId))));
-    const sent: string[][] = [];
+    const sent: number[][] = [];
     useClient(
       overrideMethod(raw, 'topUps', 'bulk', (original, ...args) => {
-        sent.push((args[2] as { external_id: string }[]).map((e) => e.external_id));
+        sent.push((args[2] as { id: number }[]).map((e) => e.id));
         return original(...args);
       }),
     );
@@ -333,7 +333,7 @@ describe('bulk route edges', () => {
       ctx,
       ts.map((t, i) => updateAction(t, lives[i]!.id, { ...bulk, batch: batchOf[i]! })),
     );
-    expect(sent).toEqual([[ts[1]!.externalId], [ts[0]!.externalId, ts[2]!.externalId]]);
+    expect(sent).toEqual([[lives[1]!.id], [lives[0]!.id, lives[2]!.id]]);
   });
 
   it('a bulk-update failing as a whole (not a refusal of the route) fails each of its top-ups', async () => {
