@@ -57,8 +57,8 @@ function realTopUpElements(ctx: ApiContext, body: Record<string, unknown>): unkn
 
 /** The array a bulk-update reads, under the key and limit of the marketplace's switches. */
 function updateElements(ctx: ApiContext, kind: OfferKind, body: Record<string, unknown>): unknown[] {
-  if (kind === 'top-ups' && ctx.representation.realTopUpNames && ctx.bulk.updateKey === undefined)
-    return realTopUpElements(ctx, body);
+  // The real top-up route's key is its own, whatever key updateKey gives the other bulk-updates (items).
+  if (kind === 'top-ups' && ctx.representation.realTopUpNames) return realTopUpElements(ctx, body);
   return elementsOf(ctx, body, ctx.bulk.updateKey ?? 'offers');
 }
 

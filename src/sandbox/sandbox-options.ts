@@ -92,7 +92,8 @@ export interface SandboxRepresentation {
    * Top-ups as the marketplace's real server names them: echoed as `title`, `amount` (a JSON float when it has a
    * fraction, 1000 for 1000.00), `unit` and `image_url`, without `active`, `game_name` defaulting to the slug in
    * title case. Create and PATCH take both the document's names and these. The top-up bulk-update reads its array
-   * under `topups` or `top_ups` (at most 100), and of each element only price, stock, region, platform,
+   * under `topups` or `top_ups` (at most 100; bulk.updateKey then names the items' key only), and of each element
+   * only price, stock, region, platform,
    * service_label, instructions, title, amount and status: any other key is ignored, with a 200.
    */
   realTopUpNames?: boolean;

@@ -67,6 +67,8 @@ describe('representation.realTopUpNames', () => {
       stock: 4,
     });
     expect((await call('POST', '/top-ups/bulk-update', { top_ups: [{ id: t.body.id, stock: 5 }] })).status).toBe(200);
+    sb!.setBulk({ updateKey: 'items' }); // the items' key: the top-ups keep theirs
+    expect((await call('POST', '/top-ups/bulk-update', { topups: [{ id: t.body.id, stock: 6 }] })).status).toBe(200);
     const many = Array.from({ length: 101 }, () => ({ id: t.body.id, stock: 1 }));
     expect((await call('POST', '/top-ups/bulk-update', { topups: many })).status).toBe(422);
   });
