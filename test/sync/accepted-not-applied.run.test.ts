@@ -58,9 +58,14 @@ describe.each(SERVERS)('top-up changes against %s', (_name, sandbox) => {
       ...(i === 4 ? { offer_unit: 'crystals' } : {}),
     }));
     write(h, next);
+    h.sandbox.resetCounters();
     const run = await h.reconcile();
     expect(run.report.outcome).toBe('converged');
     expect(run.report.counts.topup?.updated).toBe(5);
+    // Titles and the amount in one bulk call; the unit, which a bulk route may ignore, by its PATCH.
+    const byRoute = h.sandbox.counters().byRoute;
+    expect(byRoute['POST /api/v1/top-ups/bulk-update']?.['200']).toBe(1);
+    expect(byRoute['PATCH /api/v1/top-ups/{identifier}']).toEqual({ '200': 1 });
     expect(stored(h)).toEqual(
       Object.fromEntries(
         next.map((t) => [
