@@ -515,6 +515,29 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
     routes: ['update:bulk-update/0>patch:t1', 'update:bulk-update/0>patch:t2', 'update:bulk-update/1>patch:t3'],
   },
   {
+    name: 'a top-up update of a field bulk routes may ignore (unit, image) goes by its PATCH, the rest in bulk',
+    input: (() => {
+      const ts = ['t1', 't2', 't3', 't4'].map((t) => desiredTopUp(t, { price: 300 }));
+      const next = [
+        desiredTopUp('t1', { price: 999 }),
+        desiredTopUp('t2', { price: 300, offer_title: 'Renamed', offer_amount: 12 }),
+        desiredTopUp('t3', { price: 999, offer_unit: 'crystals' }),
+        desiredTopUp('t4', { price: 300, image: 'https://img/4.png' }),
+      ];
+      return input({
+        desired: next,
+        state: ts.map((t, i) => recordOf(t, i + 1)),
+        remote: snapshot([], {}, {}, { topup: ts.map((t, i) => remoteOf(t, i + 1)) }),
+      });
+    })(),
+    routes: [
+      'update:bulk-update/0>patch:t1',
+      'update:bulk-update/0>patch:t2',
+      'update:patch>fail:t3',
+      'update:patch>fail:t4',
+    ],
+  },
+  {
     name: "item updates travel in batches of the item size, not the top-ups'",
     input: (() => {
       const is = ['i1', 'i2', 'i3'].map((i) => desiredItem(i, { price: 300 }));
