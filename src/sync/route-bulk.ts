@@ -339,7 +339,7 @@ async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Pr
   const rows = rowsOf(answer);
   if (rows) {
     const hit = foreignRow(chunk, rows);
-    if (hit) return wrongOffer(ctx, c, chunk, rows, hit);
+    if (hit) return await wrongOffer(ctx, c, chunk, rows, hit);
     const rowOf = new Map(rows.flatMap((r) => (r.id !== undefined ? [[r.id, r] as const] : [])));
     const byExternalId = new Map(rows.flatMap((r) => (r.externalId !== undefined ? [[r.externalId, r] as const] : [])));
     // An element the answer does not show done, or shows failed, goes by its own route: a bulk failure may be
@@ -390,30 +390,28 @@ async function settleChunk(ctx: ExecutionContext, c: BulkCandidate, s: Sent): Pr
 }
 
 /**
- * A bulk answer naming an offer the call was not sent for: the run halts before any further write, and the chunk's
- * offers are reported failed with what happened (none is recorded as done).
+ * A bulk answer naming an offer the call was not sent for: the run halts before any further write, the chunk's
+ * offers are reported failed with what happened (none is recorded as done), and the route is remembered refused,
+ * so the next runs send that work by each offer's own route (its path carries the id) until it is probed again.
  */
-function wrongOffer(
+async function wrongOffer(
   ctx: ExecutionContext,
   c: BulkCandidate,
   chunk: readonly BulkElement[],
   rows: readonly BulkRow[],
   hit: BulkRow,
-): void {
+): Promise<void> {
   const shown = new Set(rows.flatMap((r) => (r.id !== undefined ? [r.id] : [])));
   const meant = chunk.filter((e) => !shown.has(e.remoteId)).map((e) => ({ id: e.remoteId, externalId: e.externalId }));
-  const err = new WrongOfferError(
-    c.kind,
-    c.route,
-    {
-      ...(hit.id !== undefined ? { id: hit.id } : {}),
-      ...(hit.externalId !== undefined ? { externalId: hit.externalId } : {}),
-    },
-    meant,
-  );
+  const named = {
+    ...(hit.id !== undefined ? { id: hit.id } : {}),
+    ...(hit.externalId !== undefined ? { externalId: hit.externalId } : {}),
+  };
+  const err = new WrongOfferError(c.kind, c.route, named, meant);
   ctx.halt(err);
   for (const e of chunk)
     ctx.report({ kind: c.kind, externalId: e.externalId, outcome: 'failed', message: err.message });
+  await ctx.store.setCapability(c.capability, false, 'answered for an offer it was not sent for');
 }
 
 const ACCOUNT_BULK_REMOVE = EVENT_ROUTES.bulk('account', 'bulk-remove');

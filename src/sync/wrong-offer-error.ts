@@ -32,7 +32,8 @@ export class WrongOfferError extends Error {
     super(
       `${route} answered for ${describe(kind, hit)}, which the call was not sent for (meant: ${meantText}). ` +
         'The marketplace may have changed that offer: check it on the website and put it back by hand. ' +
-        'offersync stopped the run before any further write; run it again once the offer is checked.',
+        'offersync stopped the run before any further write, and sends such offers one by one from now on; run it ' +
+        'again once the offer is checked.',
     );
   }
 }
