@@ -43,6 +43,9 @@ loopback; with --host beyond loopback they need an --api-key, as they dump store
   --idempotency-keys         creates honour an Idempotency-Key header
   -h, --help                 this help
 
+Try a sale on a running sandbox (see offersync sandbox sell --help):
+  offersync sandbox sell <external_id> [--quantity n]
+
 Examples:
   offersync sandbox --port 18080 --api-key demo-key-1234
   OFFERSYNC_BASE_URL=http://127.0.0.1:18080 OFFERSYNC_API_KEY=demo-key-1234 offersync plan
@@ -173,6 +176,7 @@ export const command: Command = {
   name: 'sandbox',
   options: OPTIONS,
   async run(argv, io) {
+    if (argv[0] === 'sell') return (await import('./sandbox-sale.ts')).sell(argv.slice(1), io);
     const { help, options } = sandboxOptions(argv, io.env);
     if (help) {
       io.stdout.write(HELP);
