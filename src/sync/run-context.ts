@@ -200,16 +200,17 @@ export class RunContext implements ExecutionContext {
     });
   }
 
-  async markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void> {
+  async markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<SoldEntry | undefined> {
     const prev = await this.store.getOffer(kind, externalId);
+    let sale: SoldEntry | undefined;
     if (prev?.remoteStatus !== remote.status && remote.status) {
       const marks = `the marketplace marks it ${remote.status}`;
       this.event(seen(kind, externalId, remote.status === 'sold' ? 'sold' : 'marked', marks));
       const seenAt = new Date(this.deps.now?.() ?? Date.now());
-      this.sold.push(
-        statusSaleEntry(kind, externalId, { ...remote, status: remote.status }, prev?.lastApplied ?? null, seenAt),
-      );
+      sale = statusSaleEntry(kind, externalId, { ...remote, status: remote.status }, prev?.lastApplied ?? null, seenAt);
+      this.sold.push(sale);
     }
     await this.store.upsertOffer(kind, externalId, { remoteId: remote.id, remoteStatus: remote.status ?? null });
+    return sale;
   }
 }

@@ -42,7 +42,18 @@ describe('offersync sandbox sell', () => {
     const account = (await dump()).accounts!.find((a) => a.external_id === 'acc-euw-001')!;
     expect(account.status).toBe('sold');
     const next = await run(['reconcile']);
-    expect(next.stdout).toMatch(/sold/i);
+    // Named, so that the seller hands over the right account.
+    expect(next.stdout).toContain('Sold since the last run, left alone (see sold.jsonl):');
+    expect(next.stdout).toMatch(
+      /^ {2}account acc-euw-001 \(EUW Gold II, 54 champions, ready for ranked\): sold, marketplace id \d+$/m,
+    );
+    const table = await run(['sales', '--since', '1h']);
+    expect(table.stdout).toMatch(
+      /^\S+ \S+\s+account\s+acc-euw-001\s+EUW Gold II, 54 champions, ready for \.\.\.\s+sold\s+24\.99$/m,
+    );
+    const again = await run(['reconcile']);
+    expect(again.stdout).not.toContain('Sold since the last run');
+    expect(again.stdout).toContain('1 offer(s) sold, refunded or processing before this run: left alone.');
     expect((await dump()).accounts!.find((a) => a.external_id === 'acc-euw-001')!.status).toBe('sold');
   });
 
