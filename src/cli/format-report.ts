@@ -131,7 +131,9 @@ function offerLines(o: OfferOutcome): string[] {
         ...(o.changes ?? []).map((c) =>
           c.field === 'credentials'
             ? '      credentials: changed (not shown)'
-            : `      ${c.field}: ${showField(c.field, c.from)} -> ${showField(c.field, c.to)}`,
+            : `      ${c.field}: ${showField(c.field, c.from)} -> ${showField(c.field, c.to)}${
+                c.patchedBack ? '  (edited on the marketplace: patched back)' : ''
+              }`,
         ),
       ];
     case 'archived':

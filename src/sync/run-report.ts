@@ -55,6 +55,8 @@ export interface ShownChange {
   readonly field: string;
   readonly from: unknown;
   readonly to: unknown;
+  /** Edited on the website since offersync sent it: the catalogue's value was sent back. */
+  readonly patchedBack?: true;
 }
 
 export interface RunReport {
