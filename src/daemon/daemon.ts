@@ -18,7 +18,7 @@ import type { RunNotifier } from './run-notifier.ts';
 import { renderOfferPage, renderSearchPage } from './offer-page.ts';
 import { isStateKind, type QueueView, type ScheduleView, type StatusBoard } from './status-board.ts';
 import { renderStatusPage } from './status-page.ts';
-import { acknowledge, answer, readSyncRequest, type SyncAnswer } from '../sync/sync-request.ts';
+import { acknowledge, answer, pendingSyncRequest, type SyncAnswer } from '../sync/sync-request.ts';
 
 /** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
 export interface ReloadableCatalogue {
@@ -170,7 +170,7 @@ export class Daemon {
   private async pollSyncRequest(): Promise<void> {
     if (this.stopping) return;
     try {
-      const request = await readSyncRequest(this.opts.store);
+      const request = await pendingSyncRequest(this.opts.store, Date.now());
       if (!request || request.id === this.lastRequestId) return;
       this.lastRequestId = request.id;
       this.pendingRequest = request.id;
