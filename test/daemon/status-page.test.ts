@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerSecret } from '../../src/log/scrubber.ts';
 import { renderOfferPage, renderSearchPage } from '../../src/daemon/offer-page.ts';
-import { StatusBoard, type StatusView } from '../../src/daemon/status-board.ts';
+import { SEARCH_SHOWN, StatusBoard, type StatusView } from '../../src/daemon/status-board.ts';
 import { headline } from '../../src/daemon/status-headline.ts';
 import { renderStatusPage } from '../../src/daemon/status-page.ts';
 import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
@@ -346,5 +346,19 @@ describe('offer page and search', () => {
     const hostile = renderSearchPage(await board.search('"><script>'));
     expect(hostile).not.toContain('<script>');
     expect(text(hostile)).toContain('No offer\'s external_id or title holds “"><script>”');
+  });
+
+  it('says how many match, not how many it lists', async () => {
+    for (let i = 0; i < 47; i++)
+      await store.upsertOffer('item', `skin-${i}`, { remoteId: 100 + i, remoteStatus: 'listed', title: `Skin ${i}` });
+    for (let i = 0; i < 120; i++)
+      await store.upsertOffer('item', `rune-${i}`, { remoteId: 300 + i, remoteStatus: 'listed', title: `Rune ${i}` });
+    const board = new StatusBoard(store, fileSalesLedger(join(dir, 'state.db')), SHOP);
+    const skins = await board.search('skin');
+    expect(skins.hits).toHaveLength(SEARCH_SHOWN);
+    expect(text(renderSearchPage(skins))).toContain(
+      `47 found for “skin”; the first ${SEARCH_SHOWN} are shown: make the search longer.`,
+    );
+    expect(text(renderSearchPage(await board.search('rune')))).toContain('100 or more found for “rune”; the first');
   });
 });
