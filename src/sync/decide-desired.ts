@@ -150,7 +150,8 @@ function decideKnown(
     actions.push({ type: 'noop', kind, externalId, reason: 'blocked', remoteId: live.id, changes, detail });
     return actions;
   }
-  const relist = live.status === 'archived' && fields.status !== 'archived';
+  // Archived on the website: offersync's own archive is recorded as sent, and undoing it is the seller's change.
+  const relist = live.status === 'archived' && fields.status !== 'archived' && lastApplied?.status !== 'archived';
   const reason: UpdateAction['reason'] = relist
     ? 'relist'
     : !known

@@ -322,12 +322,23 @@ describe('offer page and search', () => {
     const page = text(html);
     expect(page).toContain(`item gold-1 · ${HOSTILE}`);
     expect(page).toContain('status on the marketplace listed marketplace id 77');
-    expect(page).toContain('price 2499 stock 5');
+    // Prices as money, never as the cents the API carries.
+    expect(page).toContain('price 24.99 stock 5');
     // Newest first: the refused update, then the create.
     expect(page).toMatch(
-      /updated 30 min ago · marketplace: refused it \(422\).*price: 2999 → 2499.*created 60 min ago/,
+      /updated 30 min ago · marketplace: refused it \(422\).*price: 29.99 → 24.99.*created 60 min ago/,
     );
     expect(page).toContain('<b>price</b> too low');
+  });
+
+  it("shows a top-up's prices in its own currency", async () => {
+    await store.upsertOffer('topup', 'gems-1', {
+      remoteId: 9,
+      remoteStatus: 'listed',
+      lastApplied: { offer_title: 'Gems', price: 949, currency: 'EUR' },
+    });
+    const board = new StatusBoard(store, fileSalesLedger(join(dir, 'state.db')), SHOP);
+    expect(text(renderOfferPage(await board.offerView('topup', 'gems-1')))).toContain('price 9.49 EUR');
   });
 
   it('says what to do for an offer it does not know', async () => {
