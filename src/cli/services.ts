@@ -1,5 +1,6 @@
 // Builds the running parts from a Config: logger, state db, request queue, client, catalogue, reconciler deps.
 import { Catalogue } from '../catalogue/catalogue.ts';
+import { credentialsHmac, Hmac256 } from '../catalogue/hash.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
@@ -210,15 +211,19 @@ export async function openServices(
     startTokens: start.startTokens,
     onEvent: opts.observe?.onQueueEvent,
   });
+  // Replicas share a PostgreSQL state but no disk: the key comes from what they share, the API key.
+  const credentialsKey = config.state.url ? deriveCredentialsKey(config.apiKey) : loadCredentialsKey(config.state.path);
+  const seal = new Hmac256(credentialsKey);
   const client = createMarketplaceClient({
     ...clientOptions(config, queue.schedule, logger),
     capabilities,
     onResponse: opts.observe?.onResponse,
+    // Credentials a server returns are compared by the catalogue's own HMAC, never kept.
+    sealCredentials: (c) => credentialsHmac(seal, c),
   });
   const catalogue = new Catalogue({
     dir: config.catalogue.dir,
-    // Replicas share a PostgreSQL state but no disk: the key comes from what they share, the API key.
-    credentialsKey: config.state.url ? deriveCredentialsKey(config.apiKey) : loadCredentialsKey(config.state.path),
+    credentialsKey,
     maxFileBytes: config.catalogue.maxFileBytes,
     maxImageBytes: config.catalogue.maxImageBytes,
     csv: { csvDelimiter: config.catalogue.csv.delimiter, decimalMark: config.catalogue.csv.decimalMark },

@@ -46,9 +46,9 @@ function mappedRank(
       ...(typeof lp === 'number' ? { lp } : {}),
     };
   return {
-    [`${prefix}_rank`]: label(rank, division),
     [`${prefix}_rank_id`]: id,
-    ...(divId !== undefined ? { [`${prefix}_division_id`]: divId } : {}),
+    [`${prefix}_rank_label`]: label(rank, division),
+    ...(divId !== undefined ? { [`${prefix}_division_id`]: divId, [`${prefix}_division`]: division } : {}),
     ...(typeof lp === 'number' ? { [`${prefix}_lp`]: lp } : {}),
   };
 }

@@ -35,7 +35,7 @@ describe('representation.realAccounts', () => {
     // Gold II on lol: LP dropped below master; master: its division dropped.
     expect(got.parameters).toMatchObject({ rank_id: 4, division_id: 3, division: 'II', rank_label: 'Gold II' });
     expect(got.parameters.lp).toBeUndefined();
-    expect(got.parameters).toMatchObject({ flex_rank: 'Master', flex_rank_id: 8, flex_lp: 120 });
+    expect(got.parameters).toMatchObject({ flex_rank_label: 'Master', flex_rank_id: 8, flex_lp: 120 });
     expect(got.parameters.flex_division_id).toBeUndefined();
     expect(got.credentials).toEqual({ login: 'l1', password: 'p1' });
     expect(got.level).toBe(30);
