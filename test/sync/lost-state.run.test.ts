@@ -87,21 +87,36 @@ describe('a converged shop whose state db is lost', () => {
       expect(Object.keys(requestsByRoute(h.sandbox)).filter((r) => r.includes('image'))).toEqual([]);
     });
 
+  it('reads no gallery for a new image of an account the state db knows: it is uploaded, once', async () => {
+    h = await createHarness({ sandbox: REAL_SERVER_SWITCHES_ACCOUNTS });
+    seed(h, 'real');
+    await h.reconcile();
+    h.write('images/c.png', tinyPng(30));
+    h.write(
+      'accounts/extra.json',
+      JSON.stringify([{ external_id: 'acc-new', title: 'New', price: 500, images: ['images/c.png'] }]),
+    );
+    h.sandbox.resetCounters();
+    await h.reconcile();
+    const routes = requestsByRoute(h.sandbox);
+    expect(routes['POST /api/v1/images']).toBe(1);
+    expect(routes['GET /api/v1/images']).toBeUndefined();
+    expect(routes['GET /storage/gallery/{filename}']).toBeUndefined();
+  });
+
   it('still sends what really differs: a password changed while the state db was gone', async () => {
     h = await createHarness({ sandbox: REAL_SERVER_SWITCHES_ACCOUNTS });
     seed(h, 'real');
     await h.reconcile();
     loseState(h);
-    const file = JSON.parse(
-      JSON.stringify([
-        {
-          external_id: 'acc-0',
-          title: 'Gold account 0',
-          price: 1000,
-          credentials: { login: 'user0', password: 'new-pw' },
-        },
-      ]),
-    );
+    const file = [
+      {
+        external_id: 'acc-0',
+        title: 'Gold account 0',
+        price: 1000,
+        credentials: { login: 'user0', password: 'new-pw' },
+      },
+    ];
     h.write('accounts/main.json', JSON.stringify(file));
     h.remove('items/items.json');
     h.sandbox.resetCounters();
