@@ -19,6 +19,7 @@ import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-ke
 import { type SalesLedger, salesLedger } from '../sync/sales-ledger.ts';
 import { loadQueueStart, saveQueueEnd } from '../queue/carry-over.ts';
 import { type LearntRate, startRate } from '../queue/learnt-rate.ts';
+import { capabilityFilePath, restoreCapabilities, withCapabilityFile } from '../capabilities/capability-file.ts';
 import { openCapabilities } from '../capabilities/open-capabilities.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
@@ -203,7 +204,15 @@ export async function openServices(
   });
   const notices = plainHttp.kind === 'warned' ? [plainHttp.message] : [];
   for (const notice of notices) logger.warn({ baseUrl: new URL(config.baseUrl).origin }, notice);
-  const store = await openStore(config, logger, opts.database);
+  const opened = await openStore(config, logger, opts.database);
+  // What was learnt of the marketplace outlives a lost state db in a file beside it.
+  const capabilityFile = capabilityFilePath(config.state.path, config.state.url);
+  if (capabilityFile) await restoreCapabilities(opened, capabilityFile);
+  const store = capabilityFile
+    ? withCapabilityFile(opened, capabilityFile, (err) =>
+        logger.warn({ file: capabilityFile, err: err.message }, 'could not keep a copy of what was learnt'),
+      )
+    : opened;
   const start = await loadQueueStart(store, config.rateLimit, Date.now());
   const capabilities = await openCapabilities({ store, now: Date.now, reprobeAfterMs: reprobeAfterMs(config), logger });
   const queue = new RequestQueue({
