@@ -1,6 +1,7 @@
 // The catalogue's identity bookkeeping (docs/architecture.md, Identity): every record whose identity is known, by
-// its conflict group (kind and external_id as the marketplace compares it: identity.ts, collationKey), across every file read. Two records in one group are
-// a conflict, an error at each place, and none of them is synced until it is fixed.
+// its conflict group (kind and external_id as the marketplace compares it: identity.ts, collationKey), across every
+// file read. Two records in one group are a conflict, an error at each place, and none of them is synced until it is
+// fixed.
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import type { DesiredOffer, OfferKind, SourceLocation } from './desired-offer.ts';
 import { collationKey, conflictGroup, offerKey } from './identity.ts';

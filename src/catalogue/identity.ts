@@ -12,7 +12,16 @@ export function offerKey(kind: OfferKind, externalId: string): OfferKey {
 export const MAX_EXTERNAL_ID_LENGTH = 191;
 
 /** Letters the server's collation sorts as others (or as two) though Unicode gives them no decomposition. */
-const FOLDED: Readonly<Record<string, string>> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', ħ: 'h' };
+const FOLDED: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  ł: 'l',
+  ħ: 'h',
+};
 const FOLDABLE = new RegExp(`[${Object.keys(FOLDED).join('')}]`, 'gu');
 /** Marks and characters the collation ignores: combining accents, soft hyphens, zero-width characters. */
 const IGNORED = /[\p{Mn}\u00ad\u200b-\u200d\u2060\ufeff]/gu;

@@ -180,7 +180,8 @@ describe('bad input', () => {
     const dir = tmpCatalogue({
       ...GOOD,
       'top-ups/a.ndjson':
-        '{"external_id":"Case-1","offer_title":"A","price":100}\n{"external_id":"case-1 ","offer_title":"B","price":100}\n',
+        '{"external_id":"Case-1","offer_title":"A","price":100}\n' +
+        '{"external_id":"case-1 ","offer_title":"B","price":100}\n',
     });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
