@@ -41,6 +41,9 @@ loopback; with --host beyond loopback they need an --api-key, as they dump store
   --status-archived-refused  item and top-up updates refuse status archived (only DELETE archives)
   --external-id-path-html    GET /{kind}/{external_id} answers an HTML page
   --idempotency-keys         creates honour an Idempotency-Key header
+  --real-accounts            accounts answered as the real marketplace: ranks in parameters, credentials and
+                             image_urls returned, no image_ids
+  --accounts-duplicate-external-id  a second account create with a taken external_id is accepted
   -h, --help                 this help
 
 Try a sale on a running sandbox (see offersync sandbox sell --help):
@@ -78,6 +81,8 @@ const OPTIONS = {
   'delete-archives': { type: 'boolean' },
   'delete-removes': { type: 'boolean' },
   'status-archived-refused': { type: 'boolean' },
+  'real-accounts': { type: 'boolean' },
+  'accounts-duplicate-external-id': { type: 'boolean' },
   'external-id-path-html': { type: 'boolean' },
   'idempotency-keys': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -149,6 +154,8 @@ export function sandboxOptions(
       deleteArchives: values['delete-archives'] === true,
       deleteRemoves: values['delete-removes'] === true,
       statusArchivedRefused: values['status-archived-refused'] === true,
+      realAccounts: values['real-accounts'] === true,
+      accountsDuplicateExternalId: values['accounts-duplicate-external-id'] === true,
     },
     bulk: {
       undocumented: values['bulk-routes'] === true,

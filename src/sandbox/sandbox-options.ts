@@ -88,7 +88,20 @@ export interface SandboxRepresentation {
    * invalid.", as a marketplace whose only archive route is DELETE.
    */
   statusArchivedRefused?: boolean;
+  /**
+   * Accounts answered as the real marketplace answers them: `game` as {slug, name}, the ranks inside `parameters`
+   * (rank_id, division_id, division, rank_label, lp, flex_*, previous_*), `credentials` and `image_urls` (the
+   * gallery's urls, served by GET) returned; never `image_ids`, the flat rank fields or `platform_account_id`.
+   */
+  realAccounts?: boolean;
+  /** No unique key on accounts' external_id: a second create with the same external_id is accepted (201). */
+  accountsDuplicateExternalId?: boolean;
 }
+
+/** The account switches of the real marketplace on, for a preset of every real-server switch. */
+export const REAL_SERVER_SWITCHES_ACCOUNTS = {
+  representation: { realAccounts: true, accountsDuplicateExternalId: true },
+} as const satisfies Partial<SandboxOptions>;
 
 /**
  * The bulk routes as a marketplace of this kind may serve them. The document shows account bulk-remove and

@@ -106,10 +106,12 @@ function decideKnown(
   let changes = diffFields({ desired: fields, lastApplied, live: liveFieldsOf(live), lossy });
   if (kind !== 'account')
     changes = [...withoutSales(changes, lastApplied, live, known ? (rec.soldCountAtSend ?? null) : null)];
+  // An offer state does not know is compared with the credentials the marketplace returns, when it returns them
+  // (sealed into the same HMAC where they are decoded): a lost state db then sends no unchanged credentials.
   const sendCredentials =
     d.kind === 'account' &&
     d.credentialsHmac !== undefined &&
-    d.credentialsHmac !== (known ? rec.credentialsHmac : null);
+    d.credentialsHmac !== (known ? rec.credentialsHmac : (live.credentialsHmac ?? null));
   // While a gallery image is not uploaded, the desired fields hold no image_ids (desired-fields.ts), so the diff
   // has none to send before the uploads: the update sends them once resolved.
   const sendImages = d.kind === 'account' && !imagesResolved;

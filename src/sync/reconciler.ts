@@ -7,6 +7,7 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { OfferView } from '../state/offer-view.ts';
 import type { StateStore } from '../state/state-store.ts';
+import type { ImageRecord } from '../state/records.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
 import { catalogueFailures } from './catalogue-failures.ts';
@@ -15,6 +16,7 @@ import { describeOutcomes } from './describe-outcomes.ts';
 import { errorMessage } from './errors.ts';
 import { type ExecutorOptions, execute } from './executor.ts';
 import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
+import { type DownloadImage, fetchImage, mapRemoteImages } from './map-remote-images.ts';
 import { recordGuardStop } from './guard-stop.ts';
 import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
@@ -58,7 +60,11 @@ export interface ReconcileDeps {
   readonly leaseHeldByCaller?: boolean;
   /** The clock of backoffs and re-probes. Default Date.now; benches pass a fake one. */
   readonly now?: () => number;
+  /** Reads a gallery image at its public url, to find the catalogue's images already uploaded. */
+  readonly downloadImage?: DownloadImage;
 }
+
+const DEFAULT_IMAGE_DOWNLOAD = { timeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 } as const;
 
 export interface ReconcileOptions {
   readonly command: string;
@@ -210,7 +216,8 @@ async function planRun(
   const now = clockOf(deps);
   const backoffs = await OfferBackoffs.load(store, settings.offerBackoff ?? DEFAULT_OFFER_BACKOFF, now);
   // What the planner reads besides the offers is read before it starts: the planner itself does no I/O.
-  const uploadedImages = new Map((await store.listImages()).map((i) => [i.sha256, i.remoteId]));
+  const found = await mapImages(deps, catalogue, snap, opts.dryRun);
+  const uploadedImages = new Map([...(await store.listImages()), ...found].map((i) => [i.sha256, i.remoteId]));
   const interruptedCreates = opts.dryRun ? await interruptedCreateKeys(store) : undefined;
   // Read as the capability gate will: a refusal older than reprobeAfterMs is tried again.
   const capabilities = await readReprobedCapabilities(store, now, reprobeAfterMsOf(settings));
@@ -234,6 +241,33 @@ async function planRun(
   opts.onPlan?.(plan);
   forgetListing(snap.snapshot);
   return { plan, catalogue, snap, backoffs };
+}
+
+/**
+ * The gallery the marketplace already holds (map-remote-images.ts), kept in the state db unless the run is dry. A
+ * failure costs only the mapping: images are then uploaded as new ones, as before.
+ */
+async function mapImages(
+  deps: ReconcileDeps,
+  catalogue: CatalogueView,
+  snap: SnapshotResult,
+  dryRun: boolean,
+): Promise<readonly ImageRecord[]> {
+  const { store, client, logger } = deps;
+  try {
+    const download = deps.downloadImage ?? fetchImage(DEFAULT_IMAGE_DOWNLOAD);
+    const now = clockOf(deps);
+    const mapped = await mapRemoteImages(
+      { client, store, logger, download, now },
+      catalogue.offers,
+      snap.snapshot.kinds.account,
+    );
+    if (!dryRun) for (const rec of mapped.records) await store.putImage(rec);
+    return mapped.records;
+  } catch (err) {
+    logger.warn({ err: errorMessage(err) }, 'could not map the gallery on the marketplace: new images are uploaded');
+    return [];
+  }
 }
 
 async function interruptedCreateKeys(store: StateStore): Promise<Set<string>> {
