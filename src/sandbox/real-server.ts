@@ -1,7 +1,7 @@
 // The marketplace's real server as the sandbox plays it: every switch that describes a way the real server differs
 // from the API document, on at once. The client's end-to-end suite runs against it as well as against the
 // document's sandbox; `offersync sandbox --real-server` serves it.
-import type { SandboxOptions } from './sandbox-options.ts';
+import { REAL_SERVER_SWITCHES_ACCOUNTS, type SandboxOptions } from './sandbox-options.ts';
 
 /** The options of a sandbox that answers as the real server does; `base` adds keys, port, faults. */
 export function realServerOptions(base: SandboxOptions = {}): SandboxOptions {
@@ -18,6 +18,7 @@ export function realServerOptions(base: SandboxOptions = {}): SandboxOptions {
       numericIdPathsOnly: true,
       externalIdPathHtml: true,
       deleteArchives: true,
+      ...REAL_SERVER_SWITCHES_ACCOUNTS.representation,
       ...base.representation,
     },
     bulk: { undocumented: true, updateKey: 'topups', limit: 100, ...base.bulk },
