@@ -101,6 +101,11 @@ export interface SandboxRepresentation {
   updatedAtLagSec?: number;
   /** Accounts are created with updated_at null (sorted last under -updated_at) until first updated. */
   accountsNullUpdatedAt?: boolean;
+  /**
+   * PATCH /items/{identifier} takes `game` beside the document's five fields, and item bulk-update ignores it,
+   * as the real server does. Default false: the document's five only, any other key refused 422.
+   */
+  itemUpdateTakesGame?: boolean;
 }
 
 /**
