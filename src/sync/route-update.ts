@@ -20,7 +20,8 @@ import {
 import type { OfferFields } from './offer-fields.ts';
 import type { SingleUpdateRoute, UpdateAction } from './plan.ts';
 import type { MarketplaceAnswer, OfferEventChange } from '../state/records.ts';
-import { changesToBody, createBody, credentialValues, type RequestBody, withCredentials } from './request-body.ts';
+import { accountWireBody } from './account-wire-body.ts';
+import { changesToBody, createWireBody, credentialValues, type RequestBody, withCredentials } from './request-body.ts';
 import { resourceOf } from './resource-of.ts';
 
 /** The create after an archive was refused: the server keeps archived external_ids. */
@@ -130,7 +131,7 @@ export function sendUpdate(
   };
   const patch = () =>
     ctx.journaled('update', d.kind, [d.externalId], () =>
-      resourceOf(ctx.client, d.kind).update({ id: remoteId }, body, { priority: PRIORITY.update }),
+      resourceOf(ctx.client, d.kind).update({ id: remoteId }, accountWireBody(body, d), { priority: PRIORITY.update }),
     );
   const recreate = () =>
     ctx.capabilities.call<RemoteOffer | 'blocked'>({
@@ -183,7 +184,7 @@ async function archiveAndCreate(
   );
   try {
     return await ctx.journaled('create', d.kind, [d.externalId], () =>
-      resourceOf(ctx.client, d.kind).create(createBody(d, fields), { priority: PRIORITY.create }),
+      resourceOf(ctx.client, d.kind).create(createWireBody(d, fields), { priority: PRIORITY.create }),
     );
   } catch (err) {
     if (stoppedBeforeSent(err)) throw new StoppedAfterArchiveError(remoteId);
