@@ -98,6 +98,8 @@ describe('an account with a ranked division and game points, against the sandbox
         'accounts/a.json',
         JSON.stringify([
           { external_id: 'a-1', title: 'A', price: 900, rank, game_points: gamePoints, parameters: { level: 30 } },
+          // No parameters of its own: game_points alone goes inside them.
+          { external_id: 'a-2', title: 'B', price: 900, game_points: 7 },
         ]),
       );
     write('Gold II', 500);
@@ -105,12 +107,13 @@ describe('an account with a ranked division and game points, against the sandbox
     expect(bodies[0]).toMatchObject({ rank: 'gold II', game_points: 500, parameters: { level: 30, game_points: 500 } });
     expect(bodies[0]).not.toHaveProperty('current_rank');
     expect(bodies[0]).not.toHaveProperty('current_division');
+    expect(bodies[1]).toMatchObject({ game_points: 7, parameters: { game_points: 7 } });
     h.sandbox.resetCounters();
     await h.reconcile({}, undefined, wrap);
     expect(h.writes()).toBe(0);
     write('Gold I', 600);
     await h.reconcile({}, undefined, wrap);
-    expect(bodies[1]).toEqual({ rank: 'gold I', game_points: 600, parameters: { level: 30, game_points: 600 } });
+    expect(bodies[2]).toEqual({ rank: 'gold I', game_points: 600, parameters: { level: 30, game_points: 600 } });
     h.sandbox.resetCounters();
     await h.reconcile({}, undefined, wrap);
     expect(h.writes()).toBe(0);
