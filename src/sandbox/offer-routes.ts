@@ -2,6 +2,7 @@
 // create and update routes, and the rule that an offer the marketplace has sold is no longer the seller's to change.
 import type { ApiContext, ApiRequest, ApiResult, RouteDef } from './api-route.ts';
 import { ok, wrote } from './api-route.ts';
+import { databaseRejection } from './database-error.ts';
 import { checkFields, requireFields, type Rule } from './field-rules.ts';
 import { HttpError, invalid, notFound, Validation } from './http-error.ts';
 import { paginate, parseSort, sortBy } from './paging.ts';
@@ -129,6 +130,8 @@ export function updateRoute(kind: OfferKind, apply: ApplyChange, disabledAs?: Di
     ...(disabledAs === undefined ? {} : { disabledAs }),
     handle(ctx, req) {
       const rec = findOffer(ctx, kind, req.params.identifier);
+      const refused = ctx.errorInfoBodies ? databaseRejection(kind, req.body) : undefined;
+      if (refused) throw refused;
       apply(ctx, rec, req.body);
       return wrote(answerOne(ctx, kind, rec));
     },

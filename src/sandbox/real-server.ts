@@ -1,6 +1,7 @@
 // The marketplace's real server as the sandbox plays it: every switch that describes a way the real server differs
 // from the API document, on at once. The client's end-to-end suite runs against it as well as against the
 // document's sandbox; `offersync sandbox --real-server` serves it.
+import { REAL_SERVER_SWITCHES_CLOCK } from './real-server-switches-clock.ts';
 import { REAL_SERVER_SWITCHES_ACCOUNTS, type SandboxOptions } from './sandbox-options.ts';
 
 /** The options of a sandbox that answers as the real server does; `base` adds keys, port, faults. */
@@ -19,8 +20,10 @@ export function realServerOptions(base: SandboxOptions = {}): SandboxOptions {
       externalIdPathHtml: true,
       deleteArchives: true,
       ...REAL_SERVER_SWITCHES_ACCOUNTS.representation,
+      ...REAL_SERVER_SWITCHES_CLOCK.representation,
       ...base.representation,
     },
+    faults: { ...REAL_SERVER_SWITCHES_CLOCK.faults, ...base.faults },
     bulk: { undocumented: true, updateKey: 'topups', limit: 100, ...base.bulk },
   };
 }

@@ -1,9 +1,9 @@
 // The marketplace's data: three offer tables, the image gallery, one clock. Knows identity (id or
 // external_id) and uniqueness; the rules of each kind live in the route files.
-import { MonotonicClock, isoMicros } from './clock.ts';
+import { MonotonicClock, isoMicros, updateStampUs } from './clock.ts';
 import { HttpError } from './http-error.ts';
 import type { ImageRecord, OfferRecord } from './records.ts';
-import type { OfferKind, SandboxDump } from './sandbox-options.ts';
+import type { OfferKind, SandboxDump, SandboxRepresentation } from './sandbox-options.ts';
 
 function maxKey(m: Map<number, unknown>): number {
   let max = 0;
@@ -42,6 +42,8 @@ export class SandboxStore {
   readonly imageBytes = new Map<string, Uint8Array>();
   nextImageId = 1;
   clock = new MonotonicClock();
+  /** The switches that shape the timestamps a write stores; the server points this at its current ones. */
+  stamps: () => SandboxRepresentation = () => ({});
 
   all(kind: OfferKind): OfferRecord[] {
     return this.tables[kind].records();
@@ -89,7 +91,7 @@ export class SandboxStore {
       external_id: externalId,
       status,
       created_us: now,
-      updated_us: now,
+      updated_us: kind === 'accounts' && this.stamps().accountsNullUpdatedAt ? null : now,
       sold_us: null,
       fields: { ...idFields?.(id), ...fields },
     };
@@ -113,9 +115,10 @@ export class SandboxStore {
       rec.external_id = change.external_id;
     }
     if (change.fields) Object.assign(rec.fields, change.fields);
-    rec.updated_us = this.clock.next();
+    const now = this.clock.next();
+    rec.updated_us = updateStampUs(now, this.stamps().updatedAtLagSec ?? 0);
     if (change.status !== undefined) {
-      if (change.status === 'sold' && rec.status !== 'sold') rec.sold_us = rec.updated_us;
+      if (change.status === 'sold' && rec.status !== 'sold') rec.sold_us = now;
       rec.status = change.status;
     }
   }
@@ -147,7 +150,7 @@ export class SandboxStore {
         external_id: r.external_id,
         status: r.status,
         created_at: isoMicros(r.created_us),
-        updated_at: isoMicros(r.updated_us),
+        updated_at: r.updated_us === null ? null : isoMicros(r.updated_us),
         sold_at: r.sold_us === null ? null : isoMicros(r.sold_us),
         ...r.fields,
       });

@@ -106,7 +106,7 @@ export interface StateStore {
   /** How many sales of this seller were seen at or after sinceMs. */
   countSales(sinceMs: number): Promise<number>;
 
-  // meta: schema version, list watermarks, anything small
+  // meta: schema version, where list reads start, the marketplace clocks learnt, anything small
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
 

@@ -4,7 +4,7 @@
 // verdict (bulk-candidates.ts names the routes).
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { ARCHIVE_CANDIDATES, BULK_CANDIDATES, UPDATE_CANDIDATE } from './bulk-candidates.ts';
-import type { ArchiveAction, ArchiveRoute, PlanAction } from './plan.ts';
+import type { ArchiveAction, ArchiveRoute, PlanAction, UpdateAction } from './plan.ts';
 import type { PlannerOptions } from './planner-options.ts';
 
 /** Batch number of each of `count` elements in order, or null when they go one by one. */
@@ -18,19 +18,22 @@ function updateSize(kind: OfferKind, options: PlannerOptions): number {
   return kind === 'item' ? options.bulk.itemUpdateSize : options.bulk.topUpUpdateSize;
 }
 
+/** An item's game travels by the single PATCH only: a bulk-update ignores it (item-game-update.ts). */
+const changesGame = (a: UpdateAction): boolean => a.kind === 'item' && a.changes.some((c) => c.field === 'game');
+
 /** Item and top-up updates through their bulk-update; the other actions as they are. */
 export function batchUpdates(actions: readonly PlanAction[], options: PlannerOptions): PlanAction[] {
   const batchOf = new Map<OfferKind, (i: number) => number>();
   const seen = new Map<OfferKind, number>();
   for (const [kind, id] of Object.entries(UPDATE_CANDIDATE) as [OfferKind, keyof typeof BULK_CANDIDATES][]) {
-    const count = actions.filter((a) => a.type === 'update' && a.kind === kind).length;
+    const count = actions.filter((a) => a.type === 'update' && a.kind === kind && !changesGame(a)).length;
     const refused = options.capabilities[BULK_CANDIDATES[id].id] === 'unusable';
     const of = batchNumbers(count, updateSize(kind, options), refused);
     if (of) batchOf.set(kind, of);
   }
   if (batchOf.size === 0) return [...actions];
   return actions.map((a) => {
-    if (a.type !== 'update') return a;
+    if (a.type !== 'update' || changesGame(a)) return a;
     const of = batchOf.get(a.kind);
     if (!of) return a;
     const i = seen.get(a.kind) ?? 0;

@@ -134,7 +134,7 @@ function decideKnown(
       reported = true;
     }
   }
-  const { sendable, fixed } = splitUpdatable(kind, changes);
+  const { sendable, fixed } = splitUpdatable(kind, changes, options.capabilities.itemGameUpdate);
   if (fixed.length > 0) {
     const names = fixed.map((c) => c.field).join(', ');
     const detail = `the API cannot change ${names} of an item: give it a new external_id to list it anew`;

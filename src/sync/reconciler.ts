@@ -22,6 +22,7 @@ import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from '
 import { offerKey } from './offer-key.ts';
 import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
+import { ClockSamples, incrementalCutoff, loadClockOffsets, saveClockOffsets } from './marketplace-clocks.ts';
 import { readSnapshot, type SnapshotResult } from './read-snapshot.ts';
 import { forgetListing } from './remote-snapshot.ts';
 import { type ExecutedOutcome, runOutcome } from './run-outcome.ts';
@@ -100,7 +101,8 @@ export class MarketplaceUnreadableError extends Error {
   override readonly name = 'MarketplaceUnreadableError';
 }
 
-const WATERMARK_KEY = (kind: OfferKind) => `watermark.${kind}`;
+/** Local epoch ms when the last complete read of a kind started: the next incremental read's cutoff comes from it. */
+const READ_STARTED_KEY = (kind: OfferKind) => `read-started.${kind}`;
 const DEFAULT_REPROBE_MS = 24 * 3_600_000;
 
 export function newRunId(): string {
@@ -169,6 +171,8 @@ interface BothSides {
   readonly catalogue: CatalogueView;
   readonly snap: SnapshotResult;
   readonly state: OfferView;
+  /** Local epoch ms when the lists' read started. */
+  readonly readStartedAt: number;
 }
 
 /** Step 3: the catalogue and the remote lists at once, with the state they are matched against. */
@@ -176,14 +180,16 @@ async function readBothSides(deps: ReconcileDeps, opts: ReconcileOptions, logger
   const { store, client, settings } = deps;
   // Read a page at a time as asked, never all held at once (100,000 records were a third of a run's memory).
   const state = await store.offerView();
-  const watermarks: Partial<Record<OfferKind, number>> = {};
+  const offsets = await loadClockOffsets(store);
+  const cutoffs: Partial<Record<OfferKind, number>> = {};
   for (const kind of OFFER_KINDS) {
-    const w = await store.getMeta(WATERMARK_KEY(kind));
-    if (w) watermarks[kind] = Number(w);
+    const started = Number(await store.getMeta(READ_STARTED_KEY(kind)));
+    if (Number.isFinite(started) && started > 0) cutoffs[kind] = incrementalCutoff(started, offsets);
   }
+  const readStartedAt = clockOf(deps)();
   const [catalogue, snap] = await Promise.all([
     deps.loadCatalogue(),
-    readSnapshot({ client, state, mode: opts.mode ?? 'full', watermarks, perPage: settings.perPage, logger }),
+    readSnapshot({ client, state, mode: opts.mode ?? 'full', cutoffs, perPage: settings.perPage, logger }),
   ]);
   if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
     throw new MarketplaceUnreadableError(
@@ -191,13 +197,14 @@ async function readBothSides(deps: ReconcileDeps, opts: ReconcileOptions, logger
         `nothing was sent`,
     );
   }
-  return { catalogue, snap, state };
+  return { catalogue, snap, state, readStartedAt };
 }
 
 interface Planned {
   readonly plan: Plan;
   readonly catalogue: CatalogueView;
   readonly snap: SnapshotResult;
+  readonly readStartedAt: number;
   readonly backoffs: OfferBackoffs;
 }
 
@@ -208,7 +215,7 @@ const reprobeAfterMsOf = (settings: ReconcilerSettings): number => settings.repr
 async function planRun(
   deps: ReconcileDeps,
   opts: ReconcileOptions,
-  { catalogue, snap, state }: BothSides,
+  { catalogue, snap, state, readStartedAt }: BothSides,
   unsettled: readonly string[],
 ): Promise<Planned> {
   const { store, settings } = deps;
@@ -240,7 +247,7 @@ async function planRun(
   });
   opts.onPlan?.(plan);
   forgetListing(snap.snapshot);
-  return { plan, catalogue, snap, backoffs };
+  return { plan, catalogue, snap, readStartedAt, backoffs };
 }
 
 /**
@@ -324,17 +331,18 @@ interface Executed {
   readonly outcome: ExecutedOutcome;
 }
 
-/** Step 6: the plan carried out, the backoffs and (in a full, finished run) the watermarks kept. */
+/** Step 6: the plan carried out, the backoffs, the clocks learnt and (a finished run) where the lists were read. */
 async function executePlan(
   deps: ReconcileDeps,
   opts: ReconcileOptions,
   run: Run,
-  { plan, snap, backoffs }: Planned,
+  { plan, snap, readStartedAt, backoffs }: Planned,
   signal: AbortSignal | undefined,
   notes: ReportNotes,
 ): Promise<Executed> {
   const { store, client, settings } = deps;
   await store.runStart(run.id, opts.command);
+  const clocks = new ClockSamples();
   try {
     const outcomes = await execute(plan, {
       client,
@@ -349,15 +357,15 @@ async function executePlan(
       backoffs,
       reprobeAfterMs: reprobeAfterMsOf(settings),
       now: clockOf(deps),
+      clocks,
     });
     await backoffs.save();
+    await saveClockOffsets(store, clocks.offsets);
     const outcome = runOutcome(plan, signal?.aborted === true, [...outcomes, ...notes.failures]);
     // A targeted run saw every offer but acted on some: the next incremental run must still see the rest.
     if (outcome !== 'aborted' && outcome !== 'stopped' && !plan.target) {
-      for (const kind of OFFER_KINDS) {
-        const w = snap.watermarks[kind];
-        if (w !== undefined) await store.setMeta(WATERMARK_KEY(kind), String(w));
-      }
+      for (const kind of OFFER_KINDS)
+        if (snap.snapshot.kinds[kind].complete) await store.setMeta(READ_STARTED_KEY(kind), String(readStartedAt));
     }
     return { outcomes, outcome };
   } catch (err) {

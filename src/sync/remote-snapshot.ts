@@ -7,7 +7,7 @@ export interface KindSnapshot {
   readonly offers: ReadonlyMap<string, RemoteOffer>;
   /**
    * full: every page of the list was read (a full sweep). Otherwise the snapshot holds only offers changed
-   * since the watermark, and the state's memory stands for the rest.
+   * since the cutoff of an incremental read, and the state's memory stands for the rest.
    */
   readonly full: boolean;
   /** false when a page failed: nothing of this kind may be archived, and creates are verified first. */
