@@ -7,6 +7,7 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { OfferView } from '../state/offer-view.ts';
 import type { StateStore } from '../state/state-store.ts';
+import type { SendFence } from '../queue/send-fence.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
 import { catalogueFailures } from './catalogue-failures.ts';
@@ -56,6 +57,11 @@ export interface ReconcileDeps {
   readonly requestCount?: () => number;
   /** Set by a long-running caller (the daemon) that holds and renews the writer lease itself. */
   readonly leaseHeldByCaller?: boolean;
+  /**
+   * Makes every request of the run pass the writer lease as it leaves the queue (RequestQueue.fence); returns
+   * the removal. Without it, writes are fenced only when they are journalled.
+   */
+  readonly fenceSends?: (fence: SendFence) => () => void;
   /** The clock of backoffs and re-probes. Default Date.now; benches pass a fake one. */
   readonly now?: () => number;
 }
@@ -74,6 +80,8 @@ export interface ReconcileOptions {
   readonly lockTimeoutMs?: number;
   /** Aborted: no further write is started, those in flight finish, and the run ends 'stopped'. */
   readonly signal?: AbortSignal;
+  /** The writer lease the caller holds for this run (with leaseHeldByCaller): every request passes it. */
+  readonly heldLease?: HeldLease;
   /** Only these offers (plan/reconcile --only, --file, --match). */
   readonly target?: Target;
   /**
@@ -104,6 +112,8 @@ export function newRunId(): string {
 export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Promise<ReconcileResult> {
   const run = startRun(deps);
   const lease = await takeLease(deps, opts, run.logger);
+  const fence = lease ?? (opts.dryRun ? undefined : opts.heldLease);
+  const unfence = fence && deps.fenceSends ? deps.fenceSends(fence) : undefined;
   try {
     const unsettled = opts.dryRun ? [] : (await settleJournal(deps.store, deps.client, run.logger)).unsettled;
     const sides = await readBothSides(deps, opts, run.logger);
@@ -115,6 +125,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     const executed = await executePlan(deps, opts, run, planned, stopSignal(opts.signal, lease), notes);
     return result(planned, await report(deps, run, planned, executed, notes));
   } finally {
+    unfence?.();
     await lease?.release();
   }
 }
@@ -148,7 +159,7 @@ async function takeLease(deps: ReconcileDeps, opts: ReconcileOptions, logger: Lo
     waitMs: opts.lockTimeoutMs ?? 0,
     signal: opts.signal,
     onWait: (h) => logger.warn({ holder: h.holder, pid: h.pid, host: h.hostname }, 'writer lease held: waiting for it'),
-    onLost: (h) => logger.error({ holder: h.holder }, 'lost the writer lease: no further write is started'),
+    onLost: (h) => logger.error({ holder: h?.holder ?? null }, 'lost the writer lease: no further write is started'),
     onRenewError: (err) => logger.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying'),
   });
 }
