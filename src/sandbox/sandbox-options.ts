@@ -88,6 +88,11 @@ export interface SandboxRepresentation {
    * invalid.", as a marketplace whose only archive route is DELETE.
    */
   statusArchivedRefused?: boolean;
+  /**
+   * Accounts' external_id is not unique: a second create with the same external_id gets 201 (or 200) and makes a
+   * duplicate, listed beside the first, as a marketplace with no unique key on it.
+   */
+  accountsDuplicateExternalId?: boolean;
 }
 
 /**

@@ -67,17 +67,21 @@ export class SandboxStore {
     return numericOnly ? undefined : this.byExternalId(kind, identifier);
   }
 
-  /** 409 when the external_id is taken within the kind, archived offers included. */
+  /**
+   * 409 when the external_id is taken within the kind, archived offers included; unless `duplicate`: a second offer
+   * under it, listed beside the first (lookups by external_id still find the first).
+   */
   create(
     kind: OfferKind,
     externalId: string,
     status: string,
     fields: Record<string, unknown>,
     idFields?: (id: number) => Record<string, unknown>,
+    duplicate = false,
   ): OfferRecord {
     const t = this.tables[kind];
-    if (t.byExternalId.has(externalId))
-      throw new HttpError(409, `An offer with external_id '${externalId}' already exists.`);
+    const taken = t.byExternalId.has(externalId);
+    if (taken && !duplicate) throw new HttpError(409, `An offer with external_id '${externalId}' already exists.`);
     const id = t.nextId++;
     const now = this.clock.next();
     const rec: OfferRecord = {
@@ -90,7 +94,7 @@ export class SandboxStore {
       fields: { ...idFields?.(id), ...fields },
     };
     t.byId.set(id, rec);
-    t.byExternalId.set(externalId, id);
+    if (!taken) t.byExternalId.set(externalId, id);
     return rec;
   }
 
@@ -104,7 +108,7 @@ export class SandboxStore {
     if (change.external_id !== undefined && change.external_id !== rec.external_id) {
       if (t.byExternalId.has(change.external_id))
         throw new HttpError(409, `An offer with external_id '${change.external_id}' already exists.`);
-      t.byExternalId.delete(rec.external_id);
+      if (t.byExternalId.get(rec.external_id) === rec.id) t.byExternalId.delete(rec.external_id);
       t.byExternalId.set(change.external_id, rec.id);
       rec.external_id = change.external_id;
     }
@@ -120,7 +124,7 @@ export class SandboxStore {
   remove(kind: OfferKind, rec: OfferRecord): void {
     const t = this.tables[kind];
     t.byId.delete(rec.id);
-    t.byExternalId.delete(rec.external_id);
+    if (t.byExternalId.get(rec.external_id) === rec.id) t.byExternalId.delete(rec.external_id);
   }
 
   addImage(make: (id: number, createdUs: number) => ImageRecord): ImageRecord {
@@ -184,7 +188,8 @@ export class SandboxStore {
       const t = s.tables[kind];
       for (const r of recs ?? []) {
         t.byId.set(r.id, r);
-        t.byExternalId.set(r.external_id, r.id);
+        // Duplicates (accountsDuplicateExternalId): the first keeps the external_id's lookups.
+        if (!t.byExternalId.has(r.external_id)) t.byExternalId.set(r.external_id, r.id);
       }
       t.nextId = Math.max(nextId || 1, maxKey(t.byId) + 1);
     };
