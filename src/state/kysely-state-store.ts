@@ -389,6 +389,31 @@ export class KyselyStateStore implements StateStore {
     return rows.map(toJournalEntry);
   }
 
+  /**
+   * How many creates of each of these offers the journal holds that may have reached the marketplace (done, or
+   * sent with no answer): the copies of an offer that offersync itself made.
+   */
+  async journalCreateCounts(kind: StateKind, externalIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    if (externalIds.length === 0) return counts;
+    const byKeys = new Map(externalIds.map((e) => [JSON.stringify([e]), e]));
+    const rows = await this.#db
+      .selectFrom('journal')
+      .select(['keys', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('seller', '=', this.seller)
+      .where('kind', '=', kind)
+      .where('op', 'in', ['create', 'recreate'])
+      .where('state', 'in', ['done', 'sent'])
+      .where('keys', 'in', [...byKeys.keys()])
+      .groupBy('keys')
+      .execute();
+    for (const r of rows) {
+      const id = byKeys.get(r.keys);
+      if (id !== undefined) counts.set(id, Number(r.n));
+    }
+    return counts;
+  }
+
   async pruneHistory(): Promise<{ runs: number; journal: number }> {
     return this.transaction(async (tx) => (tx as KyselyStateStore).#prune());
   }

@@ -65,6 +65,8 @@ export interface StateStore {
   journalSet(id: number, state: JournalState, error?: string | null): Promise<void>;
   /** Entries still pending or sent: settled at start by reading the remote. */
   journalUnfinished(): Promise<JournalEntry[]>;
+  /** Creates of these offers the journal holds done or sent (they may have made an offer), by external_id. */
+  journalCreateCounts(kind: StateKind, externalIds: readonly string[]): Promise<Map<string, number>>;
   /**
    * Retention, run after each run: keeps the newest runs (state.keepRuns) and the settled (done, failed)
    * journal entries of those runs. Unfinished entries are never pruned: they are settled at the next start.
