@@ -21,7 +21,9 @@ import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from '
 import { offerKey } from './offer-key.ts';
 import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
+import type { DuplicateOffer } from './duplicate-offers.ts';
 import { readSnapshot, type SnapshotResult } from './read-snapshot.ts';
+import { type DuplicateRemoval, findDuplicates, removeDuplicates } from './remove-duplicates.ts';
 import { forgetListing } from './remote-snapshot.ts';
 import { type ExecutedOutcome, runOutcome } from './run-outcome.ts';
 import { writeRunReport } from './run-report-file.ts';
@@ -204,6 +206,8 @@ interface Planned {
   readonly catalogue: CatalogueView;
   readonly snap: SnapshotResult;
   readonly backoffs: OfferBackoffs;
+  /** External_ids a complete full list showed more than once, sorted (duplicate-offers.ts). */
+  readonly duplicates: readonly DuplicateOffer[];
 }
 
 const clockOf = (deps: ReconcileDeps): (() => number) => deps.now ?? Date.now;
@@ -243,8 +247,9 @@ async function planRun(
     ...(opts.target ? { target: opts.target } : {}),
   });
   opts.onPlan?.(plan);
+  const duplicates = await findDuplicates(snap.snapshot, state, store);
   forgetListing(snap.snapshot);
-  return { plan, catalogue, snap, backoffs };
+  return { plan, catalogue, snap, backoffs, duplicates };
 }
 
 async function interruptedCreateKeys(store: StateStore): Promise<Set<string>> {
@@ -299,6 +304,8 @@ function refusedResult(run: Run, planned: Planned, notes: ReportNotes, refused: 
 interface Executed {
   readonly outcomes: readonly OfferOutcome[];
   readonly outcome: ExecutedOutcome;
+  /** What the run did about duplicated offers. */
+  readonly duplicates: Pick<DuplicateRemoval, 'messages' | 'covered'>;
 }
 
 /** Step 6: the plan carried out, the backoffs and (in a full, finished run) the watermarks kept. */
@@ -306,7 +313,7 @@ async function executePlan(
   deps: ReconcileDeps,
   opts: ReconcileOptions,
   run: Run,
-  { plan, snap, backoffs }: Planned,
+  { plan, snap, backoffs, duplicates }: Planned,
   signal: AbortSignal | undefined,
   notes: ReportNotes,
 ): Promise<Executed> {
@@ -328,6 +335,11 @@ async function executePlan(
       now: clockOf(deps),
     });
     await backoffs.save();
+    // After the plan's own writes, under the same lease and fence: the copies offersync made go.
+    const removal =
+      duplicates.length > 0 && !stoppedByGuard(plan)
+        ? await removeDuplicates(duplicates, { client, store, runId: run.id, logger: run.logger, signal })
+        : { messages: [], covered: [], archived: 0, failed: 0 };
     const outcome = runOutcome(plan, signal?.aborted === true, [...outcomes, ...notes.failures]);
     // A targeted run saw every offer but acted on some: the next incremental run must still see the rest.
     if (outcome !== 'aborted' && outcome !== 'stopped' && !plan.target) {
@@ -336,7 +348,7 @@ async function executePlan(
         if (w !== undefined) await store.setMeta(WATERMARK_KEY(kind), String(w));
       }
     }
-    return { outcomes, outcome };
+    return { outcomes, outcome, duplicates: removal };
   } catch (err) {
     run.logger.error({ err: errorMessage(err) }, 'run failed');
     await store.runEnd(run.id, 'failed', {});
@@ -349,7 +361,7 @@ async function report(
   deps: ReconcileDeps,
   run: Run,
   { plan }: Planned,
-  { outcomes, outcome }: Executed,
+  { outcomes, outcome, duplicates }: Executed,
   notes: ReportNotes,
 ): Promise<RunReport> {
   const { store, settings } = deps;
@@ -357,7 +369,7 @@ async function report(
     run,
     outcome,
     [...describeOutcomes(outcomes, plan), ...notes.failures],
-    notes.messages,
+    withDuplicateMessages(notes.messages, duplicates),
     notes.sales,
   );
   await store.runEnd(run.id, outcome, flatCounts(done.counts));
@@ -372,6 +384,22 @@ async function report(
   const pruned = await store.pruneHistory();
   if (pruned.runs + pruned.journal > 0) run.logger.debug(pruned, 'state db: old runs and journal entries pruned');
   return done;
+}
+
+/** The duplicate step's lines replace the planner's bare "listed more than once" warnings of the same offers. */
+function withDuplicateMessages(
+  messages: readonly string[],
+  duplicates: Pick<DuplicateRemoval, 'messages' | 'covered'>,
+): readonly string[] {
+  if (duplicates.covered.length === 0) return messages;
+  const heads = new Set(
+    duplicates.covered.map((key) => {
+      const [kind, ...id] = key.split(':');
+      return `the marketplace lists ${kind} '${id.join(':')}'`;
+    }),
+  );
+  const said = (m: string) => m.includes(' more than once') && heads.has(m.slice(0, m.indexOf(' more than once')));
+  return [...messages.filter((m) => !said(m)), ...duplicates.messages];
 }
 
 function result(planned: Planned, report: RunReport): ReconcileResult {
