@@ -747,8 +747,9 @@ export class KyselyStateStore implements StateStore {
   }
 
   /**
-   * Lets go of the lease if `holder` still holds it (at `epoch`, when given). The row stays, with no holder and its epoch, so the epoch
-   * only ever grows: the next holder's is higher, and a paused holder's renewal is refused. Writes stay fenced.
+   * Lets go of the lease if `holder` still holds it (at `epoch`, when given). The row stays, with no holder and
+   * its epoch, so the epoch only ever grows: the next holder's is higher, and a paused holder's renewal is
+   * refused. Writes stay fenced.
    */
   async releaseLease(holder: string, epoch?: number): Promise<void> {
     await this.#db

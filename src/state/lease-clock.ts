@@ -18,7 +18,7 @@ export function wallLeaseClock(now: () => number): LeaseClock {
 
 let host: LeaseClock | undefined;
 
-/** CLOCK_MONOTONIC, shared by every process of this boot; the wall clock where there is no boot id to tell boots apart. */
+/** CLOCK_MONOTONIC, shared by every process of this boot; the wall clock where no boot id tells boots apart. */
 export function hostLeaseClock(): LeaseClock {
   if (host === undefined) {
     const era = bootId();

@@ -737,7 +737,7 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect(await store.currentLease()).toBeUndefined();
     });
 
-    it('grows its epoch across releases: a paused holder resumed after another took and let go renews nothing', async () => {
+    it('grows its epoch across releases: a holder resumed after another took and let go renews nothing', async () => {
       const claim = (holder: string) => ({ holder, pid: 42, hostname: 'host-a', scope: '' });
       const first = await store.acquireLease(claim('paused'), 60_000);
       expect(first).toMatchObject({ ok: true, epoch: 1 });
