@@ -86,12 +86,14 @@ export class LeaseLostError extends Error {
   override readonly name = 'LeaseLostError';
   constructor(
     readonly heldBy: WriterLease | null,
+    /** Set when no renewal was confirmed for longer than the TTL (a pause, or a state db that did not answer). */
     readonly pausedMs?: number,
   ) {
     super(
       pausedMs !== undefined
-        ? `lost the writer lease: this process was paused ${formatMs(Math.round(pausedMs))} without renewing it ` +
-            '(longer than state.leaseTtlMs); nothing more is sent, the next run plans afresh'
+        ? `lost the writer lease: no renewal confirmed for ${formatMs(Math.round(pausedMs))}, longer than ` +
+            'state.leaseTtlMs (this process was paused, or the state db did not answer); nothing more is sent, ' +
+            'the next run plans afresh'
         : heldBy
           ? `lost the writer lease to ${describeHolder(heldBy)}: no further write is started`
           : 'lost the writer lease: another offersync held it and let go of it since; nothing more is sent',

@@ -41,7 +41,7 @@ describe('HeldLease.pass', () => {
     const err = await lease.pass().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LeaseLostError);
     expect((err as LeaseLostError).pausedMs).toBe(TTL + 1);
-    expect((err as Error).message).toMatch(/paused 60 s without renewing it/);
+    expect((err as Error).message).toMatch(/no renewal confirmed for 60 s, longer than state.leaseTtlMs/);
     expect(lease.lost.aborted).toBe(true);
     expect(lease.closed.aborted).toBe(true);
     expect(lost).toEqual([null]);
