@@ -233,10 +233,12 @@ function hold(store: LeaseStore, claim: LeaseClaim, epoch: number, asked: ClockR
       stopped = true;
       clearInterval(beat);
       await renewing;
-      // Lost to another holder: nothing of ours to let go. Lost to a pause: the row may still be ours (at our epoch).
+      if (!lost.signal.aborted) return await store.releaseLease(claim.holder, epoch);
+      // Lost to another holder: nothing of ours to let go. Lost for want of a renewal: the row may still be ours (at
+      // our epoch), let go if the store answers; it expires on its own if not (the store may be what is down).
       const reason: unknown = lost.signal.reason;
-      if (!lost.signal.aborted || (reason instanceof LeaseLostError && reason.heldBy === null))
-        await store.releaseLease(claim.holder, epoch);
+      if (reason instanceof LeaseLostError && reason.heldBy === null)
+        await store.releaseLease(claim.holder, epoch).catch(() => undefined);
     },
   } satisfies HeldLease;
 }

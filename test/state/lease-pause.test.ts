@@ -86,6 +86,14 @@ describe('HeldLease.pass', () => {
     store.close();
   });
 
+  it('lost for want of a renewal while the store is down: release still resolves (the row expires alone)', async () => {
+    const { t, store, lease } = await held();
+    store.close();
+    t.mono += TTL + 1;
+    await expect(lease.pass()).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(lease.release()).resolves.toBeUndefined();
+  });
+
   it('a renewal due that the store cannot confirm holds the request back, unsent', async () => {
     const { t, store, lease } = await held();
     t.mono += TTL * 0.8;
