@@ -255,6 +255,7 @@ export async function openServices(
     loadCatalogue: () => catalogue.load(),
     settings: reconcilerSettings(config),
     requestCount: () => queue.stats().requests,
+    fenceSends: (fence) => queue.fence(fence),
   };
   return {
     config,

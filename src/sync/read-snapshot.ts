@@ -49,6 +49,7 @@ async function readKind(
 ): Promise<{ snap: KindSnapshot; pages: number }> {
   const offers = new Map<string, RemoteOffer>();
   const duplicates = new Set<string>();
+  const copies = new Map<string, RemoteOffer[]>();
   let pages = 0;
   const cutoff = opts.cutoffs?.[kind];
   const incremental = opts.mode === 'incremental' && cutoff !== undefined;
@@ -62,6 +63,9 @@ async function readKind(
         const prev = offers.get(offer.externalId);
         if (prev && prev.id !== offer.id) {
           duplicates.add(offer.externalId);
+          const listed = copies.get(offer.externalId);
+          if (listed) listed.push(offer);
+          else copies.set(offer.externalId, [prev, offer]);
           // Keep the one the state maps, else the older (lower id).
           const mapped = (await state.get(kind, offer.externalId))?.remoteId;
           if (mapped === offer.id || (mapped !== prev.id && offer.id < prev.id)) offers.set(offer.externalId, offer);
@@ -76,11 +80,18 @@ async function readKind(
       'list read incomplete: nothing of this kind is archived this run',
     );
     return {
-      snap: { offers, full: !incremental, complete: false, duplicates: [...duplicates], error: (err as Error).message },
+      snap: {
+        offers,
+        full: !incremental,
+        complete: false,
+        duplicates: [...duplicates],
+        copies,
+        error: (err as Error).message,
+      },
       pages,
     };
   }
-  return { snap: { offers, full: !incremental, complete: true, duplicates: [...duplicates] }, pages };
+  return { snap: { offers, full: !incremental, complete: true, duplicates: [...duplicates], copies }, pages };
 }
 
 /**

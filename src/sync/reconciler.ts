@@ -8,6 +8,7 @@ import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { OfferView } from '../state/offer-view.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { ImageRecord } from '../state/records.ts';
+import type { SendFence } from '../queue/send-fence.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
 import { catalogueFailures } from './catalogue-failures.ts';
@@ -23,7 +24,9 @@ import { offerKey } from './offer-key.ts';
 import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { ClockSamples, incrementalCutoff, loadClockOffsets, saveClockOffsets } from './marketplace-clocks.ts';
+import type { DuplicateOffer } from './duplicate-offers.ts';
 import { readSnapshot, type SnapshotResult } from './read-snapshot.ts';
+import { type DuplicateRemoval, findDuplicates, removeDuplicates } from './remove-duplicates.ts';
 import { forgetListing } from './remote-snapshot.ts';
 import { type ExecutedOutcome, runOutcome } from './run-outcome.ts';
 import { writeRunReport } from './run-report-file.ts';
@@ -59,6 +62,11 @@ export interface ReconcileDeps {
   readonly requestCount?: () => number;
   /** Set by a long-running caller (the daemon) that holds and renews the writer lease itself. */
   readonly leaseHeldByCaller?: boolean;
+  /**
+   * Makes every request of the run pass the writer lease as it leaves the queue (RequestQueue.fence); returns
+   * the removal. Without it, writes are fenced only when they are journalled.
+   */
+  readonly fenceSends?: (fence: SendFence) => () => void;
   /** The clock of backoffs and re-probes. Default Date.now; benches pass a fake one. */
   readonly now?: () => number;
   /** Reads a gallery image at its public url, to find the catalogue's images already uploaded. */
@@ -81,6 +89,8 @@ export interface ReconcileOptions {
   readonly lockTimeoutMs?: number;
   /** Aborted: no further write is started, those in flight finish, and the run ends 'stopped'. */
   readonly signal?: AbortSignal;
+  /** The writer lease the caller holds for this run (with leaseHeldByCaller): every request passes it. */
+  readonly heldLease?: HeldLease;
   /** Only these offers (plan/reconcile --only, --file, --match). */
   readonly target?: Target;
   /**
@@ -112,6 +122,8 @@ export function newRunId(): string {
 export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Promise<ReconcileResult> {
   const run = startRun(deps);
   const lease = await takeLease(deps, opts, run.logger);
+  const fence = lease ?? (opts.dryRun ? undefined : opts.heldLease);
+  const unfence = fence && deps.fenceSends ? deps.fenceSends(fence) : undefined;
   try {
     const unsettled = opts.dryRun ? [] : (await settleJournal(deps.store, deps.client, run.logger)).unsettled;
     const sides = await readBothSides(deps, opts, run.logger);
@@ -123,6 +135,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     const executed = await executePlan(deps, opts, run, planned, stopSignal(opts.signal, lease), notes);
     return result(planned, await report(deps, run, planned, executed, notes));
   } finally {
+    unfence?.();
     await lease?.release();
   }
 }
@@ -156,7 +169,7 @@ async function takeLease(deps: ReconcileDeps, opts: ReconcileOptions, logger: Lo
     waitMs: opts.lockTimeoutMs ?? 0,
     signal: opts.signal,
     onWait: (h) => logger.warn({ holder: h.holder, pid: h.pid, host: h.hostname }, 'writer lease held: waiting for it'),
-    onLost: (h) => logger.error({ holder: h.holder }, 'lost the writer lease: no further write is started'),
+    onLost: (h) => logger.error({ holder: h?.holder ?? null }, 'lost the writer lease: no further write is started'),
     onRenewError: (err) => logger.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying'),
   });
 }
@@ -206,6 +219,8 @@ interface Planned {
   readonly snap: SnapshotResult;
   readonly readStartedAt: number;
   readonly backoffs: OfferBackoffs;
+  /** External_ids a complete full list showed more than once, sorted (duplicate-offers.ts). */
+  readonly duplicates: readonly DuplicateOffer[];
 }
 
 const clockOf = (deps: ReconcileDeps): (() => number) => deps.now ?? Date.now;
@@ -246,8 +261,9 @@ async function planRun(
     ...(opts.target ? { target: opts.target } : {}),
   });
   opts.onPlan?.(plan);
+  const duplicates = await findDuplicates(snap.snapshot, state, store);
   forgetListing(snap.snapshot);
-  return { plan, catalogue, snap, readStartedAt, backoffs };
+  return { plan, catalogue, snap, readStartedAt, backoffs, duplicates };
 }
 
 /**
@@ -329,6 +345,8 @@ function refusedResult(run: Run, planned: Planned, notes: ReportNotes, refused: 
 interface Executed {
   readonly outcomes: readonly OfferOutcome[];
   readonly outcome: ExecutedOutcome;
+  /** What the run did about duplicated offers. */
+  readonly duplicates: Pick<DuplicateRemoval, 'messages' | 'covered'>;
 }
 
 /** Step 6: the plan carried out, the backoffs, the clocks learnt and (a finished run) where the lists were read. */
@@ -336,7 +354,7 @@ async function executePlan(
   deps: ReconcileDeps,
   opts: ReconcileOptions,
   run: Run,
-  { plan, snap, readStartedAt, backoffs }: Planned,
+  { plan, snap, readStartedAt, backoffs, duplicates }: Planned,
   signal: AbortSignal | undefined,
   notes: ReportNotes,
 ): Promise<Executed> {
@@ -361,13 +379,18 @@ async function executePlan(
     });
     await backoffs.save();
     await saveClockOffsets(store, clocks.offsets);
+    // After the plan's own writes, under the same lease and fence: the copies offersync made go.
+    const removal =
+      duplicates.length > 0 && !stoppedByGuard(plan)
+        ? await removeDuplicates(duplicates, { client, store, runId: run.id, logger: run.logger, signal })
+        : { messages: [], covered: [], archived: 0, failed: 0 };
     const outcome = runOutcome(plan, signal?.aborted === true, [...outcomes, ...notes.failures]);
     // A targeted run saw every offer but acted on some: the next incremental run must still see the rest.
     if (outcome !== 'aborted' && outcome !== 'stopped' && !plan.target) {
       for (const kind of OFFER_KINDS)
         if (snap.snapshot.kinds[kind].complete) await store.setMeta(READ_STARTED_KEY(kind), String(readStartedAt));
     }
-    return { outcomes, outcome };
+    return { outcomes, outcome, duplicates: removal };
   } catch (err) {
     run.logger.error({ err: errorMessage(err) }, 'run failed');
     await store.runEnd(run.id, 'failed', {});
@@ -380,7 +403,7 @@ async function report(
   deps: ReconcileDeps,
   run: Run,
   { plan }: Planned,
-  { outcomes, outcome }: Executed,
+  { outcomes, outcome, duplicates }: Executed,
   notes: ReportNotes,
 ): Promise<RunReport> {
   const { store, settings } = deps;
@@ -388,7 +411,7 @@ async function report(
     run,
     outcome,
     [...describeOutcomes(outcomes, plan), ...notes.failures],
-    notes.messages,
+    withDuplicateMessages(notes.messages, duplicates),
     notes.sales,
   );
   await store.runEnd(run.id, outcome, flatCounts(done.counts));
@@ -403,6 +426,22 @@ async function report(
   const pruned = await store.pruneHistory();
   if (pruned.runs + pruned.journal > 0) run.logger.debug(pruned, 'state db: old runs and journal entries pruned');
   return done;
+}
+
+/** The duplicate step's lines replace the planner's bare "listed more than once" warnings of the same offers. */
+function withDuplicateMessages(
+  messages: readonly string[],
+  duplicates: Pick<DuplicateRemoval, 'messages' | 'covered'>,
+): readonly string[] {
+  if (duplicates.covered.length === 0) return messages;
+  const heads = new Set(
+    duplicates.covered.map((key) => {
+      const [kind, ...id] = key.split(':');
+      return `the marketplace lists ${kind} '${id.join(':')}'`;
+    }),
+  );
+  const said = (m: string) => m.includes(' more than once') && heads.has(m.slice(0, m.indexOf(' more than once')));
+  return [...messages.filter((m) => !said(m)), ...duplicates.messages];
 }
 
 function result(planned: Planned, report: RunReport): ReconcileResult {

@@ -14,6 +14,8 @@ export interface KindSnapshot {
   readonly complete: boolean;
   /** external_ids the marketplace lists more than once (a duplicate made before offersync, or by hand). */
   readonly duplicates: readonly string[];
+  /** Every offer listed under each of `duplicates`, the one in `offers` included (duplicate-offers.ts). */
+  readonly copies?: ReadonlyMap<string, readonly RemoteOffer[]>;
   readonly error?: string;
 }
 
@@ -34,6 +36,8 @@ export function emptyKindSnapshot(full = true): KindSnapshot {
  * 100,000 listed offers would otherwise live through the whole execution. The snapshot is the run's own.
  */
 export function forgetListing(snapshot: RemoteSnapshot): void {
-  for (const kind of Object.keys(snapshot.kinds) as OfferKind[])
+  for (const kind of Object.keys(snapshot.kinds) as OfferKind[]) {
     (snapshot.kinds[kind].offers as Map<string, RemoteOffer>).clear();
+    (snapshot.kinds[kind].copies as Map<string, RemoteOffer[]> | undefined)?.clear();
+  }
 }
