@@ -17,6 +17,8 @@ export const CAPABILITIES = {
   topUpDelete: 'DELETE /top-ups/{id}',
   /** Whether a create after archiving frees the external_id (the accounts.updateFallback: recreate path). */
   accountRecreate: 'POST /accounts after DELETE, same external_id',
+  /** Whether the single item PATCH takes game (the document lists five fields without it; a real server takes it). */
+  itemGameUpdate: 'PATCH /items/{id} {game}',
 } as const;
 export type CapabilityId = keyof typeof CAPABILITIES;
 export type CapabilityName = (typeof CAPABILITIES)[CapabilityId];

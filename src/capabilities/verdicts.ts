@@ -19,6 +19,7 @@ export const UNKNOWN_CAPABILITIES: Capabilities = {
   itemDelete: 'unknown',
   topUpDelete: 'unknown',
   accountRecreate: 'unknown',
+  itemGameUpdate: 'unknown',
 };
 
 export async function readCapabilities(

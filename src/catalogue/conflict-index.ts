@@ -1,9 +1,10 @@
 // The catalogue's identity bookkeeping (docs/architecture.md, Identity): every record whose identity is known, by
-// its conflict group (kind and external_id in lower case), across every file read. Two records in one group are
-// a conflict, an error at each place, and none of them is synced until it is fixed.
+// its conflict group (kind and external_id as the marketplace compares it: identity.ts, collationKey), across every
+// file read. Two records in one group are a conflict, an error at each place, and none of them is synced until it is
+// fixed.
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import type { DesiredOffer, OfferKind, SourceLocation } from './desired-offer.ts';
-import { conflictGroup, offerKey } from './identity.ts';
+import { collationKey, conflictGroup, offerKey } from './identity.ts';
 
 /** A record whose identity is known but which is not an offer (it has an error): the identity rules still count it. */
 export interface InvalidEntry {
@@ -18,20 +19,20 @@ export type Entry = DesiredOffer | InvalidEntry;
 
 export const isOffer = (e: Entry): e is DesiredOffer => e.hash !== undefined;
 
-/** Conflict group: kind and external_id in lower case (docs/architecture.md, Identity). */
+/** Conflict group: kind and the external_id's collation key (docs/architecture.md, Identity). */
 export const groupOf = (e: Entry): string => conflictGroup(e.kind, e.externalId);
 
 /** A conflict group by its parts, to look it up. */
 export interface GroupRef {
   readonly kind: OfferKind;
-  /** The external_id in lower case. */
+  /** The external_id's collation key. */
   readonly id: string;
 }
 
 export class ConflictIndex {
   /**
-   * Entries by kind and lower-case external_id (the conflict group): one entry, or several in conflict. Keyed per
-   * kind so that an external_id already in lower case is its own key, not a second string.
+   * Entries by kind and the external_id's collation key (the conflict group): one entry, or several in conflict.
+   * Keyed per kind so that an external_id that is its own key is not a second string.
    */
   private readonly groups: { readonly [K in OfferKind]: Map<string, Entry | Entry[]> } = {
     account: new Map(),
@@ -50,7 +51,7 @@ export class ConflictIndex {
   add(entries: readonly Entry[]): void {
     for (const e of entries) {
       const byId = this.groups[e.kind];
-      const id = e.externalId.toLowerCase();
+      const id = collationKey(e.externalId);
       const had = byId.get(id);
       if (had === undefined) byId.set(id, e);
       else {
@@ -64,7 +65,7 @@ export class ConflictIndex {
   remove(entries: readonly Entry[]): void {
     for (const e of entries) {
       const byId = this.groups[e.kind];
-      const id = e.externalId.toLowerCase();
+      const id = collationKey(e.externalId);
       const had = byId.get(id);
       if (had === undefined) continue;
       const rest = Array.isArray(had) ? had.filter((x) => x !== e) : had === e ? [] : [had];
@@ -119,9 +120,9 @@ function duplicateProblems(entries: readonly Entry[]): CatalogueProblem[] {
       parts.push(`duplicate external_id '${e.externalId}': also at ${exact.map((o) => where(o.source)).join(', ')}`);
     if (near.length > 0) {
       parts.push(
-        `external_id '${e.externalId}' differs only in letter case from ` +
-          `${near.map((o) => `'${o.externalId}' at ${where(o.source)}`).join(', ')}, and the marketplace may take ` +
-          `them as one`,
+        `external_id '${e.externalId}' differs only in letter case, accents or trailing spaces from ` +
+          `${near.map((o) => `'${o.externalId}' at ${where(o.source)}`).join(', ')}, which the marketplace takes ` +
+          `as the same id`,
       );
     }
     return {

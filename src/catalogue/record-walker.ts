@@ -9,6 +9,7 @@ import type { JsonValue, OfferKind } from './desired-offer.ts';
 import type { FieldSpec, FieldTable } from './field-spec.ts';
 import type { Locator, RawRecord } from './formats/parsed-file.ts';
 import { canonicalJson } from './hash.ts';
+import { externalIdProblem } from './identity.ts';
 import type { ImagePathRef, InvalidRecord, NormalisedOffer, RecordSource, ValidRecord } from './normalised-offer.ts';
 import { typeName, typeOnly } from './price.ts';
 import { combinedRank } from './rank.ts';
@@ -123,8 +124,11 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
     }
     // Identity first, so that every later problem names it.
     const rawId = obj.external_id;
-    if (typeof rawId === 'string' && rawId.trim() !== '') this.problems.externalId = this.own(rawId.trim(), false);
-    else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) {
+    if (typeof rawId === 'string' && rawId.trim() !== '') {
+      this.problems.externalId = this.own(rawId.trim(), false);
+      const refused = externalIdProblem(this.problems.externalId);
+      if (refused) this.problems.add('error', ['external_id'], refused);
+    } else if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) {
       this.problems.externalId = String(rawId);
       this.problems.add(
         'warning',

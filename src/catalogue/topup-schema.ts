@@ -11,7 +11,12 @@ export const TOPUP_FIELDS = fieldTable({
   game_name: { type: 'string', description: 'Display name of the game.' },
   service_label: { type: 'string', description: 'Service label.' },
   offer_key: { type: 'string', description: 'Offer key.' },
-  offer_title: { type: 'string', distinct: true, description: 'Offer title.' },
+  offer_title: {
+    type: 'string',
+    required: true,
+    distinct: true,
+    description: 'Offer title (the marketplace refuses a top-up without one).',
+  },
   offer_amount: { type: 'int', min: 0, description: 'Amount delivered (in offer_unit).' },
   offer_unit: { type: 'string', description: 'Unit of the amount (gems, coins, ...).' },
   region: { type: 'string', description: 'Region.' },

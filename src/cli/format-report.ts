@@ -87,8 +87,15 @@ export function formatReport(report: RunReport, format: ReportFormat = {}): stri
       '',
     );
   const sold = report.outcomes.filter((o) => o.outcome === 'sold');
-  if (sold.length > 0)
-    out.push(`${sold.length} offer(s) sold, refunded or processing on the marketplace: left alone (see sold.jsonl).`);
+  const newly = sold.filter((o) => o.newSale);
+  if (newly.length > 0) {
+    // Named one by one: the seller hands over the account that was bought, and needs to know which.
+    out.push('Sold since the last run, left alone (see sold.jsonl):');
+    for (const o of newly.slice(0, 20)) out.push(`  ${describeStatusSale(o)}`);
+    if (newly.length > 20) out.push(`  ... and ${newly.length - 20} more (--json lists them all)`);
+  }
+  const before = sold.length - newly.length;
+  if (before > 0) out.push(`${before} offer(s) sold, refunded or processing before this run: left alone.`);
   if (report.sales.length > 0) {
     const units = report.sales.reduce((n, s) => n + s.quantity, 0);
     out.push(`Sold since the last run: ${units} unit(s) of ${report.sales.length} offer(s) (see sold.jsonl):`);
@@ -99,6 +106,13 @@ export function formatReport(report: RunReport, format: ReportFormat = {}): stri
   out.push(closingLine(report));
   // Each line escaped: a message or an external_id is data, and may hold control characters.
   return escapeLines(out);
+}
+
+/** `account acc-1 (EUW Gold II): sold, marketplace id 5`, as a sale of units reads. */
+function describeStatusSale(o: OfferOutcome): string {
+  const title = o.title !== undefined ? ` (${o.title})` : '';
+  const id = o.remoteId !== undefined ? `, marketplace id ${o.remoteId}` : '';
+  return `${o.kind} ${o.externalId}${title}: ${o.reason ?? 'sold'}${id}`;
 }
 
 function offerLines(o: OfferOutcome): string[] {
@@ -117,7 +131,9 @@ function offerLines(o: OfferOutcome): string[] {
         ...(o.changes ?? []).map((c) =>
           c.field === 'credentials'
             ? '      credentials: changed (not shown)'
-            : `      ${c.field}: ${showField(c.field, c.from)} -> ${showField(c.field, c.to)}`,
+            : `      ${c.field}: ${showField(c.field, c.from)} -> ${showField(c.field, c.to)}${
+                c.patchedBack ? '  (edited on the marketplace: patched back)' : ''
+              }`,
         ),
       ];
     case 'archived':

@@ -11,7 +11,7 @@ import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { plainHttpVerdict } from '../marketplace/plain-http.ts';
 import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
 import { RequestQueue } from '../queue/request-queue.ts';
-import { type OwnsOffer, type PulledKind, pullKind } from '../sync/pulled-offer.ts';
+import { type GalleryOf, galleryUrls, type OwnsOffer, type PulledKind, pullKind } from '../sync/pulled-offer.ts';
 import { resourceOf } from '../sync/resource-of.ts';
 import { cliLogger } from './cli-logger.ts';
 import { EXIT, type Command, type CliIO, UsageError } from './command.ts';
@@ -26,7 +26,7 @@ const HELP = `Usage: offersync pull --out <dir> [flags]
 
 Writes the marketplace's offers as a catalogue in <dir>, one file per kind (accounts/accounts.yaml, ...): every
 field the marketplace returns that a catalogue holds, prices in major units ("19.99"), ranks as the catalogue
-writes them, and each account's gallery downloaded into images/ (the offer keeps it by image_ids). After it,
+writes them, and each account's gallery downloaded into images/ (the offer names its files under images). After it,
 'offersync validate <dir>' is clean and 'offersync plan --catalogue <dir>' plans nothing, even with a fresh
 state db: offers are adopted by external_id, never created twice. Offers a catalogue cannot take over as they are
 (no external_id, sold, a status no catalogue entry can state) are listed with what to do. Reads only.
@@ -150,19 +150,21 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
   const reads = new Map<OfferKind, KindRead>();
   let gallery: Awaited<ReturnType<typeof downloadGallery>> | undefined;
   try {
-    for (const kind of opts.kinds) {
-      const read = await readKind(client, kind, config.lists.perPage);
-      reads.set(kind, read);
-      pulled.push(pullKind(kind, read.offers, ownsOffer(config)));
-    }
-    const ids = new Set<number>();
-    for (const p of pulled)
-      for (const r of p.records) if (Array.isArray(r.image_ids)) for (const id of r.image_ids) ids.add(id as number);
-    if (ids.size > 0)
-      gallery = await downloadGallery(ids, await client.images.list(), opts.out, {
+    for (const kind of opts.kinds) reads.set(kind, await readKind(client, kind, config.lists.perPage));
+    const urlsOf = await galleryUrlsOf(client, reads.get('account')?.offers ?? []);
+    const urls = [...urlsOf.values()].flat();
+    if (urls.length > 0)
+      gallery = await downloadGallery(urls, opts.out, {
+        baseUrl: config.baseUrl,
         maxBytes: config.catalogue.maxImageBytes,
         timeoutMs: config.http.timeoutMs,
       });
+    const galleryFiles = gallery?.byUrl;
+    const galleryOf: GalleryOf = (remote) => {
+      const paths = (urlsOf.get(remote.id) ?? []).map((u) => galleryFiles?.get(u));
+      return paths.length > 0 && paths.every((p) => p !== undefined) ? (paths as string[]) : undefined;
+    };
+    for (const kind of opts.kinds) pulled.push(pullKind(kind, reads.get(kind)!.offers, ownsOffer(config), galleryOf));
   } catch (err) {
     io.stderr.write(
       `offersync pull: could not read the marketplace at ${new URL(config.baseUrl).origin}: ` +
@@ -206,6 +208,32 @@ function otherCatalogueFiles(dir: string, written: ReadonlySet<string>): string[
 }
 
 /**
+ * The urls of each account's gallery, by account id: its image_ids' urls from the image list (read once, when an
+ * account has image_ids), else the image_urls of an answer that gives no image_ids. An account whose image_ids the
+ * list does not give a url for has none here: it keeps its image_ids.
+ */
+async function galleryUrlsOf(
+  client: ReturnType<typeof createMarketplaceClient>,
+  accounts: readonly RemoteOffer[],
+): Promise<Map<number, readonly string[]>> {
+  const out = new Map<number, readonly string[]>();
+  const byIds = accounts.filter((a) => Array.isArray(a.fields.image_ids) && a.fields.image_ids.length > 0);
+  const urlOf = new Map<number, string>();
+  if (byIds.length > 0) for (const i of await client.images.list()) if (i.url) urlOf.set(i.id, i.url);
+  for (const a of accounts) {
+    const ids = a.fields.image_ids;
+    if (!Array.isArray(ids) || ids.length === 0) {
+      const urls = galleryUrls(a);
+      if (urls.length > 0) out.set(a.id, urls);
+      continue;
+    }
+    const urls = ids.map((id) => urlOf.get(id as number));
+    if (urls.every((u) => u !== undefined)) out.set(a.id, urls as string[]);
+  }
+  return out;
+}
+
+/**
  * Every page of the list in id order. The document gives the GET of one offer the same fields as the list; where a
  * server's GET returns more, the first offer shows it, and then each offer is read by GET (one request each).
  */
@@ -244,9 +272,11 @@ function summary(
   for (const f of files) lines.push(`  ${f}`);
   if (files.length === 0) lines.push('  no offer the catalogue can take over');
   if (gallery) {
-    lines.push(`  images/: ${gallery.written.length} gallery image(s) downloaded (the offers keep them by image_ids)`);
+    lines.push(`  images/: ${gallery.written.length} gallery image(s) downloaded (the offers name them by path)`);
     for (const f of gallery.failed)
-      lines.push(`    not downloaded: ${f}; the offer keeps it by image_ids all the same`);
+      lines.push(
+        `    not downloaded: ${f}; an account with it keeps its image_ids, which name this seller's images only`,
+      );
   }
   lines.push(`  ${requests} request(s) to the marketplace, all reads.`);
   for (const p of pulled) {

@@ -1,5 +1,6 @@
-// offersync sales: the sales seen since a time, oldest first, as JSON lines in sold.jsonl's shape, for an inventory
-// script. Read from the state db with PostgreSQL state (replicas share no disk), else from sold.jsonl beside it.
+// offersync sales: the sales seen since a time, oldest first: a table for people, or with --json the JSON lines
+// of sold.jsonl's shape, for an inventory script. Read from the state db with PostgreSQL state (replicas share no
+// disk), else from sold.jsonl beside it.
 import type { Config } from '../config/config.ts';
 import { sellersOf } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
@@ -11,28 +12,38 @@ import { fileSalesLedger, salesLedger, seenAtMs } from '../sync/sales-ledger.ts'
 import type { SoldEntry } from '../sync/sold-log.ts';
 import { EXIT, type Command } from './command.ts';
 import { flagCommand } from './flag-command.ts';
+import { formatSales } from './format-sales.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_OPTION } from './common-flags.ts';
 import { pickSellers, servedSellers } from './served-sellers.ts';
 import { parseSince } from './since.ts';
 
-const HELP = `Usage: offersync sales --since <duration|date> [--seller <id>] [flags]
+const HELP = `Usage: offersync sales --since <duration|date> [--seller <id>] [--json] [flags]
 
-Writes every sale offersync saw since then, oldest first, one JSON object per line, as sold.jsonl holds them
-(kind, external_id, id, status, title, quantity for units of items and top-ups, sold_at, seen_at). With several
-sellers and no --seller, each line also names its "seller". Read from the state db with a PostgreSQL state
+Lists every sale offersync saw since then, oldest first: when it was seen, the offer (kind, external_id, title),
+what sold (an account, or units of an item or top-up) and its price; "No sales since ..." when there is none.
+With --json, one JSON object per line, as sold.jsonl holds them (kind, external_id, id, status, title, quantity
+for units of items and top-ups, sold_at, seen_at), and nothing when there is none. With several sellers and no
+--seller, each row or line also names its seller. Read from the state db with a PostgreSQL state
 (state.url), else from sold.jsonl (and sold.jsonl.1) beside the sqlite state db.
 
   --since <when>         a duration back from now (30m, 12h, 7d) or a date (2026-11-20, 2026-11-20T08:00:00Z)
   --seller <id>          only this seller (a removed one too, with PostgreSQL: its history is kept)
+  --json                 JSON lines for a script instead of the table
 
 ${CONFIG_HELP}
 
 Examples:
-  offersync sales --since 24h | my-inventory-update   # the last day's sales into an inventory script
+  offersync sales --since 24h                                # the last day's sales, as a table
+  offersync sales --since 24h --json | my-inventory-update   # the same into an inventory script
   offersync sales --since 2026-11-20 --seller eu-shop
 `;
 
-const OPTIONS = { ...CONFIG_OPTIONS, ...SELLER_OPTION, since: { type: 'string' } } as const;
+const OPTIONS = {
+  ...CONFIG_OPTIONS,
+  ...SELLER_OPTION,
+  since: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
 
 export const command: Command = flagCommand({
   name: 'sales',
@@ -98,6 +109,11 @@ export const command: Command = flagCommand({
       throw err;
     }
     lines.sort((a, b) => seenAtMs(a.entry) - seenAtMs(b.entry));
+    if (values.json !== true) {
+      const rows = lines.map((l) => ({ ...l, seenAt: seenAtMs(l.entry) }));
+      io.stdout.write(formatSales(rows, since, several));
+      return EXIT.ok;
+    }
     // JSON lines are data for a script: written as they are (JSON.stringify escapes every control character).
     io.stdout.write(
       lines.map((l) => `${JSON.stringify(several ? { seller: l.seller, ...l.entry } : l.entry)}\n`).join(''),

@@ -44,7 +44,13 @@ loopback; with --host beyond loopback they need an --api-key, as they dump store
   --status-archived-refused  item and top-up updates refuse status archived (only DELETE archives)
   --external-id-path-html    GET /{kind}/{external_id} answers an HTML page
   --idempotency-keys         creates honour an Idempotency-Key header
+  --real-accounts            accounts answered as the real marketplace: ranks in parameters, credentials and
+                             image_urls returned, no image_ids
+  --accounts-duplicate-external-id  a second account create with a taken external_id is accepted
   -h, --help                 this help
+
+Try a sale on a running sandbox (see offersync sandbox sell --help):
+  offersync sandbox sell <external_id> [--quantity n]
 
 Examples:
   offersync sandbox --port 18080 --api-key demo-key-1234
@@ -81,6 +87,8 @@ const OPTIONS = {
   'delete-archives': { type: 'boolean' },
   'delete-removes': { type: 'boolean' },
   'status-archived-refused': { type: 'boolean' },
+  'real-accounts': { type: 'boolean' },
+  'accounts-duplicate-external-id': { type: 'boolean' },
   'external-id-path-html': { type: 'boolean' },
   'idempotency-keys': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -153,6 +161,8 @@ export function sandboxOptions(
       deleteRemoves: values['delete-removes'] === true,
       statusArchivedRefused: values['status-archived-refused'] === true,
       realTopUpNames: values['real-top-up-names'] === true,
+      realAccounts: values['real-accounts'] === true,
+      accountsDuplicateExternalId: values['accounts-duplicate-external-id'] === true,
     },
     bulk: {
       undocumented: values['bulk-routes'] === true,
@@ -182,6 +192,7 @@ export const command: Command = {
   name: 'sandbox',
   options: OPTIONS,
   async run(argv, io) {
+    if (argv[0] === 'sell') return (await import('./sandbox-sale.ts')).sell(argv.slice(1), io);
     const { help, options } = sandboxOptions(argv, io.env);
     if (help) {
       io.stdout.write(HELP);

@@ -1,5 +1,6 @@
 // Builds the running parts from a Config: logger, state db, request queue, client, catalogue, reconciler deps.
 import { Catalogue } from '../catalogue/catalogue.ts';
+import { credentialsHmac, Hmac256 } from '../catalogue/hash.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
@@ -18,6 +19,7 @@ import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-ke
 import { type SalesLedger, salesLedger } from '../sync/sales-ledger.ts';
 import { loadQueueStart, saveQueueEnd } from '../queue/carry-over.ts';
 import { type LearntRate, startRate } from '../queue/learnt-rate.ts';
+import { capabilityFilePath, restoreCapabilities, withCapabilityFile } from '../capabilities/capability-file.ts';
 import { openCapabilities } from '../capabilities/open-capabilities.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
@@ -202,7 +204,15 @@ export async function openServices(
   });
   const notices = plainHttp.kind === 'warned' ? [plainHttp.message] : [];
   for (const notice of notices) logger.warn({ baseUrl: new URL(config.baseUrl).origin }, notice);
-  const store = await openStore(config, logger, opts.database);
+  const opened = await openStore(config, logger, opts.database);
+  // What was learnt of the marketplace outlives a lost state db in a file beside it.
+  const capabilityFile = capabilityFilePath(config.state.path, config.state.url);
+  if (capabilityFile) await restoreCapabilities(opened, capabilityFile);
+  const store = capabilityFile
+    ? withCapabilityFile(opened, capabilityFile, (err) =>
+        logger.warn({ file: capabilityFile, err: err.message }, 'could not keep a copy of what was learnt'),
+      )
+    : opened;
   const start = await loadQueueStart(store, config.rateLimit, Date.now());
   const capabilities = await openCapabilities({ store, now: Date.now, reprobeAfterMs: reprobeAfterMs(config), logger });
   const queue = new RequestQueue({
@@ -210,15 +220,19 @@ export async function openServices(
     startTokens: start.startTokens,
     onEvent: opts.observe?.onQueueEvent,
   });
+  // Replicas share a PostgreSQL state but no disk: the key comes from what they share, the API key.
+  const credentialsKey = config.state.url ? deriveCredentialsKey(config.apiKey) : loadCredentialsKey(config.state.path);
+  const seal = new Hmac256(credentialsKey);
   const client = createMarketplaceClient({
     ...clientOptions(config, queue.schedule, logger),
     capabilities,
     onResponse: opts.observe?.onResponse,
+    // Credentials a server returns are compared by the catalogue's own HMAC, never kept.
+    sealCredentials: (c) => credentialsHmac(seal, c),
   });
   const catalogue = new Catalogue({
     dir: config.catalogue.dir,
-    // Replicas share a PostgreSQL state but no disk: the key comes from what they share, the API key.
-    credentialsKey: config.state.url ? deriveCredentialsKey(config.apiKey) : loadCredentialsKey(config.state.path),
+    credentialsKey,
     maxFileBytes: config.catalogue.maxFileBytes,
     maxImageBytes: config.catalogue.maxImageBytes,
     csv: { csvDelimiter: config.catalogue.csv.delimiter, decimalMark: config.catalogue.csv.decimalMark },
@@ -241,6 +255,7 @@ export async function openServices(
     loadCatalogue: () => catalogue.load(),
     settings: reconcilerSettings(config),
     requestCount: () => queue.stats().requests,
+    fenceSends: (fence) => queue.fence(fence),
   };
   return {
     config,

@@ -1,6 +1,5 @@
 // The daemon decides only WHEN to reconcile: at start (full sweep), on catalogue changes, on a schedule.
 // Runs never overlap: a trigger during a run is folded into one more run after it (a full sweep wins).
-import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log/logger.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -12,13 +11,14 @@ import type { CatalogueView } from '../sync/catalogue-view.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileDeps } from '../sync/reconciler.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
 import type { RunReport } from '../sync/run-report.ts';
+import { CronSchedule } from './cron-schedule.ts';
 import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 import { DaemonMetrics, type MetricsScope } from './metrics.ts';
 import type { RunNotifier } from './run-notifier.ts';
 import { renderOfferPage, renderSearchPage } from './offer-page.ts';
 import { isStateKind, type QueueView, type ScheduleView, type StatusBoard } from './status-board.ts';
 import { renderStatusPage } from './status-page.ts';
-import { acknowledge, answer, readSyncRequest, type SyncAnswer } from '../sync/sync-request.ts';
+import { acknowledge, answer, pendingSyncRequest, type SyncAnswer } from '../sync/sync-request.ts';
 
 /** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
 export interface ReloadableCatalogue {
@@ -101,10 +101,10 @@ export class Daemon {
   private stopping = false;
   private lastReport: RunReport | null = null;
   private lastError: string | null = null;
-  private tasks: ScheduledTask[] = [];
+  private tasks: CronSchedule[] = [];
   /** The scheduled runs, for the status page's "next run". */
-  private tick: ScheduledTask | null = null;
-  private sweep: ScheduledTask | null = null;
+  private tick: CronSchedule | null = null;
+  private sweep: CronSchedule | null = null;
   private watcher: FileWatcher | null = null;
   private healthServer: HealthServer | null = null;
   private lease: HeldLease | null = null;
@@ -154,9 +154,11 @@ export class Daemon {
     this.watcher.on('batch', (c) => this.onFiles(c));
     this.watcher.on('error', (e) => this.opts.logger.warn({ err: e.message }, 'catalogue watcher error'));
     await this.watcher.ready;
-    this.sweep = cron.schedule(this.opts.fullSweep, () => this.trigger('full', 'sweep'), { name: 'full-sweep' });
-    this.tick = cron.schedule(this.opts.tick, () => this.trigger('incremental', 'tick'), { name: 'tick' });
+    // On the monotonic clock: a wall-clock step neither stops the schedule nor bunches its runs.
+    this.sweep = new CronSchedule(this.opts.fullSweep, () => this.trigger('full', 'sweep'));
+    this.tick = new CronSchedule(this.opts.tick, () => this.trigger('incremental', 'tick'));
     this.tasks.push(this.sweep, this.tick);
+    for (const t of this.tasks) t.start();
     this.trigger('full', 'start');
     this.requestTimer = setInterval(
       () => void this.pollSyncRequest(),
@@ -170,7 +172,7 @@ export class Daemon {
   private async pollSyncRequest(): Promise<void> {
     if (this.stopping) return;
     try {
-      const request = await readSyncRequest(this.opts.store);
+      const request = await pendingSyncRequest(this.opts.store, Date.now());
       if (!request || request.id === this.lastRequestId) return;
       this.lastRequestId = request.id;
       this.pendingRequest = request.id;
@@ -210,7 +212,7 @@ export class Daemon {
       },
       onLost: (h) => {
         this.ready = false;
-        log.error({ holder: h.holder }, 'lost the writer lease: the current run stops starting writes');
+        log.error({ holder: h?.holder ?? null }, 'lost the writer lease: the current run sends nothing more');
       },
       onRenewError: (err) => {
         this.stateTrouble = `the state db does not answer (writer lease renewal failed: ${errorMessage(err)})`;
@@ -317,7 +319,7 @@ export class Daemon {
       unlink = run.unlink;
       const result = await reconcile(
         { ...this.opts.deps, leaseHeldByCaller: true, loadCatalogue: () => this.loadCatalogue() },
-        { command: `daemon:${trigger}`, dryRun: false, mode, signal: run.signal },
+        { command: `daemon:${trigger}`, dryRun: false, mode, signal: run.signal, heldLease: lease },
       );
       const { report } = result;
       await this.answerRequest(serving, { runId: report.runId, outcome: report.outcome });
@@ -395,8 +397,7 @@ export class Daemon {
 
   /** When the schedules fire next; nothing before start() or after stop(). */
   private schedule(): ScheduleView {
-    const next = (t: ScheduledTask | null): number | null =>
-      this.stopping ? null : (t?.getNextRun()?.getTime() ?? null);
+    const next = (t: CronSchedule | null): number | null => (this.stopping ? null : (t?.nextRun() ?? null));
     return { nextTick: next(this.tick), nextSweep: next(this.sweep) };
   }
 
@@ -427,7 +428,7 @@ export class Daemon {
     clearInterval(this.requestTimer);
     this.stopController.abort(new Error('the daemon is stopping'));
     this.opts.clearQueue?.();
-    for (const t of this.tasks) await t.stop();
+    for (const t of this.tasks) t.stop();
     this.tasks = [];
     await this.watcher?.close();
     await this.idle();

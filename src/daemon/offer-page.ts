@@ -2,24 +2,30 @@
 // offer stands on the marketplace, whether it failed or is held back, and its history. Functions of their views
 // only; no script. Titles and messages come from the catalogue and the marketplace: all escaped.
 import type { OfferEvent, OfferEventChange } from '../state/records.ts';
+import { formatCents } from '../sync/price-guard.ts';
 import { badge, esc, htmlDocument, offerHref, searchForm, sellerName, time } from './page-html.ts';
 import type { OfferPageView, SearchView } from './status-board.ts';
 
-/** A field's value as a seller reads it: strings as written, anything else as JSON. */
-function value(v: unknown): string {
+/**
+ * A field's value as a seller reads it: a price as money (cents on the wire), with the offer's currency when it
+ * has one; strings as written; anything else as JSON.
+ */
+function value(field: string, v: unknown, currency?: string): string {
+  if (field === 'price' && typeof v === 'number' && Number.isSafeInteger(v))
+    return `${formatCents(v)}${currency ? ` ${currency}` : ''}`;
   return typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
 }
 
-function change(c: OfferEventChange): string {
+function change(c: OfferEventChange, currency?: string): string {
   // A secret (credentials) is stored with neither value.
   if (!('from' in c) && !('to' in c)) return `${esc(c.field)}: (changed)`;
-  const from = 'from' in c ? `${esc(value(c.from))} → ` : '';
+  const from = 'from' in c ? `${esc(value(c.field, c.from, currency))} → ` : '';
   const why =
     c.why === 'drift' ? ' (edited on the website, put back)' : c.why === 'unsent' ? ' (never sent before)' : '';
-  return `${esc(c.field)}: ${from}${esc(value(c.to))}${why}`;
+  return `${esc(c.field)}: ${from}${esc(value(c.field, c.to, currency))}${why}`;
 }
 
-function eventItem(e: OfferEvent, now: number): string {
+function eventItem(e: OfferEvent, now: number, currency?: string): string {
   const tone = e.answer?.outcome === 'refused' ? 'bad' : e.type === 'sold' ? 'ok' : 'info';
   const answer = e.answer
     ? ` · marketplace: ${
@@ -36,7 +42,7 @@ function eventItem(e: OfferEvent, now: number): string {
     ...(e.route ? [`<div class="where">${esc(e.route)}</div>`] : []),
     ...(e.detail ? [`<div>${esc(e.detail)}</div>`] : []),
     ...(e.answer?.message ? [`<div>${esc(e.answer.message)}</div>`] : []),
-    ...(e.changes.length > 0 ? [`<ul>${e.changes.map((c) => `<li>${change(c)}</li>`).join('')}</ul>`] : []),
+    ...(e.changes.length > 0 ? [`<ul>${e.changes.map((c) => `<li>${change(c, currency)}</li>`).join('')}</ul>`] : []),
   ];
   return `<li>${lines.join('')}</li>`;
 }
@@ -64,6 +70,7 @@ export function renderOfferPage(v: OfferPageView): string {
       : v.known
         ? badge('no problem known', 'ok')
         : '';
+  const currency = typeof v.lastSent?.currency === 'string' ? v.lastSent.currency : undefined;
   const facts = [
     ['status on the marketplace', v.remoteStatus ?? 'not known'],
     ['marketplace id', v.remoteId === null ? 'none yet' : String(v.remoteId)],
@@ -73,7 +80,7 @@ export function renderOfferPage(v: OfferPageView): string {
     .join('');
   const sent = v.lastSent
     ? `<dl class="fields">${Object.entries(v.lastSent)
-        .map(([k, val]) => `<dt>${esc(k)}</dt><dd>${esc(value(val))}</dd>`)
+        .map(([k, val]) => `<dt>${esc(k)}</dt><dd>${esc(value(k, val, currency))}</dd>`)
         .join('')}</dl>`
     : '<p class="muted">Nothing sent yet.</p>';
   const history =
@@ -81,7 +88,7 @@ export function renderOfferPage(v: OfferPageView): string {
       ? '<p class="muted">Nothing recorded yet.</p>'
       : `<ul class="list">${[...v.history]
           .reverse()
-          .map((e) => eventItem(e, now))
+          .map((e) => eventItem(e, now, currency))
           .join('')}</ul>`;
   const body = v.known
     ? `${heading(v)}<h1>${esc(v.kind)} <b>${esc(v.externalId)}</b>${title}</h1>
@@ -111,7 +118,11 @@ export function renderSearchPage(v: SearchView): string {
                 }</div></li>`,
             )
             .join('')}</ul>`;
-  const count = v.query === '' ? '' : `<p class="muted">${v.hits.length} found for “${esc(v.query)}”.</p>`;
+  const shown = v.found.count > v.hits.length ? `; the first ${v.hits.length} are shown: make the search longer` : '';
+  const count =
+    v.query === ''
+      ? ''
+      : `<p class="muted">${v.found.atLeast ? `${v.found.count} or more` : v.found.count} found for “${esc(v.query)}”${shown}.</p>`;
   const body = `${heading(v)}<h1>Find an offer</h1>${searchForm(v.query)}${count}${results}`;
   return htmlDocument(`Find an offer · ${sellerName(v.seller)} · offersync`, body);
 }

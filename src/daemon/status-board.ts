@@ -165,8 +165,15 @@ export interface OfferPageView {
 export interface SearchView {
   readonly seller: SellerView;
   readonly query: string;
+  /** The first SEARCH_SHOWN of them. */
   readonly hits: readonly OfferSearchHit[];
+  /** How many offers match, counted up to SEARCH_COUNTED; `atLeast` when there may be more. */
+  readonly found: { readonly count: number; readonly atLeast: boolean };
 }
+
+/** Offers a search lists; the rest are counted, up to SEARCH_COUNTED, so the count said is true. */
+export const SEARCH_SHOWN = 20;
+const SEARCH_COUNTED = 100;
 
 export type BoardStore = Pick<
   StateStore,
@@ -271,7 +278,13 @@ export class StatusBoard {
 
   async search(query: string): Promise<SearchView> {
     const q = query.trim().slice(0, 200);
-    return { seller: this.seller, query: q, hits: q === '' ? [] : await this.store.searchOffers(q) };
+    const all = q === '' ? [] : await this.store.searchOffers(q, SEARCH_COUNTED);
+    return {
+      seller: this.seller,
+      query: q,
+      hits: all.slice(0, SEARCH_SHOWN),
+      found: { count: all.length, atLeast: all.length >= SEARCH_COUNTED },
+    };
   }
 
   /** The daemon's own runs, and before them those the state db remembers (another process, before a restart). */

@@ -4,7 +4,8 @@
 import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { BadResponseError } from './errors.ts';
 import type { HttpResponse } from './http.ts';
-import type { RemoteImage, RemoteOffer, ResourceKind } from './marketplace-client.ts';
+import { hasMappedRanks, ranksFromParameters, sellerParameters } from './account-parameters.ts';
+import type { CredentialsSeal, RemoteImage, RemoteOffer, ResourceKind } from './marketplace-client.ts';
 import { type ApiFieldType, FIELD_ALIASES, OFFER_FIELDS } from './api-field-types.ts';
 
 export class DecodeError extends Error {
@@ -138,16 +139,23 @@ function decodeExternalId(v: unknown): string | undefined {
  * An offer object (already unwrapped). Without an integer id or an external_id it is not an offer.
  * `allowNoExternalId` is for lists, where an offer made by hand on the website may have none: then undefined.
  */
-export function decodeOffer(kind: ResourceKind, o: Record<string, unknown>): RemoteOffer;
+export function decodeOffer(
+  kind: ResourceKind,
+  o: Record<string, unknown>,
+  allowNoExternalId?: false,
+  opts?: DecodeOptions,
+): RemoteOffer;
 export function decodeOffer(
   kind: ResourceKind,
   o: Record<string, unknown>,
   allowNoExternalId: true,
+  opts?: DecodeOptions,
 ): RemoteOffer | undefined;
 export function decodeOffer(
   kind: ResourceKind,
   o: Record<string, unknown>,
   allowNoExternalId = false,
+  opts: DecodeOptions = {},
 ): RemoteOffer | undefined {
   const id = decodeInteger(o.id);
   if (id === undefined) throw new DecodeError(`${kind} object without an integer id`);
@@ -167,6 +175,7 @@ export function decodeOffer(
     if (type !== undefined && fields[name] === undefined && Object.hasOwn(o, alias) && o[alias] !== undefined)
       fields[name] = decodeField(type, o[alias]);
   }
+  const sealed = kind === 'accounts' ? decodeAccountExtras(o, fields, opts) : undefined;
   const status = decodeString(o.status);
   const createdAt = decodeTimestamp(o.created_at);
   const updatedAt = decodeTimestamp(o.updated_at);
@@ -183,7 +192,37 @@ export function decodeOffer(
     ...(soldAt !== undefined ? { soldAt } : {}),
     ...(soldCount !== undefined ? { soldCount } : {}),
     fields,
+    ...(sealed !== undefined ? { credentialsHmac: sealed } : {}),
   };
+}
+
+export interface DecodeOptions {
+  /** Seals the credentials an account answer carries; without it they are dropped unseen. */
+  readonly sealCredentials?: CredentialsSeal;
+}
+
+/**
+ * What a server that keeps to its own shape returns of an account beside the document's fields: ranks mapped into
+ * `parameters` (read back as the flat fields), `riot_points` for game_points, and credentials, sealed. Returns
+ * the seal of the credentials, if any.
+ */
+function decodeAccountExtras(
+  o: Record<string, unknown>,
+  fields: Record<string, unknown>,
+  opts: DecodeOptions,
+): string | undefined {
+  const params = fields.parameters;
+  if (isRecord(params) && hasMappedRanks(params)) {
+    for (const [k, v] of Object.entries(ranksFromParameters(params))) if (!Object.hasOwn(fields, k)) fields[k] = v;
+    fields.parameters = sellerParameters(params);
+  }
+  if (!Object.hasOwn(fields, 'game_points') && o.riot_points != null)
+    fields.game_points = decodeField('integer', o.riot_points);
+  const credentials = o.credentials;
+  if (!opts.sealCredentials || !isRecord(credentials)) return undefined;
+  const given: Record<string, string> = {};
+  for (const [k, v] of Object.entries(credentials)) if (typeof v === 'string' && v !== '') given[k] = v;
+  return Object.keys(given).length > 0 ? opts.sealCredentials(given) : undefined;
 }
 
 /** An image object (already unwrapped); `id`, else `image_id`. */

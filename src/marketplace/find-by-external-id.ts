@@ -53,7 +53,7 @@ async function byPath(
       idempotent: true,
       ...callOf(opts),
     });
-    offer = decodeOffer(kind, unwrapSingle(res.body));
+    offer = decodeOffer(kind, unwrapSingle(res.body), false, ctx.decode);
   } catch (err) {
     if (!(err instanceof DecodeError) && !listMayAnswer(err)) throw err;
     ctx.logger.debug(
@@ -101,7 +101,7 @@ async function scan(
     numberFirstPage: true,
     perPage: ctx.list.perPage,
     maxPages: ctx.list.maxPages,
-    decode: (raw) => decodeOffer(kind, unwrapSingle(raw), true),
+    decode: (raw) => decodeOffer(kind, unwrapSingle(raw), true, ctx.decode),
     idOf: (o) => o.id,
     ...callOf(opts),
   });

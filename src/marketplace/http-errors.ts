@@ -52,6 +52,17 @@ function serverMessageOf(body: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What is shown of an uncaught database error (`{"errorInfo": [sqlstate, code, text]}`, as PHP's PDO gives it):
+ * its text names the marketplace's tables and columns, which mean nothing to a seller and are not theirs to see,
+ * so none of it is kept.
+ */
+export const DATABASE_ERROR_MESSAGE = 'the marketplace had a database error';
+
+function isDatabaseError(body: unknown): boolean {
+  return isRecord(body) && 'errorInfo' in body;
+}
+
 /** `{errors: {field: ["msg"] | "msg"}}`, scrubbed; anything else is left out. */
 function fieldErrorsOf(body: unknown, secrets: readonly string[]): FieldErrors | undefined {
   if (!isRecord(body) || !isRecord(body.errors)) return undefined;
@@ -75,7 +86,7 @@ export function errorFromResponse(
   secrets: readonly string[] = [],
 ): MarketplaceError {
   const body = parseJson(text);
-  const serverMessage = serverMessageOf(body);
+  const serverMessage = isDatabaseError(body) ? DATABASE_ERROR_MESSAGE : serverMessageOf(body);
   const ctx: ErrorContext = {
     ...where,
     status,

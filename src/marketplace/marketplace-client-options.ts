@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { type CapabilityMemory, inMemoryCapabilities } from '../capabilities/memory.ts';
-import type { RequestScheduler } from './marketplace-client.ts';
+import type { CredentialsSeal, RequestScheduler } from './marketplace-client.ts';
 
 export interface ListParamOptions {
   /** Query parameter of the sort order. Default `sort`. */
@@ -60,6 +60,11 @@ export interface MarketplaceClientOptions {
   readonly logger?: Logger;
   /** Told of every attempt's answer (status null: no answer, e.g. a timeout), for metrics. */
   readonly onResponse?: (r: ResponseObserved) => void;
+  /**
+   * Seals the credentials a server returns with an account into an HMAC, so that an adoption can tell them
+   * unchanged without holding them. Default: none (returned credentials are dropped unseen).
+   */
+  readonly sealCredentials?: CredentialsSeal;
 }
 
 /** How large a route's answer may be: a list page (or a bulk answer, one result per offer) or one object. */
@@ -97,6 +102,7 @@ export interface ResolvedOptions {
   readonly capabilities: CapabilityMemory;
   readonly logger: Logger;
   readonly onResponse: ((r: ResponseObserved) => void) | undefined;
+  readonly sealCredentials: CredentialsSeal | undefined;
 }
 
 export class MarketplaceClientOptionsError extends Error {
@@ -211,5 +217,6 @@ export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions 
     capabilities: opts.capabilities ?? inMemoryCapabilities(),
     logger: opts.logger ?? silentLogger,
     onResponse: opts.onResponse,
+    sealCredentials: opts.sealCredentials,
   });
 }

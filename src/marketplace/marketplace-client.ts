@@ -24,7 +24,15 @@ export interface RemoteOffer {
    * reduced to their slug/name string. A field the response did not carry is absent (never undefined-as-changed).
    */
   readonly fields: Readonly<Record<string, unknown>>;
+  /**
+   * Accounts: the HMAC of the credentials the server returned, when it returns them and the client has a seal;
+   * never the credentials themselves (they are dropped where they are decoded).
+   */
+  readonly credentialsHmac?: string;
 }
+
+/** Turns an account's credentials into the HMAC the state keeps of them (src/sync/credentials-key.ts). */
+export type CredentialsSeal = (credentials: Readonly<Record<string, string>>) => string;
 
 export interface RemoteImage {
   readonly id: number;

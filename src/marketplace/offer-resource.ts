@@ -27,7 +27,8 @@ export class HttpOfferResource implements OfferResource {
     readonly kind: ResourceKind,
   ) {}
 
-  protected decodeOne = (body: unknown): RemoteOffer => decodeOffer(this.kind, unwrapSingle(body));
+  protected decodeOne = (body: unknown): RemoteOffer =>
+    decodeOffer(this.kind, unwrapSingle(body), false, this.ctx.decode);
 
   async create(body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer> {
     // Not idempotent: a blind retry after an unknown outcome could list the offer twice (docs/architecture.md,
@@ -94,7 +95,7 @@ export class HttpOfferResource implements OfferResource {
       perPage,
       maxPages: this.ctx.list.maxPages,
       // An offer made by hand on the website may have no external_id: offersync cannot manage it, so skip it.
-      decode: (raw) => decodeOffer(this.kind, unwrapSingle(raw), true),
+      decode: (raw) => decodeOffer(this.kind, unwrapSingle(raw), true, this.ctx.decode),
       idOf: (o) => o.id,
       ...callOf(opts.signal ? { signal: opts.signal } : undefined),
     });

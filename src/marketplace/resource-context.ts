@@ -4,12 +4,15 @@ import type { CapabilityMemory } from '../capabilities/memory.ts';
 import type { HttpTransport } from './http.ts';
 import type { CallOptions } from './marketplace-client.ts';
 import type { ListParamOptions } from './marketplace-client-options.ts';
+import type { DecodeOptions } from './decode.ts';
 
 export interface ResourceContext {
   readonly transport: HttpTransport;
   readonly list: Required<ListParamOptions>;
   readonly capabilities: CapabilityMemory;
   readonly logger: Logger;
+  /** How answers are decoded beyond the document (credentials sealed); default: credentials dropped unseen. */
+  readonly decode?: DecodeOptions;
 }
 
 /** CallOptions without undefined members (the transport spreads them into its meta). */

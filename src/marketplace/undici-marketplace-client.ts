@@ -17,7 +17,8 @@ export function createMarketplaceClient(opts: MarketplaceClientOptions): Marketp
   registerSecret(resolved.apiKey);
   const logger = resolved.logger.child({ component: 'marketplace' });
   const transport = new HttpTransport(resolved, logger);
-  const ctx: ResourceContext = { transport, list: resolved.list, capabilities: resolved.capabilities, logger };
+  const decode = resolved.sealCredentials ? { sealCredentials: resolved.sealCredentials } : {};
+  const ctx: ResourceContext = { transport, list: resolved.list, capabilities: resolved.capabilities, logger, decode };
   return Object.freeze({
     accounts: new HttpAccountResource(ctx),
     items: createItemResource(ctx),

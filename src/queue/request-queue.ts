@@ -29,6 +29,7 @@ import {
   type ResolvedRequestQueueOptions,
 } from './request-queue-options.ts';
 import type { RequestMeta, RequestScheduler } from './request-scheduler.ts';
+import { type SendFence, SendFences } from './send-fence.ts';
 import { advertOf, classify, type RetryDecision } from './retry-policy.ts';
 import { TokenBucket } from './token-bucket.ts';
 
@@ -82,6 +83,7 @@ export class RequestQueue {
   #retries = 0;
   #rateLimited = 0;
   #failures = 0;
+  readonly #fences = new SendFences();
 
   constructor(opts: RequestQueueOptions) {
     this.options = resolveRequestQueueOptions(opts);
@@ -139,6 +141,15 @@ export class RequestQueue {
     this.#dispatcher.clear();
   }
 
+  /**
+   * From now until the returned removal, every request passes `fence` when it leaves (after its token, before the
+   * wire): one it refuses is dropped, never sent, its error going to the caller. When the fence closes (the writer
+   * lease is lost), every request still waiting is dropped at once (clear()).
+   */
+  fence(fence: SendFence): () => void {
+    return this.#fences.add(fence, () => this.clear());
+  }
+
   /** clear(), and from now on every request rejects at once with QueueClearedError: the process is stopping. */
   close(): void {
     this.#closed = true;
@@ -157,6 +168,7 @@ export class RequestQueue {
     try {
       for (let attempt = 1; ; attempt++) {
         const epoch = await this.#admit(meta.priority ?? 0, ctl.signal);
+        if (!this.#fences.empty) await this.#passFences(meta, attempt);
         this.#waiting--;
         waiting = false;
         this.#onWire++;
@@ -377,6 +389,17 @@ export class RequestQueue {
       }
     }
     if (advert.remaining !== undefined) this.#bucket.cap(Math.max(0, advert.remaining - (this.#onWire - 1)), now);
+  }
+
+  /** The fences, holding the slot admitted; a refusal gives the slot back and fails the request unsent. */
+  async #passFences(meta: RequestMeta, attempt: number): Promise<void> {
+    try {
+      await this.#fences.pass();
+    } catch (err) {
+      this.#releaseSlot();
+      this.#fail(meta, attempt, 'fenced: not sent', err);
+      throw err;
+    }
   }
 
   #leaveWire(): void {

@@ -10,6 +10,8 @@ export interface ApiContext {
   readonly bulk: SandboxBulk;
   readonly limits: PageLimits & { readonly maxUploadBytes: number };
   isDisabled(name: DisableableRoute): boolean;
+  /** faults.errorInfoBodies: an update the database would refuse fails as PDO's uncaught error. */
+  readonly errorInfoBodies?: boolean;
 }
 
 export interface ApiRequest {

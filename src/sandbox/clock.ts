@@ -24,3 +24,11 @@ export function isoMicros(us: number): string {
 export function epochSeconds(us: number): number {
   return Math.floor(us / 1_000_000);
 }
+
+/**
+ * The updated_at an update writes when the marketplace's database keeps another zone than its application:
+ * the true time shifted back by the lag (negative: ahead), while creates keep the application's true time.
+ */
+export function updateStampUs(nowUs: number, lagSec: number): number {
+  return nowUs - Math.round(lagSec * 1_000_000);
+}

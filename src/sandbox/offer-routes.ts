@@ -2,11 +2,12 @@
 // create and update routes, and the rule that an offer the marketplace has sold is no longer the seller's to change.
 import type { ApiContext, ApiRequest, ApiResult, RouteDef } from './api-route.ts';
 import { ok, wrote } from './api-route.ts';
+import { databaseRejection } from './database-error.ts';
 import { checkFields, requireFields, type Rule } from './field-rules.ts';
 import { HttpError, invalid, notFound, Validation } from './http-error.ts';
 import { paginate, parseSort, sortBy } from './paging.ts';
 import { LOCKED_STATUSES, type OfferRecord } from './records.ts';
-import { RESPONSE_FIELDS, fieldValue, presentOffer, single } from './represent.ts';
+import { type ImageUrlOf, RESPONSE_FIELDS, fieldValue, presentOffer, single } from './represent.ts';
 import type { DisableableRoute, OfferKind } from './sandbox-options.ts';
 
 export function findOffer(ctx: ApiContext, kind: OfferKind, identifier: string | undefined): OfferRecord {
@@ -29,8 +30,16 @@ export function assertStatusAllowed(ctx: ApiContext, change: Record<string, unkn
     throw invalid('status', 'The selected status is invalid.');
 }
 
+/** A gallery image's public url, relative to the sandbox's origin, as storage serves it. */
+export const imageUrlOf =
+  (ctx: ApiContext): ImageUrlOf =>
+  (id) => {
+    const img = ctx.store.images.get(id);
+    return img ? `/storage/gallery/${img.filename}` : undefined;
+  };
+
 export function answerOne(ctx: ApiContext, kind: OfferKind, rec: OfferRecord): Record<string, unknown> {
-  return single(presentOffer(kind, rec, ctx.representation), ctx.representation);
+  return single(presentOffer(kind, rec, ctx.representation, imageUrlOf(ctx)), ctx.representation);
 }
 
 /** Sortable: every scalar response field. */
@@ -48,7 +57,7 @@ export function listOffers(ctx: ApiContext, kind: OfferKind, req: ApiRequest): A
   sortBy(rows, sort, fieldValue);
   const page = paginate(rows, req.query, ctx.limits, req.url);
   return ok({
-    data: page.rows.map((r) => presentOffer(kind, r, ctx.representation)),
+    data: page.rows.map((r) => presentOffer(kind, r, ctx.representation, imageUrlOf(ctx))),
     meta: page.meta,
     links: page.links,
   });
@@ -126,6 +135,8 @@ export function updateRoute(kind: OfferKind, apply: ApplyChange, disabledAs?: Di
     ...(disabledAs === undefined ? {} : { disabledAs }),
     handle(ctx, req) {
       const rec = findOffer(ctx, kind, req.params.identifier);
+      const refused = ctx.errorInfoBodies ? databaseRejection(kind, req.body) : undefined;
+      if (refused) throw refused;
       apply(ctx, rec, req.body);
       return wrote(answerOne(ctx, kind, rec));
     },

@@ -7,7 +7,8 @@ export interface OfferRecord {
   external_id: string;
   status: string;
   readonly created_us: number;
-  updated_us: number;
+  /** null: an account never updated since its create (representation.accountsNullUpdatedAt). */
+  updated_us: number | null;
   sold_us: number | null;
   fields: Record<string, unknown>;
 }

@@ -3,6 +3,7 @@
 // does not list for a response (credentials, item description, champions ...) are never echoed.
 import { epochSeconds, isoMicros } from './clock.ts';
 import { REAL_TOP_UP_NAMES } from './real-top-up-names.ts';
+import { realAccountFields } from './real-account.ts';
 import type { OfferRecord } from './records.ts';
 import type { OfferKind, SandboxRepresentation } from './sandbox-options.ts';
 
@@ -127,7 +128,21 @@ export function integersAsStrings(value: unknown): unknown {
   return value;
 }
 
-export function presentOffer(kind: OfferKind, rec: OfferRecord, rep: SandboxRepresentation): Record<string, unknown> {
+/** The public url of a gallery image by id; undefined when there is no such image. */
+export type ImageUrlOf = (id: number) => string | undefined;
+
+export function presentOffer(
+  kind: OfferKind,
+  rec: OfferRecord,
+  rep: SandboxRepresentation,
+  imageUrl: ImageUrlOf = () => undefined,
+): Record<string, unknown> {
+  if (kind === 'accounts' && rep.realAccounts) {
+    const real = realAccountFields(rec, imageUrl);
+    for (const field of ['created_at', 'updated_at', 'listed_at', 'sold_at'])
+      if (typeof real[field] === 'number') real[field] = formatTimestamp(real[field], rep);
+    return rep.integersAsStrings ? (integersAsStrings(real) as Record<string, unknown>) : real;
+  }
   const out: Record<string, unknown> = {};
   const realTopUp = kind === 'top-ups' && rep.realTopUpNames === true;
   for (const field of realTopUp ? REAL_TOP_UP_FIELDS : RESPONSE_FIELDS[kind]) {

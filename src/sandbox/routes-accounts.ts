@@ -48,9 +48,14 @@ export const accountRoutes: readonly RouteDef[] = [
     body: 'json',
     handle(ctx, req) {
       const input = readAccountInput(req.body, 'create', imageExists(ctx));
-      const rec = ctx.store.create('accounts', input.external_id!, input.status!, input.fields, (id) => ({
-        platform_account_id: PLATFORM_ACCOUNT_ID_BASE + id,
-      }));
+      const rec = ctx.store.create(
+        'accounts',
+        input.external_id!,
+        input.status!,
+        input.fields,
+        (id) => ({ platform_account_id: PLATFORM_ACCOUNT_ID_BASE + id }),
+        ctx.representation.accountsDuplicateExternalId === true,
+      );
       return wrote(answerOne(ctx, 'accounts', rec), createdStatus(ctx));
     },
   },

@@ -4,6 +4,7 @@
 // served, the key the array travels under (named only in the 422 that refuses another), the most elements one
 // call takes, and which elements a loaded marketplace leaves undone (failEvery).
 import type { ApiContext, ApiResult, RouteDef } from './api-route.ts';
+import { databaseRejection } from './database-error.ts';
 import { isPlainObject } from './field-rules.ts';
 import { HttpError, invalid, Validation } from './http-error.ts';
 import type { ApplyChange } from './offer-routes.ts';
@@ -104,6 +105,9 @@ function bulkElement(ctx: ApiContext, kind: OfferKind, apply: ApplyChange, el: u
   const change = named ? (({ external_id: _e, ...fields }) => fields)(rest) : rest;
   if (dropped(ctx, index))
     return { external_id: rec.external_id, id: rec.id, status: 'failed', message: DROPPED_MESSAGE };
+  // The database's refusal is not caught per element: the call fails, with the elements before it written.
+  const refused = ctx.errorInfoBodies ? databaseRejection(kind, change) : undefined;
+  if (refused) throw refused;
   try {
     apply(ctx, rec, change);
     return { external_id: rec.external_id, id: rec.id, status: 'updated', rec };

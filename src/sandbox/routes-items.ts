@@ -29,8 +29,9 @@ const DEFAULTS = { type: null, game: null, server: null, stock: null, descriptio
 
 function applyUpdate(ctx: ApiContext, rec: OfferRecord, body: Record<string, unknown>): void {
   const v = new Validation();
+  const takesGame = ctx.representation.itemUpdateTakesGame === true;
   for (const key of Object.keys(body)) {
-    if (!(ITEM_UPDATE_FIELDS as readonly string[]).includes(key))
+    if (!(ITEM_UPDATE_FIELDS as readonly string[]).includes(key) && !(takesGame && key === 'game'))
       v.add(key, `The ${key} field cannot be updated; an item update takes only ${ITEM_UPDATE_FIELDS.join(', ')}.`);
   }
   const { status, ...fields } = checkFields(body, RULES, v);
@@ -49,7 +50,15 @@ export const itemRoutes: readonly RouteDef[] = [
     idFields: (id) => ({ platform_item_id: PLATFORM_ITEM_ID_BASE + id }),
   }),
   updateRoute('items', applyUpdate),
-  bulkUpdateRoute('items', applyUpdate, false),
+  // The real server's bulk-update reads no game: dropped there, as it is, when the single PATCH takes it.
+  bulkUpdateRoute(
+    'items',
+    (ctx, rec, body) => {
+      const { game: _game, ...rest } = body;
+      applyUpdate(ctx, rec, ctx.representation.itemUpdateTakesGame === true ? rest : body);
+    },
+    false,
+  ),
   bulkRemoveRoute('items'),
   deleteRoute('items'),
 ];

@@ -47,6 +47,12 @@ export interface SandboxFaults {
    * non-ASCII as \uXXXX, and the login URL-encoded in the field errors), as a careless server does.
    */
   echoCredentials?: boolean;
+  /**
+   * An update (PATCH, bulk-update) writing a value a strict database refuses (null into stock, text or an
+   * out-of-range number into an integer, an array as a value) answers 500 `{"errorInfo": [...]}` naming the
+   * table and column when Accept has application/json (else an empty 200), as an uncaught PDO error does.
+   */
+  errorInfoBodies?: boolean;
 }
 
 export interface SandboxRepresentation {
@@ -97,7 +103,32 @@ export interface SandboxRepresentation {
    * service_label, instructions, title, amount and status: any other key is ignored, with a 200.
    */
   realTopUpNames?: boolean;
+  /**
+   * Accounts answered as the real marketplace answers them: `game` as {slug, name}, the ranks inside `parameters`
+   * (rank_id, division_id, division, rank_label, lp, flex_*, previous_*), `credentials` and `image_urls` (the
+   * gallery's urls, served by GET) returned; never `image_ids`, the flat rank fields or `platform_account_id`.
+   */
+  realAccounts?: boolean;
+  /** No unique key on accounts' external_id: a second create with the same external_id is accepted (201). */
+  accountsDuplicateExternalId?: boolean;
+  /**
+   * Seconds by which an updated_at written by an update (never by a create) reads earlier than the truth
+   * (negative: later), as a database whose zone differs from the application's. Default 0.
+   */
+  updatedAtLagSec?: number;
+  /** Accounts are created with updated_at null (sorted last under -updated_at) until first updated. */
+  accountsNullUpdatedAt?: boolean;
+  /**
+   * PATCH /items/{identifier} takes `game` beside the document's five fields, and item bulk-update ignores it,
+   * as the real server does. Default false: the document's five only, any other key refused 422.
+   */
+  itemUpdateTakesGame?: boolean;
 }
+
+/** The account switches of the real marketplace on, for a preset of every real-server switch. */
+export const REAL_SERVER_SWITCHES_ACCOUNTS = {
+  representation: { realAccounts: true, accountsDuplicateExternalId: true },
+} as const satisfies Partial<SandboxOptions>;
 
 /**
  * The bulk routes as a marketplace of this kind may serve them. The document shows account bulk-remove and
@@ -260,6 +291,8 @@ export function checkFaults(f: SandboxFaults | undefined): SandboxFaults {
     fail('faults.seed', 'a finite number', out.seed);
   if (out.echoCredentials !== undefined && typeof out.echoCredentials !== 'boolean')
     fail('faults.echoCredentials', 'a boolean', out.echoCredentials);
+  if (out.errorInfoBodies !== undefined && typeof out.errorInfoBodies !== 'boolean')
+    fail('faults.errorInfoBodies', 'a boolean', out.errorInfoBodies);
   if (out.disabled !== undefined) {
     if (!Array.isArray(out.disabled))
       fail('faults.disabled', `an array of ${DISABLEABLE_ROUTES.join(', ')}`, out.disabled);
@@ -272,7 +305,10 @@ export function checkFaults(f: SandboxFaults | undefined): SandboxFaults {
 export function checkRepresentation(r: SandboxRepresentation | undefined): SandboxRepresentation {
   const out: SandboxRepresentation = { ...(r ?? {}) };
   for (const [k, v] of Object.entries(out)) {
-    if (v !== undefined && typeof v !== 'boolean') fail(`representation.${k}`, 'a boolean', v);
+    if (k === 'updatedAtLagSec') {
+      if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v)))
+        fail('representation.updatedAtLagSec', 'a finite number of seconds', v);
+    } else if (v !== undefined && typeof v !== 'boolean') fail(`representation.${k}`, 'a boolean', v);
   }
   return out;
 }

@@ -13,6 +13,7 @@ import { HttpError } from './http-error.ts';
 import { IdempotencyKeys } from './idempotency.ts';
 import { loadStore, saveStore } from './persist.ts';
 import type { SandboxStore } from './store.ts';
+import { DatabaseError } from './database-error.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { ALL_STATUSES, OFFER_KINDS } from './records.ts';
 import { matchRoute } from './router.ts';
@@ -62,9 +63,14 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const options = resolveOptions(opts);
-  let store = loadStore(options.persistFile);
-  let faults = new FaultInjector(options.faults);
   let representation: SandboxRepresentation = options.representation;
+  // Every store stamps its writes under the representation of the moment, changed or not since it was made.
+  const stamped = (s: SandboxStore): SandboxStore => {
+    s.stamps = () => representation;
+    return s;
+  };
+  let store = stamped(loadStore(options.persistFile));
+  let faults = new FaultInjector(options.faults);
   let bulk: SandboxBulk = options.bulk;
   let limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
   const counters = new Counters();
@@ -78,7 +84,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     if (!options.sellerPerKey) return store;
     let s = sellerStores.get(key);
     if (!s) {
-      s = loadStore(undefined);
+      s = stamped(loadStore(undefined));
       sellerStores.set(key, s);
     }
     return s;
@@ -95,6 +101,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       maxUploadBytes: options.maxUploadBytes,
     },
     isDisabled: (name) => faults.faults.disabled?.includes(name) === true,
+    errorInfoBodies: faults.faults.errorInfoBodies === true,
   });
 
   const bearer = (req: IncomingMessage): string | undefined => {
@@ -211,6 +218,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       }
       return answer(result.status, result.body);
     } catch (err) {
+      if (err instanceof DatabaseError) {
+        // PHP's uncaught exception: its JSON only to a client that asks for JSON, else an empty 200.
+        if (/application\/json/i.test(req.headers.accept ?? '')) return answer(500, err.errorInfoBody());
+        counters.record(match.key, 200);
+        res.writeHead(200, { 'content-type': 'text/html; charset=UTF-8', 'content-length': '0', ...extra });
+        return void res.end();
+      }
       if (err instanceof HttpError) {
         const headers: Record<string, string> = { ...err.headers };
         if (err instanceof BodyTooLarge && err.abandoned) headers.connection = 'close';
@@ -298,7 +312,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const controls: Controls = {
     reset() {
       store.clear();
-      store = loadStore(undefined);
+      store = stamped(loadStore(undefined));
       sellerStores.clear();
       saveStore(options.persistFile, store);
       counters.reset();

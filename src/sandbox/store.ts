@@ -1,9 +1,9 @@
 // The marketplace's data: three offer tables, the image gallery, one clock. Knows identity (id or
 // external_id) and uniqueness; the rules of each kind live in the route files.
-import { MonotonicClock, isoMicros } from './clock.ts';
+import { MonotonicClock, isoMicros, updateStampUs } from './clock.ts';
 import { HttpError } from './http-error.ts';
 import type { ImageRecord, OfferRecord } from './records.ts';
-import type { OfferKind, SandboxDump } from './sandbox-options.ts';
+import type { OfferKind, SandboxDump, SandboxRepresentation } from './sandbox-options.ts';
 
 function maxKey(m: Map<number, unknown>): number {
   let max = 0;
@@ -42,6 +42,8 @@ export class SandboxStore {
   readonly imageBytes = new Map<string, Uint8Array>();
   nextImageId = 1;
   clock = new MonotonicClock();
+  /** The switches that shape the timestamps a write stores; the server points this at its current ones. */
+  stamps: () => SandboxRepresentation = () => ({});
 
   all(kind: OfferKind): OfferRecord[] {
     return this.tables[kind].records();
@@ -67,16 +69,20 @@ export class SandboxStore {
     return numericOnly ? undefined : this.byExternalId(kind, identifier);
   }
 
-  /** 409 when the external_id is taken within the kind, archived offers included. */
+  /**
+   * 409 when the external_id is taken within the kind, archived offers included; unless `allowDuplicate`, as a
+   * table without a unique key: the external_id then keeps naming the first offer.
+   */
   create(
     kind: OfferKind,
     externalId: string,
     status: string,
     fields: Record<string, unknown>,
     idFields?: (id: number) => Record<string, unknown>,
+    allowDuplicate = false,
   ): OfferRecord {
     const t = this.tables[kind];
-    if (t.byExternalId.has(externalId))
+    if (t.byExternalId.has(externalId) && !allowDuplicate)
       throw new HttpError(409, `An offer with external_id '${externalId}' already exists.`);
     const id = t.nextId++;
     const now = this.clock.next();
@@ -85,12 +91,12 @@ export class SandboxStore {
       external_id: externalId,
       status,
       created_us: now,
-      updated_us: now,
+      updated_us: kind === 'accounts' && this.stamps().accountsNullUpdatedAt ? null : now,
       sold_us: null,
       fields: { ...idFields?.(id), ...fields },
     };
     t.byId.set(id, rec);
-    t.byExternalId.set(externalId, id);
+    if (!t.byExternalId.has(externalId)) t.byExternalId.set(externalId, id);
     return rec;
   }
 
@@ -104,14 +110,15 @@ export class SandboxStore {
     if (change.external_id !== undefined && change.external_id !== rec.external_id) {
       if (t.byExternalId.has(change.external_id))
         throw new HttpError(409, `An offer with external_id '${change.external_id}' already exists.`);
-      t.byExternalId.delete(rec.external_id);
+      if (t.byExternalId.get(rec.external_id) === rec.id) t.byExternalId.delete(rec.external_id);
       t.byExternalId.set(change.external_id, rec.id);
       rec.external_id = change.external_id;
     }
     if (change.fields) Object.assign(rec.fields, change.fields);
-    rec.updated_us = this.clock.next();
+    const now = this.clock.next();
+    rec.updated_us = updateStampUs(now, this.stamps().updatedAtLagSec ?? 0);
     if (change.status !== undefined) {
-      if (change.status === 'sold' && rec.status !== 'sold') rec.sold_us = rec.updated_us;
+      if (change.status === 'sold' && rec.status !== 'sold') rec.sold_us = now;
       rec.status = change.status;
     }
   }
@@ -120,7 +127,7 @@ export class SandboxStore {
   remove(kind: OfferKind, rec: OfferRecord): void {
     const t = this.tables[kind];
     t.byId.delete(rec.id);
-    t.byExternalId.delete(rec.external_id);
+    if (t.byExternalId.get(rec.external_id) === rec.id) t.byExternalId.delete(rec.external_id);
   }
 
   addImage(make: (id: number, createdUs: number) => ImageRecord): ImageRecord {
@@ -143,7 +150,7 @@ export class SandboxStore {
         external_id: r.external_id,
         status: r.status,
         created_at: isoMicros(r.created_us),
-        updated_at: isoMicros(r.updated_us),
+        updated_at: r.updated_us === null ? null : isoMicros(r.updated_us),
         sold_at: r.sold_us === null ? null : isoMicros(r.sold_us),
         ...r.fields,
       });

@@ -46,7 +46,8 @@ import {
 } from './rows.ts';
 import type { Database, OffersTable } from './schema.ts';
 import type { StateDatabase } from './state-database.ts';
-import type { LeaseAttempt, OfferRecordPatch, StateStore } from './state-store.ts';
+import { hostLeaseClock, type LeaseClock, wallLeaseClock } from './lease-clock.ts';
+import type { LeaseAttempt, LeaseRenewal, OfferRecordPatch, StateStore } from './state-store.ts';
 
 /** The lease a write batch must still hold: checked in the same statement that journals the batch. */
 export interface LeaseFence {
@@ -69,8 +70,13 @@ export class FencedWriteError extends Error {
 }
 
 export interface KyselyStateStoreOptions {
-  /** Epoch ms for the rows' timestamps (and sqlite's lease clock); tests pass a fake. Default Date.now. */
+  /** Epoch ms for the rows' timestamps; tests pass a fake. Default Date.now. */
   readonly now?: () => number;
+  /**
+   * sqlite's lease clock (lease-clock.ts). Default: the machine's monotonic clock; with `now` given and this not,
+   * `now` (tests that move one fake clock).
+   */
+  readonly leaseClock?: LeaseClock;
   /** Run history kept by pruneHistory: the newest runs, with their settled journal entries. Default 200. */
   readonly keepRuns?: number;
   /** close() closes the database too (a store opened on its own); false when many sellers share it. */
@@ -118,6 +124,7 @@ export class KyselyStateStore implements StateStore {
   readonly #db: Db;
   readonly #inTransaction: boolean;
   readonly #now: () => number;
+  readonly #leaseClock: LeaseClock;
   readonly #keepRuns: number;
   readonly #ownsDatabase: boolean;
   readonly #shared: Shared;
@@ -139,6 +146,7 @@ export class KyselyStateStore implements StateStore {
     this.#db = within?.trx ?? database.db;
     this.#inTransaction = within !== undefined;
     this.#now = opts.now ?? Date.now;
+    this.#leaseClock = opts.leaseClock ?? (opts.now ? wallLeaseClock(opts.now) : hostLeaseClock());
     this.#keepRuns = keepRuns;
     this.#ownsDatabase = opts.ownsDatabase ?? false;
     this.#shared = within?.shared ?? { fence: null, closed: false };
@@ -151,7 +159,7 @@ export class KyselyStateStore implements StateStore {
 
   /** The same store bound to one transaction. */
   #bound(trx: Transaction<Database>): KyselyStateStore {
-    const opts = { now: this.#now, keepRuns: this.#keepRuns };
+    const opts = { now: this.#now, leaseClock: this.#leaseClock, keepRuns: this.#keepRuns };
     return new KyselyStateStore(this.#database, this.seller, opts, { trx, shared: this.#shared });
   }
 
@@ -325,7 +333,7 @@ export class KyselyStateStore implements StateStore {
       const row = await this.#db.insertInto('journal').values(values).returningAll().executeTakeFirstOrThrow();
       return toJournalEntry(row);
     }
-    const clock = this.#database.clock(now);
+    const clock = this.#database.clock(this.#leaseClock.now());
     const row = await this.#db
       .insertInto('journal')
       .columns(['seller', 'run_id', 'op', 'kind', 'keys', 'state', 'error', 'created_at', 'updated_at'])
@@ -379,6 +387,31 @@ export class KyselyStateStore implements StateStore {
       .orderBy('id')
       .execute();
     return rows.map(toJournalEntry);
+  }
+
+  /**
+   * How many creates of each of these offers the journal holds that may have reached the marketplace (done, or
+   * sent with no answer): the copies of an offer that offersync itself made.
+   */
+  async journalCreateCounts(kind: StateKind, externalIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    if (externalIds.length === 0) return counts;
+    const byKeys = new Map(externalIds.map((e) => [JSON.stringify([e]), e]));
+    const rows = await this.#db
+      .selectFrom('journal')
+      .select(['keys', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('seller', '=', this.seller)
+      .where('kind', '=', kind)
+      .where('op', 'in', ['create', 'recreate'])
+      .where('state', 'in', ['done', 'sent'])
+      .where('keys', 'in', [...byKeys.keys()])
+      .groupBy('keys')
+      .execute();
+    for (const r of rows) {
+      const id = byKeys.get(r.keys);
+      if (id !== undefined) counts.set(id, Number(r.n));
+    }
+    return counts;
   }
 
   async pruneHistory(): Promise<{ runs: number; journal: number }> {
@@ -666,13 +699,13 @@ export class KyselyStateStore implements StateStore {
   /**
    * Takes the lease when it is free, expired, already this holder's (a renewal) or held by `takeOverFrom`, in one
    * statement (INSERT ... ON CONFLICT DO UPDATE ... WHERE: two holders cannot both win). Expiry is judged by the
-   * lease clock (state-database.ts). A lease that changes hands gets a new epoch, and this store fences its later
-   * writes with the epoch it won (see journalBegin).
+   * lease clock (state-database.ts, lease-clock.ts). A lease that changes hands gets a new epoch, and this store
+   * fences its later writes with the epoch it won (see journalBegin).
    */
   async acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): Promise<LeaseAttempt> {
     for (let attempt = 1; ; attempt++) {
-      const clock = this.#database.clock(this.#now());
-      const won = await sql<{ epoch: number; expires_at: number }>`
+      const clock = this.#database.clock(this.#leaseClock.now());
+      const won = await sql<{ epoch: number; expires_at: number; now_ms: number }>`
         INSERT INTO seller_leases AS l (seller, holder, pid, hostname, scope, epoch, expires_at)
         VALUES (${this.seller}, ${claim.holder}, ${claim.pid}, ${claim.hostname}, ${claim.scope}, 1,
           ${clock} + ${ttlMs})
@@ -680,11 +713,13 @@ export class KyselyStateStore implements StateStore {
           hostname = excluded.hostname, scope = excluded.scope, expires_at = excluded.expires_at,
           epoch = CASE WHEN l.holder = excluded.holder THEN l.epoch ELSE l.epoch + 1 END
         WHERE l.holder = excluded.holder OR l.holder = ${takeOverFrom ?? null} OR l.expires_at <= ${clock}
-        RETURNING epoch, expires_at`.execute(this.#db);
+          ${this.#earlierEra()}
+        RETURNING epoch, expires_at, ${clock} AS now_ms`.execute(this.#db);
       const row = won.rows[0];
       if (row) {
-        this.#shared.fence = { holder: claim.holder, epoch: Number(row.epoch) };
-        return { ok: true, expiresAt: Number(row.expires_at) };
+        const epoch = Number(row.epoch);
+        this.#shared.fence = { holder: claim.holder, epoch };
+        return { ok: true, epoch, expiresAt: this.#wallOf(Number(row.expires_at), Number(row.now_ms)) };
       }
       const cur = await this.currentLease();
       if (cur) return { ok: false, heldBy: cur };
@@ -696,19 +731,66 @@ export class KyselyStateStore implements StateStore {
     }
   }
 
-  /** Lets go of the lease if `holder` still holds it. Writes stay fenced: they are refused from now on. */
-  async releaseLease(holder: string): Promise<void> {
-    await this.#db.deleteFrom('seller_leases').where('seller', '=', this.seller).where('holder', '=', holder).execute();
+  /**
+   * Renews the lease only while it is still `holder`'s at `epoch`: a holder that was paused while another took the
+   * lease (and perhaps let go of it again) learns here that it lost it, and never takes it back unawares.
+   */
+  async renewLease(holder: string, epoch: number, ttlMs: number): Promise<LeaseRenewal> {
+    const clock = this.#database.clock(this.#leaseClock.now());
+    const renewed = await sql<{ expires_at: number; now_ms: number }>`
+      UPDATE seller_leases SET expires_at = ${clock} + ${ttlMs}
+      WHERE seller = ${this.seller} AND holder = ${holder} AND epoch = ${epoch}
+      RETURNING expires_at, ${clock} AS now_ms`.execute(this.#db);
+    const row = renewed.rows[0];
+    if (row) return { ok: true, expiresAt: this.#wallOf(Number(row.expires_at), Number(row.now_ms)) };
+    return { ok: false, heldBy: (await this.currentLease()) ?? null };
   }
 
-  /** The lease as stored, expired or not. */
+  /**
+   * Lets go of the lease if `holder` still holds it (at `epoch`, when given). The row stays, with no holder and
+   * its epoch, so the epoch only ever grows: the next holder's is higher, and a paused holder's renewal is
+   * refused. Writes stay fenced.
+   */
+  async releaseLease(holder: string, epoch?: number): Promise<void> {
+    await this.#db
+      .updateTable('seller_leases')
+      .set({ holder: '', pid: 0, hostname: '', scope: '', expires_at: 0 })
+      .where('seller', '=', this.seller)
+      .where('holder', '=', holder)
+      .$if(epoch !== undefined, (q) => q.where('epoch', '=', epoch ?? 0))
+      .execute();
+  }
+
+  /** The lease as stored, expired or not; undefined when free (never held, or released). */
   async currentLease(): Promise<WriterLease | undefined> {
+    const clock = this.#database.clock(this.#leaseClock.now());
     const row = await this.#db
       .selectFrom('seller_leases')
-      .select(['holder', 'pid', 'hostname', 'scope', 'expires_at'])
+      .select(['holder', 'pid', 'hostname', 'scope', 'expires_at', clock.as('now_ms')])
       .where('seller', '=', this.seller)
+      .where('holder', '<>', '')
       .executeTakeFirst();
-    return row && toWriterLease({ ...row, expires_at: Number(row.expires_at) });
+    return row && toWriterLease({ ...row, expires_at: this.#wallOf(Number(row.expires_at), Number(row.now_ms)) });
+  }
+
+  /**
+   * A lease clock reading as epoch ms, for people and logs ("until 12:00:30"): the monotonic clock's counted from
+   * this store's now; a wall clock's (PostgreSQL's, a test's) as it is.
+   */
+  #wallOf(leaseMs: number, leaseNow: number): number {
+    if (this.#database.dialect !== 'sqlite' || this.#leaseClock.era === '') return leaseMs;
+    return this.#now() + (leaseMs - leaseNow);
+  }
+
+  /**
+   * sqlite on the machine's monotonic clock: a lease written in another boot (its holder's scope names that boot)
+   * is expired, whatever its expiry says, since the clock started again at 0.
+   */
+  #earlierEra() {
+    const era = this.#leaseClock.era;
+    if (this.#database.dialect !== 'sqlite' || era === '') return sql``;
+    return sql`OR (length(l.scope) > ${era.length + 1} AND substr(l.scope, ${era.length + 1}, 1) = '/'
+      AND substr(l.scope, 1, ${era.length}) <> ${era})`;
   }
 
   // transactions

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { KyselyStateStore } from './kysely-state-store.ts';
+import type { LeaseClock } from './lease-clock.ts';
 import {
   openPostgresStateDatabase,
   type PostgresStateDatabase,
@@ -28,6 +29,8 @@ export interface OpenStateStoreOptions {
   readonly logger?: Logger;
   /** Epoch ms; tests pass a fake. Default Date.now. */
   readonly now?: () => number;
+  /** sqlite's lease clock; tests pass a fake. Default: the machine's monotonic clock (lease-clock.ts). */
+  readonly leaseClock?: LeaseClock;
   /** How long a write waits for another process's lock before failing (sqlite). Default 5000 ms. */
   readonly busyTimeoutMs?: number;
   /** Run history kept by pruneHistory: the newest runs, with their settled journal entries. Default 200. */
@@ -49,6 +52,7 @@ export async function openStateStore(path: string, opts: OpenStateStoreOptions =
   try {
     return new KyselyStateStore(database, FILE_SELLER, {
       now: opts.now,
+      leaseClock: opts.leaseClock,
       keepRuns: opts.keepRuns,
       ownsDatabase: true,
       migrations,

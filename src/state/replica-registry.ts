@@ -49,6 +49,8 @@ export class ReplicaRegistry {
       .selectFrom('seller_leases')
       .select(['seller', 'holder', 'hostname', 'pid', 'expires_at', sql<boolean>`expires_at > ${DB_NOW}`.as('live')])
       .where('seller', 'in', sellers)
+      // A released lease keeps its row (its epoch only grows) with no holder: the seller is free.
+      .where('holder', '<>', '')
       .orderBy('seller')
       .execute();
     return rows.map((r) => ({

@@ -18,8 +18,13 @@ import type {
 
 /** The answer to a lease request: held until expiresAt (the store's clock), or who holds it instead. */
 export type LeaseAttempt =
-  | { readonly ok: true; readonly expiresAt: number }
+  | { readonly ok: true; readonly expiresAt: number; readonly epoch: number }
   | { readonly ok: false; readonly heldBy: WriterLease };
+
+/** The answer to a renewal: renewed, or lost to heldBy (null: taken and let go since, the lease is free now). */
+export type LeaseRenewal =
+  | { readonly ok: true; readonly expiresAt: number }
+  | { readonly ok: false; readonly heldBy: WriterLease | null };
 
 /**
  * A change to one offer row; unspecified fields keep their value (or their default on insert). `title` is
@@ -60,6 +65,8 @@ export interface StateStore {
   journalSet(id: number, state: JournalState, error?: string | null): Promise<void>;
   /** Entries still pending or sent: settled at start by reading the remote. */
   journalUnfinished(): Promise<JournalEntry[]>;
+  /** Creates of these offers the journal holds done or sent (they may have made an offer), by external_id. */
+  journalCreateCounts(kind: StateKind, externalIds: readonly string[]): Promise<Map<string, number>>;
   /**
    * Retention, run after each run: keeps the newest runs (state.keepRuns) and the settled (done, failed)
    * journal entries of those runs. Unfinished entries are never pruned: they are settled at the next start.
@@ -106,19 +113,21 @@ export interface StateStore {
   /** How many sales of this seller were seen at or after sinceMs. */
   countSales(sinceMs: number): Promise<number>;
 
-  // meta: schema version, list watermarks, anything small
+  // meta: schema version, where list reads start, the marketplace clocks learnt, anything small
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
 
-  // the writer lease (docs/architecture.md, Lease); writer-lease.ts builds waiting and the heartbeat on these two
+  // the writer lease (docs/architecture.md, Lease); writer-lease.ts builds waiting and the heartbeat on these
   /**
    * Takes or renews the lease for ttlMs; refused while another holder's lease is unexpired, unless that
    * holder is `takeOverFrom` (a holder proven dead). Judged by the store's own clock.
    */
   acquireLease(claim: LeaseClaim, ttlMs: number, takeOverFrom?: string): Promise<LeaseAttempt>;
-  /** Lets go of the lease if `holder` still holds it. */
-  releaseLease(holder: string): Promise<void>;
-  /** The lease as stored, expired or not (offersync status shows who holds it). */
+  /** Renews the lease only while `holder` still holds it at `epoch` (expired or not, nobody took it since). */
+  renewLease(holder: string, epoch: number, ttlMs: number): Promise<LeaseRenewal>;
+  /** Lets go of the lease if `holder` still holds it (at `epoch`, when given); the next holder's epoch is higher. */
+  releaseLease(holder: string, epoch?: number): Promise<void>;
+  /** The lease as stored, expired or not; undefined when free (offersync status shows who holds it). */
   currentLease(): Promise<WriterLease | undefined>;
 
   /**

@@ -1,7 +1,13 @@
 // The writer lease (docs/architecture.md, Lease): one writer per state db. It is held under a random instance id,
 // renewed by a heartbeat every ttl/3 and expires on its own, so a killed holder locks nobody out for longer
-// than the TTL. Waiting for it (the daemon, --lock-timeout) and noticing its loss (a stalled heartbeat) live
-// here; the store only answers "yours until T" or "held by X until T".
+// than the TTL. Waiting for it (the daemon, --lock-timeout) and noticing its loss live here; the store only
+// answers "yours until T" or "held by X until T", and renews only the epoch it granted.
+//
+// A paused process (SIGSTOP, a frozen container, a sleeping laptop) does not know it was paused: so every request
+// passes `pass()` as it leaves the queue. A gap since the last confirmed renewal longer than the TTL on the
+// monotonic clock is a loss, whatever the store says: the run ends and the next one plans afresh. The monotonic
+// clock stands still while the machine sleeps, the wall clock does not (but it can step): a wall gap that looks
+// too long is settled by asking the store, which refuses a renewal once another instance took the lease.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -9,7 +15,17 @@ import type { LeaseClaim, WriterLease } from './records.ts';
 import type { StateStore } from './state-store.ts';
 
 /** What the lease needs of a store: any StateStore implementation will do. */
-export type LeaseStore = Pick<StateStore, 'acquireLease' | 'releaseLease'>;
+export type LeaseStore = Pick<StateStore, 'acquireLease' | 'renewLease' | 'releaseLease'>;
+
+/** The clocks a holder measures the gap between renewals by; tests pass fakes. */
+export interface LeaseGapClocks {
+  /** ms, never steps; stands still while the machine sleeps (Linux CLOCK_MONOTONIC). Default performance.now. */
+  monotonic(): number;
+  /** Epoch ms; runs on while the machine sleeps, but can step. Default Date.now. */
+  wall(): number;
+}
+
+const systemClocks: LeaseGapClocks = { monotonic: () => performance.now(), wall: () => Date.now() };
 
 export interface WriterLeaseOptions {
   /** The lease runs out this long after its last renewal; the heartbeat renews it every ttlMs / 3. */
@@ -18,8 +34,11 @@ export interface WriterLeaseOptions {
   readonly waitMs?: number;
   /** Called once when the lease is found held and the caller is going to wait for it. */
   readonly onWait?: (heldBy: WriterLease) => void;
-  /** Called when a heartbeat finds another holder: this process stalled past its TTL and must stop writing. */
-  readonly onLost?: (heldBy: WriterLease) => void;
+  /**
+   * Called once when the lease is lost: another holder took it (heldBy; null when it let go again since), or this
+   * process was paused past the TTL. It must stop writing.
+   */
+  readonly onLost?: (heldBy: WriterLease | null) => void;
   /** Called when a heartbeat cannot reach the store; it tries again at the next beat. */
   readonly onRenewError?: (err: unknown) => void;
   /** Called after each renewal the store confirmed (the store answers again after an outage). */
@@ -28,12 +47,21 @@ export interface WriterLeaseOptions {
   readonly signal?: AbortSignal;
   /** Default: a new random instance id with this process's pid, host name and scope. */
   readonly claim?: LeaseClaim;
+  /** Default: performance.now and Date.now. */
+  readonly clocks?: LeaseGapClocks;
 }
 
 export interface HeldLease {
   readonly holder: string;
   /** Aborted (with a LeaseLostError) when another instance took the lease: stop starting writes. */
   readonly lost: AbortSignal;
+  /**
+   * Resolves when a request may leave now; rejects with a LeaseLostError once the lease is lost (or with why the
+   * store could not confirm it). The request queue calls it for every request, after its rate token.
+   */
+  pass(): Promise<void>;
+  /** Aborted when the lease is lost; the queue drops every request still waiting (the send fence's `closed`). */
+  readonly closed: AbortSignal;
   /** Stops the heartbeat and lets go of the lease (a no-op once lost). */
   release(): Promise<void>;
 }
@@ -53,11 +81,35 @@ export class LeaseHeldError extends Error {
   }
 }
 
-/** Another instance took the lease while this one held it (its heartbeat stalled past the TTL). */
+/** Another instance took the lease while this one held it, or this one was paused past the TTL. */
 export class LeaseLostError extends Error {
   override readonly name = 'LeaseLostError';
-  constructor(readonly heldBy: WriterLease) {
-    super(`lost the writer lease to ${describeHolder(heldBy)}: no further write is started`);
+  constructor(
+    readonly heldBy: WriterLease | null,
+    /** Set when no renewal was confirmed for longer than the TTL (a pause, or a state db that did not answer). */
+    readonly pausedMs?: number,
+  ) {
+    super(
+      pausedMs !== undefined
+        ? `lost the writer lease: no renewal confirmed for ${formatMs(Math.round(pausedMs))}, longer than ` +
+            'state.leaseTtlMs (this process was paused, or the state db did not answer); nothing more is sent, ' +
+            'the next run plans afresh'
+        : heldBy
+          ? `lost the writer lease to ${describeHolder(heldBy)}: no further write is started`
+          : 'lost the writer lease: another offersync held it and let go of it since; nothing more is sent',
+    );
+  }
+}
+
+/** The store did not answer when a request needed the lease confirmed: the request is not sent. */
+export class LeaseUnconfirmedError extends Error {
+  override readonly name = 'LeaseUnconfirmedError';
+  constructor(cause: unknown) {
+    super(
+      'the state db did not confirm the writer lease (the last renewal is too old): the request was not sent; ' +
+        'it is tried again at the next run',
+      { cause },
+    );
   }
 }
 
@@ -74,12 +126,17 @@ export async function acquireWriterLease(store: LeaseStore, opts: WriterLeaseOpt
   const waitMs = opts.waitMs ?? 0;
   const started = Date.now();
   let told = false;
+  const clocks = opts.clocks ?? systemClocks;
   for (;;) {
     opts.signal?.throwIfAborted();
+    // Read before asking: the store's expiry counts from a moment after this one.
+    let asked = readClocks(clocks);
     let attempt = await store.acquireLease(claim, opts.ttlMs);
-    if (!attempt.ok && provenDead(attempt.heldBy, claim))
+    if (!attempt.ok && provenDead(attempt.heldBy, claim)) {
+      asked = readClocks(clocks);
       attempt = await store.acquireLease(claim, opts.ttlMs, attempt.heldBy.holder);
-    if (attempt.ok) return hold(store, claim, opts);
+    }
+    if (attempt.ok) return hold(store, claim, attempt.epoch, asked, opts);
     const left = started + waitMs - Date.now();
     if (left <= 0) throw new LeaseHeldError(attempt.heldBy, waitMs);
     if (!told) {
@@ -91,41 +148,99 @@ export async function acquireWriterLease(store: LeaseStore, opts: WriterLeaseOpt
   }
 }
 
-function hold(store: LeaseStore, claim: LeaseClaim, opts: WriterLeaseOptions): HeldLease {
+interface ClockReading {
+  readonly mono: number;
+  readonly wall: number;
+}
+
+function readClocks(c: LeaseGapClocks): ClockReading {
+  return { mono: c.monotonic(), wall: c.wall() };
+}
+
+/** A renewal is due this long after the last one the store confirmed: a request waits for it first. */
+const CONFIRM_AFTER = 2 / 3;
+
+function hold(store: LeaseStore, claim: LeaseClaim, epoch: number, asked: ClockReading, opts: WriterLeaseOptions) {
+  const ttl = opts.ttlMs;
+  const clocks = opts.clocks ?? systemClocks;
   const lost = new AbortController();
   let stopped = false;
+  // When the last renewal the store confirmed was asked for: the lease is ours until at least ttl after it.
+  let confirmed = asked;
   // One renewal at a time: a beat that has not been answered (a database that does not answer) is not
-  // stacked on by the next one.
+  // stacked on by the next one, and a request waiting for a confirmation shares the beat's.
   let renewing: Promise<void> | undefined;
+  let lastRenewError: unknown;
+  const lose = (err: LeaseLostError) => {
+    if (lost.signal.aborted) return;
+    clearInterval(beat);
+    lost.abort(err);
+    opts.onLost?.(err.heldBy);
+  };
+  const pausedFor = (now: ClockReading): number | undefined => {
+    const gap = now.mono - confirmed.mono;
+    return gap > ttl ? gap : undefined;
+  };
   const renew = async () => {
+    if (stopped || lost.signal.aborted) return;
+    const at = readClocks(clocks);
+    const paused = pausedFor(at);
+    if (paused !== undefined) return lose(new LeaseLostError(null, paused));
     try {
-      const renewed = await store.acquireLease(claim, opts.ttlMs);
-      if (renewed.ok) opts.onRenewed?.();
-      if (renewed.ok || stopped) return;
-      clearInterval(beat);
-      lost.abort(new LeaseLostError(renewed.heldBy));
-      opts.onLost?.(renewed.heldBy);
+      const renewed = await store.renewLease(claim.holder, epoch, ttl);
+      lastRenewError = undefined;
+      if (stopped || lost.signal.aborted) return;
+      if (!renewed.ok) return lose(new LeaseLostError(renewed.heldBy));
+      confirmed = at;
+      opts.onRenewed?.();
     } catch (err) {
+      lastRenewError = err;
       if (!stopped) opts.onRenewError?.(err);
     }
   };
-  const beat = setInterval(() => {
+  const renewNow = (): Promise<void> => {
     renewing ??= renew().finally(() => {
       renewing = undefined;
     });
-  }, opts.ttlMs / 3);
+    return renewing;
+  };
+  const beat = setInterval(() => void renewNow(), ttl / 3);
   // The heartbeat alone never keeps a process alive.
   beat.unref();
+  /** undefined: fine to send now; 'confirm': ask the store first. A pause past the TTL is a loss. */
+  const verdict = (): 'confirm' | undefined => {
+    if (lost.signal.aborted) throw lost.signal.reason;
+    const now = readClocks(clocks);
+    const paused = pausedFor(now);
+    if (paused !== undefined) {
+      lose(new LeaseLostError(null, paused));
+      throw lost.signal.reason;
+    }
+    const gap = Math.max(now.mono - confirmed.mono, now.wall - confirmed.wall);
+    return gap < ttl * CONFIRM_AFTER ? undefined : 'confirm';
+  };
   return {
     holder: claim.holder,
     lost: lost.signal,
+    closed: lost.signal,
+    async pass() {
+      if (verdict() === undefined) return;
+      await renewNow();
+      if (verdict() === undefined) return;
+      throw new LeaseUnconfirmedError(lastRenewError);
+    },
     async release() {
       stopped = true;
       clearInterval(beat);
       await renewing;
-      if (!lost.signal.aborted) await store.releaseLease(claim.holder);
+      if (!lost.signal.aborted) return await store.releaseLease(claim.holder, epoch);
+      // Lost to another holder: nothing of ours to let go. Lost for want of a renewal: the row may still be ours (at
+      // our epoch), let go if the store answers; it expires on its own if not (the store may be what is down).
+      const reason: unknown = lost.signal.reason;
+      if (reason instanceof LeaseLostError && reason.heldBy === null)
+        await store.releaseLease(claim.holder, epoch).catch(() => undefined);
     },
-  };
+  } satisfies HeldLease;
 }
 
 /** This process as a lease holder: a new random id every time (never pid@host; docs/architecture.md, Lease). */

@@ -18,6 +18,8 @@ function updateSize(kind: OfferKind, options: PlannerOptions): number {
   return kind === 'item' ? options.bulk.itemUpdateSize : options.bulk.topUpUpdateSize;
 }
 
+/** An item's game travels by the single PATCH only: a bulk-update ignores it (item-game-update.ts). */
+const changesGame = (a: UpdateAction): boolean => a.kind === 'item' && a.changes.some((c) => c.field === 'game');
 /**
  * Whether the kind's bulk-update carries every field the update changes: one it does not read goes by the
  * offer's own PATCH, with the rest of its changes, so the offer costs one request either way.
@@ -32,14 +34,16 @@ export function batchUpdates(actions: readonly PlanAction[], options: PlannerOpt
   const batchOf = new Map<OfferKind, (i: number) => number>();
   const seen = new Map<OfferKind, number>();
   for (const [kind, id] of Object.entries(UPDATE_CANDIDATE) as [OfferKind, keyof typeof BULK_CANDIDATES][]) {
-    const count = actions.filter((a) => a.type === 'update' && a.kind === kind && bulkCarries(a)).length;
+    const count = actions.filter(
+      (a) => a.type === 'update' && a.kind === kind && !changesGame(a) && bulkCarries(a),
+    ).length;
     const refused = options.capabilities[BULK_CANDIDATES[id].id] === 'unusable';
     const of = batchNumbers(count, updateSize(kind, options), refused);
     if (of) batchOf.set(kind, of);
   }
   if (batchOf.size === 0) return [...actions];
   return actions.map((a) => {
-    if (a.type !== 'update' || !bulkCarries(a)) return a;
+    if (a.type !== 'update' || changesGame(a) || !bulkCarries(a)) return a;
     const of = batchOf.get(a.kind);
     if (!of) return a;
     const i = seen.get(a.kind) ?? 0;

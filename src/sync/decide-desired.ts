@@ -106,10 +106,12 @@ function decideKnown(
   let changes = diffFields({ desired: fields, lastApplied, live: liveFieldsOf(live), lossy });
   if (kind !== 'account')
     changes = [...withoutSales(changes, lastApplied, live, known ? (rec.soldCountAtSend ?? null) : null)];
+  // An offer state does not know is compared with the credentials the marketplace returns, when it returns them
+  // (sealed into the same HMAC where they are decoded): a lost state db then sends no unchanged credentials.
   const sendCredentials =
     d.kind === 'account' &&
     d.credentialsHmac !== undefined &&
-    d.credentialsHmac !== (known ? rec.credentialsHmac : null);
+    d.credentialsHmac !== (known ? rec.credentialsHmac : (live.credentialsHmac ?? null));
   // While a gallery image is not uploaded, the desired fields hold no image_ids (desired-fields.ts), so the diff
   // has none to send before the uploads: the update sends them once resolved.
   const sendImages = d.kind === 'account' && !imagesResolved;
@@ -132,7 +134,7 @@ function decideKnown(
       reported = true;
     }
   }
-  const { sendable, fixed } = splitUpdatable(kind, changes);
+  const { sendable, fixed } = splitUpdatable(kind, changes, options.capabilities.itemGameUpdate);
   if (fixed.length > 0) {
     const names = fixed.map((c) => c.field).join(', ');
     const detail = `the API cannot change ${names} of an item: give it a new external_id to list it anew`;
@@ -150,7 +152,8 @@ function decideKnown(
     actions.push({ type: 'noop', kind, externalId, reason: 'blocked', remoteId: live.id, changes, detail });
     return actions;
   }
-  const relist = live.status === 'archived' && fields.status !== 'archived';
+  // Archived on the website: offersync's own archive is recorded as sent, and undoing it is the seller's change.
+  const relist = live.status === 'archived' && fields.status !== 'archived' && lastApplied?.status !== 'archived';
   const reason: UpdateAction['reason'] = relist
     ? 'relist'
     : !known

@@ -24,7 +24,12 @@ export function describeOutcomes(outcomes: readonly OfferOutcome[], plan: Plan):
       };
     }
     if (o.outcome === 'updated' && a.type === 'update') {
-      const changes: ShownChange[] = a.changes.map((c) => ({ field: c.field, from: c.from, to: c.to }));
+      const changes: ShownChange[] = a.changes.map((c) => ({
+        field: c.field,
+        from: c.from,
+        to: c.to,
+        ...(c.why === 'drift' ? { patchedBack: true as const } : {}),
+      }));
       // Credentials are compared by HMAC and never shown: only that they changed.
       if (a.sendCredentials) changes.push({ field: 'credentials', from: null, to: null });
       return { ...o, file: o.file ?? a.desired.source.file, reason: a.reason, changes };

@@ -9,6 +9,7 @@ import type { CapabilityGate } from '../capabilities/gate.ts';
 import type { EventDraft } from './offer-events.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';
+import type { SoldEntry } from './sold-log.ts';
 
 /** Higher runs first in the request queue: uploads before the creates that need them, archives last. */
 export const PRIORITY = { upload: 30, create: 20, update: 10, archive: 0 } as const;
@@ -51,5 +52,6 @@ export interface ExecutionContext {
    */
   halt(reason: Error): void;
   /** Records an offer the marketplace marks sold, refunded or processing, and notes a new sale for sold.jsonl. */
-  markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void>;
+  /** Returns the sale it noted when the status is new to offersync (a sale since the last run). */
+  markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<SoldEntry | undefined>;
 }

@@ -22,6 +22,7 @@ import { archiveOne } from './route-archive.ts';
 import { bulkArchive, bulkUpdate } from './route-bulk.ts';
 import { runCreate } from './route-create.ts';
 import { runUpdate } from './route-update.ts';
+import type { ClockSamples } from './marketplace-clocks.ts';
 import { RunContext } from './run-context.ts';
 import type { OfferOutcome } from './run-report.ts';
 import type { SoldEntry } from './sold-log.ts';
@@ -52,6 +53,8 @@ export interface ExecutorDeps {
   /** A refused capability older than this is probed again. */
   readonly reprobeAfterMs?: number;
   readonly now?: () => number;
+  /** Learns the marketplace's clocks from the stamps of the run's writes. */
+  readonly clocks?: ClockSamples;
 }
 
 export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {

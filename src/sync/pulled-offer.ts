@@ -33,6 +33,19 @@ export interface LeftOut {
 /** Whether the configuration's prune policy owns an offer by its external_id (docs/architecture.md, Ownership). */
 export type OwnsOffer = (externalId: string) => boolean;
 
+/**
+ * The gallery of an account as files of the pulled catalogue (paths relative to it), in the account's order; undefined
+ * when it has none or some image could not be downloaded (then it keeps its image_ids).
+ */
+export type GalleryOf = (remote: RemoteOffer) => readonly string[] | undefined;
+
+/** Urls of an account's gallery as its answer gives them: image_urls, when the answer carries no image_ids. */
+export function galleryUrls(remote: RemoteOffer): readonly string[] {
+  if (Object.hasOwn(remote.fields, 'image_ids')) return [];
+  const urls = remote.fields.image_urls;
+  return Array.isArray(urls) ? urls.filter((u): u is string => typeof u === 'string') : [];
+}
+
 /** A field left out of some records, with why: said once per kind and field, with how many offers. */
 export interface FieldNote {
   readonly field: string;
@@ -64,8 +77,8 @@ const STATUSES: Readonly<Record<OfferKind, readonly string[] | undefined>> = {
 };
 
 /**
- * Catalogue fields a pull can fill: not aliases, not legacy names, not the gallery paths (the offer keeps its
- * images by image_ids), not credentials (the API never returns them) and not parameters (echoed as game_data,
+ * Catalogue fields a pull can fill: not aliases, not legacy names, not the gallery paths (written from the files
+ * downloaded, see pulledOffer), not credentials (the API never returns them) and not parameters (echoed as game_data,
  * under another name than the one sent, so a fresh state db could not tell it unchanged).
  */
 const NEVER_PULLED = new Set(['external_id', 'status', 'credentials', 'images', 'parameters']);
@@ -123,16 +136,24 @@ type Verdict =
   | { readonly type: 'record'; readonly record: CatalogueRecord; readonly dropped: readonly FieldNote[] }
   | { readonly type: 'left-out'; readonly reason: string; readonly todo: string };
 
-/** One live offer as a catalogue record, checked to plan nothing against itself. */
-export function pulledOffer(kind: OfferKind, remote: RemoteOffer): Verdict {
+/**
+ * One live offer as a catalogue record, checked to plan nothing against itself. An account's gallery, given as
+ * files, is written as `images` (uploaded once on another seller; found by content on this one) instead of its
+ * image_ids, which name images of this seller only.
+ */
+export function pulledOffer(kind: OfferKind, remote: RemoteOffer, galleryOf: GalleryOf = () => undefined): Verdict {
   const refused = refusal(kind, remote);
   if (refused) return { type: 'left-out', ...refused };
   const record: Record<string, JsonValue> = { external_id: remote.externalId };
+  const gallery = kind === 'account' ? galleryOf(remote) : undefined;
+  // Without image_ids in the answer, image_urls are the gallery's own addresses, not urls the seller gave.
+  const skipped = new Set(gallery ? ['image_ids', 'image_urls'] : galleryUrls(remote).length > 0 ? ['image_urls'] : []);
   for (const field of pullableFields(kind)) {
     const v = remote.fields[field];
-    if (!present(v)) continue;
+    if (!present(v) || skipped.has(field)) continue;
     record[field] = field === 'price' && typeof v === 'number' && Number.isSafeInteger(v) ? priceText(v) : v;
   }
+  if (gallery && gallery.length > 0) record.images = [...gallery];
   record.status = remote.status!;
   const dropped: FieldNote[] = [];
   // Read back as the catalogue reads it, until nothing it reads differs from the live offer.
@@ -171,7 +192,12 @@ export function pulledOffer(kind: OfferKind, remote: RemoteOffer): Verdict {
  * Every offer of a kind (as the list returned them) to records, what was left out and why, and notes on fields.
  * An external_id listed twice keeps the lower id, as a reconcile with a fresh state db adopts it.
  */
-export function pullKind(kind: OfferKind, offers: readonly RemoteOffer[], owns: OwnsOffer = () => false): PulledKind {
+export function pullKind(
+  kind: OfferKind,
+  offers: readonly RemoteOffer[],
+  owns: OwnsOffer = () => false,
+  galleryOf: GalleryOf = () => undefined,
+): PulledKind {
   const sorted = [...offers].sort((a, b) => a.id - b.id);
   const first = new Map<string, RemoteOffer>();
   const leftOut: LeftOut[] = [];
@@ -194,7 +220,7 @@ export function pullKind(kind: OfferKind, offers: readonly RemoteOffer[], owns: 
       continue;
     }
     first.set(remote.externalId, remote);
-    const verdict = pulledOffer(kind, remote);
+    const verdict = pulledOffer(kind, remote, galleryOf);
     if (verdict.type === 'left-out') {
       const archivable = remote.status !== 'archived' && !isLocked(remote.status) && owns(remote.externalId);
       leftOut.push({

@@ -15,19 +15,30 @@ export interface ReadSnapshotOptions {
   readonly client: MarketplaceClient;
   /** The state's records, or the store's view of them. */
   readonly state: readonly OfferRecord[] | OfferView;
-  /** full: every page in `id` order. incremental: `-updated_at` pages until past the watermark. */
+  /** full: every page in `id` order. incremental: `-updated_at` pages down to the kind's cutoff. */
   readonly mode: 'full' | 'incremental';
-  /** Epoch ms of the newest updated_at seen per kind (incremental mode). */
-  readonly watermarks?: Partial<Record<OfferKind, number>>;
+  /**
+   * Per kind, epoch ms on the marketplace's clocks below which every change was seen by an earlier read
+   * (marketplace-clocks.ts). A kind without one is read in full.
+   */
+  readonly cutoffs?: Partial<Record<OfferKind, number>>;
   readonly perPage: number;
   readonly logger: Logger;
 }
 
 export interface SnapshotResult {
   readonly snapshot: RemoteSnapshot;
-  /** Newest updated_at seen per kind, for the next incremental read. */
-  readonly watermarks: Partial<Record<OfferKind, number>>;
   readonly pages: number;
+}
+
+/**
+ * Under -updated_at, an offer changed before the cutoff ends the walk: every one after it is older still. An
+ * account never updated has no updated_at (the marketplace stores null) and sorts after every one that has,
+ * newest create first, so its created_at decides. An offer with neither stamp tells nothing: the walk goes on.
+ */
+function seenBefore(offer: RemoteOffer, cutoff: number): boolean {
+  if (offer.updatedAt !== undefined) return offer.updatedAt < cutoff;
+  return offer.createdAt !== undefined && offer.createdAt < cutoff;
 }
 
 async function readKind(
@@ -35,25 +46,26 @@ async function readKind(
   kind: OfferKind,
   opts: ReadSnapshotOptions,
   state: OfferView,
-): Promise<{ snap: KindSnapshot; newest: number | undefined; pages: number }> {
+): Promise<{ snap: KindSnapshot; pages: number }> {
   const offers = new Map<string, RemoteOffer>();
   const duplicates = new Set<string>();
-  let newest: number | undefined;
+  const copies = new Map<string, RemoteOffer[]>();
   let pages = 0;
-  const watermark = opts.watermarks?.[kind];
-  const incremental = opts.mode === 'incremental' && watermark !== undefined;
+  const cutoff = opts.cutoffs?.[kind];
+  const incremental = opts.mode === 'incremental' && cutoff !== undefined;
   // Offset paging moves under writes; a stable order (id) makes a full sweep see every offer once.
   const sort = incremental ? '-updated_at' : 'id';
   try {
     walk: for await (const page of resource.list({ sort, perPage: opts.perPage })) {
       pages++;
       for (const offer of page.items) {
-        if (offer.updatedAt !== undefined && (newest === undefined || offer.updatedAt > newest))
-          newest = offer.updatedAt;
-        if (incremental && offer.updatedAt !== undefined && offer.updatedAt < watermark) break walk;
+        if (incremental && seenBefore(offer, cutoff)) break walk;
         const prev = offers.get(offer.externalId);
         if (prev && prev.id !== offer.id) {
           duplicates.add(offer.externalId);
+          const listed = copies.get(offer.externalId);
+          if (listed) listed.push(offer);
+          else copies.set(offer.externalId, [prev, offer]);
           // Keep the one the state maps, else the older (lower id).
           const mapped = (await state.get(kind, offer.externalId))?.remoteId;
           if (mapped === offer.id || (mapped !== prev.id && offer.id < prev.id)) offers.set(offer.externalId, offer);
@@ -68,12 +80,18 @@ async function readKind(
       'list read incomplete: nothing of this kind is archived this run',
     );
     return {
-      snap: { offers, full: !incremental, complete: false, duplicates: [...duplicates], error: (err as Error).message },
-      newest,
+      snap: {
+        offers,
+        full: !incremental,
+        complete: false,
+        duplicates: [...duplicates],
+        copies,
+        error: (err as Error).message,
+      },
       pages,
     };
   }
-  return { snap: { offers, full: !incremental, complete: true, duplicates: [...duplicates] }, newest, pages };
+  return { snap: { offers, full: !incremental, complete: true, duplicates: [...duplicates], copies }, pages };
 }
 
 /**
@@ -86,13 +104,11 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
     OFFER_KINDS.map((kind) => readKind(resourceOf(opts.client, kind), kind, opts, state)),
   );
   const kinds = {} as Record<OfferKind, KindSnapshot>;
-  const watermarks: Partial<Record<OfferKind, number>> = { ...opts.watermarks };
   let pages = 0;
   OFFER_KINDS.forEach((kind, i) => {
     const r = results[i]!;
     kinds[kind] = r.snap;
     pages += r.pages;
-    if (r.newest !== undefined && r.snap.complete) watermarks[kind] = Math.max(r.newest, watermarks[kind] ?? 0);
   });
 
   const gone = new Set<string>();
@@ -128,5 +144,5 @@ export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotR
       }
     }
   });
-  return { snapshot: { kinds, gone, unconfirmed }, watermarks, pages };
+  return { snapshot: { kinds, gone, unconfirmed }, pages };
 }

@@ -7,6 +7,8 @@ import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { OfferView } from '../state/offer-view.ts';
 import type { StateStore } from '../state/state-store.ts';
+import type { ImageRecord } from '../state/records.ts';
+import type { SendFence } from '../queue/send-fence.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
 import { catalogueFailures } from './catalogue-failures.ts';
@@ -15,12 +17,16 @@ import { describeOutcomes } from './describe-outcomes.ts';
 import { errorMessage } from './errors.ts';
 import { type ExecutorOptions, execute } from './executor.ts';
 import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
+import { type DownloadImage, fetchImage, mapRemoteImages } from './map-remote-images.ts';
 import { recordGuardStop } from './guard-stop.ts';
 import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from './offer-backoff.ts';
 import { offerKey } from './offer-key.ts';
 import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
+import { ClockSamples, incrementalCutoff, loadClockOffsets, saveClockOffsets } from './marketplace-clocks.ts';
+import type { DuplicateOffer } from './duplicate-offers.ts';
 import { readSnapshot, type SnapshotResult } from './read-snapshot.ts';
+import { type DuplicateRemoval, findDuplicates, removeDuplicates } from './remove-duplicates.ts';
 import { forgetListing } from './remote-snapshot.ts';
 import { type ExecutedOutcome, runOutcome } from './run-outcome.ts';
 import { writeRunReport } from './run-report-file.ts';
@@ -56,9 +62,18 @@ export interface ReconcileDeps {
   readonly requestCount?: () => number;
   /** Set by a long-running caller (the daemon) that holds and renews the writer lease itself. */
   readonly leaseHeldByCaller?: boolean;
+  /**
+   * Makes every request of the run pass the writer lease as it leaves the queue (RequestQueue.fence); returns
+   * the removal. Without it, writes are fenced only when they are journalled.
+   */
+  readonly fenceSends?: (fence: SendFence) => () => void;
   /** The clock of backoffs and re-probes. Default Date.now; benches pass a fake one. */
   readonly now?: () => number;
+  /** Reads a gallery image at its public url, to find the catalogue's images already uploaded. */
+  readonly downloadImage?: DownloadImage;
 }
+
+const DEFAULT_IMAGE_DOWNLOAD = { timeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 } as const;
 
 export interface ReconcileOptions {
   readonly command: string;
@@ -74,6 +89,8 @@ export interface ReconcileOptions {
   readonly lockTimeoutMs?: number;
   /** Aborted: no further write is started, those in flight finish, and the run ends 'stopped'. */
   readonly signal?: AbortSignal;
+  /** The writer lease the caller holds for this run (with leaseHeldByCaller): every request passes it. */
+  readonly heldLease?: HeldLease;
   /** Only these offers (plan/reconcile --only, --file, --match). */
   readonly target?: Target;
   /**
@@ -94,7 +111,8 @@ export class MarketplaceUnreadableError extends Error {
   override readonly name = 'MarketplaceUnreadableError';
 }
 
-const WATERMARK_KEY = (kind: OfferKind) => `watermark.${kind}`;
+/** Local epoch ms when the last complete read of a kind started: the next incremental read's cutoff comes from it. */
+const READ_STARTED_KEY = (kind: OfferKind) => `read-started.${kind}`;
 const DEFAULT_REPROBE_MS = 24 * 3_600_000;
 
 export function newRunId(): string {
@@ -104,6 +122,8 @@ export function newRunId(): string {
 export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Promise<ReconcileResult> {
   const run = startRun(deps);
   const lease = await takeLease(deps, opts, run.logger);
+  const fence = lease ?? (opts.dryRun ? undefined : opts.heldLease);
+  const unfence = fence && deps.fenceSends ? deps.fenceSends(fence) : undefined;
   try {
     const unsettled = opts.dryRun ? [] : (await settleJournal(deps.store, deps.client, run.logger)).unsettled;
     const sides = await readBothSides(deps, opts, run.logger);
@@ -115,6 +135,7 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
     const executed = await executePlan(deps, opts, run, planned, stopSignal(opts.signal, lease), notes);
     return result(planned, await report(deps, run, planned, executed, notes));
   } finally {
+    unfence?.();
     await lease?.release();
   }
 }
@@ -148,7 +169,7 @@ async function takeLease(deps: ReconcileDeps, opts: ReconcileOptions, logger: Lo
     waitMs: opts.lockTimeoutMs ?? 0,
     signal: opts.signal,
     onWait: (h) => logger.warn({ holder: h.holder, pid: h.pid, host: h.hostname }, 'writer lease held: waiting for it'),
-    onLost: (h) => logger.error({ holder: h.holder }, 'lost the writer lease: no further write is started'),
+    onLost: (h) => logger.error({ holder: h?.holder ?? null }, 'lost the writer lease: no further write is started'),
     onRenewError: (err) => logger.warn({ err: errorMessage(err) }, 'writer lease renewal failed: retrying'),
   });
 }
@@ -163,6 +184,8 @@ interface BothSides {
   readonly catalogue: CatalogueView;
   readonly snap: SnapshotResult;
   readonly state: OfferView;
+  /** Local epoch ms when the lists' read started. */
+  readonly readStartedAt: number;
 }
 
 /** Step 3: the catalogue and the remote lists at once, with the state they are matched against. */
@@ -170,14 +193,16 @@ async function readBothSides(deps: ReconcileDeps, opts: ReconcileOptions, logger
   const { store, client, settings } = deps;
   // Read a page at a time as asked, never all held at once (100,000 records were a third of a run's memory).
   const state = await store.offerView();
-  const watermarks: Partial<Record<OfferKind, number>> = {};
+  const offsets = await loadClockOffsets(store);
+  const cutoffs: Partial<Record<OfferKind, number>> = {};
   for (const kind of OFFER_KINDS) {
-    const w = await store.getMeta(WATERMARK_KEY(kind));
-    if (w) watermarks[kind] = Number(w);
+    const started = Number(await store.getMeta(READ_STARTED_KEY(kind)));
+    if (Number.isFinite(started) && started > 0) cutoffs[kind] = incrementalCutoff(started, offsets);
   }
+  const readStartedAt = clockOf(deps)();
   const [catalogue, snap] = await Promise.all([
     deps.loadCatalogue(),
-    readSnapshot({ client, state, mode: opts.mode ?? 'full', watermarks, perPage: settings.perPage, logger }),
+    readSnapshot({ client, state, mode: opts.mode ?? 'full', cutoffs, perPage: settings.perPage, logger }),
   ]);
   if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
     throw new MarketplaceUnreadableError(
@@ -185,14 +210,17 @@ async function readBothSides(deps: ReconcileDeps, opts: ReconcileOptions, logger
         `nothing was sent`,
     );
   }
-  return { catalogue, snap, state };
+  return { catalogue, snap, state, readStartedAt };
 }
 
 interface Planned {
   readonly plan: Plan;
   readonly catalogue: CatalogueView;
   readonly snap: SnapshotResult;
+  readonly readStartedAt: number;
   readonly backoffs: OfferBackoffs;
+  /** External_ids a complete full list showed more than once, sorted (duplicate-offers.ts). */
+  readonly duplicates: readonly DuplicateOffer[];
 }
 
 const clockOf = (deps: ReconcileDeps): (() => number) => deps.now ?? Date.now;
@@ -202,7 +230,7 @@ const reprobeAfterMsOf = (settings: ReconcilerSettings): number => settings.repr
 async function planRun(
   deps: ReconcileDeps,
   opts: ReconcileOptions,
-  { catalogue, snap, state }: BothSides,
+  { catalogue, snap, state, readStartedAt }: BothSides,
   unsettled: readonly string[],
 ): Promise<Planned> {
   const { store, settings } = deps;
@@ -210,7 +238,8 @@ async function planRun(
   const now = clockOf(deps);
   const backoffs = await OfferBackoffs.load(store, settings.offerBackoff ?? DEFAULT_OFFER_BACKOFF, now);
   // What the planner reads besides the offers is read before it starts: the planner itself does no I/O.
-  const uploadedImages = new Map((await store.listImages()).map((i) => [i.sha256, i.remoteId]));
+  const found = await mapImages(deps, catalogue, snap, opts.dryRun);
+  const uploadedImages = new Map([...(await store.listImages()), ...found].map((i) => [i.sha256, i.remoteId]));
   const interruptedCreates = opts.dryRun ? await interruptedCreateKeys(store) : undefined;
   // Read as the capability gate will: a refusal older than reprobeAfterMs is tried again.
   const capabilities = await readReprobedCapabilities(store, now, reprobeAfterMsOf(settings));
@@ -232,8 +261,36 @@ async function planRun(
     ...(opts.target ? { target: opts.target } : {}),
   });
   opts.onPlan?.(plan);
+  const duplicates = await findDuplicates(snap.snapshot, state, store);
   forgetListing(snap.snapshot);
-  return { plan, catalogue, snap, backoffs };
+  return { plan, catalogue, snap, readStartedAt, backoffs, duplicates };
+}
+
+/**
+ * The gallery the marketplace already holds (map-remote-images.ts), kept in the state db unless the run is dry. A
+ * failure costs only the mapping: images are then uploaded as new ones, as before.
+ */
+async function mapImages(
+  deps: ReconcileDeps,
+  catalogue: CatalogueView,
+  snap: SnapshotResult,
+  dryRun: boolean,
+): Promise<readonly ImageRecord[]> {
+  const { store, client, logger } = deps;
+  try {
+    const download = deps.downloadImage ?? fetchImage(DEFAULT_IMAGE_DOWNLOAD);
+    const now = clockOf(deps);
+    const mapped = await mapRemoteImages(
+      { client, store, logger, download, now },
+      catalogue.offers,
+      snap.snapshot.kinds.account,
+    );
+    if (!dryRun) for (const rec of mapped.records) await store.putImage(rec);
+    return mapped.records;
+  } catch (err) {
+    logger.warn({ err: errorMessage(err) }, 'could not map the gallery on the marketplace: new images are uploaded');
+    return [];
+  }
 }
 
 async function interruptedCreateKeys(store: StateStore): Promise<Set<string>> {
@@ -288,19 +345,22 @@ function refusedResult(run: Run, planned: Planned, notes: ReportNotes, refused: 
 interface Executed {
   readonly outcomes: readonly OfferOutcome[];
   readonly outcome: ExecutedOutcome;
+  /** What the run did about duplicated offers. */
+  readonly duplicates: Pick<DuplicateRemoval, 'messages' | 'covered'>;
 }
 
-/** Step 6: the plan carried out, the backoffs and (in a full, finished run) the watermarks kept. */
+/** Step 6: the plan carried out, the backoffs, the clocks learnt and (a finished run) where the lists were read. */
 async function executePlan(
   deps: ReconcileDeps,
   opts: ReconcileOptions,
   run: Run,
-  { plan, snap, backoffs }: Planned,
+  { plan, snap, readStartedAt, backoffs, duplicates }: Planned,
   signal: AbortSignal | undefined,
   notes: ReportNotes,
 ): Promise<Executed> {
   const { store, client, settings } = deps;
   await store.runStart(run.id, opts.command);
+  const clocks = new ClockSamples();
   try {
     const outcomes = await execute(plan, {
       client,
@@ -315,17 +375,22 @@ async function executePlan(
       backoffs,
       reprobeAfterMs: reprobeAfterMsOf(settings),
       now: clockOf(deps),
+      clocks,
     });
     await backoffs.save();
+    await saveClockOffsets(store, clocks.offsets);
+    // After the plan's own writes, under the same lease and fence: the copies offersync made go.
+    const removal =
+      duplicates.length > 0 && !stoppedByGuard(plan)
+        ? await removeDuplicates(duplicates, { client, store, runId: run.id, logger: run.logger, signal })
+        : { messages: [], covered: [], archived: 0, failed: 0 };
     const outcome = runOutcome(plan, signal?.aborted === true, [...outcomes, ...notes.failures]);
     // A targeted run saw every offer but acted on some: the next incremental run must still see the rest.
     if (outcome !== 'aborted' && outcome !== 'stopped' && !plan.target) {
-      for (const kind of OFFER_KINDS) {
-        const w = snap.watermarks[kind];
-        if (w !== undefined) await store.setMeta(WATERMARK_KEY(kind), String(w));
-      }
+      for (const kind of OFFER_KINDS)
+        if (snap.snapshot.kinds[kind].complete) await store.setMeta(READ_STARTED_KEY(kind), String(readStartedAt));
     }
-    return { outcomes, outcome };
+    return { outcomes, outcome, duplicates: removal };
   } catch (err) {
     run.logger.error({ err: errorMessage(err) }, 'run failed');
     await store.runEnd(run.id, 'failed', {});
@@ -338,7 +403,7 @@ async function report(
   deps: ReconcileDeps,
   run: Run,
   { plan }: Planned,
-  { outcomes, outcome }: Executed,
+  { outcomes, outcome, duplicates }: Executed,
   notes: ReportNotes,
 ): Promise<RunReport> {
   const { store, settings } = deps;
@@ -346,7 +411,7 @@ async function report(
     run,
     outcome,
     [...describeOutcomes(outcomes, plan), ...notes.failures],
-    notes.messages,
+    withDuplicateMessages(notes.messages, duplicates),
     notes.sales,
   );
   await store.runEnd(run.id, outcome, flatCounts(done.counts));
@@ -361,6 +426,22 @@ async function report(
   const pruned = await store.pruneHistory();
   if (pruned.runs + pruned.journal > 0) run.logger.debug(pruned, 'state db: old runs and journal entries pruned');
   return done;
+}
+
+/** The duplicate step's lines replace the planner's bare "listed more than once" warnings of the same offers. */
+function withDuplicateMessages(
+  messages: readonly string[],
+  duplicates: Pick<DuplicateRemoval, 'messages' | 'covered'>,
+): readonly string[] {
+  if (duplicates.covered.length === 0) return messages;
+  const heads = new Set(
+    duplicates.covered.map((key) => {
+      const [kind, ...id] = key.split(':');
+      return `the marketplace lists ${kind} '${id.join(':')}'`;
+    }),
+  );
+  const said = (m: string) => m.includes(' more than once') && heads.has(m.slice(0, m.indexOf(' more than once')));
+  return [...messages.filter((m) => !said(m)), ...duplicates.messages];
 }
 
 function result(planned: Planned, report: RunReport): ReconcileResult {

@@ -11,15 +11,29 @@ export async function recordNoop(ctx: ExecutionContext, n: NoopAction): Promise<
   switch (n.reason) {
     case 'sold':
     case 'refunded':
-    case 'processing':
-      if (n.remoteId !== undefined)
-        await ctx.markLocked(
-          kind,
-          externalId,
-          n.remote ? { ...n.remote, status: n.reason } : { id: n.remoteId, externalId, status: n.reason, fields: {} },
-        );
-      ctx.report({ kind, externalId, outcome: 'sold', message: n.detail }, false);
+    case 'processing': {
+      const sale =
+        n.remoteId === undefined
+          ? undefined
+          : await ctx.markLocked(
+              kind,
+              externalId,
+              n.remote
+                ? { ...n.remote, status: n.reason }
+                : { id: n.remoteId, externalId, status: n.reason, fields: {} },
+            );
+      // A sale since the last run names the offer, so the seller can hand over the right account.
+      const told = sale
+        ? {
+            newSale: true as const,
+            reason: n.reason,
+            remoteId: sale.id,
+            ...(sale.title !== null ? { title: sale.title } : {}),
+          }
+        : {};
+      ctx.report({ kind, externalId, outcome: 'sold', message: n.detail, ...told }, false);
       return;
+    }
     case 'gone':
       ctx.event(seen(kind, externalId, 'gone', n.detail ?? null));
       await ctx.store.deleteOffer(kind, externalId);

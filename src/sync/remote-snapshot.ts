@@ -7,13 +7,15 @@ export interface KindSnapshot {
   readonly offers: ReadonlyMap<string, RemoteOffer>;
   /**
    * full: every page of the list was read (a full sweep). Otherwise the snapshot holds only offers changed
-   * since the watermark, and the state's memory stands for the rest.
+   * since the cutoff of an incremental read, and the state's memory stands for the rest.
    */
   readonly full: boolean;
   /** false when a page failed: nothing of this kind may be archived, and creates are verified first. */
   readonly complete: boolean;
   /** external_ids the marketplace lists more than once (a duplicate made before offersync, or by hand). */
   readonly duplicates: readonly string[];
+  /** Every offer listed under each of `duplicates`, the one in `offers` included (duplicate-offers.ts). */
+  readonly copies?: ReadonlyMap<string, readonly RemoteOffer[]>;
   readonly error?: string;
 }
 
@@ -34,6 +36,8 @@ export function emptyKindSnapshot(full = true): KindSnapshot {
  * 100,000 listed offers would otherwise live through the whole execution. The snapshot is the run's own.
  */
 export function forgetListing(snapshot: RemoteSnapshot): void {
-  for (const kind of Object.keys(snapshot.kinds) as OfferKind[])
+  for (const kind of Object.keys(snapshot.kinds) as OfferKind[]) {
     (snapshot.kinds[kind].offers as Map<string, RemoteOffer>).clear();
+    (snapshot.kinds[kind].copies as Map<string, RemoteOffer[]> | undefined)?.clear();
+  }
 }

@@ -1,6 +1,7 @@
 // Request bodies, built one way for every route: a create sends the external_id and every field, an update
 // sends the planned changes; credentials are added last and only for the request (never stored or logged).
 import type { AccountCredentials, DesiredOffer } from '../catalogue/desired-offer.ts';
+import { accountWireBody } from './account-wire-body.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { FieldChange } from './plan.ts';
 
@@ -17,6 +18,11 @@ export function changesToBody(changes: readonly FieldChange[]): OfferFields {
 
 export function createBody(d: DesiredOffer, fields: OfferFields): RequestBody {
   return withCredentials({ external_id: d.externalId, ...fields }, d, true);
+}
+
+/** A create's body as it goes on the wire (an account's rank and game points worded as the marketplace reads them). */
+export function createWireBody(d: DesiredOffer, fields: OfferFields): Readonly<Record<string, unknown>> {
+  return accountWireBody(createBody(d, fields), d);
 }
 
 /** Adds the desired credentials to an account's body when they are to be sent. */

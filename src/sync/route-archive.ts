@@ -17,7 +17,13 @@ import { resourceOf } from './resource-of.ts';
 /** Records an archive the marketplace confirmed, sent by `route`. */
 export async function archived(ctx: ExecutionContext, a: ArchiveAction, route: string): Promise<void> {
   ctx.event(sentWrite(a.kind, a.externalId, 'archived', route, [], TAKEN, a.reason));
-  await ctx.store.upsertOffer(a.kind, a.externalId, { remoteStatus: 'archived' });
+  // Recorded as sent: an offer brought back to the catalogue later is then a change of the seller's, not an
+  // archive on the website to undo.
+  const prev = await ctx.store.getOffer(a.kind, a.externalId);
+  await ctx.store.upsertOffer(a.kind, a.externalId, {
+    remoteStatus: 'archived',
+    ...(prev?.lastApplied ? { lastApplied: { ...prev.lastApplied, status: 'archived' } } : {}),
+  });
   ctx.report({ kind: a.kind, externalId: a.externalId, outcome: 'archived', message: a.reason });
 }
 

@@ -19,7 +19,7 @@ import { type ExecutionContext, PRIORITY } from './execution-context.ts';
 import { isLocked } from './locked-status.ts';
 import { type OfferFields, offerTitle } from './offer-fields.ts';
 import type { CreateAction } from './plan.ts';
-import { changesToBody, createBody, credentialValues, withCredentials } from './request-body.ts';
+import { changesToBody, createWireBody, credentialValues, withCredentials } from './request-body.ts';
 import { resourceOf } from './resource-of.ts';
 import { imageProblem, resolvedFields, sendUpdate } from './route-update.ts';
 import { withoutSales } from './sale-or-drift.ts';
@@ -32,7 +32,7 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
   if (problem) return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'failed', file, message: problem });
   const resource = resourceOf(ctx.client, d.kind);
   const fields = await resolvedFields(ctx, d, a.fields, a.imagesPending);
-  const body = createBody(d, fields);
+  const body = createWireBody(d, fields);
   const lookUp = () => resource.findByExternalId(d.externalId, { priority: PRIORITY.create });
   const route = EVENT_ROUTES.create(d.kind);
   const told = createdChanges(d.kind, fields, d.kind === 'account' && d.credentials !== undefined);

@@ -7,6 +7,7 @@ import { isCapabilityRefusal } from './capability-refusal.ts';
 import { imageIdsOf } from './desired-fields.ts';
 import { errorMessage, failure, StoppedAfterArchiveError, statusOf, stoppedBeforeSent } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
+import { changesItemGame, sendItemGameUpdate } from './item-game-update.ts';
 import { isLocked } from './locked-status.ts';
 import {
   answerOf,
@@ -20,7 +21,8 @@ import {
 import type { OfferFields } from './offer-fields.ts';
 import type { SingleUpdateRoute, UpdateAction } from './plan.ts';
 import type { MarketplaceAnswer, OfferEventChange } from '../state/records.ts';
-import { changesToBody, createBody, credentialValues, type RequestBody, withCredentials } from './request-body.ts';
+import { accountWireBody } from './account-wire-body.ts';
+import { changesToBody, createWireBody, credentialValues, type RequestBody, withCredentials } from './request-body.ts';
 import { resourceOf } from './resource-of.ts';
 
 /** The create after an archive was refused: the server keeps archived external_ids. */
@@ -69,12 +71,14 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
   const told = updatedChanges(a.changes, a.sendCredentials, a.sendImages ? fields.image_ids : undefined);
   const via = route.via === 'recreate' ? EVENT_ROUTES.recreate : EVENT_ROUTES.update(d.kind);
   try {
-    const updated = await sendUpdate(ctx, d, a.remoteId, body, fields, route);
+    const { updated, sent: taken } = changesItemGame(d.kind, sent)
+      ? await sendItemGameUpdate(ctx, d, sent, (b) => sendUpdate(ctx, d, a.remoteId, b, fields, route))
+      : { updated: await sendUpdate(ctx, d, a.remoteId, body, fields, route), sent };
     if (updated === 'blocked') return;
     tellUpdate(ctx, a, via, told, TAKEN);
-    await ctx.applied(d, updated, sent, fields);
+    await ctx.applied(d, updated, taken, fields);
     const outcome = a.reason === 'adopted' ? 'adopted' : 'updated';
-    ctx.report({ kind: d.kind, externalId: d.externalId, outcome, file, fields: Object.keys(sent) });
+    ctx.report({ kind: d.kind, externalId: d.externalId, outcome, file, fields: Object.keys(taken) });
   } catch (err) {
     const answer = answerOf(err, credentialValues(d));
     if (answer) tellUpdate(ctx, a, via, told, answer);
@@ -130,7 +134,7 @@ export function sendUpdate(
   };
   const patch = () =>
     ctx.journaled('update', d.kind, [d.externalId], () =>
-      resourceOf(ctx.client, d.kind).update({ id: remoteId }, body, { priority: PRIORITY.update }),
+      resourceOf(ctx.client, d.kind).update({ id: remoteId }, accountWireBody(body, d), { priority: PRIORITY.update }),
     );
   const recreate = () =>
     ctx.capabilities.call<RemoteOffer | 'blocked'>({
@@ -183,7 +187,7 @@ async function archiveAndCreate(
   );
   try {
     return await ctx.journaled('create', d.kind, [d.externalId], () =>
-      resourceOf(ctx.client, d.kind).create(createBody(d, fields), { priority: PRIORITY.create }),
+      resourceOf(ctx.client, d.kind).create(createWireBody(d, fields), { priority: PRIORITY.create }),
     );
   } catch (err) {
     if (stoppedBeforeSent(err)) throw new StoppedAfterArchiveError(remoteId);

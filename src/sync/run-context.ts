@@ -9,6 +9,7 @@ import { reprobingMemory } from '../capabilities/reprobe.ts';
 import { errorMessage, isOutcomeUnknown, RunStoppedError } from './errors.ts';
 import type { ExecutionContext } from './execution-context.ts';
 import { lossyFields } from './lossy.ts';
+import { type ClockSamples, stampOfWrite } from './marketplace-clocks.ts';
 import { type EventDraft, seen } from './offer-events.ts';
 import { type OfferFields, offerTitle } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';
@@ -31,6 +32,8 @@ export interface RunContextDeps {
   readonly reprobeAfterMs?: number;
   /** Default Date.now. */
   readonly now?: () => number;
+  /** Where the stamps of the run's writes teach the marketplace's clocks (marketplace-clocks.ts). */
+  readonly clocks?: ClockSamples;
 }
 
 /**
@@ -187,6 +190,9 @@ export class RunContext implements ExecutionContext {
     const prev = await this.store.getOffer(d.kind, d.externalId);
     const same = prev !== undefined && prev.remoteId === remote.id;
     const base = same ? prev.lastApplied : null;
+    // Only a write that sent something stamped the offer now; an adoption's stamp is as old as the offer.
+    const stamp = Object.keys(sent).length > 0 ? stampOfWrite(!same, remote, prev?.remoteUpdatedAt) : undefined;
+    if (stamp) this.deps.clocks?.note(stamp.clock, stamp.stampMs, this.deps.now?.() ?? Date.now());
     // The count of units sold the stock is sent against: units sold after it explain a lower stock later.
     const soldNow = remote.soldCount ?? (same ? prev.soldCount : null) ?? (same ? null : 0);
     const sold =
@@ -219,16 +225,17 @@ export class RunContext implements ExecutionContext {
     });
   }
 
-  async markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<void> {
+  async markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<SoldEntry | undefined> {
     const prev = await this.store.getOffer(kind, externalId);
+    let sale: SoldEntry | undefined;
     if (prev?.remoteStatus !== remote.status && remote.status) {
       const marks = `the marketplace marks it ${remote.status}`;
       this.event(seen(kind, externalId, remote.status === 'sold' ? 'sold' : 'marked', marks));
       const seenAt = new Date(this.deps.now?.() ?? Date.now());
-      this.sold.push(
-        statusSaleEntry(kind, externalId, { ...remote, status: remote.status }, prev?.lastApplied ?? null, seenAt),
-      );
+      sale = statusSaleEntry(kind, externalId, { ...remote, status: remote.status }, prev?.lastApplied ?? null, seenAt);
+      this.sold.push(sale);
     }
     await this.store.upsertOffer(kind, externalId, { remoteId: remote.id, remoteStatus: remote.status ?? null });
+    return sale;
   }
 }

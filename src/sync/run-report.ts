@@ -37,8 +37,15 @@ export interface OfferOutcome {
   readonly reason?: string;
   /** An update's fields, old -> new, as planned (never a credential: those show as changed only). */
   readonly changes?: readonly ShownChange[];
-  /** A create's title and price (cents) as read from the catalogue, so the seller sees how they were read. */
+  /**
+   * A create's title and price (cents) as read from the catalogue, so the seller sees how they were read; the
+   * title of an offer sold since the last run.
+   */
   readonly title?: string;
+  /** Sold (refunded, processing) since the last run, not only still so: the seller has something to hand over. */
+  readonly newSale?: true;
+  /** The marketplace's id of a newly sold offer. */
+  readonly remoteId?: number;
   readonly price?: number;
   readonly currency?: string;
 }
@@ -48,6 +55,8 @@ export interface ShownChange {
   readonly field: string;
   readonly from: unknown;
   readonly to: unknown;
+  /** Edited on the website since offersync sent it: the catalogue's value was sent back. */
+  readonly patchedBack?: true;
 }
 
 export interface RunReport {

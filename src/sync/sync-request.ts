@@ -44,6 +44,29 @@ export async function readSyncRequest(store: MetaStore): Promise<SyncRequest | u
   return read<SyncRequest>(await store.getMeta(SYNC_REQUEST_KEY));
 }
 
+/**
+ * An asker waits a few seconds for its request to be taken up, then gives up: a request older than this is no one's
+ * any more. Generous, for replicas on hosts whose clocks differ a little.
+ */
+export const SYNC_REQUEST_MAX_AGE_MS = 60_000;
+
+/**
+ * The request a daemon should take up: one not acknowledged yet and young enough that its asker still waits. A
+ * daemon that starts finds the last request of its predecessor in the state db, and must not run it again.
+ */
+export async function pendingSyncRequest(
+  store: MetaStore,
+  nowMs: number,
+  maxAgeMs = SYNC_REQUEST_MAX_AGE_MS,
+): Promise<SyncRequest | undefined> {
+  const request = await readSyncRequest(store);
+  if (!request) return undefined;
+  if (read<{ id: string }>(await store.getMeta(SYNC_ACK_KEY))?.id === request.id) return undefined;
+  const at = Date.parse(request.at);
+  if (!Number.isFinite(at) || nowMs - at > maxAgeMs) return undefined;
+  return request;
+}
+
 export async function acknowledge(store: MetaStore, id: string): Promise<void> {
   await store.setMeta(SYNC_ACK_KEY, JSON.stringify({ id }));
 }

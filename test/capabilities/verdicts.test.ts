@@ -27,6 +27,7 @@ describe('readCapabilities', () => {
       itemDelete: 'unknown',
       topUpDelete: 'unknown',
       accountRecreate: 'unusable',
+      itemGameUpdate: 'unknown',
     });
     const all = new Map(Object.values(CAPABILITIES).map((n) => [n, rec(n, n !== CAPABILITIES.accountUpdate)]));
     expect(await readCapabilities((n) => all.get(n))).toEqual({
@@ -41,6 +42,7 @@ describe('readCapabilities', () => {
       itemDelete: 'usable',
       topUpDelete: 'usable',
       accountRecreate: 'usable',
+      itemGameUpdate: 'usable',
     });
     expect(await readCapabilities(() => undefined)).toEqual(UNKNOWN_CAPABILITIES);
     expect(new Set(Object.values(UNKNOWN_CAPABILITIES))).toEqual(new Set(['unknown']));

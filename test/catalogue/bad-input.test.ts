@@ -179,7 +179,9 @@ describe('bad input', () => {
   it('external_ids differing only in letter case or surrounding spaces conflict', async () => {
     const dir = tmpCatalogue({
       ...GOOD,
-      'top-ups/a.ndjson': '{"external_id":"Case-1","price":100}\n{"external_id":"case-1 ","price":100}\n',
+      'top-ups/a.ndjson':
+        '{"external_id":"Case-1","offer_title":"A","price":100}\n' +
+        '{"external_id":"case-1 ","offer_title":"B","price":100}\n',
     });
     const s = await load(dir);
     expect(errors(s).map(where)).toEqual([
@@ -200,7 +202,9 @@ describe('bad input', () => {
         field: 'external_id',
       },
     ]);
-    expect(errors(s)[0]!.message).toMatch(/'Case-1' differs only in letter case from 'case-1' at top-ups\/a\.ndjson:2/);
+    expect(errors(s)[0]!.message).toMatch(
+      /'Case-1' differs only in letter case, accents or trailing spaces from 'case-1' at top-ups\/a\.ndjson:2/,
+    );
     expect(ids(s)).toEqual(GOOD_IDS);
   });
 

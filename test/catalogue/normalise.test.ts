@@ -212,9 +212,10 @@ describe('aliases, lists, strings, legacy fields', () => {
     expect(offerOf(account({ status: 'Listed' })).fields.status).toBe('listed');
     expect(account({ status: 'sold-out' }).valid).toBe(false);
     const t = (v: Record<string, unknown>) =>
-      normaliseRecord('topup', { value: { external_id: 't', ...v }, line: 1 }, 'top-ups/t.ndjson');
+      normaliseRecord('topup', { value: { external_id: 't', offer_title: 'T', ...v }, line: 1 }, 'top-ups/t.ndjson');
     expect(t({ status: 'processing' }).valid).toBe(false);
     expect(offerOf(t({ waiting_time_unit: 'Hour', active: 'yes', stock: '5' })).fields).toEqual({
+      offer_title: 'T',
       waiting_time_unit: 'hours',
       active: true,
       stock: 5,

@@ -23,11 +23,26 @@ describe('valid records become typed offers', () => {
       { external_id: 'i-2', title: 'Pack', price: 5, stock: '7', type: 'gold', status: 'Pending', game: ' ' },
       { title: 'Pack', price: 5, stock: 7, type: 'gold', status: 'pending' },
     ],
-    ['topup', { external_id: 't-1' }, {}],
+    ['topup', { external_id: 't-1', offer_title: 'Gems' }, { offer_title: 'Gems' }],
     [
       'topup',
-      { external_id: 't-2', offer_amount: '100', waiting_time_unit: 'min', active: 'no', status: 'Draft', price: 1.5 },
-      { offer_amount: 100, waiting_time_unit: 'minutes', active: false, status: 'draft', price: 150 },
+      {
+        external_id: 't-2',
+        offer_title: 'Gems',
+        offer_amount: '100',
+        waiting_time_unit: 'min',
+        active: 'no',
+        status: 'Draft',
+        price: 1.5,
+      },
+      {
+        offer_title: 'Gems',
+        offer_amount: 100,
+        waiting_time_unit: 'minutes',
+        active: false,
+        status: 'draft',
+        price: 150,
+      },
     ],
     [
       'account',
@@ -111,7 +126,7 @@ describe('invalid records give problems that say where and what to do', () => {
     ],
     [
       'topup',
-      { external_id: 't', waiting_time_unit: 'weeks', active: 'maybe' },
+      { external_id: 't', offer_title: 'Gems', waiting_time_unit: 'weeks', active: 'maybe' },
       [
         { field: 'waiting_time_unit', externalId: 't', message: /expected one of minutes, hours, days, got 'weeks'/ },
         { field: 'active', externalId: 't', message: /expected true or false/ },

@@ -27,6 +27,7 @@ describe('formatReport', () => {
           outcome: 'updated',
           changes: [
             { field: 'price', from: 1499, to: 1399 },
+            { field: 'stock', from: 1, to: 4, patchedBack: true },
             { field: 'credentials', from: null, to: null },
           ],
         },
@@ -40,6 +41,7 @@ describe('formatReport', () => {
       '  + created  acc-1  "Main", 1299.00',
       '  ~ updated  acc-3',
       '      price: 14.99 (1499 cents) -> 13.99 (1399 cents)',
+      '      stock: 1 -> 4  (edited on the marketplace: patched back)',
       '      credentials: changed (not shown)',
       '',
       'Top-ups:',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerSecret } from '../../src/log/scrubber.ts';
 import { renderOfferPage, renderSearchPage } from '../../src/daemon/offer-page.ts';
-import { StatusBoard, type StatusView } from '../../src/daemon/status-board.ts';
+import { SEARCH_SHOWN, StatusBoard, type StatusView } from '../../src/daemon/status-board.ts';
 import { headline } from '../../src/daemon/status-headline.ts';
 import { renderStatusPage } from '../../src/daemon/status-page.ts';
 import { openStateStore, type KyselyStateStore } from '../../src/state/open-state-store.ts';
@@ -322,12 +322,23 @@ describe('offer page and search', () => {
     const page = text(html);
     expect(page).toContain(`item gold-1 · ${HOSTILE}`);
     expect(page).toContain('status on the marketplace listed marketplace id 77');
-    expect(page).toContain('price 2499 stock 5');
+    // Prices as money, never as the cents the API carries.
+    expect(page).toContain('price 24.99 stock 5');
     // Newest first: the refused update, then the create.
     expect(page).toMatch(
-      /updated 30 min ago · marketplace: refused it \(422\).*price: 2999 → 2499.*created 60 min ago/,
+      /updated 30 min ago · marketplace: refused it \(422\).*price: 29.99 → 24.99.*created 60 min ago/,
     );
     expect(page).toContain('<b>price</b> too low');
+  });
+
+  it("shows a top-up's prices in its own currency", async () => {
+    await store.upsertOffer('topup', 'gems-1', {
+      remoteId: 9,
+      remoteStatus: 'listed',
+      lastApplied: { offer_title: 'Gems', price: 949, currency: 'EUR' },
+    });
+    const board = new StatusBoard(store, fileSalesLedger(join(dir, 'state.db')), SHOP);
+    expect(text(renderOfferPage(await board.offerView('topup', 'gems-1')))).toContain('price 9.49 EUR');
   });
 
   it('says what to do for an offer it does not know', async () => {
@@ -346,5 +357,19 @@ describe('offer page and search', () => {
     const hostile = renderSearchPage(await board.search('"><script>'));
     expect(hostile).not.toContain('<script>');
     expect(text(hostile)).toContain('No offer\'s external_id or title holds “"><script>”');
+  });
+
+  it('says how many match, not how many it lists', async () => {
+    for (let i = 0; i < 47; i++)
+      await store.upsertOffer('item', `skin-${i}`, { remoteId: 100 + i, remoteStatus: 'listed', title: `Skin ${i}` });
+    for (let i = 0; i < 120; i++)
+      await store.upsertOffer('item', `rune-${i}`, { remoteId: 300 + i, remoteStatus: 'listed', title: `Rune ${i}` });
+    const board = new StatusBoard(store, fileSalesLedger(join(dir, 'state.db')), SHOP);
+    const skins = await board.search('skin');
+    expect(skins.hits).toHaveLength(SEARCH_SHOWN);
+    expect(text(renderSearchPage(skins))).toContain(
+      `47 found for “skin”; the first ${SEARCH_SHOWN} are shown: make the search longer.`,
+    );
+    expect(text(renderSearchPage(await board.search('rune')))).toContain('100 or more found for “rune”; the first');
   });
 });

@@ -171,6 +171,9 @@ describe('money', { timeout: 180_000 }, () => {
     expect(res.status).toBe(200);
     const plan = await run(['plan']);
     expect(plan.stdout).toContain('stock: 10 -> 50 (edited on the marketplace)');
+    // Undone, and said so: not a plain "updated" the seller would take for a change of their own.
+    const undone = await run(['reconcile']);
+    expect(undone.stdout).toContain('stock: 10 -> 50  (edited on the marketplace: patched back)');
   });
 
   it('a catalogue stock change is sent as written; a catalogue that caught up with a sale sends nothing', async () => {

@@ -125,7 +125,7 @@ describe('offersync sales with a sqlite state', () => {
         `${line('mid', '2026-11-10T10:00:00.000Z')}\n{torn\n${line('new', new Date().toISOString())}\n`,
       );
       const env = { ...base(), OFFERSYNC_STATE_DB: join(state, 'state.db') };
-      const since = await runCli(['sales', '--since', '2026-11-05'], { cwd: dir, env });
+      const since = await runCli(['sales', '--since', '2026-11-05', '--json'], { cwd: dir, env });
       expect(since.code).toBe(0);
       expect(
         since.stdout
@@ -133,7 +133,7 @@ describe('offersync sales with a sqlite state', () => {
           .split('\n')
           .map((l) => JSON.parse(l).external_id),
       ).toEqual(['mid', 'new']);
-      const day = await runCli(['sales', '--since', '1d'], { cwd: dir, env });
+      const day = await runCli(['sales', '--since', '1d', '--json'], { cwd: dir, env });
       expect(
         day.stdout
           .trim()

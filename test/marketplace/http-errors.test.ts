@@ -93,6 +93,19 @@ describe('errorFromResponse', () => {
     expect(err.bodySnippet).toContain('<html>');
   });
 
+  it("takes a database's errorInfo answer for a server error, and keeps none of its tables and columns", () => {
+    const PATCH = { method: 'PATCH', path: '/api/v1/items/7' };
+    const body = json({
+      errorInfo: ['22007', 1366, "Incorrect integer value: 'abc' for column `shop`.`offers`.`stock` at row 1"],
+    });
+    const err = errorFromResponse(PATCH, 500, {}, body, NOW);
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err).toMatchObject({ retryable: true, serverMessage: 'the marketplace had a database error' });
+    expect(err.bodySnippet).toBeUndefined();
+    expect(err.message).toContain('the marketplace had a database error');
+    expect(JSON.stringify({ ...err, message: err.message })).not.toMatch(/errorInfo|offers|stock|Incorrect|22007/);
+  });
+
   it('keeps the first bytes of a non-JSON error body', () => {
     const err = errorFromResponse(GET, 502, {}, `<html>${'x'.repeat(1000)}`, NOW);
     expect(err.bodySnippet!.length).toBeLessThan(210);

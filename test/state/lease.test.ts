@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RawNode, type QueryId, SelectQueryNode, TableNode } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { LeaseClock } from '../../src/state/lease-clock.ts';
 import type { LeaseClaim } from '../../src/state/records.ts';
 import { KyselyStateStore, openStateStore } from '../../src/state/open-state-store.ts';
 import { FILE_SELLER, openSqliteStateDatabase } from '../../src/state/sqlite-state-database.ts';
@@ -20,7 +21,7 @@ describe('writer lease', () => {
   it('is taken when free, refused to a second holder (who holds it, until when), renewed by its holder', async () => {
     let now = 1_000_000;
     const store = await openStateStore(':memory:', { now: () => now });
-    expect(await store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true, expiresAt: 1_000_000 + TTL });
+    expect(await store.acquireLease(lease('one', 11), TTL)).toEqual({ ok: true, epoch: 1, expiresAt: 1_000_000 + TTL });
     expect(await store.acquireLease(lease('two', 22), TTL)).toEqual({
       ok: false,
       heldBy: { holder: 'one', pid: 11, hostname: 'host-a', scope: '', expiresAt: 1_000_000 + TTL },
@@ -131,5 +132,94 @@ describe('writer lease', () => {
       await store.close();
       await other.close();
     }
+  });
+});
+
+describe('writer lease epochs: a holder paused while another took the lease never takes it back unawares', () => {
+  it('release keeps the row, so the epoch only grows; the old epoch renews nothing', async () => {
+    const store = await openStateStore(':memory:');
+    expect(await store.acquireLease(lease('a'), TTL)).toMatchObject({ ok: true, epoch: 1 });
+    expect(await store.renewLease('a', 1, TTL)).toMatchObject({ ok: true });
+    // a paused: b takes the lease (expired, or a's was let go), syncs and lets go.
+    await store.releaseLease('a');
+    expect(await store.acquireLease(lease('b'), TTL)).toMatchObject({ ok: true, epoch: 2 });
+    expect(await store.renewLease('a', 1, TTL)).toEqual({
+      ok: false,
+      heldBy: expect.objectContaining({ holder: 'b' }),
+    });
+    await store.releaseLease('b');
+    expect(await store.currentLease()).toBeUndefined();
+    // a resumed: its renewal finds the lease free but not its own, and says so instead of inserting a fresh row.
+    expect(await store.renewLease('a', 1, TTL)).toEqual({ ok: false, heldBy: null });
+    expect(await store.currentLease()).toBeUndefined();
+    expect(await store.acquireLease(lease('a'), TTL)).toMatchObject({ ok: true, epoch: 3 });
+    store.close();
+  });
+
+  it('a release at an old epoch lets go of nothing', async () => {
+    const store = await openStateStore(':memory:');
+    await store.acquireLease(lease('a'), TTL);
+    await store.releaseLease('a');
+    await store.acquireLease(lease('a'), TTL);
+    await store.releaseLease('a', 1);
+    expect((await store.currentLease())?.holder).toBe('a');
+    await store.releaseLease('a', 2);
+    expect(await store.currentLease()).toBeUndefined();
+    store.close();
+  });
+});
+
+describe('sqlite lease clock: monotonic, one per boot', () => {
+  const fakeClocks = () => {
+    const c = { wall: 1_700_000_000_000, mono: 5_000 };
+    const leaseClock: LeaseClock = { now: () => c.mono, era: 'boot-a' };
+    return { c, opts: { now: () => c.wall, leaseClock } };
+  };
+  const claim = (holder: string, boot = 'boot-a'): LeaseClaim => ({
+    holder,
+    pid: 7,
+    hostname: 'host-a',
+    scope: `${boot}/pid:[4026531836]`,
+  });
+
+  it('a wall clock step (+120 s, -1 h) neither expires a live lease nor keeps a dead one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'offersync-lease-'));
+    dirs.push(dir);
+    const { c, opts } = fakeClocks();
+    const daemon = await openStateStore(join(dir, 'state.db'), opts);
+    const cron = await openStateStore(join(dir, 'state.db'), opts);
+    expect((await daemon.acquireLease(claim('daemon'), TTL)).ok).toBe(true);
+    c.wall += 120_000;
+    c.mono += 1_000;
+    // A cron reconcile started after the step finds the daemon's lease live.
+    expect((await cron.acquireLease(claim('cron'), TTL)).ok).toBe(false);
+    // And the daemon's own writes are not fenced by a lease the wall clock says is over.
+    await expect(daemon.journalBegin({ runId: 'r', op: 'update', kind: 'item', keys: ['i-1'] })).resolves.toBeDefined();
+    c.wall -= 3_600_000;
+    c.mono += TTL;
+    // The daemon stopped renewing: its lease runs out on the monotonic clock, an hour back on the wall or not.
+    expect((await cron.acquireLease(claim('cron'), TTL)).ok).toBe(true);
+    daemon.close();
+    cron.close();
+  });
+
+  it('shows the expiry as wall-clock time for people', async () => {
+    const { c, opts } = fakeClocks();
+    const store = await openStateStore(':memory:', opts);
+    await store.acquireLease(claim('a'), TTL);
+    expect((await store.currentLease())?.expiresAt).toBe(c.wall + TTL);
+    store.close();
+  });
+
+  it('a lease written in an earlier boot is expired, whatever its expiry says', async () => {
+    const { c, opts } = fakeClocks();
+    const store = await openStateStore(':memory:', opts);
+    // Written at uptime 5 s of boot b with a TTL of a day: read in boot a at uptime 5 s, it looks live.
+    await store.acquireLease(claim('old', 'boot-b'), 86_400_000);
+    c.mono += 1;
+    expect(await store.acquireLease(claim('new'), TTL)).toMatchObject({ ok: true, epoch: 2 });
+    // A holder of this boot is not.
+    expect((await store.acquireLease(claim('third'), TTL)).ok).toBe(false);
+    store.close();
   });
 });

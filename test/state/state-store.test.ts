@@ -736,6 +736,34 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       await store.releaseLease('replica-a');
       expect(await store.currentLease()).toBeUndefined();
     });
+
+    it('grows its epoch across releases: a holder resumed after another took and let go renews nothing', async () => {
+      const claim = (holder: string) => ({ holder, pid: 42, hostname: 'host-a', scope: '' });
+      const first = await store.acquireLease(claim('paused'), 60_000);
+      expect(first).toMatchObject({ ok: true, epoch: 1 });
+      await store.releaseLease('paused');
+      expect(await store.acquireLease(claim('other'), 60_000)).toMatchObject({ ok: true, epoch: 2 });
+      await store.releaseLease('other');
+      expect(await store.renewLease('paused', 1, 60_000)).toEqual({ ok: false, heldBy: null });
+      expect(await store.currentLease()).toBeUndefined();
+      expect(await store.acquireLease(claim('paused'), 60_000)).toMatchObject({ ok: true, epoch: 3 });
+      expect(await store.renewLease('paused', 3, 60_000)).toMatchObject({ ok: true });
+    });
+
+    it('counts the creates the journal holds that may have made an offer, by external_id', async () => {
+      for (const [key, state] of [
+        ['a-1', 'done'],
+        ['a-1', 'sent'],
+        ['a-1', 'failed'],
+        ['a-2', 'done'],
+      ] as const) {
+        const e = await store.journalBegin({ runId: 'r', op: 'create', kind: 'account', keys: [key] });
+        await store.journalSet(e.id, state);
+      }
+      const counts = await store.journalCreateCounts('account', ['a-1', 'a-2', 'a-3']);
+      expect(Object.fromEntries(counts)).toEqual({ 'a-1': 2, 'a-2': 1 });
+      expect((await store.journalCreateCounts('item', ['a-1'])).size).toBe(0);
+    });
   });
 
   describe('fencing', () => {

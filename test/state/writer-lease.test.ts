@@ -47,9 +47,13 @@ function withOutage(store: LeaseStore): LeaseStore & { down: boolean } {
       if (flaky.down) throw new Error('state db unreachable');
       return await store.acquireLease(claim, ttlMs, takeOverFrom);
     },
-    releaseLease: async (holder: string) => {
+    renewLease: async (holder: string, epoch: number, ttlMs: number) => {
       if (flaky.down) throw new Error('state db unreachable');
-      await store.releaseLease(holder);
+      return await store.renewLease(holder, epoch, ttlMs);
+    },
+    releaseLease: async (holder: string, epoch?: number) => {
+      if (flaky.down) throw new Error('state db unreachable');
+      await store.releaseLease(holder, epoch);
     },
   };
   return flaky;
@@ -123,7 +127,7 @@ describe('acquireWriterLease', () => {
 
   it('renews by heartbeat, and reports the loss when another instance took it after a stall', async () => {
     const { store, clock } = await storeWithClock();
-    const lost: WriterLease[] = [];
+    const lost: (WriterLease | null)[] = [];
     const lease = await acquireWriterLease(store, { ttlMs: 300, onLost: (h) => lost.push(h) });
     const firstExpiry = (await store.currentLease())!.expiresAt;
     clock.now += 50;
@@ -137,7 +141,7 @@ describe('acquireWriterLease', () => {
     expect((await store.acquireLease(other(), 60_000)).ok).toBe(true);
     await new Promise<void>((resolve) => lease.lost.addEventListener('abort', () => resolve(), { once: true }));
     expect(lease.lost.reason).toBeInstanceOf(LeaseLostError);
-    expect(lost.map((h) => h.holder)).toEqual(['other-instance']);
+    expect(lost.map((h) => h?.holder)).toEqual(['other-instance']);
     // Releasing a lost lease leaves the new holder alone.
     await lease.release();
     expect((await store.currentLease())?.holder).toBe('other-instance');
@@ -308,7 +312,7 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     const reason = lease.lost.reason as LeaseLostError;
     expect(reason).toBeInstanceOf(LeaseLostError);
     expect(reason.name).toBe('LeaseLostError');
-    expect(reason.heldBy.holder).toBe('other-instance');
+    expect(reason.heldBy?.holder).toBe('other-instance');
     expect(reason.message).toBe(
       'lost the writer lease to another offersync (instance other-instance, pid 1 on other-host): ' +
         'no further write is started',
@@ -399,14 +403,15 @@ describe('acquireWriterLease on a state db file, by a fake clock', () => {
     let answer: () => void = () => {};
     // The real store behind a renewal that does not answer until the test says so, and then fails.
     const slow: LeaseStore = {
-      acquireLease: async (claim, ttlMs, takeOverFrom) => {
-        if (!stall) return await store.acquireLease(claim, ttlMs, takeOverFrom);
+      acquireLease: async (claim, ttlMs, takeOverFrom) => await store.acquireLease(claim, ttlMs, takeOverFrom),
+      renewLease: async (holder, epoch, ttlMs) => {
+        if (!stall) return await store.renewLease(holder, epoch, ttlMs);
         await new Promise<void>((resolve) => {
           answer = resolve;
         });
         throw new Error('state db unreachable');
       },
-      releaseLease: async (holder) => await store.releaseLease(holder),
+      releaseLease: async (holder, epoch) => await store.releaseLease(holder, epoch),
     };
     const errors: unknown[] = [];
     const onLost = vi.fn();

@@ -275,6 +275,23 @@ describe('decideDesired: live offers', () => {
     expect(summary(only)).toEqual(['noop:blocked']);
   });
 
+  it("an item's game is sent by PATCH unless the marketplace is known to refuse it there", () => {
+    const was = { title: 'I', price: 500, game: 'lol' };
+    const d = item({ ...was, game: 'valorant' });
+    const sent = decide(d, { live: live(was), state: stateOf(item(was)) });
+    expect(summary(sent)).toEqual(['update:changed']);
+    expect(one<UpdateAction>(sent, 'update').changes.map((c) => c.field)).toEqual(['game']);
+    const refused = decide(
+      d,
+      { live: live(was), state: stateOf(item(was)) },
+      { opts: { capabilities: { ...UNKNOWN_CAPABILITIES, itemGameUpdate: 'unusable' } } },
+    );
+    expect(summary(refused)).toEqual(['noop:blocked']);
+    expect(one<NoopAction>(refused, 'noop').detail).toBe(
+      'the API cannot change game of an item: give it a new external_id to list it anew',
+    );
+  });
+
   it('each of the five fields the API lets a PATCH change is sent; two fixed fields are named together', () => {
     const was = { title: 'I', price: 500, stock: 1, status: 'listed', description: 'd', type: 'skin', server: 'euw' };
     const now = { title: 'J', price: 600, stock: 2, status: 'listed', description: 'e' };

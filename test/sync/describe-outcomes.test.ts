@@ -61,7 +61,7 @@ describe('describing outcomes', () => {
     });
   });
 
-  it("an update's fields old -> new, credentials shown as changed only", () => {
+  it("an update's fields old -> new, a website edit marked patched back, credentials shown as changed only", () => {
     const plan = planOf([
       updateAction(gold, 7, undefined, {
         changes: [
@@ -88,7 +88,7 @@ describe('describing outcomes', () => {
         reason: 'drift',
         changes: [
           { field: 'price', from: 1999, to: 2499 },
-          { field: 'stock', from: 3, to: 5 },
+          { field: 'stock', from: 3, to: 5, patchedBack: true },
         ],
       },
       {

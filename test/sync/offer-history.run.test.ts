@@ -100,3 +100,24 @@ describe('the story a reconcile records', () => {
     ]);
   });
 });
+
+describe("offersync's own archive in the story", () => {
+  it('an offer it archived and the seller brings back is listed again as a catalogue change, never a website edit', async () => {
+    const h = await openHarness({ config: { guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 } } });
+    const items = (ids: readonly string[]) =>
+      JSON.stringify(ids.map((id, i) => ({ external_id: id, title: `Item ${id}`, price: 100 + i })));
+    h.write('items/i.json', items(['it-1', 'it-2']));
+    expect((await h.reconcile()).report.outcome).toBe('converged');
+    h.write('items/i.json', items(['it-1']));
+    expect((await h.reconcile()).report.counts.item?.archived).toBe(1);
+    h.write('items/i.json', items(['it-1', 'it-2']));
+    const back = await h.reconcile();
+    expect(back.report.outcome).toBe('converged');
+    const updated = back.report.outcomes.find((o) => o.externalId === 'it-2');
+    expect(updated?.outcome).toBe('updated');
+    expect(updated?.reason).toBe('changed');
+    expect(updated?.changes?.some((c) => c.patchedBack)).toBe(false);
+    const story = await history(h, 'item', 'it-2');
+    expect(story.map((e) => e.type)).not.toContain('edited-on-website');
+  });
+});

@@ -49,6 +49,48 @@ describe('pulledOffer', () => {
     });
   });
 
+  it("writes a top-up's title, amount, unit and image as the client decodes them", () => {
+    const v = pulledOffer(
+      'topup',
+      offer(4, 'tu-1', 'listed', {
+        offer_title: '100 gems',
+        offer_amount: 100,
+        offer_unit: 'gems',
+        image: 'https://cdn.example/gems.png',
+        price: 199,
+      }),
+    );
+    expect(v).toMatchObject({
+      type: 'record',
+      record: {
+        offer_title: '100 gems',
+        offer_amount: 100,
+        offer_unit: 'gems',
+        image: 'https://cdn.example/gems.png',
+        price: '1.99',
+      },
+    });
+  });
+
+  it("writes an account's gallery as the files pull downloaded, never its image_ids or the gallery's urls", () => {
+    const real = offer(7, 'acc-1', 'listed', {
+      title: 'Gold',
+      price: 2000,
+      image_urls: ['/storage/gallery/1-a.png', '/storage/gallery/2-b.png'],
+    });
+    const files = () => ['images/aa.png', 'images/bb.png'];
+    expect(pulledOffer('account', real, files)).toMatchObject({
+      type: 'record',
+      record: { external_id: 'acc-1', images: ['images/aa.png', 'images/bb.png'] },
+    });
+    const notDownloaded = pulledOffer('account', real);
+    expect(notDownloaded.type === 'record' && notDownloaded.record).not.toHaveProperty('image_urls');
+    const documented = offer(8, 'acc-2', 'listed', { title: 'Gold', price: 2000, image_ids: [3], image_urls: ['u'] });
+    const v = pulledOffer('account', documented, () => ['images/cc.png']);
+    expect(v.type === 'record' && v.record).toMatchObject({ images: ['images/cc.png'] });
+    expect(v.type === 'record' && v.record).not.toHaveProperty('image_ids');
+  });
+
   it('leaves out a field the catalogue would read otherwise, and says so', () => {
     const v = pulledOffer('item', offer(1, 'i-1', 'listed', { title: 'Gold', price: 150, type: '  padded  ' }));
     expect(v.type).toBe('record');

@@ -1,5 +1,5 @@
 // The remote snapshot against a real sandbox: full sweeps in a stable order, incremental reads that stop at the
-// watermark, and the rule (docs/architecture.md, Lists) that an offer missing from a list is confirmed by GET, where
+// cutoff, and the rule (docs/architecture.md, Lists) that an offer missing from a list is confirmed by GET, where
 // only a definite 404 makes it gone.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
@@ -58,16 +58,17 @@ describe('readSnapshot', () => {
     expect(sandbox.counters().byRoute['GET /api/v1/accounts']).toBeDefined();
   });
 
-  it('an incremental read stops once it passes the watermark', async () => {
+  it('an incremental read stops once it passes the cutoff', async () => {
     await seedAccounts(30);
     const first = await readSnapshot({ client, state: [], mode: 'full', perPage: 5, logger: silentLogger });
+    const cutoff = Date.now();
     await client.accounts.update({ id: first.snapshot.kinds.account.offers.get('s-3')!.id }, { price: 999 });
     sandbox.resetCounters();
     const inc = await readSnapshot({
       client,
       state: [],
       mode: 'incremental',
-      watermarks: first.watermarks,
+      cutoffs: { account: cutoff },
       perPage: 5,
       logger: silentLogger,
     });
@@ -159,7 +160,7 @@ describe('readSnapshot: what the list says, checked', () => {
     expect(snapshot.kinds.account.offers.get('a')?.id).toBe(5);
   });
 
-  it('a full read with watermarks known still reads every page, in id order', async () => {
+  it('a full read with cutoffs known still reads every page, in id order', async () => {
     const sorts: unknown[] = [];
     const c = overrideMethod(client, 'accounts', 'list', (_original, ...args) => {
       sorts.push((args[0] as { sort?: string }).sort);
@@ -167,7 +168,7 @@ describe('readSnapshot: what the list says, checked', () => {
         yield { items: [offer(1, 'new', 5000), offer(2, 'old', 10)], page: 1, hasMore: false };
       })();
     });
-    const full = await read(c, [], { mode: 'full', watermarks: { account: 1000 } });
+    const full = await read(c, [], { mode: 'full', cutoffs: { account: 1000 } });
     expect(sorts).toEqual(['id']);
     expect(full.snapshot.kinds.account.full).toBe(true);
     expect([...full.snapshot.kinds.account.offers.keys()]).toEqual(['new', 'old']);
@@ -236,7 +237,7 @@ describe('readSnapshot: what the list says, checked', () => {
       [offerRecord('account', 'y', { remoteId: 424244, lastApplied: {} })],
       {
         mode: 'incremental',
-        watermarks: { account: 1000 },
+        cutoffs: { account: 1000 },
       },
     );
     expect(routesMatching(sandbox, /^GET \/api\/v1\/accounts\/\{identifier\}$/)).toEqual([]);
@@ -246,16 +247,26 @@ describe('readSnapshot: what the list says, checked', () => {
     expect([...incomplete.snapshot.gone, ...incremental.snapshot.gone]).toEqual([]);
   });
 
-  it('watermark: the newest updated_at of a complete read, never moving back; an incomplete one keeps it', async () => {
-    const pages = [[offer(1, 'a', 3000), offer(2, 'b', 9000), offer(3, 'c', 4000)]];
-    // A kind whose list was empty gets no watermark (never NaN).
-    expect((await read(listing(pages), [])).watermarks).toEqual({ account: 9000 });
-    expect((await read(listing(pages), [], { watermarks: { account: 12_000 } })).watermarks.account).toBe(12_000);
-    const failed = await read(listing(pages, new Error('boom')), [], { watermarks: { account: 1000 } });
-    expect(failed.watermarks.account).toBe(1000);
+  it('accounts never updated (updated_at null, listed last, newest first): created since the cutoff are read', async () => {
+    const created = (id: number, externalId: string, createdAt: number): RemoteOffer => ({
+      ...offer(id, externalId),
+      createdAt,
+    });
+    const pages = [
+      [offer(9, 'edited', 5000), created(8, 'new', 4000), created(7, 'newer-than-cutoff', 1500)],
+      [created(6, 'old', 900), created(5, 'older', 800)],
+    ];
+    const inc = await read(listing(pages), [], { mode: 'incremental', cutoffs: { account: 1000 } });
+    expect([...inc.snapshot.kinds.account.offers.keys()]).toEqual(['edited', 'new', 'newer-than-cutoff']);
+    // An offer without either stamp tells nothing of its age: the walk goes on past it.
+    const bare = await read(listing([[offer(2, 'x'), offer(1, 'y', 10)]]), [], {
+      mode: 'incremental',
+      cutoffs: { account: 1000 },
+    });
+    expect([...bare.snapshot.kinds.account.offers.keys()]).toEqual(['x']);
   });
 
-  it('an incremental read sorts by -updated_at and keeps what is newer than the watermark only', async () => {
+  it('an incremental read sorts by -updated_at and keeps what is newer than the cutoff only', async () => {
     const sorts: unknown[] = [];
     const c = overrideMethod(client, 'accounts', 'list', (_original, ...args) => {
       sorts.push((args[0] as { sort?: string }).sort);
@@ -264,11 +275,11 @@ describe('readSnapshot: what the list says, checked', () => {
         yield { items: [offer(4, 'older', 10)], page: 2, hasMore: false };
       })();
     });
-    const inc = await read(c, [], { mode: 'incremental', watermarks: { account: 1000 } });
+    const inc = await read(c, [], { mode: 'incremental', cutoffs: { account: 1000 } });
     expect(sorts).toEqual(['-updated_at']);
     expect([...inc.snapshot.kinds.account.offers.keys()]).toEqual(['new', 'same']);
     expect(inc.pages).toBe(1 + 2); // one page of accounts, then one each of items and top-ups
-    const full = await read(c, [], { mode: 'incremental' }); // no watermark yet: a full sweep
+    const full = await read(c, [], { mode: 'incremental' }); // no cutoff yet: a full sweep
     expect(sorts[1]).toBe('id');
     expect(full.snapshot.kinds.account.full).toBe(true);
     expect(full.snapshot.kinds.account.offers.size).toBe(4);

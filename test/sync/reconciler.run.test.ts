@@ -1,5 +1,5 @@
 // The reconciler's own bookkeeping around plan and execute: a marketplace it cannot read, a dry run, a plan a
-// saved-plan check refuses, the run history, the incremental watermarks, the catalogue's failures in the report
+// saved-plan check refuses, the run history, where incremental reads start, the catalogue's failures in the report
 // and the request count. Against the sandbox, wired as the CLI wires it.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -14,6 +14,7 @@ import { readGuardStop } from '../../src/sync/guard-stop.ts';
 import { MarketplaceUnreadableError, reconcile } from '../../src/sync/reconciler.ts';
 import { mapListPages, overrideMethod } from '../support/client-override.ts';
 import { createHarness, type Harness, requestsByRoute } from '../support/harness.ts';
+import { pastCutoffSlack } from '../support/cutoff-slack.ts';
 import { captureLog } from '../support/log-capture.ts';
 
 let h: Harness | undefined;
@@ -129,20 +130,23 @@ describe('reconcile: the run around the plan', () => {
     });
   });
 
-  it('a full run saves the newest updated_at per kind for the next incremental run; a targeted run, none', async () => {
+  it('a run saves when its read started, per kind, for the next incremental run; a targeted run, none', async () => {
     h = await createHarness();
     h.write('items/a.json', items(3));
-    await h.reconcile(); // creates: the snapshot it read was empty
-    await withStore(h, async (s) => expect(await s.getMeta('watermark.item')).toBeUndefined());
+    const before = Date.now();
+    await h.reconcile(); // creates: the snapshot it read was empty, and complete
+    const first = await withStore(h, async (s) => Number(await s.getMeta('read-started.item')));
+    expect(first).toBeGreaterThanOrEqual(before);
+    expect(first).toBeLessThanOrEqual(Date.now());
     await h.reconcile(); // sees the creates
-    const saved = await withStore(h, async (s) => await s.getMeta('watermark.item'));
-    expect(Number(saved)).toBeGreaterThan(0);
-    // Targeted runs: the first patches it-0, the second sees that patch, and neither moves the watermark.
+    const saved = await withStore(h, async (s) => await s.getMeta('read-started.item'));
+    expect(Number(saved)).toBeGreaterThanOrEqual(first);
+    // Targeted runs: the first patches it-0, the second sees that patch, and neither moves the mark.
     h.write('items/a.json', items(3, 500));
     const only = { target: { keys: ['item:it-0'] } };
     expect((await h.reconcile(only)).report.counts).toMatchObject({ item: { updated: 1 } });
     await h.reconcile(only);
-    await withStore(h, async (s) => expect(await s.getMeta('watermark.item')).toBe(saved));
+    await withStore(h, async (s) => expect(await s.getMeta('read-started.item')).toBe(saved));
     // An incremental run reads from there and patches the two offers the targeted runs left.
     const inc = await h.reconcile({ mode: 'incremental' });
     expect(inc.report.outcome).toBe('converged');
@@ -154,8 +158,8 @@ describe('reconcile: the run around the plan', () => {
     h.write('items/a.json', items(4));
     await h.reconcile(); // creates
     h.write('items/a.json', items(4, 200));
-    await h.reconcile(); // reads the creates (watermark), then patches
-    const saved = await withStore(h, async (s) => await s.getMeta('watermark.item'));
+    await h.reconcile(); // reads the creates (marks where it read), then patches
+    const saved = await withStore(h, async (s) => await s.getMeta('read-started.item'));
     h.write('items/a.json', items(4, 300));
     const stop = new AbortController();
     const { report } = await h.reconcile({
@@ -169,7 +173,7 @@ describe('reconcile: the run around the plan', () => {
     await withStore(h, async (s) => {
       expect((await s.listRuns(1)).map((r) => r.outcome)).toEqual(['stopped']);
       // The snapshot of this run saw the patches of the last one, but a stopped run leaves the mark as it was.
-      expect(await s.getMeta('watermark.item')).toBe(saved);
+      expect(await s.getMeta('read-started.item')).toBe(saved);
     });
   });
 
@@ -300,23 +304,22 @@ describe('reconcile: the run around the plan, continued', () => {
     expect(invalid.find((o) => o.externalId === '(file)')).toMatchObject({ kind: 'item', message: whole.message });
   });
 
-  it('a run the guard stops moves no watermark, and a kind with no offers gets none', async () => {
+  it('a run the guard stops moves no read mark', async () => {
     h = await createHarness();
     const many = (price: number) =>
       JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ external_id: `g-${i}`, title: `G ${i}`, price })));
     h.write('items/a.json', many(100));
     await h.reconcile(); // creates
     h.write('items/a.json', many(200));
-    await h.reconcile(); // reads the creates (watermark), then patches them
-    const saved = await withStore(h, async (s) => await s.getMeta('watermark.item'));
+    await h.reconcile(); // reads the creates (marks where it read), then patches them
+    const saved = await withStore(h, async (s) => await s.getMeta('read-started.item'));
     expect(saved).toBeDefined();
     h.write('items/a.json', '[]');
     const { report } = await h.reconcile();
     expect(report.outcome).toBe('aborted');
     await withStore(h, async (s) => {
-      expect(await s.getMeta('watermark.item')).toBe(saved);
-      expect(await s.getMeta('watermark.account')).toBeUndefined();
-      expect(await s.getMeta('watermark.topup')).toBeUndefined();
+      expect(await s.getMeta('read-started.item')).toBe(saved);
+      expect(await s.getMeta('read-started.account')).toBe(saved);
     });
   });
 
@@ -384,11 +387,18 @@ describe('reconcile: the run around the plan, continued', () => {
     ]);
   });
 
-  it('an incremental run reads from its watermark: fewer list pages than a full sweep', async () => {
+  it('an incremental run reads from its cutoff: fewer list pages than a full sweep', async () => {
     h = await createHarness({ config: { lists: { perPage: 1 } } });
     h.write('items/a.json', items(4));
     await h.reconcile(); // creates
-    await h.reconcile(); // sees them: watermark
+    // An update teaches offersync the clock that stamps updates; until then an incremental read reads back hours.
+    h.write(
+      'items/a.json',
+      JSON.stringify([...JSON.parse(items(3)), { external_id: 'it-3', title: 'Item 3', price: 150 }]),
+    );
+    await h.reconcile();
+    await pastCutoffSlack();
+    await h.reconcile(); // sees them
     h.write(
       'items/a.json',
       JSON.stringify([{ external_id: 'it-0', title: 'Item 0', price: 999 }, ...JSON.parse(items(4)).slice(1)]),

@@ -10,10 +10,12 @@ import {
   askToSyncNow,
   type AskOptions,
   type MetaStore,
+  pendingSyncRequest,
   readSyncRequest,
   SYNC_ACK_KEY,
   SYNC_ANSWER_KEY,
   SYNC_REQUEST_KEY,
+  SYNC_REQUEST_MAX_AGE_MS,
 } from '../../src/sync/sync-request.ts';
 
 let store: KyselyStateStore;
@@ -213,5 +215,34 @@ describe('readSyncRequest', () => {
     }
     await store.setMeta(SYNC_REQUEST_KEY, '{"id":"r-1","at":"2026-11-25T00:00:00.000Z"}');
     expect(await readSyncRequest(store)).toEqual({ id: 'r-1', at: '2026-11-25T00:00:00.000Z' });
+  });
+});
+
+describe('pendingSyncRequest: what a daemon takes up', () => {
+  const now = Date.parse('2026-11-28T10:00:00Z');
+  const ask = (id: string, at: string) => store.setMeta(SYNC_REQUEST_KEY, JSON.stringify({ id, at }));
+
+  it('a request its asker still waits for, not yet taken up', async () => {
+    await ask('r1', '2026-11-28T09:59:58Z');
+    expect(await pendingSyncRequest(store, now)).toEqual({ id: 'r1', at: '2026-11-28T09:59:58Z' });
+  });
+
+  it('not the request an earlier daemon took up: a restart does not run it again', async () => {
+    await ask('r1', '2026-11-28T09:59:58Z');
+    await acknowledge(store, 'r1');
+    expect(await pendingSyncRequest(store, now)).toBeUndefined();
+  });
+
+  it('not an old request whose asker gave up long ago, nor one whose time cannot be read', async () => {
+    await ask('r1', new Date(now - SYNC_REQUEST_MAX_AGE_MS - 1).toISOString());
+    expect(await pendingSyncRequest(store, now)).toBeUndefined();
+    await ask('r2', new Date(now - SYNC_REQUEST_MAX_AGE_MS).toISOString());
+    expect((await pendingSyncRequest(store, now))?.id).toBe('r2');
+    await ask('r3', 'yesterday');
+    expect(await pendingSyncRequest(store, now)).toBeUndefined();
+  });
+
+  it('none when none was made', async () => {
+    expect(await pendingSyncRequest(store, now)).toBeUndefined();
   });
 });

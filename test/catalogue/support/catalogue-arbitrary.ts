@@ -32,7 +32,8 @@ const topup = fc.record(
     waiting_time_unit: fc.constantFrom(...WAITING_TIME_UNITS),
     active: fc.boolean(),
   },
-  { requiredKeys: [] },
+  // The marketplace refuses a top-up without a title: so does the catalogue.
+  { requiredKeys: ['offer_title'] },
 );
 const account = fc.record(
   {
