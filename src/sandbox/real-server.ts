@@ -1,6 +1,7 @@
 // The marketplace's real server as the sandbox plays it: every switch that describes a way the real server differs
 // from the API document, on at once. The client's end-to-end suite runs against it as well as against the
 // document's sandbox; `offersync sandbox --real-server` serves it.
+import { REAL_SERVER_SWITCHES_BULK } from './real-server-bulk.ts';
 import { REAL_SERVER_SWITCHES_CLOCK } from './real-server-switches-clock.ts';
 import { REAL_SERVER_SWITCHES_ACCOUNTS, type SandboxOptions } from './sandbox-options.ts';
 
@@ -21,9 +22,11 @@ export function realServerOptions(base: SandboxOptions = {}): SandboxOptions {
       deleteArchives: true,
       ...REAL_SERVER_SWITCHES_ACCOUNTS.representation,
       ...REAL_SERVER_SWITCHES_CLOCK.representation,
+      ...REAL_SERVER_SWITCHES_BULK.representation,
       ...base.representation,
     },
     faults: { ...REAL_SERVER_SWITCHES_CLOCK.faults, ...base.faults },
-    bulk: { undocumented: true, updateKey: 'topups', limit: 100, ...base.bulk },
+    // Items read their array under `items`; top-ups under `topups` whatever this says (realTopUpNames).
+    bulk: { undocumented: true, updateKey: 'items', limit: 100, ...REAL_SERVER_SWITCHES_BULK.bulk, ...base.bulk },
   };
 }
