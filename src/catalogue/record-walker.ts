@@ -245,7 +245,7 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
         value = normInt(v, spec, this);
         break;
       case 'price':
-        value = normPrice(v, this, this.record.decimalMark);
+        value = normPrice(v, this, this.record.decimalMark, this.record.priceUnit);
         break;
       case 'bool':
         value = normBool(v, this);
