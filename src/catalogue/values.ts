@@ -182,13 +182,17 @@ export function normImageIds(v: unknown, r: Reporter): number[] | undefined {
   return out;
 }
 
-export function normRank(v: unknown, r: Reporter): { rank: string | number; division?: string } | undefined {
+/** A rank, its division and league points as read; undefined when absent (unranked) or wrong (then said). */
+export function normRank(
+  v: unknown,
+  r: Reporter,
+): { rank: string | number; division?: string; lp?: number } | undefined {
   const res = parseRank(v);
   if ('error' in res) {
     r.error(res.error);
     return undefined;
   }
-  return res;
+  return 'unranked' in res ? undefined : res;
 }
 
 export function normDivision(v: unknown, r: Reporter): string | number | undefined {
