@@ -2,29 +2,12 @@
 // private columns, the headers and ranks sellers write, and the blank rows Excel leaves behind.
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, errors, load, tmpCatalogue, warnings } from './support/tmp-catalogue.ts';
-import { numberCell, textCell, xlsxParts, zip } from '../support/zip.ts';
-import { columnLetters } from '../../src/catalogue/formats/sheet.ts';
+import { sheetXlsx } from '../support/zip.ts';
 import { parseRank } from '../../src/catalogue/rank.ts';
 
 afterEach(cleanup);
 
-type Cell = string | number | null;
-
-/** An .xlsx of one sheet: the first row the header, a number cell for a number, a text cell for a string. */
-function workbook(rows: readonly (readonly Cell[])[]): Buffer {
-  const xml = rows
-    .map((cells, r) => {
-      const inner = cells
-        .map((v, c) => {
-          const ref = `${columnLetters(c)}${r + 1}`;
-          return v === null ? '' : typeof v === 'number' ? numberCell(ref, v) : textCell(ref, v);
-        })
-        .join('');
-      return `<row r="${r + 1}">${inner}</row>`;
-    })
-    .join('');
-  return zip(xlsxParts(xml));
-}
+const workbook = sheetXlsx;
 
 const prices = (s: Awaited<ReturnType<typeof load>>) => s.offers.map((o) => [o.externalId, o.fields.price]);
 
