@@ -114,6 +114,20 @@ describe('a seller’s first hour never costs money', { timeout: 180_000 }, () =
     expect((await accounts()).find((a) => a.external_id === 'LOL-004')?.price).toBe(8900);
   });
 
+  it('catalogue warnings reach plan and reconcile, not only validate; a private # column is silent', async () => {
+    catalogue('accounts/lol.csv', 'ID,Title,Price (EUR),#Bought for,Notes\nLOL-001,Gold,24.99,8,smurf\n');
+    const warning =
+      "catalogue warning accounts/lol.csv:1:34: Notes: column 'Notes' names no field of account offers; its cells " +
+      "are not read: if it is your own, start its header with # ('#Notes') or list it in catalogue.ignoreColumns";
+    const plan = await seen('warning-plan', ['plan']);
+    expect(plan.stdout).toContain(warning);
+    expect(plan.stdout).not.toContain('Bought for');
+    const json = JSON.parse((await seen('warning-plan-json', ['plan', '--json'])).stdout) as Record<string, unknown>;
+    expect(json.catalogue_warnings).toEqual([warning]);
+    const reconcile = await seen('warning-reconcile', ['reconcile']);
+    expect(reconcile.stdout).toContain(warning);
+  });
+
   it('--allow-price-change lists the cheap new offer as it is', async () => {
     catalogue(
       'accounts/lol.json',
