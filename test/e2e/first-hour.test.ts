@@ -128,6 +128,33 @@ describe('a seller’s first hour never costs money', { timeout: 180_000 }, () =
     expect(reconcile.stdout).toContain(warning);
   });
 
+  it("a sold account's external_id reused for another account: an error naming the fix, never a silent no-op", async () => {
+    const sheet = (login: string) =>
+      sheetXlsx([
+        ['ID', 'Title', 'Price (EUR)', 'Login', 'Password'],
+        ['LOL-001', 'Diamond account', 89, login, 'pw-1'],
+      ]);
+    catalogue('accounts/lol.xlsx', sheet('first-login'));
+    expect((await seen('sold-first', ['reconcile'])).code).toBe(0);
+    const sold = await fetch(`${baseUrl}/__sandbox/status`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'accounts', identifier: 'LOL-001', status: 'sold' }),
+    });
+    expect(sold.status).toBe(200);
+    expect((await seen('sold-recorded', ['reconcile'])).code).toBe(0);
+    // New stock under the sold id: the plan says so, with the fix, and does not claim all is well.
+    catalogue('accounts/lol.xlsx', sheet('second-login'));
+    const plan = await seen('sold-reused-plan', ['plan']);
+    expect(plan.stdout).toContain(
+      '! blocked LOL-001  (LOL-001 is sold; give this account a new external_id (accounts/lol.xlsx now gives it ' +
+        "another account's login, which is never listed under a sold offer's id))",
+    );
+    const reconcile = await seen('sold-reused-reconcile', ['reconcile']);
+    expect(reconcile.code).toBe(1);
+    expect(reconcile.stdout).toContain('LOL-001 is sold; give this account a new external_id');
+  });
+
   it('--allow-price-change lists the cheap new offer as it is', async () => {
     catalogue(
       'accounts/lol.json',
