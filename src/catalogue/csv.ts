@@ -1,7 +1,8 @@
 // RFC 4180 CSV as spreadsheets write it: comma, semicolon or tab between cells (Excel and LibreOffice in much
 // of Europe write semicolons), quoted fields with embedded delimiters, quotes ("") and newlines; CRLF, LF or
 // CR line ends; a UTF-8 BOM is dropped; Excel's `sep=;` first line names the delimiter. Blank lines, and lines of
-// bare delimiters, are skipped. Rows keep the line and offset they start on, so that a cell can be found again for a message.
+// bare delimiters, are skipped. Rows keep the line and offset they start on, so that a cell can be found again
+// for a message.
 
 export const CSV_DELIMITERS = ['comma', 'semicolon', 'tab'] as const;
 export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];

@@ -32,7 +32,7 @@ describe('prices in the unit the sheet shows', () => {
     }
   });
 
-  it('an unstated column mixing 24.99 and 89: an error of the column naming cells and fix; 89 is not listed', async () => {
+  it('an unstated column mixing 24.99 and 89: a column error naming cells and fix; 89 is not listed', async () => {
     const s = await load(tmpCatalogue({ 'accounts/lol-accounts.xlsx': accounts('Price') }));
     // The unambiguous offer is kept; the two whole numbers could be cents or euros, so their offers are not.
     expect(prices(s)).toEqual([['LOL-001', 2499]]);
@@ -126,7 +126,7 @@ describe('columns as sellers keep them', () => {
     ]);
   });
 
-  it('headers sellers write map to their fields: ID, Email, Email password, Champions and Skins as counts', async () => {
+  it('headers sellers write map to their fields: ID, Email, Email password, Champions as a count', async () => {
     const book = workbook([
       ['ID', 'Title', 'Price (EUR)', 'Login', 'Password', 'Email', 'Email password', 'Champions', 'Skins', 'Rank'],
       ['LOL-001', 'Gold', 24.99, 'alice', 'pw', 'a@x.test', 'mailpw', 152, 'Star Guardian Ahri|Arcade Lux', 'Gold II'],

@@ -128,7 +128,7 @@ describe('a seller’s first hour never costs money', { timeout: 180_000 }, () =
     expect(reconcile.stdout).toContain(warning);
   });
 
-  it("a sold account's external_id reused for another account: an error naming the fix, never a silent no-op", async () => {
+  it("a sold account's external_id reused for another account: blocked, naming the fix, never silent", async () => {
     const sheet = (login: string) =>
       sheetXlsx([
         ['ID', 'Title', 'Price (EUR)', 'Login', 'Password'],
