@@ -14,6 +14,27 @@ export type DecimalMark = (typeof DECIMAL_MARKS)[number];
 export const PRICE_UNITS = ['cents', 'major'] as const;
 export type PriceUnit = (typeof PRICE_UNITS)[number];
 
+/** catalogue.priceUnit: one unit (or auto) for every folder, or one per folder by its name. */
+export type PriceUnitSetting =
+  | PriceUnit
+  | 'auto'
+  | {
+      readonly accounts?: PriceUnit | 'auto';
+      readonly items?: PriceUnit | 'auto';
+      readonly 'top-ups'?: PriceUnit | 'auto';
+    };
+
+const FOLDER_OF = { account: 'accounts', item: 'items', topup: 'top-ups' } as const;
+
+/** The unit the setting gives a folder's price columns; undefined for auto (the API's rule). */
+export function settingUnit(
+  setting: PriceUnitSetting | undefined,
+  kind: keyof typeof FOLDER_OF | undefined,
+): PriceUnit | undefined {
+  const unit = typeof setting === 'object' ? (kind ? setting[FOLDER_OF[kind]] : undefined) : setting;
+  return unit === 'auto' ? undefined : unit;
+}
+
 export type PriceResult = { readonly cents: number; readonly warning?: string } | { readonly error: string };
 
 const EXPECTED = 'expected integer cents (1999) or a decimal amount in major units (19.99)';

@@ -58,8 +58,19 @@ export const ConfigSchema = z
           })
           .strict(),
         // CSV and spreadsheet price columns whose header states no unit: auto (an integer is cents, a fraction major
-        // units; a column mixing both is an error), cents or major (whole numbers are whole euros: 89 is 89.00).
-        priceUnit: z.enum(PRICE_UNIT_SETTINGS),
+        // units; a column mixing both is an error), cents or major (whole numbers are whole euros: 89 is 89.00); or one
+        // per folder: {accounts: major, items: auto}.
+        priceUnit: z.union([
+          z.enum(PRICE_UNIT_SETTINGS),
+          z
+            .object({
+              accounts: z.enum(PRICE_UNIT_SETTINGS),
+              items: z.enum(PRICE_UNIT_SETTINGS),
+              'top-ups': z.enum(PRICE_UNIT_SETTINGS),
+            })
+            .partial()
+            .strict(),
+        ]),
         // Headers of the seller's own columns in CSV and spreadsheet files ('Bought for'), passed over without a word.
         ignoreColumns: z.array(z.string().min(1)),
       })

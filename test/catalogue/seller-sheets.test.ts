@@ -72,6 +72,19 @@ describe('prices in the unit the sheet shows', () => {
     ]);
   });
 
+  it('catalogue.priceUnit per folder: accounts in euros, items by the API rule', async () => {
+    const dir = tmpCatalogue({
+      'accounts/lol.csv': 'ID,Title,Price\nLOL-001,Gold,89\n',
+      'items/rp.csv': 'ID,Title,Price\nRP-1,650 RP,89\n',
+    });
+    const s = await load(dir, { csv: { priceUnit: { accounts: 'major', items: 'auto' } } });
+    expect(s.problems).toEqual([]);
+    expect(prices(s).sort()).toEqual([
+      ['LOL-001', 8900],
+      ['RP-1', 89],
+    ]);
+  });
+
   it('CSV: a semicolon file with a stated unit reads 24,99 and 89 alike; unstated, the mix is an error', async () => {
     const text = (h: string) => `external_id;title;${h}\nv-1;Valorant 1000 VP;24,99\nv-2;Valorant 5350 VP;89\n`;
     const stated = await load(tmpCatalogue({ 'items/vp.csv': text('Price (EUR)') }));

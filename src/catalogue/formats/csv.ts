@@ -3,7 +3,7 @@
 import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../../input/forbidden-keys.ts';
 import { CsvError, DELIMITER_CHAR, cellOffsets, readCsv, type CsvDelimiter, type CsvRow } from '../csv.ts';
 import { cellField, matchHeader } from '../headers.ts';
-import { type DecimalMark, hasDecimalComma, isWholePrice, type PriceUnit } from '../price.ts';
+import { type DecimalMark, hasDecimalComma, isWholePrice, type PriceUnit, settingUnit } from '../price.ts';
 import { ambiguousPriceMessage, PriceColumnScan } from '../price-column.ts';
 import { LineIndex, type TextPosition } from '../text-position.ts';
 import {
@@ -151,7 +151,7 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
   // The unit of the price column: its header's, else the setting's; stated by neither, a column mixing whole
   // numbers and fractions is refused (price-column.ts).
   const priceColumn = options.kind ? names.indexOf('price') : -1;
-  const priceUnit = headerUnit ?? (options.priceUnit === 'auto' ? undefined : options.priceUnit);
+  const priceUnit = headerUnit ?? settingUnit(options.priceUnit, options.kind);
   const priceScan =
     priceColumn >= 0 && priceUnit === undefined
       ? scanPrices(() => readCsv(text, setting).rows, priceColumn, decimal.decimalMark)

@@ -3,7 +3,7 @@
 import type { CsvDelimiter, CsvTable } from '../csv.ts';
 import type { OfferKind } from '../desired-offer.ts';
 import { pointerToken } from '../catalogue-problem.ts';
-import type { DecimalMark, PriceUnit } from '../price.ts';
+import type { DecimalMark, PriceUnit, PriceUnitSetting } from '../price.ts';
 import type { TextPosition } from '../text-position.ts';
 
 export interface RawRecord {
@@ -75,7 +75,7 @@ export interface ParseOptions {
   readonly csvDelimiter?: CsvDelimiter | 'auto';
   readonly decimalMark?: DecimalMark | 'auto';
   /** catalogue.priceUnit: the unit of CSV and spreadsheet price columns whose header states none. */
-  readonly priceUnit?: PriceUnit | 'auto';
+  readonly priceUnit?: PriceUnitSetting;
   /** catalogue.ignoreColumns: the seller's own columns, passed over without a word. */
   readonly ignoreColumns?: readonly string[];
 }

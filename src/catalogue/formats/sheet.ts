@@ -14,7 +14,7 @@ import { checkZip, unzipEntry, type ZipEntry } from '../../input/zip-guard.ts';
 import type { OfferKind } from '../desired-offer.ts';
 import { cellField, headerKey, matchHeader, specOf } from '../headers.ts';
 import type { SheetFormat } from '../layout.ts';
-import { hasDecimalComma, isWholePrice, type PriceUnit } from '../price.ts';
+import { hasDecimalComma, isWholePrice, type PriceUnit, settingUnit } from '../price.ts';
 import { ambiguousPriceMessage, PriceColumnScan } from '../price-column.ts';
 import { CSV_LIST_FIELDS } from './csv.ts';
 import {
@@ -222,7 +222,7 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
     const paths: (readonly [string] | readonly [string, string] | undefined)[] = [];
     const warnedBeyond = new Set<number>();
     /** The unit of the price column (its header's, else catalogue.priceUnit's), and whether it is ambiguous. */
-    let priceUnit: PriceUnit | undefined = options.priceUnit === 'auto' ? undefined : options.priceUnit;
+    let priceUnit: PriceUnit | undefined = settingUnit(options.priceUnit, options.kind);
     let ambiguousPrice = false;
     let rowsRead = 0;
     let cellsRead = 0;
