@@ -215,6 +215,13 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
 
     const openRows = () =>
       format === 'xlsx' ? streamXlsxRows(buf, names ? { sheet } : {}) : streamOdsRows(buf, { sheets: [index] });
+    // A price column of no stated unit is read on its own first, to know whether it mixes whole numbers and
+    // fractions before any of its offers is given out; before the records' pass, as a reader left waiting while
+    // another unpacks the same sheet would hold what it unpacked meanwhile.
+    const prices =
+      settingUnit(options.priceUnit, options.kind) === undefined
+        ? await scanPrices(openRows(), sheet, options).catch(() => undefined) // the records' pass says why
+        : undefined;
     const rows = openRows();
     let header: readonly (string | undefined)[] | undefined;
     let headerRow = 0;
@@ -282,8 +289,8 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
           }
           firstColumn = columns.get('external_id') ?? header.findIndex((h) => h);
           const priceColumn = columns.get('price');
-          if (priceColumn !== undefined && priceUnit === undefined) {
-            const scan = await scanPrices(openRows(), sheet, headerRow, priceColumn);
+          if (priceColumn !== undefined && priceUnit === undefined && prices?.column === priceColumn) {
+            const { scan } = prices;
             if (scan.mixed) {
               ambiguousPrice = true;
               problems.push({
@@ -387,23 +394,37 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
   return { locate, records: records() };
 }
 
-/** The price column's cells below the header, read on their own before the records, until settled. */
+/**
+ * The price column's cells below the header row, read until settled: undefined when the header row names no price
+ * column or states its unit. The header row is found as the records' pass finds it: the first row with anything.
+ */
 async function scanPrices(
   rows: AsyncIterable<{ readonly index: number; readonly values: readonly unknown[] }>,
   sheet: string,
-  headerRow: number,
-  column: number,
-): Promise<PriceColumnScan> {
+  options: SheetOptions,
+): Promise<{ readonly column: number; readonly scan: PriceColumnScan } | undefined> {
   const scan = new PriceColumnScan();
+  let column = -1;
   let read = 0;
   for await (const row of rows) {
-    // The records' own read says when the sheet is too long.
+    // The records' own read says when the sheet is too long or not readable.
     if (++read > MAX_ROWS || scan.settled) break;
-    const line = row.index + 1;
-    if (line <= headerRow) continue;
-    const v = row.values[column];
+    const values = row.values;
+    if (column < 0) {
+      if (!values.some((v) => v !== null && v !== undefined && !(typeof v === 'string' && v.trim() === ''))) continue;
+      column = values.findIndex((v) => {
+        if (typeof v !== 'string' || v.trim() === '') return false;
+        const match = matchHeader(v.trim(), options.kind, options);
+        return 'name' in match && match.name === 'price';
+      });
+      if (column < 0) return undefined;
+      const match = matchHeader(String(values[column]).trim(), options.kind, options);
+      if ('name' in match && match.priceUnit) return undefined;
+      continue;
+    }
+    const v = values[column];
     if (typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && !ERROR_VALUE.test(v.trim())))
-      scan.add(v, cellName(sheet, column, line));
+      scan.add(v, cellName(sheet, column, row.index + 1));
   }
-  return scan;
+  return column < 0 ? undefined : { column, scan };
 }
