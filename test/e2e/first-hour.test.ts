@@ -85,6 +85,20 @@ describe('a seller’s first hour never costs money', { timeout: 180_000 }, () =
     expect((await accounts()).map((a) => [a.external_id, a.price])).toEqual([['LOL-001', 2499]]);
   });
 
+  it('validate reads catalogue.priceUnit and catalogue.ignoreColumns as plan does', async () => {
+    catalogue('accounts/lol-accounts.xlsx', lol('Price'));
+    const env = (extra: Record<string, string>) => cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'warn' }, extra);
+    const refused = await runCli(['validate'], { cwd: dir, env: env({}) });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("price column 'Price' mixes whole numbers");
+    const major = await runCli(['validate'], {
+      cwd: dir,
+      env: env({ OFFERSYNC_CATALOGUE_PRICEUNIT: '{"accounts":"major"}' }),
+    });
+    expect(major.stdout).toContain('0 errors, 0 warnings');
+    expect(major.code).toBe(0);
+  });
+
   it('a new offer under a tenth of the median of its game is held until its price changes', async () => {
     const offers = (cheap: number) =>
       JSON.stringify(
