@@ -1,7 +1,8 @@
 // RFC 4180 CSV as spreadsheets write it: comma, semicolon or tab between cells (Excel and LibreOffice in much
 // of Europe write semicolons), quoted fields with embedded delimiters, quotes ("") and newlines; CRLF, LF or
-// CR line ends; a UTF-8 BOM is dropped; Excel's `sep=;` first line names the delimiter. Blank lines are
-// skipped. Rows keep the line and offset they start on, so that a cell can be found again for a message.
+// CR line ends; a UTF-8 BOM is dropped; Excel's `sep=;` first line names the delimiter. Blank lines, and lines of
+// bare delimiters, are skipped. Rows keep the line and offset they start on, so that a cell can be found again
+// for a message.
 
 export const CSV_DELIMITERS = ['comma', 'semicolon', 'tab'] as const;
 export type CsvDelimiter = (typeof CSV_DELIMITERS)[number];
@@ -172,7 +173,8 @@ function* csvRows(text: string, from: number, firstLine: number, DELIM: number):
         endOfRow = true;
       }
     }
-    if (!(cells.length === 1 && cells[0] === '')) yield { line: rowLine, offset: rowOffset, cells };
+    // A row of bare delimiters (';;;;', the rows Excel leaves below a table it once held) is blank as well.
+    if (!cells.every((c) => c.trim() === '')) yield { line: rowLine, offset: rowOffset, cells };
     // Blank lines: skip without a row.
     while (i < n && (text.charCodeAt(i) === LF || text.charCodeAt(i) === CR)) {
       i += text.charCodeAt(i) === CR && text.charCodeAt(i + 1) === LF ? 2 : 1;

@@ -75,7 +75,12 @@ export async function loadFile(file: string, fromWatcher: boolean, at: FileLoadC
   let parsed: RecordStream | SheetStream;
   let encoding: string | undefined;
   if (isSheetFormat(c.format))
-    parsed = streamSheet(c.format, read.buf, { kind: c.kind, maxUnpackedBytes: at.maxFileBytes });
+    parsed = streamSheet(c.format, read.buf, {
+      kind: c.kind,
+      maxUnpackedBytes: at.maxFileBytes,
+      ...(at.parseOptions.priceUnit ? { priceUnit: at.parseOptions.priceUnit } : {}),
+      ...(at.parseOptions.ignoreColumns ? { ignoreColumns: at.parseOptions.ignoreColumns } : {}),
+    });
   else {
     const decoded = decodeText(read.buf, c.format);
     if ('error' in decoded) return quarantinedResult(file, 'error', decoded.error);

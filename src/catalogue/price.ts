@@ -6,6 +6,35 @@
 export const DECIMAL_MARKS = ['point', 'comma'] as const;
 export type DecimalMark = (typeof DECIMAL_MARKS)[number];
 
+/**
+ * The unit a sheet's price column states (a header 'Price (EUR)' or 'price_cents', or catalogue.priceUnit): in
+ * major units a whole number is whole euros (89 is 89.00); in cents a fraction is a mistake. Unstated, the API's
+ * rule holds (an integer is cents, a fraction major units).
+ */
+export const PRICE_UNITS = ['cents', 'major'] as const;
+export type PriceUnit = (typeof PRICE_UNITS)[number];
+
+/** catalogue.priceUnit: one unit (or auto) for every folder, or one per folder by its name. */
+export type PriceUnitSetting =
+  | PriceUnit
+  | 'auto'
+  | {
+      readonly accounts?: PriceUnit | 'auto';
+      readonly items?: PriceUnit | 'auto';
+      readonly 'top-ups'?: PriceUnit | 'auto';
+    };
+
+const FOLDER_OF = { account: 'accounts', item: 'items', topup: 'top-ups' } as const;
+
+/** The unit the setting gives a folder's price columns; undefined for auto (the API's rule). */
+export function settingUnit(
+  setting: PriceUnitSetting | undefined,
+  kind: keyof typeof FOLDER_OF | undefined,
+): PriceUnit | undefined {
+  const unit = typeof setting === 'object' ? (kind ? setting[FOLDER_OF[kind]] : undefined) : setting;
+  return unit === 'auto' ? undefined : unit;
+}
+
 export type PriceResult = { readonly cents: number; readonly warning?: string } | { readonly error: string };
 
 const EXPECTED = 'expected integer cents (1999) or a decimal amount in major units (19.99)';
@@ -17,7 +46,35 @@ export function hasDecimalComma(cell: string): boolean {
   return DECIMAL_COMMA.test(cell.trim());
 }
 
-export function parsePrice(value: unknown, mark: DecimalMark = 'point'): PriceResult {
+export function parsePrice(value: unknown, mark: DecimalMark = 'point', unit?: PriceUnit): PriceResult {
+  const p = parseApiPrice(value, mark);
+  if ('error' in p) return p;
+  const { whole, ...read } = p;
+  if (unit === 'major' && whole) {
+    const cents = read.cents * 100;
+    return Number.isSafeInteger(cents) ? { cents } : { error: `is too large: ${String(value)}` };
+  }
+  if (unit === 'cents' && !whole) {
+    return {
+      error:
+        `prices here are in cents (as the column's header or catalogue.priceUnit says): expected a whole number ` +
+        `of cents, got ${String(value)}; write ${read.cents}, or say the unit in the header, e.g. 'Price (EUR)'`,
+    };
+  }
+  return read;
+}
+
+/** Whether a price cell is a whole number (cents under the API's rule) rather than an amount with a fraction. */
+export function isWholePrice(value: unknown, mark: DecimalMark = 'point'): boolean | undefined {
+  const p = parseApiPrice(value, mark);
+  return 'error' in p ? undefined : p.whole;
+}
+
+type ApiPrice =
+  | { readonly cents: number; readonly whole: boolean; readonly warning?: string }
+  | { readonly error: string };
+
+function parseApiPrice(value: unknown, mark: DecimalMark): ApiPrice {
   let cents: number;
   let major: number | undefined;
   if (typeof value === 'number') {
@@ -53,10 +110,11 @@ export function parsePrice(value: unknown, mark: DecimalMark = 'point'): PriceRe
   }
   if (cents <= 0) return { error: `must be greater than zero, got ${String(value)}` };
   if (!Number.isSafeInteger(cents)) return { error: `is too large: ${String(value)}` };
+  const whole = major === undefined;
   if (major !== undefined && Math.abs(major * 100 - cents) > 1e-6) {
-    return { cents, warning: `${String(value)} has more than two decimals: rounded to ${cents} cents` };
+    return { cents, whole, warning: `${String(value)} has more than two decimals: rounded to ${cents} cents` };
   }
-  return { cents };
+  return { cents, whole };
 }
 
 /** What a value is, without the value: for a secret, which is never quoted back. */

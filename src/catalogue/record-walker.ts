@@ -59,6 +59,11 @@ const RANK_DIVISION: Readonly<Record<string, string>> = {
   flex_rank: 'flex_division',
   previous_rank: 'previous_division',
 };
+const RANK_LP: Readonly<Record<string, string>> = {
+  current_rank: 'current_lp',
+  flex_rank: 'flex_lp',
+  previous_rank: 'previous_lp',
+};
 
 // A class rather than closures: one record at a time, 100k times a load, so nothing is allocated per
 // field beyond the values themselves. T and C are the types of the record's table and of its credentials' table:
@@ -249,7 +254,7 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
         value = normInt(v, spec, this);
         break;
       case 'price':
-        value = normPrice(v, this, this.record.decimalMark);
+        value = normPrice(v, this, this.record.decimalMark, this.record.priceUnit);
         break;
       case 'bool':
         value = normBool(v, this);
@@ -265,6 +270,8 @@ export class RecordWalker<T extends FieldTable, C extends FieldTable = NoFields>
           value = rank.rank;
           const divisionTarget = RANK_DIVISION[target];
           if (rank.division !== undefined && divisionTarget) this.assign(divisionTarget, rank.division, path);
+          const lpTarget = RANK_LP[target];
+          if (rank.lp !== undefined && lpTarget) this.assign(lpTarget, rank.lp, path);
         }
         break;
       }

@@ -27,14 +27,19 @@ export function levenshtein(a: string, b: string): number {
   return d[a.length * w + b.length]!;
 }
 
-/** The closest candidate, when it is close enough to be a typo (1 edit up to 4 letters, 2 up to 8, else 3). */
+/**
+ * The closest candidate, when it is close enough to be a typo (1 edit up to 4 letters, 2 up to 8, else 3). A
+ * candidate more than one edit away must start with the same letter: a typo rarely hits the first one, and
+ * 'notes' is not a misspelt 'roles'.
+ */
 export function suggest(name: string, candidates: Iterable<string>): string | undefined {
   const lower = name.toLowerCase();
   const limit = lower.length <= 4 ? 1 : lower.length <= 8 ? 2 : 3;
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
-    const d = levenshtein(lower, c);
+    let d = levenshtein(lower, c);
+    if (d > 1 && c[0] !== lower[0]) d = Infinity;
     if (d < bestDistance) {
       best = c;
       bestDistance = d;

@@ -1,7 +1,7 @@
 // Normalisers of single values, one per field type. Each returns the canonical value, or undefined when
 // the value is absent or wrong (then it has told the reporter what was expected).
 import type { FieldSpec } from './field-spec.ts';
-import { parsePrice, typeName, typeOnly, type DecimalMark } from './price.ts';
+import { parsePrice, typeName, typeOnly, type DecimalMark, type PriceUnit } from './price.ts';
 import { parseDivision, parseRank } from './rank.ts';
 import { suggest } from './suggest.ts';
 
@@ -85,8 +85,8 @@ export function normInt(v: unknown, spec: Pick<FieldSpec, 'min' | 'max'>, r: Rep
   return n;
 }
 
-export function normPrice(v: unknown, r: Reporter, mark?: DecimalMark): number | undefined {
-  const p = parsePrice(v, mark);
+export function normPrice(v: unknown, r: Reporter, mark?: DecimalMark, unit?: PriceUnit): number | undefined {
+  const p = parsePrice(v, mark, unit);
   if ('error' in p) {
     r.error(p.error);
     return undefined;
@@ -182,13 +182,17 @@ export function normImageIds(v: unknown, r: Reporter): number[] | undefined {
   return out;
 }
 
-export function normRank(v: unknown, r: Reporter): { rank: string | number; division?: string } | undefined {
+/** A rank, its division and league points as read; undefined when absent (unranked) or wrong (then said). */
+export function normRank(
+  v: unknown,
+  r: Reporter,
+): { rank: string | number; division?: string; lp?: number } | undefined {
   const res = parseRank(v);
   if ('error' in res) {
     r.error(res.error);
     return undefined;
   }
-  return res;
+  return 'unranked' in res ? undefined : res;
 }
 
 export function normDivision(v: unknown, r: Reporter): string | number | undefined {

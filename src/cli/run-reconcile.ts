@@ -15,6 +15,7 @@ import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
 import { hasChanges, stoppedByGuard } from '../sync/plan.ts';
+import { catalogueWarnings } from '../sync/catalogue-failures.ts';
 import { onStopSignal } from './signals.ts';
 import { cliLogger } from './cli-logger.ts';
 import type { Target } from '../sync/target.ts';
@@ -241,11 +242,16 @@ async function runWith(
     );
   }
   if (opts.dryRun) {
-    if (opts.json) io.stdout.write(json({ ...planToJson(plan), catalogue_errors: report.outcomes }));
+    const catalogueNotes = catalogueWarnings(result.catalogue.problems, opts.resolvedTarget);
+    if (opts.json)
+      io.stdout.write(
+        json({ ...planToJson(plan), catalogue_errors: report.outcomes, catalogue_warnings: catalogueNotes }),
+      );
     else {
       io.stdout.write(formatPlan(plan));
       for (const o of report.outcomes)
         io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
+      for (const w of catalogueNotes) io.stdout.write(`  ${oneLine(w)}\n`);
     }
     if (stoppedByGuard(plan)) return EXIT.failed;
     return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;

@@ -235,7 +235,12 @@ export async function openServices(
     credentialsKey,
     maxFileBytes: config.catalogue.maxFileBytes,
     maxImageBytes: config.catalogue.maxImageBytes,
-    csv: { csvDelimiter: config.catalogue.csv.delimiter, decimalMark: config.catalogue.csv.decimalMark },
+    csv: {
+      csvDelimiter: config.catalogue.csv.delimiter,
+      decimalMark: config.catalogue.csv.decimalMark,
+      priceUnit: config.catalogue.priceUnit,
+      ignoreColumns: config.catalogue.ignoreColumns,
+    },
     logger,
   });
   const notifier = new RunNotifier(

@@ -209,7 +209,12 @@ export function catalogueSettings(
   flag: string | undefined,
   io: Pick<CliIO, 'env' | 'cwd'>,
   configFile?: string,
-): { dir: string; csv: Config['catalogue']['csv'] } {
+): {
+  dir: string;
+  csv: Config['catalogue']['csv'];
+  priceUnit: Config['catalogue']['priceUnit'];
+  ignoreColumns: Config['catalogue']['ignoreColumns'];
+} {
   // The same precedence as every other command: --catalogue, OFFERSYNC_CATALOGUE_DIR, the config file, ./catalogue.
   let config: Config;
   try {
@@ -221,7 +226,8 @@ export function catalogueSettings(
     throw err;
   }
   const dir = positional !== undefined ? resolve(io.cwd, positional) : config.catalogue.dir;
-  return { dir, csv: config.catalogue.csv };
+  const { csv, priceUnit, ignoreColumns } = config.catalogue;
+  return { dir, csv, priceUnit, ignoreColumns };
 }
 
 const OPTIONS = {
@@ -244,14 +250,19 @@ export const command: Command = flagCommand({
     if (!(VALIDATE_FORMATS as readonly string[]).includes(format))
       throw new UsageError(`--format must be one of ${VALIDATE_FORMATS.join(', ')}, got '${format}'`);
     if (values.json && format !== 'json') throw new UsageError(`--json and --format ${format} contradict each other`);
-    const { dir, csv } = catalogueSettings(positionals[0], values.catalogue, io, values.config);
+    const { dir, csv, priceUnit, ignoreColumns } = catalogueSettings(
+      positionals[0],
+      values.catalogue,
+      io,
+      values.config,
+    );
     const st = await stat(dir).catch(() => null);
     if (!st) throw new UsageError(`no such catalogue directory: ${dir}`);
     if (!st.isDirectory()) throw new UsageError(`not a directory: ${dir}`);
     const snapshot = await new Catalogue({
       dir,
       credentialsKey: VALIDATE_KEY,
-      csv: { csvDelimiter: csv.delimiter, decimalMark: csv.decimalMark },
+      csv: { csvDelimiter: csv.delimiter, decimalMark: csv.decimalMark, priceUnit, ignoreColumns },
     }).load();
     const summary = summarise(snapshot);
     if (format === 'github') io.stdout.write(formatGithub(snapshot, io.cwd));

@@ -8,6 +8,7 @@ export const UPDATE_FALLBACKS = ['report', 'recreate'] as const;
 // The catalogue's own names (catalogue/csv.ts, catalogue/price.ts), repeated: config imports no layer.
 export const CSV_DELIMITER_SETTINGS = ['auto', 'comma', 'semicolon', 'tab'] as const;
 export const DECIMAL_MARK_SETTINGS = ['auto', 'point', 'comma'] as const;
+export const PRICE_UNIT_SETTINGS = ['auto', 'cents', 'major'] as const;
 // The daemon's notification events (daemon/notification.ts), repeated: config imports no layer.
 export const NOTIFY_EVENT_NAMES = ['sold', 'failed', 'backoff', 'guard', 'unreadable'] as const;
 type NotifyEventSwitches = Record<(typeof NOTIFY_EVENT_NAMES)[number], z.ZodBoolean>;
@@ -56,6 +57,22 @@ export const ConfigSchema = z
             decimalMark: z.enum(DECIMAL_MARK_SETTINGS),
           })
           .strict(),
+        // CSV and spreadsheet price columns whose header states no unit: auto (an integer is cents, a fraction major
+        // units; a column mixing both is an error), cents or major (whole numbers are whole euros: 89 is 89.00); or one
+        // per folder: {accounts: major, items: auto}.
+        priceUnit: z.union([
+          z.enum(PRICE_UNIT_SETTINGS),
+          z
+            .object({
+              accounts: z.enum(PRICE_UNIT_SETTINGS),
+              items: z.enum(PRICE_UNIT_SETTINGS),
+              'top-ups': z.enum(PRICE_UNIT_SETTINGS),
+            })
+            .partial()
+            .strict(),
+        ]),
+        // Headers of the seller's own columns in CSV and spreadsheet files ('Bought for'), passed over without a word.
+        ignoreColumns: z.array(z.string().min(1)),
       })
       .strict(),
     state: z

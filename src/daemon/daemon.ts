@@ -90,6 +90,9 @@ export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal' | 'retry' 
 /** How often the daemon looks for a `reconcile`'s request to sync now (sync-request.ts). */
 const SYNC_REQUEST_POLL_MS = 1_000;
 
+/** Blocked and invalid offers the log names one by one after a run; the status page lists them all. */
+const LOGGED_PER_RUN = 20;
+
 export class Daemon {
   readonly metrics: DaemonMetrics;
   private readonly recorder: MetricsScope;
@@ -340,6 +343,13 @@ export class Daemon {
         { trigger, mode, outcome: report.outcome, requests: report.requests, failed, ms: report.durationMs },
         'reconcile done',
       );
+      // What the seller must see (a held new offer, a catalogue warning) reaches the log, not only `validate`.
+      const attention = report.outcomes.filter((o) => o.outcome === 'blocked' || o.outcome === 'invalid');
+      for (const o of attention.slice(0, LOGGED_PER_RUN))
+        log.warn({ kind: o.kind, externalId: o.externalId, file: o.file, outcome: o.outcome }, o.message ?? o.outcome);
+      if (attention.length > LOGGED_PER_RUN)
+        log.warn({ more: attention.length - LOGGED_PER_RUN }, 'more offers blocked or invalid: see the status page');
+      for (const m of report.messages) log.warn({ trigger }, m);
     } catch (err) {
       await this.answerRequest(serving, { error: errorMessage(err) });
       if (this.stopping) return;

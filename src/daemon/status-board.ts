@@ -391,18 +391,22 @@ export class StatusBoard {
     return out;
   }
 
+  /** The catalogue's errors, then its warnings (marked so): a warning shown only by `validate` reaches no one. */
   private catalogueErrors(): CatalogueErrorView[] {
-    return (this.catalogue?.problems ?? [])
-      .filter((p) => p.severity === 'error')
-      .map((p) => {
+    const problems = this.catalogue?.problems ?? [];
+    return [...problems.filter((p) => p.severity === 'error'), ...problems.filter((p) => p.severity === 'warning')].map(
+      (p) => {
         const at = fileLineColumn(p.file, p);
         return {
           where: p.pointer ? `${at} ${p.pointer}` : at,
           ...(p.kind !== undefined ? { kind: p.kind } : {}),
           ...(p.externalId !== undefined ? { externalId: p.externalId } : {}),
-          message: scrubSecrets(`${p.field ? `${p.field}: ` : ''}${p.message}`),
+          message: scrubSecrets(
+            `${p.severity === 'warning' ? 'warning: ' : ''}${p.field ? `${p.field}: ` : ''}${p.message}`,
+          ),
         };
-      });
+      },
+    );
   }
 
   /** The latest sales, newest first, each once (a sale told by two runs is one). */

@@ -79,9 +79,40 @@ export function decideDesired(m: MatchedOffer, d: DesiredOffer, ctx: DesiredCont
   }
   if (isLocked(live.status)) {
     const detail = `the marketplace marks it ${live.status}: offersync leaves it alone`;
-    return [{ type: 'noop', kind, externalId, reason: live.status, remoteId: live.id, remote: live, detail }];
+    const locked: PlanAction = {
+      type: 'noop',
+      kind,
+      externalId,
+      reason: live.status,
+      remoteId: live.id,
+      remote: live,
+      detail,
+    };
+    const reused = reusedSoldId(m, d, live);
+    return reused ? [locked, reused] : [locked];
   }
   return decideKnown(m, d, live, effective, options);
+}
+
+/**
+ * A sold account's external_id whose catalogue entry now holds another game account (its login's keyed hash
+ * differs from the one sold): new stock that would never be listed, as the marketplace keeps the id sold. Said as
+ * blocked, with the fix, beside the sale itself.
+ */
+function reusedSoldId(m: MatchedOffer, d: DesiredOffer, live: NonNullable<MatchedOffer['live']>): PlanAction | null {
+  if (live.status !== 'sold' || d.kind !== 'account' || m.state?.remoteId !== live.id) return null;
+  const sold = m.state.credentialsHmac;
+  if (!sold || !d.credentialsHmac || sold === d.credentialsHmac) return null;
+  return {
+    type: 'noop',
+    kind: m.kind,
+    externalId: m.externalId,
+    reason: 'blocked',
+    remoteId: live.id,
+    detail:
+      `${m.externalId} is sold; give this account a new external_id (${d.source.file} now gives it another ` +
+      "account's login, which is never listed under a sold offer's id)",
+  };
 }
 
 /** The offer is live and not locked: adopt it if state does not know it, then patch what differs. */

@@ -7,6 +7,7 @@ import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { asOfferView, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
 import { batchUpdates, routeArchives } from './batches.ts';
+import { holdCheapNewOffers } from './cheap-new-offer.ts';
 import { decideDesired } from './decide-desired.ts';
 import { decideRemoved } from './decide-removed.ts';
 import { archivesByUpdate, type CatalogueLoss, massArchiveVerdict } from './guards.ts';
@@ -133,7 +134,11 @@ export async function plan(input: PlannerInput): Promise<Plan> {
     .map((u) => ({ type: 'upload', image: u.image, neededBy: u.neededBy }));
   archives.sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId));
   return {
-    actions: [...uploadActions, ...batchUpdates(actions, options), ...routeArchives(archives, options)],
+    actions: [
+      ...uploadActions,
+      ...batchUpdates(options.allowPriceChange ? actions : holdCheapNewOffers(actions, catalogue.offers), options),
+      ...routeArchives(archives, options),
+    ],
     guard,
     priceGuard,
     soldCounts,

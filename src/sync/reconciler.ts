@@ -11,7 +11,7 @@ import type { ImageRecord } from '../state/records.ts';
 import type { SendFence } from '../queue/send-fence.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
-import { catalogueFailures } from './catalogue-failures.ts';
+import { catalogueFailures, catalogueWarnings } from './catalogue-failures.ts';
 import type { CatalogueView } from './catalogue-view.ts';
 import { describeOutcomes } from './describe-outcomes.ts';
 import { errorMessage } from './errors.ts';
@@ -327,7 +327,13 @@ function reportNotes(settings: ReconcilerSettings, opts: ReconcileOptions, run: 
   return {
     failures: catalogueFailures(planned.catalogue.problems, opts.target),
     guardMessages,
-    messages: [...guardMessages, ...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings],
+    messages: [
+      ...guardMessages,
+      ...(note ? [note] : []),
+      ...plan.archiveSuppressed,
+      ...plan.warnings,
+      ...catalogueWarnings(planned.catalogue.problems, opts.target),
+    ],
     sales: plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : [])),
   };
 }

@@ -79,10 +79,17 @@ describe('rank and division', () => {
     ['silver 1', { rank: 'silver', division: 'I' }],
     ['Emerald   iii', { rank: 'emerald', division: 'III' }],
     ['grand_master-1', { rank: 'grandmaster', division: 'I' }],
+    // As sellers write them in sheets.
+    ['gold2', { rank: 'gold', division: 'II' }],
+    ['Plat 1', { rank: 'platinum', division: 'I' }],
+    ['D4', { rank: 'diamond', division: 'IV' }],
+    ['GM', { rank: 'grandmaster' }],
+    ['Diamond 4 (75 LP)', { rank: 'diamond', division: 'IV', lp: 75 }],
+    ['Unranked', { unranked: true }],
   ])('rank %j -> %j', (input, out) => {
     expect(parseRank(input)).toEqual(out);
   });
-  it.each([['wood'], ['gold 5'], ['gold2'], [-1], [1.5], [true], ['']])('rank %j is an error', (input) => {
+  it.each([['wood'], ['gold 5'], ['D'], ['x4'], [-1], [1.5], [true], ['']])('rank %j is an error', (input) => {
     expect(parseRank(input)).toHaveProperty('error');
   });
   it.each([

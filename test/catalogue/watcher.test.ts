@@ -115,7 +115,8 @@ describe('watchCatalogue', () => {
 
   it('a workbook saved over is one change, its lock files are not; reload reads the new sheet', async () => {
     const dir = tmpCatalogue({ 'items/stock.xlsx': fixture('workbooks/items-typed.xlsx') });
-    const catalogue = new Catalogue({ dir, credentialsKey: 'k' });
+    // Its price column mixes 1500 and 24.99: the unit said by the setting, so that every row is an offer.
+    const catalogue = new Catalogue({ dir, credentialsKey: 'k', csv: { priceUnit: 'major' } });
     expect((await catalogue.load()).offers).toHaveLength(3);
     watcher = watchCatalogue(dir, { debounceMs: 250, stabilityMs: 50 });
     const c = collector(watcher);

@@ -14,26 +14,42 @@ describe('workbooks written by LibreOffice', () => {
     '.%s: the Items sheet (not the first), headers as written, typed cells, a formula by its value',
     async (ext) => {
       const s = await load(tmpCatalogue({ [`items/stock.${ext}`]: book(`items-typed.${ext}`) }));
-      // 1500 shown as 1500.00 beside 24.99: read as cents, as the README says, and the seller is told.
-      expect(s.problems.map((p) => [p.severity, p.cell, p.field])).toEqual([['warning', 'Items!C3', 'price']]);
+      // 1500 shown as 1500.00 beside 24.99 under a header 'Price' that states no unit: cents or euros is unknown,
+      // so the column is an error at its header and 1500's offer is not synced.
+      expect(s.problems.map((p) => [p.severity, p.cell, p.field])).toEqual([
+        ['error', 'Items!C1', 'price'],
+        ['error', 'Items!C3', 'price'],
+      ]);
+      expect(s.problems[0]!.message).toMatch(
+        /mixes whole numbers \(Items!C3: 1500\) with amounts that have a fraction/,
+      );
       expect(fieldsOf(s)).toEqual([
         // 24.99 in a number cell: major units; '007' typed as text stays text.
         ['x-1', { title: 'Gold 1000', price: 2499, stock: 5, server: '007', description: 'Delivered in game' }],
-        // An id and a server typed as numbers are their text; 1500 is cents; stock is =2+3; a date cell its date.
-        ['1002', { title: 'Diamonds, 500 pack', price: 1500, stock: 5, server: '7', description: '2026-11-24' }],
         // '19.90' typed as text reads as CSV text does: major units.
         ['x-3', { title: 'Silver', price: 1990, stock: 10 }],
       ]);
-      expect(s.offers.map((o) => o.source.line)).toEqual([2, 3, 4]);
+      expect(s.offers.map((o) => o.source.line)).toEqual([2, 4]);
+      // With the unit set (catalogue.priceUnit: major), 1500 is 1500.00; the other cells read as they did.
+      const major = await load(tmpCatalogue({ [`items/stock.${ext}`]: book(`items-typed.${ext}`) }), {
+        csv: { priceUnit: 'major' },
+      });
+      expect(major.problems).toEqual([]);
+      expect(fieldsOf(major)[1]).toEqual([
+        // An id and a server typed as numbers are their text; stock is =2+3; a date cell its date.
+        '1002',
+        { title: 'Diamonds, 500 pack', price: 150000, stock: 5, server: '7', description: '2026-11-24' },
+      ]);
     },
   );
 
   it('problems are placed at their cell: an error cell, a wrong value, one unknown header for the column', async () => {
     const s = await load(tmpCatalogue({ 'items/stock.xlsx': book('items-errors.xlsx') }));
     expect(s.offers.map((o) => [o.externalId, o.fields.price])).toEqual([['e-1', 1250]]);
-    expect(errors(s).map(where)).toEqual([
+    // An unknown column is a warning at its header cell (the file is not partial for it).
+    expect(warnings(s).map(where)).toEqual([
       {
-        severity: 'error',
+        severity: 'warning',
         file: 'items/stock.xlsx',
         kind: 'item',
         line: 1,
@@ -41,6 +57,8 @@ describe('workbooks written by LibreOffice', () => {
         cell: 'Items!E1',
         field: 'Colour',
       },
+    ]);
+    expect(errors(s).map(where)).toEqual([
       {
         severity: 'error',
         file: 'items/stock.xlsx',
@@ -62,25 +80,29 @@ describe('workbooks written by LibreOffice', () => {
         field: 'stock',
       },
     ]);
-    const [colour, div0, stock] = errors(s).map((p) => p.message);
-    expect(colour).toBe(
-      "column 'Colour' names no field of item offers; its cells are not read (rename the header, or remove the column)",
+    const [div0, stock] = errors(s).map((p) => p.message);
+    expect(warnings(s)[0]!.message).toBe(
+      "column 'Colour' names no field of item offers; its cells are not read (rename the header; if it is your " +
+        "own, start its header with # ('#Colour') or list it in catalogue.ignoreColumns)",
     );
     expect(div0).toBe('the cell shows the spreadsheet error #DIV/0!: correct its formula or type the value');
     expect(stock).toMatch(/expected a whole number of at least 0, got the string 'many'/);
     expect(s.quarantinedFiles).toEqual([]);
   });
 
-  it('a semicolon, decimal-comma CSV opened in a German Calc: fractions, and a warning for 1299', async () => {
+  it('a semicolon, decimal-comma CSV opened in a German Calc: fractions, and an error for 1299', async () => {
     const s = await load(tmpCatalogue({ 'items/stock.xlsx': book('items-de-semicolon.xlsx') }));
+    // 1.299,00 became the whole number 1299 beside fractions, under a header that states no unit: not synced.
     expect(s.offers.map((o) => [o.externalId, o.fields.price])).toEqual([
       ['d-1', 2499],
-      ['d-2', 1299], // 1.299,00 became the whole number 1299: cents, as everywhere; the warning says so
       ['d-3', 350],
     ]);
-    expect(warnings(s).map((p) => [p.cell, p.field])).toEqual([["'items-de-semicolon'!C3", 'price']]);
-    expect(warnings(s)[0]!.message).toMatch(
-      /whole numbers, read as cents \('items-de-semicolon'!C3 holds 1299: 12\.99\).*type it as 129900 or as the text/,
+    expect(errors(s).map((p) => [p.cell, p.externalId, p.field])).toEqual([
+      ["'items-de-semicolon'!C1", undefined, 'price'],
+      ["'items-de-semicolon'!C3", 'd-2', 'price'],
+    ]);
+    expect(errors(s)[0]!.message).toMatch(
+      /mixes whole numbers \('items-de-semicolon'!C3: 1299\).*say the unit in the header, e.g. 'Price \(EUR\)'/,
     );
   });
 

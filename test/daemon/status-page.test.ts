@@ -177,6 +177,40 @@ describe('status page HTML', () => {
     expect(page).toContain('1 of 2 offers in the catalogue match the marketplace');
   });
 
+  it('a held cheap new offer and a catalogue warning are on the page, not only in validate', async () => {
+    const board = new StatusBoard(store, fileSalesLedger(join(dir, 'state.db')), SHOP);
+    const held =
+      "price guard: not listed: this new offer's price 0.89 (accounts/lol.xlsx) is under a tenth of the median " +
+      '30.00 of your other account offers of lol';
+    const catalogue = catalogueOf({
+      problems: [
+        {
+          severity: 'warning',
+          kind: 'account',
+          file: 'accounts/lol.xlsx',
+          line: 1,
+          column: 4,
+          field: 'Notes',
+          message: "column 'Notes' names no field of account offers; its cells are not read",
+        },
+      ],
+    });
+    board.recordRun(
+      {
+        report: report({
+          outcome: 'partial',
+          outcomes: [{ kind: 'account', externalId: 'LOL-002', outcome: 'blocked', message: held }],
+        }),
+        catalogue,
+      },
+      'start',
+    );
+    const page = text(renderStatusPage(await board.view({ ...DAEMON, lastOutcome: 'partial' }, null)));
+    expect(page).toContain('LOL-002');
+    expect(page).toContain(held);
+    expect(page).toContain("warning: Notes: column 'Notes' names no field of account offers");
+  });
+
   it('lists each sale once across runs, with its title and price, newest first', async () => {
     const sale = (over: Partial<SoldEntry>): SoldEntry => ({
       kind: 'account',

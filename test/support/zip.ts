@@ -107,3 +107,27 @@ export function xlsxParts(sheetData: string, sharedStrings?: string): ZipPart[] 
 /** An inline-string cell and a number cell, for building rows. */
 export const textCell = (ref: string, s: string): string => `<c r="${ref}" t="inlineStr"><is><t>${s}</t></is></c>`;
 export const numberCell = (ref: string, n: number): string => `<c r="${ref}"><v>${n}</v></c>`;
+
+/** A cell of sheetXlsx: a number cell for a number, a text cell for a string, nothing for null. */
+export type SheetCell = string | number | null;
+
+/** An .xlsx of one sheet whose rows are given, the first the header. */
+export function sheetXlsx(rows: readonly (readonly SheetCell[])[]): Buffer {
+  const letters = (c: number): string => {
+    let s = '';
+    for (let n = c + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
+    return s;
+  };
+  const xml = rows
+    .map((cells, r) => {
+      const inner = cells
+        .map((v, c) => {
+          const ref = `${letters(c)}${r + 1}`;
+          return v === null ? '' : typeof v === 'number' ? numberCell(ref, v) : textCell(ref, v);
+        })
+        .join('');
+      return `<row r="${r + 1}">${inner}</row>`;
+    })
+    .join('');
+  return zip(xlsxParts(xml));
+}

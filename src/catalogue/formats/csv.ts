@@ -2,8 +2,9 @@
 // at a time (the rows themselves: ../csv.ts). Also how a file's decimal mark is found.
 import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../../input/forbidden-keys.ts';
 import { CsvError, DELIMITER_CHAR, cellOffsets, readCsv, type CsvDelimiter, type CsvRow } from '../csv.ts';
-import { matchHeader } from '../headers.ts';
-import { hasDecimalComma } from '../price.ts';
+import { cellField, matchHeader } from '../headers.ts';
+import { type DecimalMark, hasDecimalComma, isWholePrice, type PriceUnit, settingUnit } from '../price.ts';
+import { ambiguousPriceMessage, PriceColumnScan } from '../price-column.ts';
 import { LineIndex, type TextPosition } from '../text-position.ts';
 import {
   isPlainObject,
@@ -105,14 +106,18 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
   }
   // Headers as sellers write them ('External ID') name their fields; a header naming none is said once, here.
   const written = [...names];
+  let headerUnit: PriceUnit | undefined;
   if (options.kind) {
     for (let c = 0; c < names.length; c++) {
       if (names[c] === '' || refused.has(c)) continue;
-      const match = matchHeader(names[c]!, options.kind);
-      if ('name' in match) names[c] = match.name;
+      const match = matchHeader(names[c]!, options.kind, options);
+      if ('name' in match) {
+        names[c] = match.name;
+        if (match.priceUnit) headerUnit = match.priceUnit;
+      } else if ('ignored' in match) refused.add(c);
       else {
         refused.add(c);
-        problems.push({ severity: 'error', message: match.message, ...cellAt(header, c), field: names[c]! });
+        problems.push({ severity: 'warning', message: match.message, ...cellAt(header, c), field: names[c]! });
       }
     }
   }
@@ -143,6 +148,23 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
     return dot > 0 ? ([n.slice(0, dot), n.slice(dot + 1)] as const) : ([n] as const);
   });
   const decimal = decimalMarkOf(() => readCsv(text, setting).rows, names, delimiter, options.decimalMark);
+  // The unit of the price column: its header's, else the setting's; stated by neither, a column mixing whole
+  // numbers and fractions is refused (price-column.ts).
+  const priceColumn = options.kind ? names.indexOf('price') : -1;
+  const priceUnit = headerUnit ?? settingUnit(options.priceUnit, options.kind);
+  const priceScan =
+    priceColumn >= 0 && priceUnit === undefined
+      ? scanPrices(() => readCsv(text, setting).rows, priceColumn, decimal.decimalMark)
+      : undefined;
+  const ambiguous = priceScan?.mixed === true;
+  if (ambiguous) {
+    problems.push({
+      severity: 'error',
+      message: priceScan!.message(written[priceColumn]!),
+      ...cellAt(header, priceColumn),
+      field: 'price',
+    });
+  }
   const dialect: CsvDialect = { delimiter, delimiterFrom: reader.delimiterFrom, ...decimal };
   function* records(): Generator<RawRecord, ParseEnd, undefined> {
     try {
@@ -163,7 +185,8 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
             continue;
           }
           if (path.length === 1) {
-            setOwn(obj, name, CSV_LIST_FIELDS.has(name) && cell.includes('|') ? cell.split('|') : cell);
+            const field = cellField(name, cell);
+            setOwn(obj, field, CSV_LIST_FIELDS.has(field) && cell.includes('|') ? cell.split('|') : cell);
           } else {
             const inner = getOwn(obj, name);
             const nested: Record<string, unknown> = isPlainObject(inner) ? inner : {};
@@ -171,6 +194,11 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
             setOwn(obj, name, nested);
           }
         }
+        const priceCell = ambiguous ? row.cells[priceColumn] : undefined;
+        const fieldErrors =
+          priceCell !== undefined && isWholePrice(priceCell, decimal.decimalMark) === true
+            ? [{ path: ['price'], message: ambiguousPriceMessage(written[priceColumn]!) }]
+            : undefined;
         let error: string | undefined;
         if (row.cells.length > names.length) {
           const d = DELIMITER_NAME[delimiter];
@@ -193,6 +221,8 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
           offset: row.offset,
           ...(error ? { error } : {}),
           ...(decimal.decimalMark === 'comma' ? { decimalMark: 'comma' as const } : {}),
+          ...(priceUnit ? { priceUnit } : {}),
+          ...(fieldErrors ? { fieldErrors } : {}),
           fromText: true,
         };
       }
@@ -247,4 +277,21 @@ function decimalMarkOf(
     }
   }
   return { decimalMark: 'point', decimalFrom: 'prices' };
+}
+
+/** The price column's cells, read on their own before the records (as the decimal mark is), until settled. */
+function scanPrices(rows: () => Iterator<CsvRow>, column: number, mark: DecimalMark): PriceColumnScan {
+  const scan = new PriceColumnScan();
+  const it = rows();
+  try {
+    it.next(); // the header
+    for (let r = it.next(); !r.done && !scan.settled; r = it.next()) {
+      const cell = r.value.cells[column];
+      if (cell !== undefined && cell.trim() !== '') scan.add(cell, `line ${r.value.line}`, mark);
+    }
+  } catch (err) {
+    // Not CSV further down: the records' read says so.
+    if (!(err instanceof CsvError)) throw err;
+  }
+  return scan;
 }

@@ -3,7 +3,7 @@
 import type { CsvDelimiter, CsvTable } from '../csv.ts';
 import type { OfferKind } from '../desired-offer.ts';
 import { pointerToken } from '../catalogue-problem.ts';
-import type { DecimalMark } from '../price.ts';
+import type { DecimalMark, PriceUnit, PriceUnitSetting } from '../price.ts';
 import type { TextPosition } from '../text-position.ts';
 
 export interface RawRecord {
@@ -15,6 +15,8 @@ export interface RawRecord {
   readonly error?: string;
   /** Prices written with a decimal comma: a CSV file's, or a workbook row's text price cell. */
   readonly decimalMark?: DecimalMark;
+  /** The unit its sheet's price column states (header or catalogue.priceUnit); absent: the API's rule. */
+  readonly priceUnit?: PriceUnit;
   /** CSV: offset of the row in the text. */
   readonly offset?: number;
   /** YAML: index of the document holding the record. */
@@ -72,6 +74,10 @@ export interface ParseOptions {
   readonly kind?: OfferKind;
   readonly csvDelimiter?: CsvDelimiter | 'auto';
   readonly decimalMark?: DecimalMark | 'auto';
+  /** catalogue.priceUnit: the unit of CSV and spreadsheet price columns whose header states none. */
+  readonly priceUnit?: PriceUnitSetting;
+  /** catalogue.ignoreColumns: the seller's own columns, passed over without a word. */
+  readonly ignoreColumns?: readonly string[];
 }
 
 export interface ParsedFile {

@@ -12,14 +12,16 @@ import { streamXlsxRows } from 'hucre/xlsx';
 import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../../input/forbidden-keys.ts';
 import { checkZip, unzipEntry, type ZipEntry } from '../../input/zip-guard.ts';
 import type { OfferKind } from '../desired-offer.ts';
-import { headerKey, matchHeader, specOf } from '../headers.ts';
+import { cellField, headerKey, matchHeader, specOf } from '../headers.ts';
 import type { SheetFormat } from '../layout.ts';
-import { hasDecimalComma } from '../price.ts';
+import { hasDecimalComma, isWholePrice, type PriceUnit, settingUnit } from '../price.ts';
+import { ambiguousPriceMessage, PriceColumnScan } from '../price-column.ts';
 import { CSV_LIST_FIELDS } from './csv.ts';
 import {
   isPlainObject,
   type Locator,
   type ParseEnd,
+  type ParseOptions,
   type ParseProblem,
   type PathInRecord,
   type Place,
@@ -27,7 +29,7 @@ import {
   type SheetStream,
 } from './parsed-file.ts';
 
-export interface SheetOptions {
+export interface SheetOptions extends Pick<ParseOptions, 'priceUnit' | 'ignoreColumns'> {
   /** The kind of the folder the file is in: names the sheet read and the fields the headers may name. */
   readonly kind: OfferKind;
   /** The most the workbook may unpack to (catalogue.maxFileBytes, as for a text file). */
@@ -211,16 +213,24 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
     if (index < 0) index = 0;
     sheet = names?.[index] ?? 'Sheet1';
 
-    const rows =
+    const openRows = () =>
       format === 'xlsx' ? streamXlsxRows(buf, names ? { sheet } : {}) : streamOdsRows(buf, { sheets: [index] });
+    // A price column of no stated unit is read on its own first, to know whether it mixes whole numbers and
+    // fractions before any of its offers is given out; before the records' pass, as a reader left waiting while
+    // another unpacks the same sheet would hold what it unpacked meanwhile.
+    const prices =
+      settingUnit(options.priceUnit, options.kind) === undefined
+        ? await scanPrices(openRows(), sheet, options).catch(() => undefined) // the records' pass says why
+        : undefined;
+    const rows = openRows();
     let header: readonly (string | undefined)[] | undefined;
     let headerRow = 0;
     const refused = new Set<number>();
     const paths: (readonly [string] | readonly [string, string] | undefined)[] = [];
     const warnedBeyond = new Set<number>();
-    /** The first price cells holding a whole number (cents) and a number with a fraction (major units). */
-    let wholePrice: { at: Place; value: number } | undefined;
-    let fractionPrice: { at: Place; value: number } | undefined;
+    /** The unit of the price column (its header's, else catalogue.priceUnit's), and whether it is ambiguous. */
+    let priceUnit: PriceUnit | undefined = settingUnit(options.priceUnit, options.kind);
+    let ambiguousPrice = false;
     let rowsRead = 0;
     let cellsRead = 0;
     try {
@@ -257,11 +267,13 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
               });
               continue;
             }
-            const match = matchHeader(written, options.kind);
+            const match = matchHeader(written, options.kind, options);
+            if ('ignored' in match) continue; // the seller's own column: not read, not said
             if ('unknown' in match) {
-              problems.push({ severity: 'error', message: match.message, ...place(c, line), field: written });
+              problems.push({ severity: 'warning', message: match.message, ...place(c, line), field: written });
               continue;
             }
+            if (match.priceUnit) priceUnit = match.priceUnit;
             const before = seen.get(match.name);
             if (before !== undefined) {
               return fail(
@@ -276,6 +288,19 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
             paths[c] = dot > 0 ? [match.name.slice(0, dot), match.name.slice(dot + 1)] : [match.name];
           }
           firstColumn = columns.get('external_id') ?? header.findIndex((h) => h);
+          const priceColumn = columns.get('price');
+          if (priceColumn !== undefined && priceUnit === undefined && prices?.column === priceColumn) {
+            const { scan } = prices;
+            if (scan.mixed) {
+              ambiguousPrice = true;
+              problems.push({
+                severity: 'error',
+                message: scan.message(header[priceColumn]!),
+                ...place(priceColumn, line),
+                field: 'price',
+              });
+            }
+          }
           continue;
         }
         const obj: Record<string, unknown> = {};
@@ -298,7 +323,7 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
                 });
               }
             }
-            continue; // an unknown or refused column: said once, at its header
+            continue; // an unknown or refused column (said once, at its header), or the seller's own
           }
           const name = path.join('.');
           const spec = specOf(options.kind, name);
@@ -312,17 +337,21 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
               continue;
             }
             if (spec?.type === 'price' && hasDecimalComma(v)) decimalComma = true;
+            if (spec?.type === 'price' && ambiguousPrice && isWholePrice(v, decimalComma ? 'comma' : 'point')) {
+              fieldErrors.push({ path, message: ambiguousPriceMessage(header[c]!) });
+              continue;
+            }
             value = CSV_LIST_FIELDS.has(path[path.length - 1]!) && v.includes('|') ? v.split('|') : v;
           } else if (typeof v === 'number') {
-            if (spec?.type === 'price') {
-              if (!Number.isInteger(v)) fractionPrice ??= { at: place(c, line), value: v };
-              else wholePrice ??= { at: place(c, line), value: v };
+            if (spec?.type === 'price' && ambiguousPrice && Number.isInteger(v)) {
+              fieldErrors.push({ path, message: ambiguousPriceMessage(header[c]!) });
+              continue;
             }
             // A number in a text column (an id, a server '1') is that text, not a value to quote.
             value = path[0] === 'external_id' || (spec && TEXT_TYPES.has(spec.type)) ? String(v) : v;
           } else if (v instanceof Date) value = dateText(v);
           else value = v;
-          if (path.length === 1) setOwn(obj, path[0], value);
+          if (path.length === 1) setOwn(obj, cellField(path[0], value), value);
           else {
             const inner = getOwn(obj, path[0]);
             const nested: Record<string, unknown> = isPlainObject(inner) ? inner : {};
@@ -337,6 +366,7 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
           fromText: true,
           keysChecked: true,
           ...(decimalComma ? { decimalMark: 'comma' as const } : {}),
+          ...(priceUnit ? { priceUnit } : {}),
           ...(fieldErrors.length > 0 ? { fieldErrors } : {}),
         };
       }
@@ -350,20 +380,6 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
       });
       return { problems, unreadable: false, void: true };
     }
-    if (wholePrice && fractionPrice) {
-      // A spreadsheet shows 1299 and 1299.00 alike unless formatted: the likeliest slip of an import.
-      const { at, value } = wholePrice;
-      problems.push({
-        severity: 'warning',
-        message:
-          `price cells of this sheet hold both whole numbers, read as cents (${at.cell} holds ${value}: ` +
-          `${(value / 100).toFixed(2)}), and numbers with a fraction, read as major units (${fractionPrice.at.cell} ` +
-          `holds ${fractionPrice.value}): if ${at.cell} means ${value}.00, type it as ${value * 100} or as the text ` +
-          `'${value}.00'`,
-        ...at,
-        field: 'price',
-      });
-    }
     return { problems, unreadable: refused.size > 0 };
   }
 
@@ -376,4 +392,39 @@ export function streamSheet(format: SheetFormat, buf: Uint8Array, options: Sheet
     return place(Math.max(0, firstColumn), record.line);
   };
   return { locate, records: records() };
+}
+
+/**
+ * The price column's cells below the header row, read until settled: undefined when the header row names no price
+ * column or states its unit. The header row is found as the records' pass finds it: the first row with anything.
+ */
+async function scanPrices(
+  rows: AsyncIterable<{ readonly index: number; readonly values: readonly unknown[] }>,
+  sheet: string,
+  options: SheetOptions,
+): Promise<{ readonly column: number; readonly scan: PriceColumnScan } | undefined> {
+  const scan = new PriceColumnScan();
+  let column = -1;
+  let read = 0;
+  for await (const row of rows) {
+    // The records' own read says when the sheet is too long or not readable.
+    if (++read > MAX_ROWS || scan.settled) break;
+    const values = row.values;
+    if (column < 0) {
+      if (!values.some((v) => v !== null && v !== undefined && !(typeof v === 'string' && v.trim() === ''))) continue;
+      column = values.findIndex((v) => {
+        if (typeof v !== 'string' || v.trim() === '') return false;
+        const match = matchHeader(v.trim(), options.kind, options);
+        return 'name' in match && match.name === 'price';
+      });
+      if (column < 0) return undefined;
+      const match = matchHeader(String(values[column]).trim(), options.kind, options);
+      if ('name' in match && match.priceUnit) return undefined;
+      continue;
+    }
+    const v = values[column];
+    if (typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && !ERROR_VALUE.test(v.trim())))
+      scan.add(v, cellName(sheet, column, row.index + 1));
+  }
+  return column < 0 ? undefined : { column, scan };
 }

@@ -78,7 +78,10 @@ export function writeOffers(format: Format, offers: readonly WrittenOffer[]): st
   }
 }
 
-/** Dotted columns for nested fields, '|' between list items, every cell quoted. */
+/**
+ * Dotted columns for nested fields, '|' between list items, every cell quoted. Prices go in a column that says its
+ * unit, as integer cents: a sheet's price column mixing whole numbers and fractions with no unit is an error.
+ */
 function writeCsv(offers: readonly WrittenOffer[]): string {
   const columns: string[] = [];
   for (const o of offers)
@@ -90,11 +93,13 @@ function writeCsv(offers: readonly WrittenOffer[]): string {
     const [k, nested] = column.split('.') as [string, string | undefined];
     const v = o[k];
     if (v === undefined) return '';
+    if (k === 'price' && typeof v === 'number') return `"${Number.isInteger(v) ? v : Math.round(v * 100)}"`;
     const s =
       nested !== undefined ? (isCredentials(v) ? (v[nested] ?? '') : '') : Array.isArray(v) ? v.join('|') : String(v);
     return `"${s.replaceAll('"', '""')}"`;
   };
-  return `${[columns.join(','), ...offers.map((o) => columns.map((c) => cell(o, c)).join(','))].join('\r\n')}\r\n`;
+  const header = columns.map((c) => (c === 'price' ? 'price_cents' : c));
+  return `${[header.join(','), ...offers.map((o) => columns.map((c) => cell(o, c)).join(','))].join('\r\n')}\r\n`;
 }
 
 function isCredentials(v: unknown): v is Credentials {
