@@ -7,7 +7,7 @@ import { relative, sep } from 'node:path';
 import { watch } from 'chokidar';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import type { FileChanges } from './catalogue.ts';
-import { IMAGES_FOLDER, KIND_FOLDERS, classify, isIgnoredName } from './layout.ts';
+import { IMAGES_FOLDER, KIND_FOLDERS, classify, isIgnoredName, isUnreadSpreadsheet } from './layout.ts';
 
 export interface WatchOptions {
   /** Quiet time that ends a batch. Default 300 ms. */
@@ -39,7 +39,7 @@ export function isWatchIgnored(rel: string, stats?: Stats): boolean {
   if (parts.length === 1) return stats !== undefined && !stats.isDirectory();
   if (stats?.isFile()) {
     const c = classify(rel);
-    return c.type !== 'offers' && c.type !== 'image';
+    return c.type !== 'offers' && c.type !== 'image' && !isUnreadSpreadsheet(rel);
   }
   return false;
 }
