@@ -13,6 +13,7 @@ import { syncNowBeside } from './sync-now.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
+import { blindSpots } from '../sync/blind-spots.ts';
 import { hasChanges, stoppedByGuard } from '../sync/plan.ts';
 import { onStopSignal } from './signals.ts';
 import { cliLogger } from './cli-logger.ts';
@@ -236,13 +237,15 @@ async function runWith(
     );
   }
   if (opts.dryRun) {
-    if (opts.json) io.stdout.write(json({ ...planToJson(plan), catalogue_errors: report.outcomes }));
+    const notSeen = blindSpots(plan, result.catalogue);
+    if (opts.json) io.stdout.write(json({ ...planToJson(plan), catalogue_errors: report.outcomes, not_seen: notSeen }));
     else {
-      io.stdout.write(formatPlan(plan));
+      io.stdout.write(formatPlan(plan, notSeen));
       for (const o of report.outcomes)
         io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
     }
-    if (stoppedByGuard(plan)) return EXIT.failed;
+    // A plan that could not see everything is no all-clear, and no "changes pending" either: 1, as a guard's stop.
+    if (stoppedByGuard(plan) || notSeen.length > 0) return EXIT.failed;
     return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
   }
   if (opts.json) io.stdout.write(json(report));

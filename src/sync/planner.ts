@@ -79,6 +79,17 @@ export async function plan(input: PlannerInput): Promise<Plan> {
         const note = soldCountNote({ desired: m.desired, state: m.state, live: m.live });
         if (note) soldCounts.push(note);
       }
+      if (m.desired && quarantinedFiles.has(m.desired.source.file)) {
+        // A quarantined file's offers are neither created, updated nor archived: what the file meant is unknown.
+        actions.push({
+          type: 'noop',
+          kind: m.kind,
+          externalId: m.externalId,
+          reason: 'quarantined',
+          detail: `${m.desired.source.file} is quarantined: nothing from it is sent until it is fixed`,
+        });
+        continue;
+      }
       if (m.desired) {
         const d = m.desired;
         if (d.kind === 'account' && m.presence !== 'unconfirmed') {
