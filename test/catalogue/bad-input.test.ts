@@ -559,7 +559,7 @@ describe('bad input', () => {
     expect(s.complete).toBe(true);
   });
 
-  it('a spreadsheet offersync cannot read (.xls, .numbers) is an error, and nothing is archived while it is there', async () => {
+  it('a spreadsheet offersync cannot read (.xls, .numbers) is an error: nothing is archived meanwhile', async () => {
     const dir = tmpCatalogue({ ...GOOD, 'items/stock.numbers': 'x' });
     const s = await load(dir);
     expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'items/stock.numbers', kind: 'item' }]);

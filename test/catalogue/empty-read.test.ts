@@ -50,7 +50,7 @@ describe('a file that reads empty is quarantined, never emptied', () => {
 describe('a workbook replaced by a format offersync cannot read', () => {
   const row = `<row r="2">${textCell('A2', 'x-1')}${textCell('B2', 'Gold')}${textCell('C2', '1.00')}</row>`;
 
-  it('.xls replacing .xlsx under a running catalogue: incomplete (nothing archived), complete again once fixed', async () => {
+  it('.xls replacing .xlsx under a running catalogue: incomplete, then complete again once fixed', async () => {
     const dir = tmpCatalogue({ 'items/stock.xlsx': zip(xlsxParts(header + row)) });
     const cat = new Catalogue({ dir, credentialsKey: 'k' });
     expect((await cat.load()).offers.map((o) => o.externalId)).toEqual(['x-1']);

@@ -45,7 +45,7 @@ describe("pull never destroys the seller's catalogue", () => {
     expect(validate.out).not.toContain('backup');
   });
 
-  it('into another folder with --force: refuses to replace a file holding what the marketplace did not return', async () => {
+  it('into another folder with --force: refuses to replace a file holding what the marketplace lacks', async () => {
     const h = await openHarness();
     h.write('accounts/accounts.yaml', 'offers:\n  - external_id: acc-1\n    title: Listed\n    price: 5000\n');
     await h.reconcile();
