@@ -9,6 +9,7 @@ import type { OfferView } from '../state/offer-view.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
+import { quarantineNote } from './blind-spots.ts';
 import { catalogueFailures } from './catalogue-failures.ts';
 import type { CatalogueView } from './catalogue-view.ts';
 import { describeOutcomes } from './describe-outcomes.ts';
@@ -267,10 +268,17 @@ function reportNotes(settings: ReconcilerSettings, opts: ReconcileOptions, run: 
     guardMessages.push(plan.guard.message, ...(held ? [held] : []));
   }
   const note = targetNote(plan);
+  const quarantined = quarantineNote(planned.catalogue.quarantinedFiles);
   return {
     failures: catalogueFailures(planned.catalogue.problems, opts.target),
     guardMessages,
-    messages: [...guardMessages, ...(note ? [note] : []), ...plan.archiveSuppressed, ...plan.warnings],
+    messages: [
+      ...guardMessages,
+      ...(note ? [note] : []),
+      ...plan.archiveSuppressed,
+      ...plan.warnings,
+      ...(quarantined ? [quarantined] : []),
+    ],
     sales: plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : [])),
   };
 }

@@ -2,6 +2,7 @@
 // progress) archives nothing, and the mass-archive guard counts per kind and per file as well as per shop, so one
 // sheet cut short stops the run however large the shop.
 import { describe, expect, it } from 'vitest';
+import { closingLine } from '../../src/cli/format-report.ts';
 import { harnessPerTest } from '../support/harness.ts';
 
 const openHarness = harnessPerTest();
@@ -32,6 +33,13 @@ describe('a file that reads empty archives nothing', () => {
       const run = await h.reconcile();
       expect(run.catalogue.quarantinedFiles).toEqual([file]);
       expect(run.plan.actions.filter((a) => a.type === 'archive')).toEqual([]);
+      // No all-clear: the summary says the file was not seen, not "Converged".
+      const summary = closingLine(run.report);
+      expect(summary).not.toMatch(/^Converged/);
+      expect(summary).toMatch(/^Done for what could be read, but no all-clear/);
+      expect(run.report.messages).toContain(
+        `1 catalogue file quarantined (${file}): its offers are left as they are; offersync validate says why`,
+      );
       expect(archivedIn(h.sandbox.dump())).toBe(0);
       // The save completes with one item fewer: that one, and only that one, is archived.
       h.write(file, asFormat[format](items('i', 9)));
