@@ -14,7 +14,7 @@ import type { CsvDialect, ParseOptions } from './formats/parsed-file.ts';
 import { Hmac256 } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { offerKey } from './identity.ts';
-import { classify } from './layout.ts';
+import { classify, isUnreadSpreadsheet } from './layout.ts';
 import { type FileLoadContext, type FileResult, loadFile, quarantinedResult } from './load-file.ts';
 import type { CatalogueFs } from './read-file.ts';
 import type { SharedStrings } from './values.ts';
@@ -108,6 +108,8 @@ export class Catalogue {
   private sortedFiles: string[] | null = null;
   private walkProblems: CatalogueProblem[] = [];
   private complete = true;
+  /** Spreadsheets offersync cannot read: while one is there, the catalogue is incomplete (nothing archived). */
+  private readonly unreadSheets = new Set<string>();
   private rootReal: string | null = null;
   private loaded = false;
   private chain: Promise<unknown> = Promise.resolve();
@@ -159,6 +161,7 @@ export class Catalogue {
     this.imageCache.clear();
     this.sortedFiles = null;
     this.walkProblems = [];
+    this.unreadSheets.clear();
     this.loaded = true;
     try {
       this.rootReal = await realpath(this.dir);
@@ -180,6 +183,7 @@ export class Catalogue {
     const walk = await walkCatalogue(this.dir, this.rootReal, this.logger);
     this.complete = walk.complete;
     this.walkProblems = walk.problems;
+    for (const sheet of walk.unreadSheets) this.unreadSheets.add(sheet);
     for (const bad of walk.badFiles) this.put(quarantinedResult(bad.file, 'error', bad.message));
     let read = 0;
     onFile?.(0, walk.files.length);
@@ -214,6 +218,8 @@ export class Catalogue {
       const rel = norm(raw);
       if (this.results.has(rel)) toRemove.add(rel);
       else for (const f of this.results.keys()) if (f.startsWith(`${rel}/`)) toRemove.add(f); // a removed folder
+      this.unreadSheets.delete(rel);
+      for (const sheet of this.unreadSheets) if (sheet.startsWith(`${rel}/`)) this.unreadSheets.delete(sheet);
       if (classify(rel).type === 'image') images.add(rel);
       else for (const img of this.imageCache.keys()) if (img.startsWith(`${rel}/`)) images.add(img);
     }
@@ -224,6 +230,7 @@ export class Catalogue {
         toRead.add(rel);
         toRemove.delete(rel);
       } else if (c.type === 'image') images.add(rel);
+      else if (isUnreadSpreadsheet(rel)) this.unreadSheets.add(rel);
       else this.logger.debug({ file: rel }, 'catalogue: change ignored');
     }
     if (images.size > 0) {
@@ -321,15 +328,29 @@ export class Catalogue {
       }
     }
     for (const p of this.identities.problems()) problems.push(p);
+    for (const sheet of [...this.unreadSheets].sort()) problems.push(unreadSheetProblem(sheet));
     return {
       dir: this.dir,
       offers,
       problems,
       quarantinedFiles,
       invalidOffers,
-      complete: this.complete,
+      complete: this.complete && this.unreadSheets.size === 0,
       files: this.sortedFiles,
       csvDialects,
     };
   }
+}
+
+/** A workbook saved in a format offersync does not read: what it holds is unknown, so nothing is archived. */
+function unreadSheetProblem(file: string): CatalogueProblem {
+  const c = classify(file);
+  return {
+    severity: 'error',
+    file,
+    ...(c.type === 'unsupported' ? { kind: c.kind } : {}),
+    message:
+      'a spreadsheet format offersync does not read: nothing is archived while it is here, as the offers it ' +
+      'holds are unknown. Save it as .xlsx (or .ods, or CSV), or move it out of the catalogue folder',
+  };
 }

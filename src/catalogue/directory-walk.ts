@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from '../log/logger.ts';
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import { isInside } from './images.ts';
-import { KIND_FOLDERS, SUPPORTED_EXTENSIONS, classify, isIgnoredName } from './layout.ts';
+import { KIND_FOLDERS, SUPPORTED_EXTENSIONS, classify, isIgnoredName, isUnreadSpreadsheet } from './layout.ts';
 
 export interface WalkResult {
   /** Catalogue-relative offer files, sorted. */
@@ -16,6 +16,8 @@ export interface WalkResult {
   readonly badFiles: { readonly file: string; readonly message: string }[];
   readonly problems: CatalogueProblem[];
   readonly complete: boolean;
+  /** Spreadsheets in a format offersync does not read (layout.ts, isUnreadSpreadsheet), sorted. */
+  readonly unreadSheets: string[];
 }
 
 type Refusal =
@@ -58,6 +60,7 @@ function folderRefusal(link: Refusal): string {
 export async function walkCatalogue(dir: string, rootReal: string, logger: Logger): Promise<WalkResult> {
   const files: string[] = [];
   const badFiles: { file: string; message: string }[] = [];
+  const unreadSheets: string[] = [];
   const problems: CatalogueProblem[] = [];
   let complete = true;
   const visited = new Set<string>([rootReal]);
@@ -73,7 +76,7 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
         `cannot read the catalogue directory ${dir}: ` +
         `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     });
-    return { files, badFiles, problems, complete: false };
+    return { files, badFiles, problems, complete: false, unreadSheets };
   }
   const queue: { rel: string; real: string }[] = [];
   for (const e of top) {
@@ -167,17 +170,17 @@ export async function walkCatalogue(dir: string, rootReal: string, logger: Logge
       if (!isFile) continue;
       const c = classify(rel);
       if (c.type === 'offers') files.push(rel);
+      else if (isUnreadSpreadsheet(rel)) unreadSheets.push(rel);
       else if (c.type === 'unsupported') {
         problems.push({
           severity: 'warning',
           file: rel,
-          message: /\.(xls|xlsm|xlsb|numbers)$/i.test(rel)
-            ? 'a spreadsheet format offersync does not read: save it as .xlsx (or .ods, or CSV); ignored'
-            : `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => `.${x}`).join(', ')}): ignored`,
+          message: `not a catalogue format (${SUPPORTED_EXTENSIONS.map((x) => `.${x}`).join(', ')}): ignored`,
         });
       } else logger.debug({ file: rel }, 'catalogue: ignored');
     }
   }
   files.sort();
-  return { files, badFiles, problems, complete };
+  unreadSheets.sort();
+  return { files, badFiles, problems, complete, unreadSheets };
 }

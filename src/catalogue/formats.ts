@@ -79,6 +79,7 @@ export function parseFile(format: TextFormat, text: string, options: ParseOption
     ...(stream.kind ? { kind: stream.kind } : {}),
     problems: end.problems,
     unreadable: end.unreadable,
+    ...(end.explicitlyEmpty ? { explicitlyEmpty: true as const } : {}),
     ...(stream.locate ? { locate: stream.locate } : {}),
     ...(end.csv ? { csv: end.csv } : {}),
   };

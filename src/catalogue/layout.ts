@@ -87,6 +87,14 @@ export function classify(rel: string): PathClass {
 
 export const SUPPORTED_EXTENSIONS = Object.keys(EXTENSIONS);
 
+/**
+ * A spreadsheet in a kind folder that offersync cannot read (.xls, .xlsm, .xlsb, .numbers): it most likely holds
+ * offers (a workbook saved in the wrong format), so the catalogue is incomplete while it is there.
+ */
+export function isUnreadSpreadsheet(rel: string): boolean {
+  return /\.(xls|xlsm|xlsb|numbers)$/i.test(rel) && classify(rel).type === 'unsupported';
+}
+
 /** Kind names accepted in a file's `kind` key. */
 export function parseKindName(value: unknown): OfferKind | undefined {
   if (typeof value !== 'string') return undefined;

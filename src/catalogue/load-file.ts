@@ -10,7 +10,7 @@ import type { CsvDialect, ParseOptions, RecordStream, SheetStream } from './form
 import { streamSheet } from './formats/sheet.ts';
 import { credentialsHmac, type Hmac256, offerHash } from './hash.ts';
 import { catalogueRelative, type ImageCheck } from './images.ts';
-import { classify, isSheetFormat } from './layout.ts';
+import { classify, type Format, isSheetFormat } from './layout.ts';
 import { normaliseRecord } from './normalise.ts';
 import type { NormalisedOffer } from './normalised-offer.ts';
 import { type CatalogueFs, readCatalogueFile } from './read-file.ts';
@@ -93,6 +93,7 @@ export async function loadFile(file: string, fromWatcher: boolean, at: FileLoadC
   let entries: Entry[] = [];
   let images = new Set<string>();
   let unknownIdentity = false;
+  let recordsRead = 0;
   let turnStart = performance.now();
   let recordsThisTurn = 0;
   let step = await parsed.records.next();
@@ -103,6 +104,7 @@ export async function loadFile(file: string, fromWatcher: boolean, at: FileLoadC
       recordsThisTurn = 0;
     }
     const record = step.value;
+    recordsRead++;
     const n = normaliseRecord(kind, record, file, parsed.locate, at.strings);
     for (const p of n.problems) problems.push(p);
     if (n.externalId === undefined) {
@@ -177,6 +179,8 @@ export async function loadFile(file: string, fromWatcher: boolean, at: FileLoadC
         'plain "CSV" choice; check its accented letters, and save it as "CSV UTF-8" to be sure of every one',
     });
   }
+  const readsEmpty = !end.unreadable && !end.explicitlyEmpty && (recordsRead === 0 || end.void === true);
+  if (readsEmpty) problems.push({ severity: 'warning', file, kind, message: emptyReadMessage(c.format) });
   if (unknownIdentity && !end.unreadable) {
     problems.push({
       severity: 'warning',
@@ -190,10 +194,23 @@ export async function loadFile(file: string, fromWatcher: boolean, at: FileLoadC
     file,
     entries,
     problems,
-    quarantined: end.unreadable || unknownIdentity,
+    quarantined: end.unreadable || unknownIdentity || readsEmpty,
     images,
     ...(end.csv ? { csv: end.csv } : {}),
   };
+}
+
+/**
+ * A file that reads empty (0 bytes, blanks, a byte-order mark, a header row alone) is most often a save in
+ * progress: a shell's `>`, an editor or a sync client leaves it so for a moment. Its offers are kept as they are;
+ * only deleting the file, or an explicit empty list, removes them.
+ */
+function emptyReadMessage(format: Format): string {
+  const explicit = format === 'json' ? ', or write [] in it' : format === 'yaml' ? ', or write "offers: []" in it' : '';
+  return (
+    'the file reads empty (no offer in it): taken as a save in progress, so the offers it held are left as they ' +
+    `are (quarantined). To remove them all, delete the file${explicit}`
+  );
 }
 
 /** The normalised offer with what needs I/O or the key: its checked images, its HMAC and content hash. */

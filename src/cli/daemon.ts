@@ -30,7 +30,7 @@ daemon.debounceMs), on an incremental schedule (schedule.tick) and a full sweep 
 Serves a status page for people on / (read-only HTML: runs, failures, catalogue errors, sales, rate), and
 /healthz, /readyz and /metrics, on daemon.healthHost:daemon.healthPort. While another offersync holds
 the state db's writer lease, it waits (not ready; /readyz says why) and takes over when that lease is released
-or expires (state.leaseTtlMs). SIGINT or SIGTERM: no further write is started, those in flight finish, the
+or expires (state.leaseTtlMs). SIGINT, SIGTERM or SIGHUP: no further write is started, those in flight finish, the
 lease is let go, exit 0.
 With a sellers: list or a PostgreSQL state (state.url), one daemon per seller runs in this process; with
 PostgreSQL, every replica started on the same database takes a fair share of the sellers, and takes over those

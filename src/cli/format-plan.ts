@@ -115,7 +115,8 @@ export function planLine(plan: Plan): string {
   );
 }
 
-export function formatPlan(plan: Plan): string {
+/** `notSeen`: what the run could not see or would not touch (blind-spots.ts); the plan is no all-clear then. */
+export function formatPlan(plan: Plan, notSeen: readonly string[] = []): string {
   const out: string[] = [];
   const uploads = plan.actions.filter((a) => a.type === 'upload');
   if (uploads.length > 0) {
@@ -195,8 +196,18 @@ export function formatPlan(plan: Plan): string {
     const more = plan.priceGuard.suspect.length - shown.length;
     if (more > 0) out.push(`  ... and ${more} more (--json lists them all)`);
   }
-  if (!plan.actions.some((a) => a.type !== 'noop')) out.push('No changes: the marketplace matches the catalogue.');
-  else out.push(planLine(plan));
+  const unsaid = notSeen.filter((n) => !plan.archiveSuppressed.includes(n));
+  if (unsaid.length > 0) {
+    out.push('Not seen or not sent:');
+    for (const n of unsaid) out.push(`  ${n}`);
+  }
+  if (plan.actions.some((a) => a.type !== 'noop')) out.push(planLine(plan));
+  else if (notSeen.length === 0) out.push('No changes: the marketplace matches the catalogue.');
+  else
+    out.push(
+      'Nothing to send for what could be read, but this is no all-clear: the marketplace may still differ ' +
+        'from the catalogue (see above).',
+    );
   // Each line escaped: a file name, an external_id or a message is data, and may hold control characters.
   return `${out
     .map(oneLine)

@@ -2,6 +2,7 @@
 // its reason), invalid, failed, blocked or held, by external_id, grouped by kind; then sales and notes; then one
 // closing line with the counts. A long run is cut after a screenful; its report file holds every offer.
 import { escapeLines } from '../log/terminal-text.ts';
+import { isBlindSpotMessage } from '../sync/blind-spots.ts';
 import { NEEDS_ATTENTION, type OfferOutcome, type Outcome, type RunReport } from '../sync/run-report.ts';
 import { describeSale } from '../sync/unit-sale.ts';
 import { showField, showPrice, showValue } from './show-value.ts';
@@ -163,9 +164,12 @@ export function closingLine(report: RunReport): string {
     for (const o of COUNTED) totals.set(o, (totals.get(o) ?? 0) + (row[o] ?? 0));
   const counts = COUNTED.filter((o) => (totals.get(o) ?? 0) > 0).map((o) => `${totals.get(o)} ${o}`);
   const verdict =
-    report.outcome === 'converged' && report.messages.some((m) => m.startsWith('targeted run ('))
-      ? 'Converged: the targeted offers on the marketplace match the catalogue.'
-      : VERDICT[report.outcome];
+    report.outcome === 'converged' && report.messages.some(isBlindSpotMessage)
+      ? 'Done for what could be read, but no all-clear: part of the catalogue or the marketplace was not seen ' +
+        '(see above).'
+      : report.outcome === 'converged' && report.messages.some((m) => m.startsWith('targeted run ('))
+        ? 'Converged: the targeted offers on the marketplace match the catalogue.'
+        : VERDICT[report.outcome];
   return (
     `${verdict} ${counts.length > 0 ? `${counts.join(', ')}; ` : ''}${report.requests} request(s) in ` +
     `${(report.durationMs / 1000).toFixed(1)} s (run ${report.runId}).`

@@ -8,7 +8,9 @@ const HELP = `Usage: offersync plan [flags]
 
 Reads the catalogue and the marketplace and prints what reconcile would do, grouped by kind: counts first,
 then each action with its external_id, the fields old -> new, and the reason. Sends no write.
-Exit 0: no changes. 3: changes pending. 1: a guard (mass archive, prices) would stop the run. 2: usage or config error.
+Exit 0: no changes. 3: changes pending. 1: a guard (mass archive, prices) would stop the run, or the plan
+could not see everything (a list read in part, a file quarantined, an offer invalid or held back).
+2: usage or config error.
 
   --json     the plan as JSON
   --out <file>           also save the plan to this file, to carry out exactly it later with

@@ -20,6 +20,14 @@ import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_HELP, SELLER_OPTION } 
 import { downloadGallery } from './gallery-download.ts';
 import { chooseServedSellers } from './served-sellers.ts';
 import { clientOptions, queueOptions } from './services.ts';
+import {
+  atRiskRefusal,
+  backUp,
+  filesAtRisk,
+  isLiveCatalogue,
+  liveCatalogueRefusal,
+  type PullFile,
+} from './pull-target.ts';
 import { parseKinds } from './target-flags.ts';
 
 const HELP = `Usage: offersync pull --out <dir> [flags]
@@ -34,7 +42,10 @@ state db: offers are adopted by external_id, never created twice. Offers a catal
   --out <dir>            where to write the catalogue (must be empty, or give --force)
   --format <format>      csv, json, ndjson, yaml, xlsx or ods (default yaml)
   --only <kinds>         only account, item or topup offers (comma-separated for several)
-  --force                write into a non-empty <dir>, replacing the files pull writes
+  --force                write into a non-empty <dir>, replacing the files pull writes when they hold nothing the
+                         marketplace did not return
+  --overwrite            also write into the configured catalogue, and over files holding external_ids,
+                         credentials or comments the marketplace did not return; each is kept beside it as a backup
   --with-credentials     write account credentials where the marketplace returns them, in files readable by their
                          owner only (0600). Without it none are written; an entry without credentials leaves the
                          offer's credentials as they are on the marketplace
@@ -66,6 +77,7 @@ const OPTIONS = {
   format: { type: 'string' },
   only: { type: 'string' },
   force: { type: 'boolean' },
+  overwrite: { type: 'boolean' },
   'with-credentials': { type: 'boolean' },
 } as const;
 
@@ -82,7 +94,8 @@ export const command: Command = flagCommand({
     if (existsSync(out) && !statSync(out).isDirectory())
       throw new UsageError(`${values.out} is a file: --out names the folder to write the catalogue into`);
     const occupied = existsSync(out) && readdirSync(out).length > 0;
-    if (occupied && !values.force)
+    const overwrite = values.overwrite === true;
+    if (occupied && !values.force && !overwrite)
       throw new UsageError(
         `${values.out} is not empty: pull writes into an empty folder; give --force to write into it`,
       );
@@ -100,12 +113,15 @@ export const command: Command = flagCommand({
       if (err instanceof UsageError) throw err;
       throw new UsageError((err as Error).message);
     }
+    if (!overwrite && isLiveCatalogue(out, config.catalogue.dir))
+      throw new UsageError(liveCatalogueRefusal(values.out));
     return pull(io, config, {
       out,
       shown: values.out,
       format,
       kinds,
       withCredentials: values['with-credentials'] === true,
+      overwrite,
     });
   },
 });
@@ -127,6 +143,8 @@ interface PullOptions {
   readonly format: Format;
   readonly kinds: readonly OfferKind[];
   readonly withCredentials: boolean;
+  /** Write over the seller's own data (pull-target.ts), keeping a backup of each file replaced. */
+  readonly overwrite: boolean;
 }
 
 async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<number> {
@@ -147,10 +165,29 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
     return EXIT.usage;
   }
   const pulled: PulledKind[] = [];
+  let backups: string[] = [];
   const reads = new Map<OfferKind, KindRead>();
   let gallery: Awaited<ReturnType<typeof downloadGallery>> | undefined;
   try {
     for (const kind of opts.kinds) reads.set(kind, await readKind(client, kind, config.lists.perPage));
+    // Before any file is written, the gallery's included: where pull may write (pull-target.ts).
+    const targets: PullFile[] = opts.kinds
+      .map((kind) => pullKind(kind, reads.get(kind)!.offers, ownsOffer(config)))
+      .filter((p) => p.records.length > 0)
+      .map((p) => ({
+        rel: `${KIND_FILE[p.kind]}/${KIND_FILE[p.kind]}.${FORMAT_EXTENSION[opts.format]}`,
+        kind: p.kind,
+        format: opts.format,
+        externalIds: new Set(p.records.map((r) => String(r.external_id))),
+      }));
+    if (opts.overwrite) backups = backUp(opts.out, targets, new Date());
+    else {
+      const risks = await filesAtRisk(opts.out, targets, config.catalogue.maxFileBytes);
+      if (risks.length > 0) {
+        io.stderr.write(`offersync pull: ${atRiskRefusal(opts.shown, risks)}.\n`);
+        return EXIT.usage;
+      }
+    }
     const urlsOf = await galleryUrlsOf(client, reads.get('account')?.offers ?? []);
     const urls = [...urlsOf.values()].flat();
     if (urls.length > 0)
@@ -190,6 +227,8 @@ async function pull(io: CliIO, config: Config, opts: PullOptions): Promise<numbe
     files.push(`${rel}: ${p.records.length} offer${p.records.length === 1 ? '' : 's'}`);
   }
   io.stdout.write(summary(config, opts, pulled, reads, files, gallery, queue.stats().requests));
+  if (backups.length > 0)
+    io.stdout.write(`\nThe files replaced are kept beside them:\n${backups.map((f) => `  ${f}\n`).join('')}`);
   const others = otherCatalogueFiles(opts.out, new Set(written));
   if (others.length > 0)
     io.stdout.write(

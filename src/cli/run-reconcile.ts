@@ -14,6 +14,7 @@ import { syncNowBeside } from './sync-now.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
+import { blindSpots } from '../sync/blind-spots.ts';
 import { hasChanges, stoppedByGuard } from '../sync/plan.ts';
 import { catalogueWarnings } from '../sync/catalogue-failures.ts';
 import { onStopSignal } from './signals.ts';
@@ -243,17 +244,24 @@ async function runWith(
   }
   if (opts.dryRun) {
     const catalogueNotes = catalogueWarnings(result.catalogue.problems, opts.resolvedTarget);
+    const notSeen = blindSpots(plan, result.catalogue);
     if (opts.json)
       io.stdout.write(
-        json({ ...planToJson(plan), catalogue_errors: report.outcomes, catalogue_warnings: catalogueNotes }),
+        json({
+          ...planToJson(plan),
+          catalogue_errors: report.outcomes,
+          catalogue_warnings: catalogueNotes,
+          not_seen: notSeen,
+        }),
       );
     else {
-      io.stdout.write(formatPlan(plan));
+      io.stdout.write(formatPlan(plan, notSeen));
       for (const o of report.outcomes)
         io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
       for (const w of catalogueNotes) io.stdout.write(`  ${oneLine(w)}\n`);
     }
-    if (stoppedByGuard(plan)) return EXIT.failed;
+    // A plan that could not see everything is no all-clear, and no "changes pending" either: 1, as a guard's stop.
+    if (stoppedByGuard(plan) || notSeen.length > 0) return EXIT.failed;
     return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
   }
   if (opts.json) io.stdout.write(json(report));

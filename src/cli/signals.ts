@@ -1,9 +1,10 @@
-// SIGTERM and SIGINT for every command (a container's PID 1 ignores them unless a handler is installed).
+// SIGTERM, SIGINT and SIGHUP for every command (a container's PID 1 ignores them unless a handler is installed;
+// SIGHUP is a closed terminal or ssh session, whose default would kill a run between a write and its journal).
 // The first signal asks the running command to stop the way it registered (reconcile: no further write,
 // those in flight finish; the daemon: the same, then exit 0); a command that registered nothing exits at once.
 // A second signal always exits at once. Exit code for "at once": 128 + the signal number, as shells report it.
 
-const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
+const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
 export type StopSignal = keyof typeof SIGNAL_NUMBERS;
 
 let graceful: ((signal: StopSignal) => void) | null = null;
@@ -53,6 +54,8 @@ export function installSignalHandlers(): void {
   let received = 0;
   for (const [signal, n] of Object.entries(SIGNAL_NUMBERS) as [StopSignal, number][]) {
     process.on(signal, () => {
+      // The terminal is gone: what the stop prints cannot reach it, and a failed write must not end the stop.
+      if (signal === 'SIGHUP') for (const out of [process.stdout, process.stderr]) out.on('error', () => {});
       received++;
       if (received > 1 || !graceful) process.exit(128 + n);
       graceful(signal);

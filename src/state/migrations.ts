@@ -357,12 +357,19 @@ export class StateSchemaTooNewError extends Error {
     readonly found: number,
     readonly known: number,
     dialect: StateDialectName,
+    /** Migrations its Migrator table records that this release does not have. */
+    readonly unknownMigrations: readonly string[] = [],
   ) {
+    const todo =
+      dialect === 'sqlite'
+        ? 'upgrade offersync, or point state.path at another file'
+        : 'upgrade offersync on every replica, or point state.url at another database';
     super(
-      `state db ${path} has schema version ${found}, newer than this offersync knows (${known}); ` +
-        (dialect === 'sqlite'
-          ? 'upgrade offersync, or point state.path at another file'
-          : 'upgrade offersync on every replica, or point state.url at another database'),
+      unknownMigrations.length > 0
+        ? `state db ${path} records ${unknownMigrations.length === 1 ? 'a migration' : 'migrations'} this ` +
+            `offersync does not have (${unknownMigrations.join(', ')}): a newer offersync has written to it, and ` +
+            `this one could corrupt what that one relies on. Nothing was written to it. To go on, ${todo}.`
+        : `state db ${path} has schema version ${found}, newer than this offersync knows (${known}); ${todo}`,
     );
   }
 }
@@ -457,7 +464,7 @@ export async function migrateState(
   const known = latestMarker(dialect, migrations);
   // Up to date (every open but the first after an upgrade): read only. A write lock here would also stall
   // another connection of this process to a sqlite file, whose wait for it blocks the thread.
-  if (await upToDate(db, dialect, migrations))
+  if (await upToDate(db, dialect, where, migrations))
     return migrations.map((m) => ({ version: m.version, name: m.name, status: 'already-applied' }));
   await adoptOlderRelease(db, dialect, where, migrations);
   const migrator = new Migrator({
@@ -494,14 +501,30 @@ export async function migrateState(
   }));
 }
 
-/** The marker is the newest this release writes and the Migrator's table names every migration. */
-async function upToDate(db: AnyDb, dialect: StateDialectName, migrations: readonly StateMigration[]): Promise<boolean> {
-  if ((await schemaVersion(db, dialect)) !== latestMarker(dialect, migrations)) return false;
+/**
+ * The marker is the newest this release writes and the Migrator's table names every migration. Refuses, before
+ * anything is written, a db whose table names a migration this release lacks: a newer release's, whatever its
+ * marker says (the Migrator itself would only notice it when it had something to run).
+ */
+async function upToDate(
+  db: AnyDb,
+  dialect: StateDialectName,
+  where: string,
+  migrations: readonly StateMigration[],
+): Promise<boolean> {
+  const found = await schemaVersion(db, dialect);
   // kysely's introspection hides only its default table names, so ours are listed without asking.
   const tables = await db.introspection.getTables();
   if (!tables.some((t) => t.name === MIGRATION_TABLE)) return false;
   const rows = await db.selectFrom(MIGRATION_TABLE).select('name').execute();
   const ran = new Set(rows.map((r) => String(r.name)));
+  const known = new Set(migrations.map(migrationName));
+  const unknown = [...ran].filter((n) => !known.has(n)).sort();
+  const newest = latestMarker(dialect, migrations);
+  // A newer marker says it in versions; at this release's marker, only the names tell.
+  if (unknown.length > 0)
+    throw new StateSchemaTooNewError(where, found, newest, dialect, found > newest ? [] : unknown);
+  if (found !== newest) return false;
   return migrations.every((m) => ran.has(migrationName(m)));
 }
 

@@ -1,6 +1,8 @@
 // The mass-archive guard (docs/architecture.md, Guard): like rclone's --max-delete, checked before the first write.
-// Two rules, the stricter wins: never more than half of the managed offers (whatever the shop's size: a small
-// shop's export cut short must not empty it), and never more than the configured share of a large shop.
+// The stricter rule wins: never more than half of the managed offers (whatever the shop's size: a small shop's
+// export cut short must not empty it), never more than the configured share of a large shop, and never more than
+// half of one kind's or one file's managed offers (one sheet cut short must not pass under a large shop's limit).
+import type { OfferKind } from '../catalogue/desired-offer.ts';
 import type { GuardVerdict, PlanAction, UpdateAction } from './plan.ts';
 
 export interface GuardOptions {
@@ -18,6 +20,11 @@ export interface CatalogueLoss {
 }
 
 const NO_LOSS: CatalogueLoss = { empty: false, files: [] };
+
+/** One kind, or one catalogue file still present, with its managed offers and how many of them the run archives. */
+export type GuardPart =
+  | { readonly scope: 'kind'; readonly kind: OfferKind; readonly managed: number; readonly archives: number }
+  | { readonly scope: 'file'; readonly file: string; readonly managed: number; readonly archives: number };
 
 /** The configured share: guard.maxArchive, else max(min, percent% of managed offers). */
 export function shareLimit(managed: number, opts: GuardOptions): number {
@@ -40,9 +47,25 @@ export function massArchiveVerdict(
   opts: GuardOptions,
   allow: boolean,
   loss: CatalogueLoss = NO_LOSS,
+  parts: readonly GuardPart[] = [],
 ): GuardVerdict {
   const limit = archiveLimit(managed, opts);
-  if (archives <= limit || allow) return { tripped: false, archives, limit };
+  if (allow) return { tripped: false, archives, limit };
+  if (archives <= limit) {
+    const part = parts.find((p) => p.archives > halfLimit(p.managed));
+    if (!part) return { tripped: false, archives, limit };
+    const what = part.scope === 'kind' ? `the ${part.kind} offers` : `the offers of ${part.file}`;
+    return {
+      tripped: true,
+      archives,
+      limit,
+      rule: part.scope,
+      message:
+        `this run would archive ${part.archives} of ${part.managed} of ${what}, more than half of them. ` +
+        `${lossNote(loss)}Nothing was sent. If the catalogue really lost these offers, run again with ` +
+        '--allow-mass-archive.',
+    };
+  }
   const rule = archives > halfLimit(managed) ? 'half' : 'share';
   const why =
     rule === 'half'

@@ -152,8 +152,11 @@ export interface GuardVerdict {
   readonly tripped: boolean;
   readonly archives: number;
   readonly limit: number;
-  /** When tripped, the rule that stopped it: more than half of the managed offers, or more than the share. */
-  readonly rule?: 'half' | 'share';
+  /**
+   * When tripped, the rule that stopped it: more than half of the managed offers, more than the share, or more
+   * than half of one kind's or one catalogue file's managed offers.
+   */
+  readonly rule?: 'half' | 'share' | 'kind' | 'file';
   readonly message?: string;
   /** When tripped: every offer the run would have archived. */
   readonly held?: readonly { readonly kind: OfferKind; readonly externalId: string }[];

@@ -4,13 +4,13 @@
 // these files; the executor only carries the plan out. See docs/architecture.md.
 import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
-import { asOfferView, type OfferView } from '../state/offer-view.ts';
+import { asOfferView, isManagedListed, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
 import { batchUpdates, routeArchives } from './batches.ts';
 import { holdCheapNewOffers } from './cheap-new-offer.ts';
 import { decideDesired } from './decide-desired.ts';
 import { decideRemoved } from './decide-removed.ts';
-import { archivesByUpdate, type CatalogueLoss, massArchiveVerdict } from './guards.ts';
+import { archivesByUpdate, type CatalogueLoss, type GuardPart, massArchiveVerdict } from './guards.ts';
 import { isLocked } from './locked-status.ts';
 import { type MatchedOffer, match } from './match.ts';
 import { type OfferKey, offerKey } from './offer-key.ts';
@@ -66,8 +66,11 @@ export async function plan(input: PlannerInput): Promise<Plan> {
   const priceChanges: PriceChange[] = [];
   let priced = 0;
   const archivedFrom = new Map<string, number>();
+  const managedIn = new GuardCounts();
+  const archivedIn = new GuardCounts();
   for await (const page of match({ offers: catalogue.offers, state, remote }))
     for (const m of page) {
+      if (m.state && isManagedListed(m.state)) managedIn.add(m.kind, m.state.sourceFile);
       if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
         outside++;
         continue;
@@ -76,6 +79,17 @@ export async function plan(input: PlannerInput): Promise<Plan> {
       if (m.live && m.presence === 'listed') {
         const note = soldCountNote({ desired: m.desired, state: m.state, live: m.live });
         if (note) soldCounts.push(note);
+      }
+      if (m.desired && quarantinedFiles.has(m.desired.source.file)) {
+        // A quarantined file's offers are neither created, updated nor archived: what the file meant is unknown.
+        actions.push({
+          type: 'noop',
+          kind: m.kind,
+          externalId: m.externalId,
+          reason: 'quarantined',
+          detail: `${m.desired.source.file} is quarantined: nothing from it is sent until it is fixed`,
+        });
+        continue;
       }
       if (m.desired) {
         const d = m.desired;
@@ -89,6 +103,7 @@ export async function plan(input: PlannerInput): Promise<Plan> {
         }
         const interrupted = input.interruptedCreates?.has(m.key) ?? false;
         const decided = decideDesired(m, d, { options, snapshot: remote.kinds[m.kind], imageId, interrupted });
+        if (decided.some(archivesByUpdate)) archivedIn.add(m.kind, m.state?.sourceFile);
         const before = priceBefore(m);
         if (before !== undefined) {
           priced++;
@@ -110,6 +125,7 @@ export async function plan(input: PlannerInput): Promise<Plan> {
       });
       if (decision?.type === 'archive') {
         archives.push(decision);
+        archivedIn.add(m.kind, m.state?.sourceFile);
         const file = m.state?.sourceFile;
         if (file) archivedFrom.set(file, (archivedFrom.get(file) ?? 0) + 1);
       } else if (decision) actions.push(decision);
@@ -118,7 +134,14 @@ export async function plan(input: PlannerInput): Promise<Plan> {
   const managed = await state.countManaged();
   const archiving = [...archives, ...actions.filter(archivesByUpdate)];
   const loss = catalogueLoss(catalogue, archivedFrom);
-  const verdict = massArchiveVerdict(archiving.length, managed, options.guard, options.allowMassArchive, loss);
+  const verdict = massArchiveVerdict(
+    archiving.length,
+    managed,
+    options.guard,
+    options.allowMassArchive,
+    loss,
+    guardParts(managedIn, archivedIn, catalogue),
+  );
   const priceGuard = priceVerdict(priceChanges, priced, options.priceGuard, options.allowPriceChange);
   // A stopped run names what it held back (guard-list.ts): sorted, so the first few are stable.
   const guard = verdict.tripped
@@ -157,6 +180,33 @@ function priceBefore(m: MatchedOffer): number | undefined {
   if (typeof sent === 'number') return sent;
   const shown = m.live.fields.price;
   return typeof shown === 'number' ? shown : undefined;
+}
+
+/** Managed offers, or offers a run archives, counted per kind and per catalogue file. */
+class GuardCounts {
+  readonly kinds = new Map<OfferKind, number>();
+  readonly files = new Map<string, number>();
+  add(kind: OfferKind, file: string | null | undefined): void {
+    this.kinds.set(kind, (this.kinds.get(kind) ?? 0) + 1);
+    if (file) this.files.set(file, (this.files.get(file) ?? 0) + 1);
+  }
+}
+
+/**
+ * What the guard checks besides the whole shop: each kind, and each file the catalogue still has (a deleted file
+ * is the seller's own word that its offers go; the kind and shop rules still bound it).
+ */
+function guardParts(managed: GuardCounts, archived: GuardCounts, catalogue: CatalogueSide): GuardPart[] {
+  const parts: GuardPart[] = [];
+  for (const [kind, archives] of archived.kinds)
+    parts.push({ scope: 'kind', kind, managed: managed.kinds.get(kind) ?? archives, archives });
+  if (archived.files.size === 0) return parts;
+  const present = new Set<string>(catalogue.offers.map((o) => o.source.file));
+  for (const f of catalogue.quarantinedFiles) present.add(f);
+  for (const o of catalogue.invalidOffers) present.add(o.file);
+  for (const [file, archives] of archived.files)
+    if (present.has(file)) parts.push({ scope: 'file', file, managed: managed.files.get(file) ?? archives, archives });
+  return parts;
 }
 
 /**

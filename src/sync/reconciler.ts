@@ -12,6 +12,7 @@ import type { SendFence } from '../queue/send-fence.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
 import { catalogueFailures, catalogueWarnings } from './catalogue-failures.ts';
+import { quarantineNote } from './blind-spots.ts';
 import type { CatalogueView } from './catalogue-view.ts';
 import { describeOutcomes } from './describe-outcomes.ts';
 import { errorMessage } from './errors.ts';
@@ -324,6 +325,7 @@ function reportNotes(settings: ReconcilerSettings, opts: ReconcileOptions, run: 
     guardMessages.push(plan.guard.message, ...(held ? [held] : []));
   }
   const note = targetNote(plan);
+  const quarantined = quarantineNote(planned.catalogue.quarantinedFiles);
   return {
     failures: catalogueFailures(planned.catalogue.problems, opts.target),
     guardMessages,
@@ -333,6 +335,7 @@ function reportNotes(settings: ReconcilerSettings, opts: ReconcileOptions, run: 
       ...plan.archiveSuppressed,
       ...plan.warnings,
       ...catalogueWarnings(planned.catalogue.problems, opts.target),
+      ...(quarantined ? [quarantined] : []),
     ],
     sales: plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : [])),
   };

@@ -19,11 +19,17 @@ export interface SalesLedger {
   countSince(sinceMs: number): Promise<number>;
 }
 
-type SalesStore = Pick<StateStore, 'recordSales' | 'listSales' | 'latestSales' | 'countSales'>;
+type SalesStore = Pick<StateStore, 'recordSales' | 'listSales' | 'latestSales' | 'countSales' | 'getMeta' | 'setMeta'>;
+
+/**
+ * Sales that could not be written to sold.jsonl (a full disk, a read-only folder), kept in the state db's meta until
+ * a run can write them: a sale is a fact, told once, never lost and never twice.
+ */
+export const PENDING_SALES_KEY = 'sales.pending';
 
 /** The state db's sales (PostgreSQL state), or sold.jsonl beside `statePath` (sqlite). */
 export function salesLedger(inState: boolean, statePath: string, store: SalesStore): SalesLedger {
-  return inState ? new StateSalesLedger(store) : new FileSalesLedger(statePath);
+  return inState ? new StateSalesLedger(store) : new FileSalesLedger(statePath, store);
 }
 
 /** sold.jsonl beside a sqlite state db at statePath. */
@@ -66,13 +72,29 @@ class StateSalesLedger implements SalesLedger {
 class FileSalesLedger implements SalesLedger {
   readonly where: string;
   readonly #path: string | null;
-  constructor(private readonly statePath: string) {
+  constructor(
+    private readonly statePath: string,
+    /** Keeps the sales sold.jsonl could not take until a later run writes them; none: reading only. */
+    private readonly pending?: Pick<StateStore, 'getMeta' | 'setMeta'>,
+  ) {
     this.#path = soldLogPath(statePath);
     this.where = this.#path ?? 'nowhere (the state db is in memory)';
   }
 
+  /** The sales still pending first, then these; on failure all of them stay pending and the error goes up. */
   async record(entries: readonly SoldEntry[]): Promise<void> {
-    appendSold(this.statePath, entries);
+    const held = this.pending && this.#path ? await readPending(this.pending) : [];
+    // A crash after the append and before the pending list was cleared: what the file already has is not told twice.
+    const inFile = held.length > 0 ? new Set(this.#all().map((e) => e.sale_key)) : new Set<string>();
+    const all = [...held.filter((e) => !inFile.has(e.sale_key)), ...entries];
+    try {
+      appendSold(this.statePath, all);
+    } catch (err) {
+      if (this.pending && this.#path && all.length > 0)
+        await this.pending.setMeta(PENDING_SALES_KEY, JSON.stringify(all));
+      throw err;
+    }
+    if (held.length > 0) await this.pending!.setMeta(PENDING_SALES_KEY, '');
   }
 
   /** Both files, the rotated one first: a sale stays readable until a second rotation. */
@@ -100,6 +122,17 @@ class FileSalesLedger implements SalesLedger {
 }
 
 const LATEST_TAIL_BYTES = 64 * 1024;
+
+async function readPending(store: Pick<StateStore, 'getMeta'>): Promise<SoldEntry[]> {
+  const text = await store.getMeta(PENDING_SALES_KEY);
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? (v as SoldEntry[]).filter((e) => typeof e?.sale_key === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 function parseLines(text: string): SoldEntry[] {
   const out: SoldEntry[] = [];

@@ -517,7 +517,7 @@ describe('bad input', () => {
     expect(ids(s)).toEqual(GOOD_IDS);
   });
 
-  it('empty files are a warning, not an error', async () => {
+  it('empty files are a warning, not an error, and quarantined (a save in progress)', async () => {
     const dir = tmpCatalogue({
       ...GOOD,
       'items/empty.json': '',
@@ -527,6 +527,7 @@ describe('bad input', () => {
     const s = await load(dir);
     expect(errors(s)).toEqual([]);
     expect(warnings(s).map((w) => w.file)).toEqual(['items/empty.csv', 'items/empty.json', 'items/empty.yaml']);
+    expect(s.quarantinedFiles).toEqual(['items/empty.csv', 'items/empty.json', 'items/empty.yaml']);
     expect(ids(s)).toEqual(GOOD_IDS);
   });
 
@@ -556,12 +557,19 @@ describe('bad input', () => {
   });
 
   it('an unsupported file format in a kind folder is a warning', async () => {
+    const dir = tmpCatalogue({ ...GOOD, 'items/stock.docx': 'x' });
+    const s = await load(dir);
+    expect(s.problems.map(where)).toEqual([{ severity: 'warning', file: 'items/stock.docx' }]);
+    expect(s.complete).toBe(true);
+  });
+
+  it('a spreadsheet offersync cannot read (.xls, .numbers) is an error: nothing is archived meanwhile', async () => {
     const dir = tmpCatalogue({ ...GOOD, 'items/stock.numbers': 'x' });
     const s = await load(dir);
-    expect(s.problems.map(where)).toEqual([{ severity: 'warning', file: 'items/stock.numbers' }]);
+    expect(s.problems.map(where)).toEqual([{ severity: 'error', file: 'items/stock.numbers', kind: 'item' }]);
     expect(readFileSync(join(dir, 'items/stock.numbers'), 'utf8')).toBe('x');
-    expect(s.problems[0]!.message).toBe(
-      'a spreadsheet format offersync does not read: save it as .xlsx (or .ods, or CSV); ignored',
-    );
+    expect(s.problems[0]!.message).toContain('a spreadsheet format offersync does not read: nothing is archived');
+    expect(s.complete).toBe(false);
+    expect(ids(s)).toEqual(GOOD_IDS);
   });
 });

@@ -1,6 +1,6 @@
 // The watcher: one batch for a burst of writes, a correct added/changed/removed set, ignored files
 // ignored. Waits are bounded: each waits for the batch it expects, or fails after a few seconds.
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Catalogue, type FileChanges } from '../../src/catalogue/catalogue.ts';
@@ -129,5 +129,34 @@ describe('watchCatalogue', () => {
     const r = await catalogue.reload(b);
     expect(r.snapshot.offers.map((o) => o.externalId)).toEqual(['e-1']);
     expect(r.removed.sort()).toEqual(['item:1002', 'item:x-1', 'item:x-3']);
+  });
+
+  it('a catalogue folder removed and restored: held while gone, then read afresh and watched again', async () => {
+    const item = (id: string, price: number) => `{"external_id":"${id}","title":"T","price":${price}}\n`;
+    const dir = tmpCatalogue({ 'items/a.ndjson': item('a', 100), 'items/b.ndjson': item('b', 100) });
+    const cat = new Catalogue({ dir, credentialsKey: 'k' });
+    await cat.load();
+    watcher = watchCatalogue(dir, { debounceMs: 100, stabilityMs: 50, reattachMs: 100 });
+    const c = collector(watcher);
+    await watcher.ready;
+
+    rmSync(dir, { recursive: true });
+    await sleep(1000);
+    // Gone is unknown, not empty: no batch removes its files.
+    expect(c.batches).toEqual([]);
+    mkdirSync(join(dir, 'items'), { recursive: true });
+    writeFileSync(join(dir, 'items/a.ndjson'), item('a', 200));
+    writeFileSync(join(dir, 'items/b.ndjson'), item('b', 100));
+    const back = await c.next();
+    expect(back.changed).toEqual(['items/a.ndjson', 'items/b.ndjson']);
+    const r = await cat.reload(back);
+    expect(r.changed).toEqual(['item:a']);
+    expect(r.snapshot.offers.map((o) => o.externalId).sort()).toEqual(['a', 'b']);
+
+    // Watched again: a later edit is reported.
+    writeFileSync(join(dir, 'items/b.ndjson'), item('b', 300));
+    const edit = await c.next();
+    expect(edit.changed).toEqual(['items/b.ndjson']);
+    expect((await cat.reload(edit)).changed).toEqual(['item:b']);
   });
 });

@@ -11,6 +11,8 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-ser
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import type { RunReport } from '../../src/sync/run-report.ts';
 import { CLI } from '../support/cli.ts';
+import { daemonYaml, startDaemon } from '../support/daemon-process.ts';
+import { freePort } from '../support/ports.ts';
 import { until } from '../support/until.ts';
 
 const KEY = 'signals-key-4321';
@@ -123,6 +125,57 @@ describe('stop signals', { timeout: 120_000 }, () => {
     } finally {
       sandbox.setFaults({ latencyMs: 40 });
       run.child.kill('SIGKILL');
+    }
+  });
+
+  it('SIGHUP (a closed terminal) stops a reconcile as SIGTERM does: journal settled, lease let go', async () => {
+    writeFileSync(
+      join(dir, 'catalogue', 'items', 'items.json'),
+      JSON.stringify(
+        Array.from({ length: OFFERS }, (_, i) => ({ external_id: `s-${i}`, title: `Hup ${i}`, price: 170 })),
+      ),
+    );
+    const run = reconcile();
+    try {
+      await until(
+        'a few updates',
+        () => sandbox.dump().items.some((i) => String(i.title).startsWith('Hup')),
+        60_000,
+        20,
+      );
+      run.child.kill('SIGHUP');
+      expect(await run.exited).toBe(1);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+    expect(run.stderr()).toMatch(/SIGHUP: stopping\. No further write is started/);
+    const store = await openStateStore(join(dir, 'state', 'state.db'));
+    expect(await store.journalUnfinished()).toEqual([]);
+    store.close();
+    // The lease was let go: a one-shot run (which fails at once on a held lease) goes through.
+    const again = reconcile();
+    expect(await again.exited).toBe(0);
+  });
+
+  it('SIGHUP stops the daemon as SIGTERM does: exit 0', async () => {
+    const port = await freePort();
+    writeFileSync(join(dir, 'daemon.yaml'), daemonYaml({ baseUrl: sandbox.url, healthPort: port }));
+    const daemon = startDaemon(
+      join(dir, 'daemon.yaml'),
+      { PATH: process.env.PATH, OFFERSYNC_API_KEY: KEY },
+      { cwd: dir },
+    );
+    try {
+      await until(
+        'the daemon ready',
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
+        60_000,
+        50,
+      );
+      daemon.child.kill('SIGHUP');
+      expect(await daemon.exited, daemon.stderr()).toBe(0);
+    } finally {
+      daemon.child.kill('SIGKILL');
     }
   });
 });

@@ -226,6 +226,28 @@ describe('migrations', () => {
     await db.destroy();
   });
 
+  it('refuses a db at the newest marker whose Migrator table names an unknown migration, writing nothing', async () => {
+    const path = join(dir, 'state.db');
+    await (await openStateStore(path)).close();
+    const raw = new BetterSqlite3(path);
+    raw
+      .prepare(`INSERT INTO state_migration (name, timestamp) VALUES ('0099-from-a-newer-release', ?)`)
+      .run(new Date().toISOString());
+    const before = raw.prepare('SELECT count(*) FROM runs').pluck().get();
+    raw.close();
+    const err = await openStateStore(path).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StateSchemaTooNewError);
+    expect(err).toMatchObject({ unknownMigrations: ['0099-from-a-newer-release'] });
+    expect((err as Error).message).toBe(
+      `state db ${path} records a migration this offersync does not have (0099-from-a-newer-release): a newer ` +
+        'offersync has written to it, and this one could corrupt what that one relies on. Nothing was written to ' +
+        'it. To go on, upgrade offersync, or point state.path at another file.',
+    );
+    const after = new BetterSqlite3(path);
+    expect(after.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(before);
+    after.close();
+  });
+
   it('stops on a Migrator table out of order, naming no migration and changing nothing', async () => {
     const { raw, db } = memoryDb();
     const one = sqliteOnly(1, 'one');

@@ -69,6 +69,19 @@ describe('mass-archive guard', () => {
     expect(massArchiveVerdict(25, 30, defaults, true).tripped).toBe(false);
   });
 
+  it.each([
+    // [part, tripped]: more than half of a kind or of a file stops the run whatever the shop's size
+    [{ scope: 'kind', kind: 'account', managed: 10, archives: 10 }, true],
+    [{ scope: 'kind', kind: 'account', managed: 10, archives: 5 }, false],
+    [{ scope: 'file', file: 'items/a.xlsx', managed: 3, archives: 2 }, true],
+    [{ scope: 'file', file: 'items/a.xlsx', managed: 4, archives: 2 }, false],
+  ] as const)('within the shop limit, a part %o: tripped %s (and --allow-mass-archive passes)', (part, tripped) => {
+    const verdict = massArchiveVerdict(part.archives, 1000, defaults, false, undefined, [part]);
+    expect(verdict.tripped).toBe(tripped);
+    if (tripped) expect(verdict.rule).toBe(part.scope);
+    expect(massArchiveVerdict(part.archives, 1000, defaults, true, undefined, [part]).tripped).toBe(false);
+  });
+
   it('an empty catalogue says so', () => {
     const verdict = massArchiveVerdict(3, 3, defaults, false, { empty: true, files: [] });
     expect(verdict.message).toMatch(/The catalogue came out empty/);

@@ -285,9 +285,9 @@ describe('reconcile: the run around the plan, continued', () => {
   it('a catalogue warning is no failure: the run converges and the warning fails no offer', async () => {
     h = await createHarness();
     h.write('items/a.json', items(1));
-    h.write('items/stock.numbers', 'a spreadsheet offersync cannot read');
+    h.write('items/notes.docx', 'not a catalogue format');
     const { report, catalogue } = await h.reconcile();
-    expect(catalogue.problems).toEqual([expect.objectContaining({ severity: 'warning', file: 'items/stock.numbers' })]);
+    expect(catalogue.problems).toEqual([expect.objectContaining({ severity: 'warning', file: 'items/notes.docx' })]);
     expect(report.outcome).toBe('converged');
     expect(report.outcomes.filter((o) => o.outcome === 'failed')).toEqual([]);
   });

@@ -51,7 +51,9 @@ describe('targeted runs', () => {
     expect(written(byMatch.report.outcomes)).toEqual(['updated b-1']);
     expect(h.sandbox.dump().accounts.find((a) => a.external_id === 'acc-1')?.status).not.toBe('archived');
 
-    const byKind = await h.reconcile({ target: { kinds: ['account'] } });
+    // The only account goes: more than half of the kind, which the guard stops unless told.
+    expect((await h.reconcile({ target: { kinds: ['account'] } })).plan.guard).toMatchObject({ rule: 'kind' });
+    const byKind = await h.reconcile({ target: { kinds: ['account'] }, allowMassArchive: true });
     expect(written(byKind.report.outcomes)).toEqual(['archived acc-1']);
 
     // Everything is in place now: a whole run has nothing left to do.

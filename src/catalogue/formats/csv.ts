@@ -73,14 +73,8 @@ export function streamCsv(text: string, options: ParseOptions): RecordStream {
   } catch (err) {
     return ended(notCsv(err));
   }
-  if (!header) {
-    problems.push({
-      severity: 'warning',
-      message: 'the file is empty: a CSV file starts with a header row of field names',
-      line: 1,
-    });
-    return ended({ problems, unreadable: false, void: true });
-  }
+  // No header row: the loader says what an empty file means (load-file.ts).
+  if (!header) return ended({ problems, unreadable: false, void: true });
   const names = header.cells.map((c) => c.trim());
   // The cells of the row last asked about: its problems come one after the other, and a row of many unknown
   // columns has one per column, so walking the row again for each would be quadratic in its length.

@@ -23,10 +23,8 @@ export function jsonLocator(text: string, lineOffset = 0): (pointer: string) => 
 export function parseJson(text: string): ParsedFile {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const out = { records: [] as RawRecord[], problems: [] as ParseProblem[] };
-  if (body.trim() === '') {
-    out.problems.push({ severity: 'warning', message: 'the file is empty: it holds no offers', line: 1 });
-    return { ...out, unreadable: false };
-  }
+  // No record: the loader says what an empty file means (load-file.ts).
+  if (body.trim() === '') return { ...out, unreadable: false };
   let value: unknown;
   try {
     value = JSON.parse(body);

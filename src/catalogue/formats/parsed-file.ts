@@ -87,6 +87,8 @@ export interface ParsedFile {
   readonly problems: ParseProblem[];
   /** Some part could not be read at all (the whole file, a line, a document): the offers it held are unknown. */
   readonly unreadable: boolean;
+  /** The file says in so many words that it holds no offer (`[]`, `offers: []`), unlike an empty file. */
+  readonly explicitlyEmpty?: true;
   readonly locate?: Locator;
   readonly csv?: CsvDialect;
 }
@@ -95,6 +97,8 @@ export interface ParsedFile {
 export interface ParseEnd {
   readonly problems: ParseProblem[];
   readonly unreadable: boolean;
+  /** As ParsedFile's: an explicit empty list, the only way a file that still exists removes its offers. */
+  readonly explicitlyEmpty?: true;
   readonly csv?: CsvDialect;
   /** The file turned out not to be readable at all (CSV broken further down): the records it gave are void. */
   readonly void?: true;
@@ -121,7 +125,12 @@ export interface SheetStream {
 export function wholeStream(parsed: ParsedFile): RecordStream {
   function* records(): Generator<RawRecord, ParseEnd, undefined> {
     yield* parsed.records;
-    return { problems: parsed.problems, unreadable: parsed.unreadable, ...(parsed.csv ? { csv: parsed.csv } : {}) };
+    return {
+      problems: parsed.problems,
+      unreadable: parsed.unreadable,
+      ...(parsed.explicitlyEmpty ? { explicitlyEmpty: true as const } : {}),
+      ...(parsed.csv ? { csv: parsed.csv } : {}),
+    };
   }
   return {
     ...(parsed.kind ? { kind: parsed.kind } : {}),

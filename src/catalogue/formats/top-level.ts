@@ -14,7 +14,7 @@ function recordsOf(
   out: { records: RawRecord[]; problems: ParseProblem[] },
   positionOf?: (path: PathInRecord) => TextPosition | undefined,
   doc?: number,
-): { kind?: OfferKind; unreadable: boolean } {
+): { kind?: OfferKind; unreadable: boolean; explicitlyEmpty?: true } {
   const at = (path: PathInRecord): { pointer: string; line?: number; column?: number } => {
     const p = positionOf?.(path);
     return { pointer: pointerOf('', path), ...(p ? { line: p.line, column: p.column } : {}) };
@@ -32,7 +32,7 @@ function recordsOf(
   if (value === null || value === undefined) return { unreadable: false };
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) out.records.push(record(v, [i]));
-    return { unreadable: false };
+    return value.length === 0 ? { unreadable: false, explicitlyEmpty: true } : { unreadable: false };
   }
   if (!isPlainObject(value)) {
     out.problems.push({
@@ -84,5 +84,6 @@ function recordsOf(
     });
     unreadable = true;
   }
-  return { ...(kind ? { kind } : {}), unreadable };
+  const explicitlyEmpty = Array.isArray(offers) && offers.length === 0;
+  return { ...(kind ? { kind } : {}), unreadable, ...(explicitlyEmpty ? { explicitlyEmpty: true as const } : {}) };
 }

@@ -9,7 +9,8 @@ import { recordsOf } from './top-level.ts';
 
 export function parseYaml(text: string): ParsedFile {
   const records = simpleYamlRecords(text);
-  if (!records) return parseYamlFully(text);
+  // No record: yaml's parser tells an explicit empty list (`offers: []`) from an empty or half-saved file.
+  if (!records || records.length === 0) return parseYamlFully(text);
   // Places are only asked for problems: then yaml reads the file again, for the same answers as above.
   let full: ParsedFile | undefined;
   const locate: Locator = (record, path) => {
@@ -44,6 +45,7 @@ export function parseYamlFully(text: string): ParsedFile {
     return { ...out, unreadable: true };
   }
   let unreadable = false;
+  let explicitlyEmpty = false;
   let kind: OfferKind | undefined;
   for (let d = 0; d < docs.length; d++) {
     const doc = docs[d]!;
@@ -74,6 +76,7 @@ export function parseYamlFully(text: string): ParsedFile {
     const positionOf = (path: PathInRecord): TextPosition | undefined => yamlPosition(doc, lineCounter, path);
     const r = recordsOf(value, out, positionOf, d);
     if (r.unreadable) unreadable = true;
+    if (r.explicitlyEmpty) explicitlyEmpty = true;
     if (r.kind) {
       if (kind && kind !== r.kind) {
         out.problems.push({
@@ -87,15 +90,18 @@ export function parseYamlFully(text: string): ParsedFile {
       kind = r.kind;
     }
   }
-  if (docs.length === 0 || (out.records.length === 0 && out.problems.length === 0 && text.trim() === '')) {
-    out.problems.push({ severity: 'warning', message: 'the file is empty: it holds no offers', line: 1 });
-  }
   const locate: Locator = (record, path) => {
     const doc = docs[record.doc ?? 0];
     if (!doc || record.pointer === undefined) return undefined;
     return yamlPosition(doc, lineCounter, [...pointerPath(record.pointer), ...path]);
   };
-  return { ...out, ...(kind ? { kind } : {}), unreadable, locate };
+  return {
+    ...out,
+    ...(kind ? { kind } : {}),
+    unreadable,
+    ...(explicitlyEmpty ? { explicitlyEmpty: true as const } : {}),
+    locate,
+  };
 }
 
 function pointerPath(pointer: string): string[] {
