@@ -79,14 +79,17 @@ function start(dir: string, config: string, args: readonly string[]): Proc {
   return { child, stderr: () => err, exited };
 }
 
-/** A config through `baseUrl` (a proxy): the shared catalogue and state db, a TTL of 1 s, a slow rate. */
+/**
+ * A config through `baseUrl` (a proxy): the shared catalogue and state db, a TTL of 3 s (a loaded machine may stall
+ * a process for a second), a slow rate.
+ */
 function writeConfig(dir: string, name: string, baseUrl: string): void {
   writeFileSync(
     join(dir, name),
     [
       `baseUrl: ${baseUrl}`,
       'catalogue:\n  dir: ./catalogue',
-      'state:\n  path: ./state/state.db\n  leaseTtlMs: 1000',
+      'state:\n  path: ./state/state.db\n  leaseTtlMs: 3000',
       'rateLimit:\n  ratePerSec: 20\n  burst: 2',
       'daemon:\n  debounceMs: 100\n  healthPort: 0',
       'log:\n  level: info\n  format: json',
