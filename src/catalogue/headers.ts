@@ -50,6 +50,18 @@ const ACCOUNT_HEADERS: ReadonlyMap<string, string> = new Map([
   ['winrate', 'winrate_percent'],
 ]);
 
+/**
+ * ... and for top-ups: the names the marketplace's own site uses (title, amount, unit, image) for the document's
+ * offer_title, offer_amount, offer_unit and image.
+ */
+const TOPUP_HEADERS: ReadonlyMap<string, string> = new Map([
+  ['title', 'offer_title'],
+  ['name', 'offer_title'],
+  ['amount', 'offer_amount'],
+  ['unit', 'offer_unit'],
+  ['imageurl', 'image'],
+]);
+
 /** Columns sellers keep for themselves: named in the hint, which says how to keep one without a word. */
 const PRIVATE_HINTS: ReadonlySet<string> = new Set([
   'notes',
@@ -158,7 +170,9 @@ export function matchHeader(written: string, kind: OfferKind, options?: HeaderOp
   const unit = priceHeaderUnit(written);
   if (unit) return { name: 'price', priceUnit: unit };
   const key = headerKey(written);
-  const alias = COMMON_HEADERS.get(key) ?? (kind === 'account' ? ACCOUNT_HEADERS.get(key) : undefined);
+  const alias =
+    COMMON_HEADERS.get(key) ??
+    (kind === 'account' ? ACCOUNT_HEADERS.get(key) : kind === 'topup' ? TOPUP_HEADERS.get(key) : undefined);
   if (alias !== undefined) return { name: alias };
   const table = TABLES[kind];
   const dot = written.indexOf('.');

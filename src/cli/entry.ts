@@ -2,6 +2,7 @@
 // (bin/offersync.js, a symlink, npx, `node dist/cli/entry.js`). main.ts only exports, so tests import it freely.
 import { scrubSecrets } from '../log/scrubber.ts';
 import { escapeControls } from '../log/terminal-text.ts';
+import { dotEnv } from './dot-env.ts';
 import { startedByNpm, watchLauncher } from './launcher-watch.ts';
 import { main } from './main.ts';
 import { installSignalHandlers } from './signals.ts';
@@ -9,6 +10,7 @@ import { favourMemoryOverSpeed } from './v8-memory.ts';
 
 favourMemoryOverSpeed();
 installSignalHandlers();
+Object.assign(process.env, dotEnv(process.cwd(), process.env));
 // The launcher gone is a SIGTERM: the command stops as it would on one (no further write; in-flight ones finish).
 if (startedByNpm(process.env)) watchLauncher(() => process.kill(process.pid, 'SIGTERM'));
 main(process.argv.slice(2), {

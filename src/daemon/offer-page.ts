@@ -118,11 +118,9 @@ export function renderSearchPage(v: SearchView): string {
                 }</div></li>`,
             )
             .join('')}</ul>`;
+  const found = v.found.atLeast ? `${v.found.count} or more` : String(v.found.count);
   const shown = v.found.count > v.hits.length ? `; the first ${v.hits.length} are shown: make the search longer` : '';
-  const count =
-    v.query === ''
-      ? ''
-      : `<p class="muted">${v.found.atLeast ? `${v.found.count} or more` : v.found.count} found for “${esc(v.query)}”${shown}.</p>`;
+  const count = v.query === '' ? '' : `<p class="muted">${found} found for “${esc(v.query)}”${shown}.</p>`;
   const body = `${heading(v)}<h1>Find an offer</h1>${searchForm(v.query)}${count}${results}`;
   return htmlDocument(`Find an offer · ${sellerName(v.seller)} · offersync`, body);
 }

@@ -386,7 +386,8 @@ describe('offer page and search', () => {
     await store.upsertOffer('item', 'gold-1', { remoteId: 1, remoteStatus: 'listed', title: 'Gold 1000' });
     await store.upsertOffer('topup', 'gems-500', { remoteId: 2, remoteStatus: 'listed', title: 'Gems 500' });
     const board = new StatusBoard(store, fileSalesLedger(join(dir, 'state.db')), SHOP);
-    expect(text(renderSearchPage(await board.search('gold')))).toContain('1 found for “gold”. item gold-1 · Gold 1000');
+    const gold = text(renderSearchPage(await board.search('gold')));
+    expect(gold).toContain('1 found for “gold”. item gold-1 · Gold 1000');
     expect(text(renderSearchPage(await board.search('GEMS 5')))).toContain('topup gems-500 · Gems 500');
     const hostile = renderSearchPage(await board.search('"><script>'));
     expect(hostile).not.toContain('<script>');

@@ -24,7 +24,7 @@ describe('compose', () => {
   it('sits at the root, so ./ paths and .env are the folder compose is run from', () => {
     expect(existsSync(`${root}deploy/compose.yaml`)).toBe(false);
     const catalogue = daemon.volumes?.find((v) => v.endsWith(':/catalogue:ro'));
-    expect(catalogue).toBe(`${ref('CATALOGUE_DIR:-./catalogue')}:/catalogue:ro`);
+    expect(catalogue).toBe(`${ref('OFFERSYNC_CATALOGUE_DIR:-./catalogue')}:/catalogue:ro`);
   });
 
   it('takes the base URL and the key from the environment (.env), with no tracked default to edit', () => {
@@ -38,7 +38,7 @@ describe('compose', () => {
     expect(ignored).toBe('.env');
     expect(read('.dockerignore')).toMatch(/^\*\*\/\.env$/m);
     const example = read('.env.example');
-    for (const key of ['OFFERSYNC_BASEURL', 'OFFERSYNC_API_KEY', 'CATALOGUE_DIR'])
+    for (const key of ['OFFERSYNC_BASEURL', 'OFFERSYNC_API_KEY', 'OFFERSYNC_CATALOGUE_DIR'])
       expect(example).toMatch(new RegExp(`^${key}=`, 'm'));
     expect(example).toMatch(/^OFFERSYNC_API_KEY=$/m);
   });

@@ -35,7 +35,7 @@ describe('representation.realTopUpNames', () => {
     expect(t.body).not.toHaveProperty('title');
   });
 
-  it('on: echoed as title, amount (a float with a fraction), unit and image_url, no active, game_name from the slug', async () => {
+  it('on: title, amount (a float with a fraction), unit and image_url, no active, game_name of the slug', async () => {
     await start({ representation: { realTopUpNames: true } });
     const t = await topUp('t1', { title: 'Gems', amount: 12.5, offer_unit: 'gems', image: 'https://x/i.png' });
     expect(t.status).toBe(200);

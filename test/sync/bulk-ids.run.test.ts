@@ -39,7 +39,7 @@ const items = (h: Harness) =>
   Object.fromEntries(h.sandbox.dump().items.map((i) => [i.external_id, { price: i.price, status: i.status }]));
 
 describe.each(SERVERS)('numeric external_ids against %s', (_name, sandbox) => {
-  it('a price run and an archive run leave a hand-made offer whose id is a catalogue external_id untouched', async () => {
+  it('a price run and an archive run leave a hand-made offer whose id is an external_id untouched', async () => {
     const h = await openHarness({ sandbox, config: GUARD });
     await handMade(h, 3);
     skus(h, 300, [1, 2, 3]);

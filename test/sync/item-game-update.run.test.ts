@@ -53,7 +53,7 @@ describe("an item's game change", () => {
     expect(h.writes()).toBe(0);
   });
 
-  it("where the marketplace refuses it (the document's five fields): learnt once, the rest sent, game reported", async () => {
+  it("refused (the document's five fields only): learnt once, the rest sent, game reported", async () => {
     const h = await openHarness();
     h.write('items/a.json', items('lol'));
     await h.reconcile();

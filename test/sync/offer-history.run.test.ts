@@ -102,7 +102,7 @@ describe('the story a reconcile records', () => {
 });
 
 describe("offersync's own archive in the story", () => {
-  it('an offer it archived and the seller brings back is listed again as a catalogue change, never a website edit', async () => {
+  it('an offer it archived and the seller brings back is a catalogue change, never a website edit', async () => {
     const h = await openHarness({ config: { guard: { maxArchive: 100, maxArchivePercent: 100, maxArchiveMin: 0 } } });
     const items = (ids: readonly string[]) =>
       JSON.stringify(ids.map((id, i) => ({ external_id: id, title: `Item ${id}`, price: 100 + i })));

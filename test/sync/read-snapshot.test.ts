@@ -247,7 +247,7 @@ describe('readSnapshot: what the list says, checked', () => {
     expect([...incomplete.snapshot.gone, ...incremental.snapshot.gone]).toEqual([]);
   });
 
-  it('accounts never updated (updated_at null, listed last, newest first): created since the cutoff are read', async () => {
+  it('accounts never updated (updated_at null, listed last, newest first): those created since are read', async () => {
     const created = (id: number, externalId: string, createdAt: number): RemoteOffer => ({
       ...offer(id, externalId),
       createdAt,

@@ -75,7 +75,7 @@ const statuses = (kind: 'items' | 'topUps', ids: number[]) =>
   Promise.all(ids.map(async (id) => (await raw[kind].get({ id })).status));
 
 describe('item bulk-update', () => {
-  it('served: one call carrying each offer by its id and the fields sent, never its external_id; the route remembered', async () => {
+  it('served: one call carrying each offer by id and the fields sent, never its external_id; remembered', async () => {
     sandbox.setBulk({ undocumented: true });
     const { updates, ids } = await repricedItems(2);
     await bulkUpdate(ctx, updates);
