@@ -31,14 +31,16 @@ describe('headers as sellers write them', () => {
     expect(r.code).toBe(1);
     const problems = r.stdout.split('\n').filter((l) => /^ {2}(error|warning) /.test(l));
     expect(problems).toEqual([
-      "  error   items/book.xlsx:Items!C1  Prise: column 'Prise' names no field of item offers: did you mean " +
-        "'price'?; its cells are not read (rename the header, or remove the column)",
+      "  warning items/book.xlsx:Items!C1  Prise: column 'Prise' names no field of item offers: did you mean " +
+        "'price'?; its cells are not read (rename the header; if it is your own, start its header with # " +
+        "('#Prise') or list it in catalogue.ignoreColumns)",
       '  error   items/book.xlsx:Items!A2  [b-1] price: price is required: Integer cents (1999), or a decimal amount ' +
         'in major units (19.99 or "19.99").',
       '  error   items/book.xlsx:Items!A3  [b-2] price: price is required: Integer cents (1999), or a decimal amount ' +
         'in major units (19.99 or "19.99").',
-      "  error   items/stock.csv:1:31  Descripton: column 'Descripton' names no field of item offers: did you mean " +
-        "'description'?; its cells are not read (rename the header, or remove the column)",
+      "  warning items/stock.csv:1:31  Descripton: column 'Descripton' names no field of item offers: did you " +
+        "mean 'description'?; its cells are not read (rename the header; if it is your own, start its header " +
+        "with # ('#Descripton') or list it in catalogue.ignoreColumns)",
       "  error   top-ups/twice.csv:1:13  external_id: columns 'External ID' and 'external_id' both name " +
         'external_id: give each field one column',
     ]);
