@@ -24,6 +24,16 @@ export type QueueEvent =
       readonly rate: number;
       readonly firstOfEpisode: boolean;
     }
+  /**
+   * A 429 without rate headers banned the address: the marketplace's window is taken to be `requests` per
+   * `seconds` (the requests sent in the window before it), and nothing is sent before `bannedUntil`.
+   */
+  | {
+      readonly type: 'window-learnt';
+      readonly requests: number;
+      readonly seconds: number;
+      readonly bannedUntil: number;
+    }
   /** The whole queue holds every new request until `until` (epoch ms). */
   | { readonly type: 'paused'; readonly until: number; readonly ms: number }
   /** The first request after a pause went out. */
