@@ -16,20 +16,26 @@ export async function loadLearntWindow(meta: QueueMeta, scope: string): Promise<
   } catch {
     raw = null; // unreadable: as if none was learnt
   }
-  if (typeof raw !== 'object' || raw === null) return { limit: null, bannedUntil: 0 };
-  const { limit, bannedUntil } = raw as { limit?: unknown; bannedUntil?: unknown };
+  if (typeof raw !== 'object' || raw === null) return { limit: null, bannedUntil: 0, recent: [] };
+  const { limit, bannedUntil, recent } = raw as { limit?: unknown; bannedUntil?: unknown; recent?: unknown };
+  const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   return {
     limit: isWindowLimit(limit) ? { requests: limit.requests, seconds: limit.seconds } : null,
-    bannedUntil: typeof bannedUntil === 'number' && Number.isFinite(bannedUntil) ? bannedUntil : 0,
+    bannedUntil: finite(bannedUntil) ? bannedUntil : 0,
+    recent: Array.isArray(recent) ? recent.filter(finite) : [],
   };
 }
 
-/** Keeps the stricter of what is stored and `state` (another process may have learnt meanwhile). */
+/**
+ * Keeps the stricter of what is stored and `state` (another process may have learnt meanwhile), the later ban,
+ * and the requests `state` sent last (each process saves its own when it ends).
+ */
 export async function saveLearntWindow(meta: QueueMeta, scope: string, state: WindowBudgetState): Promise<void> {
   const stored = await loadLearntWindow(meta, scope);
   const merged = {
     limit: stricterWindow(stored.limit, state.limit),
     bannedUntil: Math.max(stored.bannedUntil, state.bannedUntil),
+    recent: state.recent,
   };
   if (merged.limit === null && merged.bannedUntil === 0) return;
   await meta.setMeta(key(scope), JSON.stringify(merged));

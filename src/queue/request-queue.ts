@@ -353,9 +353,9 @@ export class RequestQueue {
     const banMs = decision.retryAfterMs;
     if (!window || advertOf(err) !== undefined || banMs === undefined || banMs < window.learnWindowMs) return;
     const now = clock.now();
-    const before = window.state();
+    const before = window.state(now);
     const limit = window.learn(windowSeq, banMs, now);
-    const after = window.state();
+    const after = window.state(now);
     if (before.limit === limit && before.bannedUntil === after.bannedUntil) return;
     this.#emit({ type: 'window-learnt', ...limit, bannedUntil: after.bannedUntil });
     if (before.limit !== limit)

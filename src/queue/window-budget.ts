@@ -9,6 +9,11 @@ export interface WindowBudgetState {
   readonly limit: WindowLimit | null;
   /** Epoch ms the marketplace's ban ends; 0 when none. */
   readonly bannedUntil: number;
+  /**
+   * Epoch ms of the requests sent within the last paced window, ascending: a process that starts right after
+   * another ended must count them, or it spends the same window again.
+   */
+  readonly recent: readonly number[];
 }
 
 export class WindowBudget {
@@ -28,14 +33,20 @@ export class WindowBudget {
     this.#keepMs = learnWindowMs;
   }
 
-  state(): WindowBudgetState {
-    return { limit: this.#limit, bannedUntil: this.#bannedUntil };
+  state(now: number): WindowBudgetState {
+    const span = this.#limit ? pacedWindow(this.#limit).ms : 0;
+    const recent = this.#sends.slice(this.#head).filter((t) => t > now - span);
+    return { limit: this.#limit, bannedUntil: this.#bannedUntil, recent };
   }
 
-  /** A limit and ban known elsewhere (the state db, another process): the stricter limit, the later ban. */
+  /**
+   * A limit and ban known elsewhere (the state db, another process): the stricter limit, the later ban, and,
+   * when this budget has sent nothing yet, the requests sent last (this process's own are counted already).
+   */
   adopt(state: WindowBudgetState): void {
     this.#limit = stricterWindow(this.#limit, state.limit);
     this.#bannedUntil = Math.max(this.#bannedUntil, state.bannedUntil);
+    if (this.#sends.length === this.#head) this.#sends.push(...[...state.recent].sort((a, b) => a - b));
   }
 
   /** A limit the seller configured: it replaces what was learnt before (a 429 may still lower it). */

@@ -11,11 +11,17 @@ export interface WindowLimit {
 /** Share of a window's requests left unused, and of its length added, against clock skew and jitter. */
 export const WINDOW_MARGIN = 0.03;
 
+/**
+ * Added to the window besides: a request counted when it took its token may reach the marketplace later than
+ * the one after it (a busy event loop, another connection), so two spans apart here may be closer there.
+ */
+export const WINDOW_SLACK_MS = 200;
+
 /** What the queue sends: fewer requests than the limit, over a window a little longer than its own. */
 export function pacedWindow(limit: WindowLimit): { readonly requests: number; readonly ms: number } {
   return {
     requests: Math.max(1, Math.floor(limit.requests * (1 - WINDOW_MARGIN))),
-    ms: Math.ceil(limit.seconds * 1000 * (1 + WINDOW_MARGIN)),
+    ms: Math.ceil(limit.seconds * 1000 * (1 + WINDOW_MARGIN)) + WINDOW_SLACK_MS,
   };
 }
 

@@ -1,0 +1,124 @@
+// The marketplace's real limiter (its site's fixed window per client address, a ban after it, no rate headers)
+// against the real client, queue and state db, on a scaled sandbox window: 40 requests per 1 s, a 2 s ban. Each
+// `process` is a fresh set of window budgets, as a new offersync process has; sellers of one process share one.
+import { describe, expect, it } from 'vitest';
+import { openServices } from '../../src/cli/services.ts';
+import { windowScope } from '../../src/cli/window-scope.ts';
+import type { Config } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/log/logger.ts';
+import { resolveOptions } from '../../src/marketplace/marketplace-client-options.ts';
+import { loadLearntWindow } from '../../src/queue/learnt-window.ts';
+import { WindowBudgets } from '../../src/queue/window-budgets.ts';
+import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
+import { reconcile } from '../../src/sync/reconciler.ts';
+import { type Harness, harnessPerTest, TEST_KEY } from '../support/harness.ts';
+
+const WINDOW = { requests: 40, seconds: 1, banSeconds: 2 };
+const sandboxWith = (extra: Partial<SandboxOptions> = {}): SandboxOptions => ({
+  rateLimit: { window: WINDOW, headers: 'none', userAgentRules: true },
+  ...extra,
+});
+const rateLimit = { ratePerSec: 500, burst: 50, maxAttempts: 8, learnWindowSeconds: 1 };
+
+const harness = harnessPerTest();
+
+function accounts(n: number, price: number): string {
+  return JSON.stringify(
+    Array.from({ length: n }, (_, i) => ({ external_id: `acc-${i}`, title: `Account ${i}`, price })),
+  );
+}
+
+/** One run of `config`, in the process whose window budgets are `budgets`. */
+async function run(config: Config, budgets: WindowBudgets) {
+  const services = await openServices(config, { logger: silentLogger, windowBudgets: budgets });
+  try {
+    return await reconcile(services.reconcileDeps, { command: 'test', dryRun: false });
+  } finally {
+    await services.close();
+  }
+}
+
+async function learntWindow(h: Harness) {
+  const store = await openStateStore(h.statePath);
+  try {
+    return await loadLearntWindow(
+      { getMeta: (k) => store.getSharedMeta(k), setMeta: (k, v) => store.setSharedMeta(k, v) },
+      windowScope(h.config),
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+describe('the marketplace window, learnt from its first 429', () => {
+  it('learns the window from the requests sent before it, then 150 updates meet no second 429', async () => {
+    const h = await harness({ sandbox: sandboxWith(), config: { rateLimit } });
+    const process = new WindowBudgets();
+    h.write('accounts/a.json', accounts(150, 900));
+    const first = await run(h.config, process);
+    expect(first.report.counts.account?.created).toBe(150);
+    const afterFirst = h.sandbox.counters().rateLimited;
+    expect(afterFirst).toBeGreaterThanOrEqual(1); // the one episode that teaches it (requests in flight included)
+    const learnt = await learntWindow(h);
+    expect(learnt.limit?.seconds).toBe(1);
+    // What the sandbox let through in its window, never more (a few fewer when a request crossed its start).
+    expect(learnt.limit?.requests).toBeLessThanOrEqual(WINDOW.requests);
+    expect(learnt.limit?.requests).toBeGreaterThanOrEqual(WINDOW.requests - 8);
+    h.write('accounts/a.json', accounts(150, 950));
+    const second = await run(h.config, process);
+    expect(second.report.counts.account?.updated).toBe(150);
+    expect(h.sandbox.counters().rateLimited).toBe(afterFirst);
+  });
+
+  it('a second process on the same state db sends no 429 at all, even started during the ban', async () => {
+    const h = await harness({ sandbox: sandboxWith(), config: { rateLimit } });
+    h.write('accounts/a.json', accounts(80, 900));
+    await run(h.config, new WindowBudgets());
+    const afterFirst = h.sandbox.counters().rateLimited;
+    expect(afterFirst).toBeGreaterThanOrEqual(1);
+    h.write('accounts/a.json', accounts(80, 950));
+    const again = await run(h.config, new WindowBudgets());
+    expect(again.report.counts.account?.updated).toBe(80);
+    expect(h.sandbox.counters().rateLimited).toBe(afterFirst);
+  });
+
+  it('two sellers on one address share one window', async () => {
+    const keyB = 'test-key-seller-b-0123';
+    const a = await harness({
+      sandbox: sandboxWith({ sellerPerKey: true, apiKeys: [TEST_KEY, keyB] }),
+      config: { rateLimit },
+    });
+    const b = await harness({ config: { rateLimit } }); // for its catalogue and state db: it reaches a's sandbox
+    const bConfig = { ...b.config, baseUrl: a.sandbox.url, apiKey: keyB };
+    const process = new WindowBudgets();
+    // 100 at 500/s fall into at most two of the sandbox's windows: one of them gets more than its 40.
+    a.write('accounts/a.json', accounts(100, 900));
+    await run(a.config, process); // teaches the window
+    const taught = a.sandbox.counters().rateLimited;
+    expect(taught).toBeGreaterThanOrEqual(1);
+    a.write('accounts/a.json', accounts(100, 950));
+    b.write('accounts/b.json', accounts(100, 700));
+    // Both at once from one process: each alone would send 38 a second, together 76 into a window of 40.
+    const [ra, rb] = await Promise.all([run(a.config, process), run(bConfig, process)]);
+    expect([ra.report.counts.account?.updated, rb.report.counts.account?.created]).toEqual([100, 100]);
+    expect(a.sandbox.counters().rateLimited).toBe(taught);
+  });
+
+  it('never sends an empty or a library User-Agent', async () => {
+    const h = await harness({
+      sandbox: { rateLimit: { window: { requests: 1000, seconds: 60, banSeconds: 300 }, userAgentRules: true } },
+      config: { rateLimit },
+    });
+    h.write('accounts/a.json', accounts(12, 900)); // more than the 5 a library's User-Agent gets
+    const r = await run(h.config, new WindowBudgets());
+    expect(r.report.counts.account?.created).toBe(12);
+    expect(h.sandbox.counters().rateLimited).toBe(0);
+    const base = { baseUrl: 'https://market.example', apiKey: 'k-123456' };
+    for (const userAgent of ['', '  ', 'axios/1.7.2', 'node-fetch/3', 'MyShop curl/8.0'])
+      expect(() => resolveOptions({ ...base, userAgent })).toThrow(/marketplace client option userAgent/);
+    expect(resolveOptions({ ...base, userAgent: 'offersync/9.9.9 (shop-42)' }).userAgent).toBe(
+      'offersync/9.9.9 (shop-42)',
+    );
+  });
+});
