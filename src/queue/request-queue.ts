@@ -362,7 +362,8 @@ export class RequestQueue {
       this.#log.warn(
         { requests: limit.requests, seconds: limit.seconds, banMs },
         `the marketplace refused a request and banned this address for ${seconds(banMs)}; offersync now sends ` +
-          `at most ${limit.requests} requests per ${limit.seconds} s from it (set rateLimit.window if you know the limit)`,
+          `at most ${limit.requests} requests per ${limit.seconds} s from it ` +
+          '(set rateLimit.window if you know the limit)',
       );
   }
 

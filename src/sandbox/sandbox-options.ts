@@ -147,7 +147,7 @@ export interface SandboxOptions {
   port?: number;
   /** Default ['sandbox-key']. */
   apiKeys?: readonly string[];
-  /** Token bucket per key, or the real server's fixed window per address (WindowRateLimit); default null (unlimited). */
+  /** Token bucket per key, or the real site's fixed window per address (WindowRateLimit); default null (none). */
   rateLimit?: RateLimit | null;
   faults?: SandboxFaults;
   representation?: SandboxRepresentation;

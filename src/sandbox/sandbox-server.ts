@@ -1,7 +1,7 @@
 // startSandbox: the marketplace emulator on node:http. One request goes: counters key -> latency ->
 // faults (drop, 5xx) -> the site's window per address -> bearer key -> rate limit per key -> route
-// (404/405/disabled) -> body -> handler -> persist -> perhaps a lost response. Control routes under /__sandbox/ skip all of that; beyond loopback they
-// need the API key (control.ts).
+// (404/405/disabled) -> body -> handler -> persist -> perhaps a lost response. Control routes under /__sandbox/
+// skip all of that; beyond loopback they need the API key (control.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiContext, ApiRequest } from './api-route.ts';
