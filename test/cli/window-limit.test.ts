@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openServices } from '../../src/cli/services.ts';
 import { windowScope } from '../../src/cli/window-scope.ts';
 import type { Config } from '../../src/config/config.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { resolveOptions } from '../../src/marketplace/marketplace-client-options.ts';
 import { loadLearntWindow } from '../../src/queue/learnt-window.ts';
@@ -103,6 +104,17 @@ describe('the marketplace window, learnt from its first 429', () => {
     const [ra, rb] = await Promise.all([run(a.config, process), run(bConfig, process)]);
     expect([ra.report.counts.account?.updated, rb.report.counts.account?.created]).toEqual([100, 100]);
     expect(a.sandbox.counters().rateLimited).toBe(taught);
+  });
+
+  it('a window set by hand holds from the first request: not even one 429', async () => {
+    const byHand = { ...rateLimit, window: { requests: 40, seconds: 1 } };
+    const h = await harness({ sandbox: sandboxWith(), config: { rateLimit: byHand } });
+    h.write('accounts/a.json', accounts(100, 900));
+    const r = await run(h.config, new WindowBudgets());
+    expect(r.report.counts.account?.created).toBe(100);
+    expect(h.sandbox.counters().rateLimited).toBe(0);
+    const bad = { env: {}, cwd: h.dir, overrides: { rateLimit: { window: { requests: 0, seconds: 60 } } } };
+    expect(() => loadConfig(bad)).toThrow(/rateLimit\.window\.requests/);
   });
 
   it('never sends an empty or a library User-Agent', async () => {
