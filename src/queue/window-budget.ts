@@ -33,6 +33,11 @@ export class WindowBudget {
     this.#keepMs = learnWindowMs;
   }
 
+  /** Sends kept in the log (for tests and debugging: it must not grow with the process's age). */
+  get kept(): number {
+    return this.#sends.length - this.#head;
+  }
+
   state(now: number): WindowBudgetState {
     const span = this.#limit ? pacedWindow(this.#limit).ms : 0;
     const recent = this.#sends.slice(this.#head).filter((t) => t > now - span);
@@ -69,6 +74,8 @@ export class WindowBudget {
 
   /** A request went out at `now`; returns its number among all the sends recorded. */
   record(now: number): number {
+    // Here too, not only in wait(): before any limit is known wait() returns early, and a daemon runs for months.
+    this.#prune(now);
     this.#sends.push(now);
     return this.#dropped + this.#sends.length - 1;
   }

@@ -145,6 +145,19 @@ describe('WindowBudget.adopt', () => {
   });
 });
 
+describe('WindowBudget memory', () => {
+  it('keeps only the sends of the last learning window, a limit known or not', () => {
+    const budget = new WindowBudget(1000);
+    for (let t = 0; t < 100_000; t += 10) budget.record(t);
+    // 10 000 sends over 100 s, no limit known: only the last second's are left.
+    expect(budget.kept).toBe(100);
+    budget.setLimit({ requests: 1000, seconds: 1 });
+    for (let t = 100_000; t < 200_000; t += 10) budget.record(t);
+    expect(budget.kept).toBe(123); // the paced window, 1.23 s, is longer than the learning one
+    expect(budget.state(199_990).recent).toHaveLength(123);
+  });
+});
+
 describe('learnt window in the state db', () => {
   const memoryMeta = (): QueueMeta => {
     const m = new Map<string, string>();
