@@ -228,6 +228,11 @@ export async function openServices(
   const scope = windowScope(config);
   const options = queueOptions(config, start.learnt, logger, opts.windowBudgets);
   const stored = await loadLearntWindow(windowShared, scope);
+  if (stored.bannedUntil > Date.now())
+    logger.warn(
+      { until: new Date(stored.bannedUntil).toISOString() },
+      'the marketplace banned this address after a 429 (its website too); nothing is sent before the ban ends',
+    );
   // A window set by hand is the seller's word; a ban still in force is the marketplace's.
   options.window?.adopt(config.rateLimit.window ? { ...stored, limit: null } : stored);
   let windowSaved: Promise<void> = Promise.resolve();

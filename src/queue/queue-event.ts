@@ -25,13 +25,12 @@ export type QueueEvent =
       readonly firstOfEpisode: boolean;
     }
   /**
-   * A 429 without rate headers banned the address: the marketplace's window is taken to be `requests` per
-   * `seconds` (the requests sent in the window before it), and nothing is sent before `bannedUntil`.
+   * A 429 without rate headers banned the address: nothing is sent before `bannedUntil`, and the marketplace's
+   * window is now `limit` (learnt from the requests sent in the window before it; null: still unknown).
    */
   | {
       readonly type: 'window-learnt';
-      readonly requests: number;
-      readonly seconds: number;
+      readonly limit: { readonly requests: number; readonly seconds: number } | null;
       readonly bannedUntil: number;
     }
   /** The whole queue holds every new request until `until` (epoch ms). */

@@ -357,8 +357,8 @@ export class RequestQueue {
     const limit = window.learn(windowSeq, banMs, now);
     const after = window.state(now);
     if (before.limit === limit && before.bannedUntil === after.bannedUntil) return;
-    this.#emit({ type: 'window-learnt', ...limit, bannedUntil: after.bannedUntil });
-    if (before.limit !== limit)
+    this.#emit({ type: 'window-learnt', limit, bannedUntil: after.bannedUntil });
+    if (limit !== null && before.limit !== limit)
       this.#log.warn(
         { requests: limit.requests, seconds: limit.seconds, banMs },
         `the marketplace refused a request and banned this address for ${seconds(banMs)}; offersync now sends ` +

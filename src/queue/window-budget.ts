@@ -2,7 +2,13 @@
 // seconds once the marketplace's window is known, none while the address is banned, and the log of what was sent
 // that a 429 is read against. One budget is shared by every queue that reaches the marketplace from the same
 // address (window-budgets.ts), so their requests count together as the marketplace counts them.
-import { learnWindowRequests, pacedWindow, stricterWindow, type WindowLimit } from './window-limit.ts';
+import {
+  learnWindowRequests,
+  MIN_LEARNT_REQUESTS,
+  pacedWindow,
+  stricterWindow,
+  type WindowLimit,
+} from './window-limit.ts';
 
 export interface WindowBudgetState {
   /** null until learnt or configured. */
@@ -83,16 +89,17 @@ export class WindowBudget {
   /**
    * A 429 without rate headers that bans for `banMs` from `now`: the request refused was send number `refused`
    * (as record() numbered it; -1 or one forgotten: the newest). Learns the window from the sends before it
-   * (never raising a known limit) and holds every request until the ban ends. Returns the limit now in force.
+   * (never raising a known limit; nothing from fewer than MIN_LEARNT_REQUESTS) and holds every request until the
+   * ban ends. Returns the limit now in force.
    */
-  learn(refused: number, banMs: number, now: number): WindowLimit {
+  learn(refused: number, banMs: number, now: number): WindowLimit | null {
     this.#prune(now);
     const end = refused < this.#dropped + this.#head ? this.#sends.length : refused - this.#dropped;
     const before = this.#sends.slice(this.#head, Math.max(this.#head, end));
     const refusedAt = this.#sends[end] ?? now;
     const requests = learnWindowRequests(before, refusedAt, this.learnWindowMs);
-    const learnt = { requests, seconds: this.learnWindowMs / 1000 };
-    this.#limit = stricterWindow(this.#limit, learnt) ?? learnt;
+    if (requests >= MIN_LEARNT_REQUESTS)
+      this.#limit = stricterWindow(this.#limit, { requests, seconds: this.learnWindowMs / 1000 });
     this.#bannedUntil = Math.max(this.#bannedUntil, now + banMs);
     return this.#limit;
   }

@@ -44,6 +44,13 @@ export function learnWindowRequests(before: readonly number[], refusedAt: number
   return Math.max(1, Math.min(sliding, sinceStart));
 }
 
+/**
+ * Fewer requests than this before a banning 429 teach no window: no marketplace limits an API to a handful a
+ * minute, so that 429 is a ban others on the address earned (another process, the seller's browser), and a
+ * window learnt from it would hold every later run to a crawl. The ban is kept all the same.
+ */
+export const MIN_LEARNT_REQUESTS = 10;
+
 /** The stricter of two limits: the fewer requests per second. */
 export function stricterWindow(a: WindowLimit | null, b: WindowLimit | null): WindowLimit | null {
   if (a === null) return b;

@@ -14,6 +14,7 @@ import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import { reconcile } from '../../src/sync/reconciler.ts';
 import { type Harness, harnessPerTest, TEST_KEY } from '../support/harness.ts';
+import { captureLog } from '../support/log-capture.ts';
 
 const WINDOW = { requests: 40, seconds: 1, banSeconds: 2 };
 const sandboxWith = (extra: Partial<SandboxOptions> = {}): SandboxOptions => ({
@@ -72,7 +73,40 @@ describe('the marketplace window, learnt from its first 429', () => {
     expect(h.sandbox.counters().rateLimited).toBe(afterFirst);
   });
 
-  it('a second process on the same state db sends no 429 at all, even started during the ban', async () => {
+  it('a process started during the ban waits it out, and says why', async () => {
+    const h = await harness({
+      sandbox: sandboxWith({ rateLimit: { window: { ...WINDOW, banSeconds: 4 }, headers: 'none' } }),
+      config: { rateLimit },
+    });
+    h.write('accounts/a.json', accounts(80, 900));
+    // The first process stops as soon as it is banned, as one killed then would.
+    const first = await openServices(h.config, {
+      logger: silentLogger,
+      windowBudgets: new WindowBudgets(),
+      observe: { onQueueEvent: (e) => void (e.type === 'window-learnt' && first.queue.close()) },
+    });
+    await reconcile(first.reconcileDeps, { command: 'test', dryRun: false }).catch(() => undefined);
+    await first.close();
+    const taught = h.sandbox.counters().rateLimited;
+    expect(taught).toBeGreaterThanOrEqual(1);
+    expect((await learntWindow(h)).bannedUntil).toBeGreaterThan(Date.now()); // the ban still holds
+    const log = captureLog('warn');
+    const second = await openServices(h.config, { logger: log.logger, windowBudgets: new WindowBudgets() });
+    try {
+      const r = await reconcile(second.reconcileDeps, { command: 'test', dryRun: false });
+      expect(r.report.outcome).toBe('converged');
+    } finally {
+      await second.close();
+    }
+    expect(h.sandbox.counters().rateLimited).toBe(taught);
+    expect(
+      log.find(
+        'the marketplace banned this address after a 429 (its website too); nothing is sent before the ban ends',
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('a second process on the same state db, started right after the first, sends no 429 at all', async () => {
     const h = await harness({ sandbox: sandboxWith(), config: { rateLimit } });
     h.write('accounts/a.json', accounts(80, 900));
     await run(h.config, new WindowBudgets());

@@ -71,7 +71,9 @@ describe('RequestQueue with a window budget', () => {
     await drive(clock, Promise.all(first));
     expect(site.log.refused).toHaveLength(1);
     const learnt = events.filter((e) => e.type === 'window-learnt');
-    expect(learnt).toEqual([{ type: 'window-learnt', requests: 40, seconds: 1, bannedUntil: expect.any(Number) }]);
+    expect(learnt).toEqual([
+      { type: 'window-learnt', limit: { requests: 40, seconds: 1 }, bannedUntil: expect.any(Number) },
+    ]);
     // Nothing went during the ban.
     const ban = site.log.refused[0]!;
     expect(site.log.served.filter((t) => t > ban && t < ban + 2000)).toEqual([]);
@@ -142,6 +144,29 @@ describe('WindowBudget.adopt', () => {
     banned.adopt({ limit: null, bannedUntil: 9000, recent: [] });
     expect(banned.wait(8000)).toBe(1000);
     expect(banned.wait(9000)).toBe(0);
+  });
+});
+
+describe('WindowBudget.learn', () => {
+  it('takes a 429 after a handful of requests for a ban others earned: it holds the ban, learns no window', () => {
+    const budget = new WindowBudget(60_000);
+    let last = -1;
+    for (let i = 0; i < 3; i++) last = budget.record(1000 + i);
+    expect(budget.learn(last, 300_000, 2000)).toBeNull();
+    expect(budget.state(2000)).toMatchObject({ limit: null, bannedUntil: 302_000 });
+    expect(budget.wait(2000)).toBe(300_000);
+  });
+
+  it('lowers a known limit, never raises it', () => {
+    const budget = new WindowBudget(60_000);
+    budget.setLimit({ requests: 30, seconds: 60 });
+    let last = -1;
+    for (let i = 0; i < 50; i++) last = budget.record(1000 + i);
+    expect(budget.learn(last, 300_000, 2000)).toEqual({ requests: 30, seconds: 60 });
+    const lower = new WindowBudget(60_000);
+    lower.setLimit({ requests: 300, seconds: 60 });
+    for (let i = 0; i < 50; i++) last = lower.record(1000 + i);
+    expect(lower.learn(last, 300_000, 2000)).toEqual({ requests: 49, seconds: 60 });
   });
 });
 
