@@ -13,9 +13,9 @@ export const WINDOW_MARGIN = 0.03;
 
 /**
  * Added to the window besides: a request counted when it took its token may reach the marketplace later than
- * the one after it (a busy event loop, another connection), so two spans apart here may be closer there.
+ * the one after it (a busy event loop, a slower route or connection), so two spans apart here may be closer there.
  */
-export const WINDOW_SLACK_MS = 200;
+export const WINDOW_SLACK_MS = 500;
 
 /** What the queue sends: fewer requests than the limit, over a window a little longer than its own. */
 export function pacedWindow(limit: WindowLimit): { readonly requests: number; readonly ms: number } {

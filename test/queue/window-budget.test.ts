@@ -57,8 +57,8 @@ describe('learnWindowRequests', () => {
   });
 
   it('paces a little under the window it learnt', () => {
-    expect(pacedWindow({ requests: 300, seconds: 60 })).toEqual({ requests: 291, ms: 62_000 });
-    expect(pacedWindow({ requests: 1, seconds: 1 })).toEqual({ requests: 1, ms: 1230 });
+    expect(pacedWindow({ requests: 300, seconds: 60 })).toEqual({ requests: 291, ms: 62_300 });
+    expect(pacedWindow({ requests: 1, seconds: 1 })).toEqual({ requests: 1, ms: 1530 });
   });
 });
 
@@ -82,7 +82,7 @@ describe('RequestQueue with a window budget', () => {
     expect(site.log.refused).toHaveLength(1);
     const afterBan = site.log.served.filter((t) => t >= ban + 2000);
     expect(busiestWindow(afterBan, 1000)).toBeLessThanOrEqual(40);
-    // Used, not wasted: the paced 38 per 1.23 s.
+    // Used, not wasted: the paced 38 per 1.53 s.
     expect(busiestWindow(afterBan, 1000)).toBeGreaterThanOrEqual(30);
   });
 
@@ -133,13 +133,13 @@ describe('RequestQueue with a window budget', () => {
 describe('WindowBudget.adopt', () => {
   it('counts the requests another process sent last, and waits out a ban it learnt', () => {
     const fresh = new WindowBudget(1000);
-    // Paced at 9 per 1230 ms: 8 sent by the process before, so one more may go, then none until 5000 + 1230.
+    // Paced at 9 per 1530 ms: 8 sent by the process before, so one more may go, then none until 5000 + 1530.
     const recent = [5000, 5100, 5200, 5300, 5400, 5500, 5600, 5700];
     fresh.adopt({ limit: { requests: 10, seconds: 1 }, bannedUntil: 0, recent });
     expect(fresh.wait(5900)).toBe(0);
     fresh.record(5900);
-    expect(fresh.wait(5950)).toBe(281);
-    expect(fresh.wait(6231)).toBe(0);
+    expect(fresh.wait(5950)).toBe(581);
+    expect(fresh.wait(6531)).toBe(0);
     const banned = new WindowBudget(1000);
     banned.adopt({ limit: null, bannedUntil: 9000, recent: [] });
     expect(banned.wait(8000)).toBe(1000);
@@ -178,8 +178,8 @@ describe('WindowBudget memory', () => {
     expect(budget.kept).toBe(100);
     budget.setLimit({ requests: 1000, seconds: 1 });
     for (let t = 100_000; t < 200_000; t += 10) budget.record(t);
-    expect(budget.kept).toBe(123); // the paced window, 1.23 s, is longer than the learning one
-    expect(budget.state(199_990).recent).toHaveLength(123);
+    expect(budget.kept).toBe(153); // the paced window, 1.53 s, is longer than the learning one
+    expect(budget.state(199_990).recent).toHaveLength(153);
   });
 });
 
