@@ -14,6 +14,7 @@ export default mergeConfig(
   defineConfig({
     test: {
       exclude: [
+        'test/cli/window-limit.run.test.ts',
         'test/sync/bulk-confirm.run.test.ts',
         'test/sync/guard-list.run.test.ts',
         'test/sync/idempotency.run.test.ts',

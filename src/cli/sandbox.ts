@@ -1,5 +1,5 @@
 // offersync sandbox: the marketplace emulator as a process, until SIGINT or SIGTERM.
-import { RATE_LIMIT_HEADERS, type RateLimitHeaders } from '../sandbox/sandbox-options.ts';
+import { RATE_LIMIT_HEADERS, type RateLimitHeaders, type WindowRateLimit } from '../sandbox/sandbox-options.ts';
 import { type RunningSandbox, startSandbox, type SandboxOptions } from '../sandbox/sandbox-server.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
 import { parseFlags } from './common-flags.ts';
@@ -19,6 +19,10 @@ loopback; with --host beyond loopback they need an --api-key, as they dump store
   --rate <n>                 token bucket per key: n requests/s (default unlimited)
   --burst <n>                the bucket's burst (default: the rate)
   --rate-headers <style>     how the limit is told: x-ratelimit (default), ietf (RateLimit-Policy), none
+  --rate-window <n>/<s>      instead of --rate, the real site's limiter: n requests per fixed s-second window
+                             per client address, then 429 without limit headers and the address banned
+  --rate-ban <s>             with --rate-window: seconds the address is banned (default 300)
+  --user-agent-rules         with --rate-window: an empty User-Agent gets 429, a library's (curl/, axios/...) 5
   --persist <file>           keep the store in this JSON file across restarts
   --error-rate <0..1>        answer 500/502/503 to this share of requests
   --lost-response-rate <0..1> do the write, then lose the answer
@@ -64,6 +68,9 @@ const OPTIONS = {
   rate: { type: 'string' },
   burst: { type: 'string' },
   'rate-headers': { type: 'string' },
+  'rate-window': { type: 'string' },
+  'rate-ban': { type: 'string' },
+  'user-agent-rules': { type: 'boolean' },
   persist: { type: 'string' },
   'error-rate': { type: 'string' },
   'lost-response-rate': { type: 'string' },
@@ -110,6 +117,28 @@ function num(
 const rate01 = (flag: string, raw: string | undefined) =>
   num(flag, raw, (n) => n >= 0 && n <= 1, 'a number from 0 to 1');
 
+/** --rate-window 300/60 [--rate-ban 300] [--user-agent-rules]: the real site's limiter, or none. */
+function rateWindow(
+  spec: string | undefined,
+  ban: string | undefined,
+  userAgentRules: boolean,
+): WindowRateLimit | null {
+  if (spec === undefined) {
+    if (ban !== undefined || userAgentRules)
+      throw new UsageError('--rate-ban and --user-agent-rules need --rate-window');
+    return null;
+  }
+  const m = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(spec);
+  if (!m || Number(m[1]) < 1 || !(Number(m[2]) > 0))
+    throw new UsageError(`--rate-window: expected <requests>/<seconds>, such as 300/60, got '${spec}'`);
+  const banSeconds = num('rate-ban', ban, (n) => n > 0, 'seconds > 0') ?? 300;
+  return {
+    window: { requests: Number(m[1]), seconds: Number(m[2]), banSeconds },
+    headers: 'none',
+    userAgentRules,
+  };
+}
+
 export function sandboxOptions(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -128,18 +157,21 @@ export function sandboxOptions(
   if (headers !== undefined && rate === undefined) throw new UsageError('--rate-headers needs --rate');
   if (headers !== undefined && !(RATE_LIMIT_HEADERS as readonly string[]).includes(headers))
     throw new UsageError(`--rate-headers: expected one of ${RATE_LIMIT_HEADERS.join(', ')}, got '${headers}'`);
+  const window = rateWindow(values['rate-window'], values['rate-ban'], values['user-agent-rules'] === true);
+  if (window && rate !== undefined) throw new UsageError('--rate-window and --rate: one limiter or the other');
   const options: SandboxOptions = {
     host: values.host ?? '127.0.0.1',
     port: num('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'a port 0..65535') ?? 8080,
     apiKeys: keys,
     rateLimit:
-      rate === undefined
+      window ??
+      (rate === undefined
         ? null
         : {
             ratePerSec: rate,
             burst: burst ?? Math.max(1, Math.ceil(rate)),
             ...(headers !== undefined ? { headers: headers as RateLimitHeaders } : {}),
-          },
+          }),
     faults: {
       errorRate: rate01('error-rate', values['error-rate']),
       lostResponseRate: rate01('lost-response-rate', values['lost-response-rate']),

@@ -18,6 +18,10 @@ import type { PostgresStateDatabase } from '../state/postgres-state-database.ts'
 import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-key.ts';
 import { type SalesLedger, salesLedger } from '../sync/sales-ledger.ts';
 import { loadQueueStart, saveQueueEnd } from '../queue/carry-over.ts';
+import { loadLearntWindow, saveLearntWindow } from '../queue/learnt-window.ts';
+import type { QueueMeta } from '../queue/queue-meta.ts';
+import type { WindowBudgets } from '../queue/window-budgets.ts';
+import { windowBudgetOf, windowScope } from './window-scope.ts';
 import { type LearntRate, startRate } from '../queue/learnt-rate.ts';
 import { capabilityFilePath, restoreCapabilities, withCapabilityFile } from '../capabilities/capability-file.ts';
 import { openCapabilities } from '../capabilities/open-capabilities.ts';
@@ -138,7 +142,12 @@ export interface ServiceObservers {
 }
 
 /** The request queue as the configuration sets it (and the rate a seller's last runs learnt, when there is one). */
-export function queueOptions(config: Config, learnt: LearntRate | undefined, logger: Logger): RequestQueueOptions {
+export function queueOptions(
+  config: Config,
+  learnt: LearntRate | undefined,
+  logger: Logger,
+  budgets?: WindowBudgets,
+): RequestQueueOptions {
   return {
     ratePerSec: config.rateLimit.ratePerSec,
     startRatePerSec: startRate(config.rateLimit, learnt),
@@ -149,6 +158,7 @@ export function queueOptions(config: Config, learnt: LearntRate | undefined, log
     concurrency: config.rateLimit.concurrency,
     maxAttempts: config.rateLimit.maxAttempts,
     maxRetryAfterMs: config.rateLimit.maxRetryAfterSeconds * 1000,
+    window: windowBudgetOf(config, budgets),
     logger,
   };
 }
@@ -184,7 +194,13 @@ export function clientOptions(
 
 export async function openServices(
   config: Config,
-  opts: { logger?: Logger; database?: PostgresStateDatabase; observe?: ServiceObservers } = {},
+  opts: {
+    logger?: Logger;
+    database?: PostgresStateDatabase;
+    observe?: ServiceObservers;
+    /** The window budgets shared with the other sellers of this process. Default: the process's own. */
+    windowBudgets?: WindowBudgets;
+  } = {},
 ): Promise<Services> {
   if (!config.apiKey) {
     throw new ConfigError(
@@ -215,10 +231,36 @@ export async function openServices(
     : opened;
   const start = await loadQueueStart(store, config.rateLimit, Date.now());
   const capabilities = await openCapabilities({ store, now: Date.now, reprobeAfterMs: reprobeAfterMs(config), logger });
+  const windowShared: QueueMeta = {
+    getMeta: (k) => store.getSharedMeta(k),
+    setMeta: (k, v) => store.setSharedMeta(k, v),
+  };
+  const scope = windowScope(config);
+  const options = queueOptions(config, start.learnt, logger, opts.windowBudgets);
+  const stored = await loadLearntWindow(windowShared, scope);
+  if (stored.bannedUntil > Date.now())
+    logger.warn(
+      { until: new Date(stored.bannedUntil).toISOString() },
+      'the marketplace banned this address after a 429 (its website too); nothing is sent before the ban ends',
+    );
+  // A window set by hand is the seller's word; a ban still in force is the marketplace's.
+  options.window?.adopt(config.rateLimit.window ? { ...stored, limit: null } : stored);
+  let windowSaved: Promise<void> = Promise.resolve();
+  const saveWindow = () => {
+    const state = options.window?.state(Date.now());
+    if (!state) return;
+    windowSaved = windowSaved
+      .then(() => saveLearntWindow(windowShared, scope, state))
+      .catch((err: unknown) => logger.warn({ err }, 'could not keep the marketplace window learnt in the state db'));
+  };
   const queue = new RequestQueue({
-    ...queueOptions(config, start.learnt, logger),
+    ...options,
     startTokens: start.startTokens,
-    onEvent: opts.observe?.onQueueEvent,
+    onEvent: (e) => {
+      opts.observe?.onQueueEvent?.(e);
+      // At once, not only at close: a run killed during the ban must not teach the next one nothing.
+      if (e.type === 'window-learnt') saveWindow();
+    },
   });
   // Replicas share a PostgreSQL state but no disk: the key comes from what they share, the API key.
   const credentialsKey = config.state.url ? deriveCredentialsKey(config.apiKey) : loadCredentialsKey(config.state.path);
@@ -276,6 +318,8 @@ export async function openServices(
     async close() {
       await client.close();
       await saveQueueEnd(store, config.rateLimit, start, queue.stats(), Date.now());
+      saveWindow();
+      await windowSaved;
       await store.close();
     },
   };

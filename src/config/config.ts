@@ -21,6 +21,13 @@ const cronExpression = z
   .refine((s) => cron.validate(s), { message: 'expected a cron expression such as "*/5 * * * *"' });
 
 /** Keys a seller in `sellers:` may set for itself; the rest of the configuration is shared. */
+/**
+ * Who shares the marketplace's window (rateLimit.sharedBy): every seller reaching it from this address, as a
+ * site that counts per client address does, or each API key on its own.
+ */
+export const RATE_LIMIT_SHARED_BY = ['address', 'key'] as const;
+export type RateLimitSharedBy = (typeof RATE_LIMIT_SHARED_BY)[number];
+
 export const SELLER_OVERRIDES = ['baseUrl', 'rateLimit', 'sync', 'guard', 'accounts', 'defaults'] as const;
 
 export const SellerSpecSchema = z
@@ -104,6 +111,9 @@ export const ConfigSchema = z
         concurrency: positiveInt,
         maxAttempts: positiveInt,
         maxRetryAfterSeconds: z.number().positive(),
+        window: z.object({ requests: z.number().int().positive(), seconds: z.number().positive() }).strict().nullable(),
+        learnWindowSeconds: z.number().positive(),
+        sharedBy: z.enum(RATE_LIMIT_SHARED_BY),
       })
       .strict(),
     lists: z

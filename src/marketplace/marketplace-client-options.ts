@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { type CapabilityMemory, inMemoryCapabilities } from '../capabilities/memory.ts';
 import type { CredentialsSeal, RequestScheduler } from './marketplace-client.ts';
+import { defaultUserAgent, userAgentRefusal } from './user-agent.ts';
 
 export interface ListParamOptions {
   /** Query parameter of the sort order. Default `sort`. */
@@ -42,7 +43,10 @@ export interface MarketplaceClientOptions {
   };
   /** Keep-alive connections in the pool. Default 8. */
   readonly connections?: number;
-  /** Default `offersync/<version from package.json>`. */
+  /**
+   * Default `offersync/<version from package.json>`. Never empty and never a library's (curl/, axios/, ...): the
+   * marketplace answers those 429 or a few a minute, and its 429 bans the address (user-agent.ts); refused here.
+   */
   readonly userAgent?: string;
   /** Every request goes through it (the request queue). Default: send at once, no retry. */
   readonly schedule?: RequestScheduler;
@@ -110,6 +114,12 @@ export class MarketplaceClientOptionsError extends Error {
     super(`marketplace client option ${option}: expected ${expected}, received ${received}`);
     this.name = 'MarketplaceClientOptionsError';
   }
+}
+
+function checkedUserAgent(userAgent: string): string {
+  const refusal = userAgentRefusal(userAgent);
+  if (refusal) throw new MarketplaceClientOptionsError('userAgent', refusal, JSON.stringify(userAgent));
+  return userAgent;
 }
 
 const sendNow: RequestScheduler = (_meta, send) => send();
@@ -203,7 +213,7 @@ export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions 
       single: positiveInt('maxBodyBytes.single', opts.maxBodyBytes?.single, 1024 * 1024),
     }),
     connections: positiveInt('connections', opts.connections, 8),
-    userAgent: opts.userAgent ?? `offersync/${packageVersion()}`,
+    userAgent: checkedUserAgent(opts.userAgent ?? defaultUserAgent(packageVersion())),
     schedule: opts.schedule ?? sendNow,
     list: Object.freeze({
       sortParam: param('list.sortParam', list.sortParam, 'sort'),

@@ -24,6 +24,15 @@ export type QueueEvent =
       readonly rate: number;
       readonly firstOfEpisode: boolean;
     }
+  /**
+   * A 429 without rate headers banned the address: nothing is sent before `bannedUntil`, and the marketplace's
+   * window is now `limit` (learnt from the requests sent in the window before it; null: still unknown).
+   */
+  | {
+      readonly type: 'window-learnt';
+      readonly limit: { readonly requests: number; readonly seconds: number } | null;
+      readonly bannedUntil: number;
+    }
   /** The whole queue holds every new request until `until` (epoch ms). */
   | { readonly type: 'paused'; readonly until: number; readonly ms: number }
   /** The first request after a pause went out. */

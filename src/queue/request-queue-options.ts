@@ -3,6 +3,7 @@
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { QueueEvent } from './queue-event.ts';
+import type { WindowBudget } from './window-budget.ts';
 
 export interface RequestQueueOptions {
   /**
@@ -45,6 +46,12 @@ export interface RequestQueueOptions {
   readonly maxRetryAfterMs?: number;
   /** Floor of the AIMD decrease. Default ratePerSec / 64 (at least 0.1, at most ratePerSec); 0.1 for 'auto'. */
   readonly minRatePerSec?: number;
+  /**
+   * The marketplace's window (N requests per W s) and ban, shared with every queue that reaches it from the same
+   * address: no request goes while it is spent or banned, and a 429 without rate headers whose Retry-After is
+   * at least its learnWindowMs teaches it. Default: none (only the token bucket paces).
+   */
+  readonly window?: WindowBudget;
   /** Default: the system clock. Tests pass a FakeClock. */
   readonly clock?: Clock;
   /** In [0, 1): the backoff jitter. Default Math.random. */
@@ -69,6 +76,7 @@ export interface ResolvedRequestQueueOptions {
   readonly rateLimitFallbackMs: number;
   readonly maxRetryAfterMs: number;
   readonly minRatePerSec: number;
+  readonly window: WindowBudget | undefined;
   readonly clock: Clock;
   readonly random: () => number;
   readonly logger: Logger;
@@ -133,6 +141,7 @@ export function resolveRequestQueueOptions(opts: RequestQueueOptions): ResolvedR
       `a finite number > 0 and <= ratePerSec (${ratePerSec})`,
       (v) => v > 0 && v <= ceiling,
     ),
+    window: opts.window,
     clock: opts.clock ?? systemClock,
     random: checkFn('random', opts.random ?? Math.random),
     logger: opts.logger ?? silentLogger,

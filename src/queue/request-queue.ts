@@ -167,7 +167,7 @@ export class RequestQueue {
     let waiting = true;
     try {
       for (let attempt = 1; ; attempt++) {
-        const epoch = await this.#admit(meta.priority ?? 0, ctl.signal);
+        const { epoch, windowSeq } = await this.#admit(meta.priority ?? 0, ctl.signal);
         if (!this.#fences.empty) await this.#passFences(meta, attempt);
         this.#waiting--;
         waiting = false;
@@ -181,7 +181,10 @@ export class RequestQueue {
           this.#observe(err);
           this.#leaveWire();
           const decision = this.#capWait(meta, classify(err, meta));
-          if (decision.rateLimited) this.#onRateLimited(meta, decision, epoch);
+          if (decision.rateLimited) {
+            this.#learnWindow(err, decision, windowSeq);
+            this.#onRateLimited(meta, decision, epoch);
+          }
           if (!decision.retry || attempt >= maxAttempts || ctl.signal.aborted) {
             const reason = !decision.retry
               ? decision.reason
@@ -231,8 +234,8 @@ export class RequestQueue {
   }
 
   /** Resolves holding a slot and a token, with the rate epoch it was admitted under. */
-  #admit(priority: number, signal: AbortSignal): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
+  #admit(priority: number, signal: AbortSignal): Promise<Admission> {
+    return new Promise<Admission>((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
       const onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -265,13 +268,18 @@ export class RequestQueue {
     if (this.#dispatcher.isPaused && this.#slotsTaken < this.options.concurrency) this.#dispatcher.start();
   }
 
-  /** Waits out any pause, takes a token; returns the rate epoch as of that moment. */
-  async #waitForGo(signal: AbortSignal): Promise<number> {
+  /** Waits out any pause and the window, takes a token; returns the rate epoch as of that moment. */
+  async #waitForGo(signal: AbortSignal): Promise<Admission> {
     const { clock } = this.options;
     for (;;) {
       const now = clock.now();
       if (now < this.#pausedUntil) {
         await clock.sleep(this.#pausedUntil - now, signal);
+        continue;
+      }
+      const windowWait = this.options.window?.wait(now) ?? 0;
+      if (windowWait > 0) {
+        await clock.sleep(windowWait, signal);
         continue;
       }
       const rate = aimdRate(this.#aimdConfig, this.#aimd, now);
@@ -283,13 +291,15 @@ export class RequestQueue {
           wait > 0 || this.#waiting > 1 ? aimdBusy(this.#aimd, now) : aimdIdle(this.#aimdConfig, this.#aimd, now);
       }
       if (wait === 0) {
+        // In the same turn as the check above: no other queue sharing the window can slip in between.
+        const windowSeq = this.options.window?.record(now) ?? -1;
         if (this.#resumeUnannounced) {
           this.#resumeUnannounced = false;
           this.#emit({ type: 'resumed', rate });
           this.#log.info({ rate }, 'request queue resumed');
         }
         // Read here, with the token: a 429 handled in the microtasks before our caller resumes is not ours.
-        return this.#epoch;
+        return { epoch: this.#epoch, windowSeq };
       }
       await clock.sleep(wait, signal);
     }
@@ -343,6 +353,30 @@ export class RequestQueue {
       },
       'rate limited: request queue paused',
     );
+  }
+
+  /**
+   * A 429 that says nothing of a limit (no rate headers) and bans for at least a window is a window spent: the
+   * window budget learns it from what was sent before the refused request, and holds every queue sharing it
+   * until the ban ends. Other 429s are left to the pause and AIMD.
+   */
+  #learnWindow(err: unknown, decision: RetryDecision, windowSeq: number): void {
+    const { window, clock } = this.options;
+    const banMs = decision.retryAfterMs;
+    if (!window || advertOf(err) !== undefined || banMs === undefined || banMs < window.learnWindowMs) return;
+    const now = clock.now();
+    const before = window.state(now);
+    const limit = window.learn(windowSeq, banMs, now);
+    const after = window.state(now);
+    if (before.limit === limit && before.bannedUntil === after.bannedUntil) return;
+    this.#emit({ type: 'window-learnt', limit, bannedUntil: after.bannedUntil });
+    if (limit !== null && before.limit !== limit)
+      this.#log.warn(
+        { requests: limit.requests, seconds: limit.seconds, banMs },
+        `the marketplace refused a request and banned this address for ${seconds(banMs)}; offersync now sends ` +
+          `at most ${limit.requests} requests per ${limit.seconds} s from it ` +
+          '(set rateLimit.window if you know the limit)',
+      );
   }
 
   /**
@@ -416,6 +450,12 @@ export class RequestQueue {
   #emit(e: QueueEvent): void {
     this.options.onEvent?.(e);
   }
+}
+
+/** What a request was admitted under: the rate epoch, and its place among the window budget's sends (-1: none). */
+interface Admission {
+  readonly epoch: number;
+  readonly windowSeq: number;
 }
 
 /** "999999999 s" as a person reads it in a warning. */

@@ -1,6 +1,6 @@
 // A token bucket per API key: `burst` tokens, refilled at `ratePerSec`. Time is passed in, so the
 // arithmetic can be tested without waiting.
-import type { RateLimit } from './sandbox-options.ts';
+import type { BucketRateLimit } from './sandbox-options.ts';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -15,7 +15,7 @@ export interface RateDecision {
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  constructor(readonly limit: RateLimit) {}
+  constructor(readonly limit: BucketRateLimit) {}
 
   take(key: string, nowMs: number): RateDecision {
     const { ratePerSec, burst } = this.limit;

@@ -20,12 +20,40 @@ export type DisableableRoute = (typeof DISABLEABLE_ROUTES)[number];
 export const RATE_LIMIT_HEADERS = ['x-ratelimit', 'ietf', 'none'] as const;
 export type RateLimitHeaders = (typeof RATE_LIMIT_HEADERS)[number];
 
-export interface RateLimit {
+/** A token bucket per API key. */
+export interface BucketRateLimit {
   readonly ratePerSec: number;
   readonly burst: number;
   /** Default 'x-ratelimit'. */
   readonly headers?: RateLimitHeaders;
 }
+
+/** Fixed windows aligned to the wall clock (every `seconds` since the epoch), counted per client address. */
+export interface RateWindow {
+  /** Requests an address may send in one window; the next one is refused and the address banned. */
+  readonly requests: number;
+  readonly seconds: number;
+  /** How long a banned address gets 429 for everything (not extended by what it sends meanwhile). */
+  readonly banSeconds: number;
+}
+
+/**
+ * The site's own limiter in front of the API, as the marketplace's real server has it: per client ADDRESS
+ * (every key behind it shares the window), 429 with Retry-After = banSeconds and no limit headers, the body
+ * `{"sendToast":{...},"blocked":true}` when Accept has JSON and not HTML, else an HTML page.
+ */
+export interface WindowRateLimit {
+  readonly window: RateWindow;
+  /** Only 'none': this limiter tells nothing of itself. */
+  readonly headers?: 'none';
+  /**
+   * An empty User-Agent always gets 429; one naming an HTTP library (curl/, node-fetch, axios/, ...) gets
+   * LIBRARY_USER_AGENT_REQUESTS per window. Default false.
+   */
+  readonly userAgentRules?: boolean;
+}
+
+export type RateLimit = BucketRateLimit | WindowRateLimit;
 
 export interface SandboxFaults {
   /** 0..1: answer 500/502/503 before doing anything. */
@@ -172,7 +200,7 @@ export interface SandboxOptions {
   port?: number;
   /** Default ['sandbox-key']. */
   apiKeys?: readonly string[];
-  /** Token bucket per key; default null (unlimited). */
+  /** Token bucket per key, or the real site's fixed window per address (WindowRateLimit); default null (none). */
   rateLimit?: RateLimit | null;
   faults?: SandboxFaults;
   representation?: SandboxRepresentation;
@@ -271,6 +299,7 @@ function positiveInt(name: string, v: number | undefined, dflt: number): number 
 
 export function checkRateLimit(r: RateLimit | null | undefined): RateLimit | null {
   if (r === null || r === undefined) return null;
+  if (typeof r === 'object' && 'window' in r) return checkWindowRateLimit(r);
   if (typeof r !== 'object' || !(r.ratePerSec > 0) || !Number.isFinite(r.ratePerSec))
     fail('rateLimit.ratePerSec', 'a number > 0', r?.ratePerSec);
   if (!Number.isInteger(r.burst) || r.burst < 1) fail('rateLimit.burst', 'an integer >= 1', r.burst);
@@ -278,6 +307,35 @@ export function checkRateLimit(r: RateLimit | null | undefined): RateLimit | nul
     fail('rateLimit.headers', `one of ${RATE_LIMIT_HEADERS.join(', ')}`, r.headers);
   return { ratePerSec: r.ratePerSec, burst: r.burst, headers: r.headers ?? 'x-ratelimit' };
 }
+
+function checkWindowRateLimit(r: WindowRateLimit): WindowRateLimit {
+  const w = r.window;
+  if (typeof w !== 'object' || w === null) fail('rateLimit.window', '{requests, seconds, banSeconds}', w);
+  if (!Number.isInteger(w.requests) || w.requests < 1) fail('rateLimit.window.requests', 'an integer >= 1', w.requests);
+  for (const k of ['seconds', 'banSeconds'] as const)
+    if (typeof w[k] !== 'number' || !Number.isFinite(w[k]) || !(w[k] > 0))
+      fail(`rateLimit.window.${k}`, 'a number > 0', w[k]);
+  if (r.headers !== undefined && r.headers !== 'none') fail('rateLimit.headers', "'none' with a window", r.headers);
+  if (r.userAgentRules !== undefined && typeof r.userAgentRules !== 'boolean')
+    fail('rateLimit.userAgentRules', 'a boolean', r.userAgentRules);
+  return {
+    window: { requests: w.requests, seconds: w.seconds, banSeconds: w.banSeconds },
+    headers: 'none',
+    userAgentRules: r.userAgentRules === true,
+  };
+}
+
+/**
+ * The marketplace's real limiter (docs: real-server behaviour, fact 29), for the lead's real-server preset:
+ * 300 requests per fixed 60 s window per address, a 300 s ban, no headers, the User-Agent rules on.
+ */
+export const REAL_SERVER_SWITCHES_LIMITER: Pick<SandboxOptions, 'rateLimit'> = Object.freeze({
+  rateLimit: Object.freeze({
+    window: Object.freeze({ requests: 300, seconds: 60, banSeconds: 300 }),
+    headers: 'none',
+    userAgentRules: true,
+  }),
+});
 
 export function checkFaults(f: SandboxFaults | undefined): SandboxFaults {
   const out: SandboxFaults = { ...(f ?? {}) };

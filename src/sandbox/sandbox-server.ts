@@ -1,7 +1,7 @@
 // startSandbox: the marketplace emulator on node:http. One request goes: counters key -> latency ->
-// faults (drop, 5xx) -> bearer key -> rate limit -> route (404/405/disabled) -> body -> handler ->
-// persist -> perhaps a lost response. Control routes under /__sandbox/ skip all of that; beyond loopback they
-// need the API key (control.ts).
+// faults (drop, 5xx) -> the site's window per address -> bearer key -> rate limit per key -> route
+// (404/405/disabled) -> body -> handler -> persist -> perhaps a lost response. Control routes under /__sandbox/
+// skip all of that; beyond loopback they need the API key (control.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiContext, ApiRequest } from './api-route.ts';
@@ -15,6 +15,7 @@ import { loadStore, saveStore } from './persist.ts';
 import type { SandboxStore } from './store.ts';
 import { DatabaseError } from './database-error.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { refusalBody, WindowLimiter } from './window-limiter.ts';
 import { ALL_STATUSES, OFFER_KINDS } from './records.ts';
 import { matchRoute } from './router.ts';
 import {
@@ -24,6 +25,7 @@ import {
   checkRepresentation,
   resolveOptions,
   type OfferKind,
+  type RateLimit,
   type RunningSandbox,
   type SandboxBulk,
   type SandboxOptions,
@@ -59,6 +61,12 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 /** Where uploaded images are served (the url the image routes give). */
 const GALLERY_PREFIX = '/storage/gallery/';
 
+/** The token bucket per key, or the site's window per address in front of everything. */
+function limiterOf(r: RateLimit | null): RateLimiter | WindowLimiter | null {
+  if (r === null) return null;
+  return 'window' in r ? new WindowLimiter(r) : new RateLimiter(r);
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -72,7 +80,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   let store = stamped(loadStore(options.persistFile));
   let faults = new FaultInjector(options.faults);
   let bulk: SandboxBulk = options.bulk;
-  let limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
+  let limiter = limiterOf(options.rateLimit);
   const counters = new Counters();
   const idempotency = new IdempotencyKeys();
   const keys = new Set(options.apiKeys);
@@ -138,9 +146,31 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
           message:
             decision.error === 500 ? 'Server Error' : decision.error === 502 ? 'Bad Gateway' : 'Service Unavailable',
         });
+      if (limiter instanceof WindowLimiter) {
+        // The site's limiter sees every request of an address before the API does, a bad key's too.
+        const refusal = limiter.admit(
+          {
+            address: req.socket.remoteAddress ?? '',
+            userAgent: req.headers['user-agent'] ?? '',
+            accept: req.headers.accept ?? '',
+          },
+          Date.now(),
+        );
+        if (refusal) {
+          const page = refusalBody(refusal);
+          counters.record(match.key, 429);
+          if (res.headersSent || res.destroyed) return;
+          res.writeHead(429, {
+            'content-type': page.contentType,
+            'content-length': String(Buffer.byteLength(page.text)),
+            'retry-after': String(refusal.retryAfterSec),
+          });
+          return void res.end(page.text);
+        }
+      }
       const key = bearer(req);
       if (key === undefined) return answer(401, { message: 'Unauthenticated.' }, { 'www-authenticate': 'Bearer' });
-      if (limiter) {
+      if (limiter instanceof RateLimiter) {
         const r = limiter.take(key, Date.now());
         extra = limiter.headers(r);
         if (!r.allowed)
@@ -320,7 +350,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       faults = new FaultInjector(options.faults);
       representation = options.representation;
       bulk = options.bulk;
-      limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
+      limiter = limiterOf(options.rateLimit);
     },
     counters: () => counters.snapshot(),
     resetCounters: () => counters.reset(),
@@ -335,7 +365,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     },
     setRateLimit(r) {
       const checked = checkRateLimit(r);
-      limiter = checked ? new RateLimiter(checked) : null;
+      limiter = limiterOf(checked);
     },
     setStatus(kind: OfferKind, identifier: string | number, status: string) {
       if (!OFFER_KINDS.includes(kind))

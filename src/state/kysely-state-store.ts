@@ -116,6 +116,13 @@ interface Shared {
   closed: boolean;
 }
 
+/**
+ * The seller_meta rows every seller shares: '' is no seller id in PostgreSQL (ids are lowercase letters, digits
+ * and -) and the file's own seller in sqlite, whose one seller then shares with itself. Keys are prefixed
+ * `shared.` so they never meet a seller's own.
+ */
+const SHARED_META_SELLER = '';
+
 export class KyselyStateStore implements StateStore {
   readonly seller: string;
   readonly migrations: readonly MigrationResult[];
@@ -690,6 +697,24 @@ export class KyselyStateStore implements StateStore {
     await this.#db
       .insertInto('seller_meta')
       .values({ seller: this.seller, key, value })
+      .onConflict((oc) => oc.columns(['seller', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') })))
+      .execute();
+  }
+
+  async getSharedMeta(key: string): Promise<string | undefined> {
+    const row = await this.#db
+      .selectFrom('seller_meta')
+      .select('value')
+      .where('seller', '=', SHARED_META_SELLER)
+      .where('key', '=', `shared.${key}`)
+      .executeTakeFirst();
+    return row?.value;
+  }
+
+  async setSharedMeta(key: string, value: string): Promise<void> {
+    await this.#db
+      .insertInto('seller_meta')
+      .values({ seller: SHARED_META_SELLER, key: `shared.${key}`, value })
       .onConflict((oc) => oc.columns(['seller', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') })))
       .execute();
   }

@@ -116,6 +116,12 @@ export interface StateStore {
   // meta: schema version, where list reads start, the marketplace clocks learnt, anything small
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
+  /**
+   * Meta every seller of this state db reads alike (what the marketplace allows this address), kept apart from
+   * any seller's own: in a file, the file's one seller's; in PostgreSQL, under no seller.
+   */
+  getSharedMeta(key: string): Promise<string | undefined>;
+  setSharedMeta(key: string, value: string): Promise<void>;
 
   // the writer lease (docs/architecture.md, Lease); writer-lease.ts builds waiting and the heartbeat on these
   /**
