@@ -15,6 +15,7 @@ import { Hmac256 } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { offerKey } from './identity.ts';
 import { classify } from './layout.ts';
+import { sameAccountOffers } from './same-account.ts';
 import { type FileLoadContext, type FileResult, loadFile, quarantinedResult } from './load-file.ts';
 import type { CatalogueFs } from './read-file.ts';
 import type { SharedStrings } from './values.ts';
@@ -321,9 +322,13 @@ export class Catalogue {
       }
     }
     for (const p of this.identities.problems()) problems.push(p);
+    const sameAccount = sameAccountOffers(offers);
+    for (const p of sameAccount.problems) problems.push(p);
+    const synced = sameAccount.held.size === 0 ? offers : offers.filter((o) => !sameAccount.held.has(o));
+    for (const o of sameAccount.held) invalidOffers.push({ kind: o.kind, externalId: o.externalId, file: o.source.file });
     return {
       dir: this.dir,
-      offers,
+      offers: synced,
       problems,
       quarantinedFiles,
       invalidOffers,
