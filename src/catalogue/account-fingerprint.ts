@@ -11,7 +11,9 @@ const DOMAIN = 'offersync login fingerprint v1\n';
  * The login as one account is known whatever way a sheet writes it: Unicode-normalised, lower case, without any
  * white space. The game login, else the email login; undefined when the offer carries neither.
  */
-export function normalisedLogin(credentials: Readonly<Record<string, unknown>> | AccountCredentials): string | undefined {
+export function normalisedLogin(
+  credentials: Readonly<Record<string, unknown>> | AccountCredentials,
+): string | undefined {
   const c = credentials as Readonly<Record<string, unknown>>;
   for (const field of ['login', 'email_login'] as const) {
     const v = c[field];

@@ -325,7 +325,8 @@ export class Catalogue {
     const sameAccount = sameAccountOffers(offers);
     for (const p of sameAccount.problems) problems.push(p);
     const synced = sameAccount.held.size === 0 ? offers : offers.filter((o) => !sameAccount.held.has(o));
-    for (const o of sameAccount.held) invalidOffers.push({ kind: o.kind, externalId: o.externalId, file: o.source.file });
+    for (const o of sameAccount.held)
+      invalidOffers.push({ kind: o.kind, externalId: o.externalId, file: o.source.file });
     return {
       dir: this.dir,
       offers: synced,

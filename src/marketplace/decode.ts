@@ -5,7 +5,13 @@ import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { BadResponseError } from './errors.ts';
 import type { HttpResponse } from './http.ts';
 import { hasMappedRanks, ranksFromParameters, sellerParameters } from './account-parameters.ts';
-import type { CredentialsSeal, LoginFingerprint, RemoteImage, RemoteOffer, ResourceKind } from './marketplace-client.ts';
+import type {
+  CredentialsSeal,
+  LoginFingerprint,
+  RemoteImage,
+  RemoteOffer,
+  ResourceKind,
+} from './marketplace-client.ts';
 import { type ApiFieldType, OFFER_FIELDS } from './api-field-types.ts';
 
 export class DecodeError extends Error {

@@ -6,6 +6,7 @@ import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-off
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { asOfferView, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
+import { OneLiveOffer } from './one-live-offer.ts';
 import { batchUpdates, routeArchives } from './batches.ts';
 import { decideDesired } from './decide-desired.ts';
 import { decideRemoved } from './decide-removed.ts';
@@ -65,12 +66,16 @@ export async function plan(input: PlannerInput): Promise<Plan> {
   const priceChanges: PriceChange[] = [];
   let priced = 0;
   const archivedFrom = new Map<string, number>();
+  const oneLive = new OneLiveOffer();
   for await (const page of match({ offers: catalogue.offers, state, remote }))
     for (const m of page) {
       if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
         outside++;
+        oneLive.see(m, { actionable: false, archived: false, from: 0, to: 0 });
         continue;
       }
+      const from = actions.length;
+      const archiving = archives.length;
       // Sales are read whatever is decided below: a sale is news even for an offer the run leaves alone.
       if (m.live && m.presence === 'listed') {
         const note = soldCountNote({ desired: m.desired, state: m.state, live: m.live });
@@ -98,6 +103,7 @@ export async function plan(input: PlannerInput): Promise<Plan> {
                   priceChanges.push({ kind: m.kind, externalId: m.externalId, from: before, to: c.to });
         }
         actions.push(...decided);
+        oneLive.see(m, { actionable: true, archived: false, from, to: actions.length });
         continue;
       }
       const decision = decideRemoved(m, {
@@ -112,10 +118,13 @@ export async function plan(input: PlannerInput): Promise<Plan> {
         const file = m.state?.sourceFile;
         if (file) archivedFrom.set(file, (archivedFrom.get(file) ?? 0) + 1);
       } else if (decision) actions.push(decision);
+      oneLive.see(m, { actionable: true, archived: archives.length > archiving, from, to: actions.length });
     }
+  const sameAccount = oneLive.settle(actions);
+  archives.push(...sameAccount.archives);
 
   const managed = await state.countManaged();
-  const archiving = [...archives, ...actions.filter(archivesByUpdate)];
+  const archiving = [...archives, ...sameAccount.actions.filter(archivesByUpdate)];
   const loss = catalogueLoss(catalogue, archivedFrom);
   const verdict = massArchiveVerdict(archiving.length, managed, options.guard, options.allowMassArchive, loss);
   const priceGuard = priceVerdict(priceChanges, priced, options.priceGuard, options.allowPriceChange);
@@ -133,11 +142,11 @@ export async function plan(input: PlannerInput): Promise<Plan> {
     .map((u) => ({ type: 'upload', image: u.image, neededBy: u.neededBy }));
   archives.sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId));
   return {
-    actions: [...uploadActions, ...batchUpdates(actions, options), ...routeArchives(archives, options)],
+    actions: [...uploadActions, ...batchUpdates(sameAccount.actions, options), ...routeArchives(archives, options)],
     guard,
     priceGuard,
     soldCounts,
-    ...notices(catalogue, remote),
+    ...withUrgent(notices(catalogue, remote), sameAccount.urgent),
     ...(target ? { target: { ...target, description: describeTarget(target), outside } } : {}),
   };
 }
@@ -167,6 +176,14 @@ function catalogueLoss(catalogue: CatalogueSide, archivedFrom: ReadonlyMap<strin
     .map(([file, offers]) => ({ file, offers }))
     .sort((a, b) => b.offers - a.offers || a.file.localeCompare(b.file));
   return { empty: false, files };
+}
+
+/** Urgent notices go first: an account sold twice costs more than any other warning. */
+function withUrgent(
+  n: Pick<Plan, 'archiveSuppressed' | 'warnings'>,
+  urgent: readonly string[],
+): Pick<Plan, 'archiveSuppressed' | 'warnings'> {
+  return urgent.length === 0 ? n : { ...n, warnings: [...urgent, ...n.warnings] };
 }
 
 /** Why nothing is archived this run, and what the seller must see of the remote lists. */
