@@ -15,7 +15,7 @@ import { Hmac256 } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { offerKey } from './identity.ts';
 import { classify } from './layout.ts';
-import { sameAccountOffers } from './same-account.ts';
+import { type HeldAccount, sameAccountOffers } from './same-account.ts';
 import { type FileLoadContext, type FileResult, loadFile, quarantinedResult } from './load-file.ts';
 import type { CatalogueFs } from './read-file.ts';
 import type { SharedStrings } from './values.ts';
@@ -52,6 +52,11 @@ export interface CatalogueSnapshot {
   readonly quarantinedFiles: readonly string[];
   /** Offers present but invalid (errors, duplicate external_ids): they must not be archived either. */
   readonly invalidOffers: readonly { kind: OfferKind; externalId: string; file: string }[];
+  /**
+   * Account offers held back because another offer sells the same account (same-account.ts), with the login
+   * fingerprint they share: when one of those accounts sells, the run still knows its other offers.
+   */
+  readonly heldAccounts?: readonly HeldAccount[];
   /** False when the directory or a folder of it could not be read: then nothing may be archived. */
   readonly complete: boolean;
   /** Catalogue-relative paths of the offer files read. */
@@ -330,6 +335,7 @@ export class Catalogue {
     return {
       dir: this.dir,
       offers: synced,
+      ...(sameAccount.held.size > 0 ? { heldAccounts: heldAccounts(sameAccount.held) } : {}),
       problems,
       quarantinedFiles,
       invalidOffers,
@@ -338,4 +344,12 @@ export class Catalogue {
       csvDialects,
     };
   }
+}
+
+function heldAccounts(held: ReadonlySet<DesiredOffer>): HeldAccount[] {
+  const out: HeldAccount[] = [];
+  for (const o of held)
+    if (o.kind === 'account' && o.loginFingerprint !== undefined)
+      out.push({ externalId: o.externalId, loginFingerprint: o.loginFingerprint });
+  return out;
 }

@@ -4,6 +4,12 @@
 import type { CatalogueProblem } from './catalogue-problem.ts';
 import type { DesiredAccount, DesiredOffer, SourceLocation } from './desired-offer.ts';
 
+/** An account offer the catalogue holds back, by the fingerprint of the account it sells. */
+export interface HeldAccount {
+  readonly externalId: string;
+  readonly loginFingerprint: string;
+}
+
 export interface SameAccountVerdict {
   /** The offers that share their account with another: none of them is synced. */
   readonly held: ReadonlySet<DesiredOffer>;

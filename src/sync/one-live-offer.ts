@@ -5,6 +5,7 @@
 // - reports at once, as urgent, one it does not manage (made by hand on the website): never touched.
 // Two live offers of one account, none sold yet, are reported the same way. Pure: the planner feeds it each
 // matched offer, then lets it rewrite the actions it planned for them.
+import type { HeldAccount } from '../catalogue/same-account.ts';
 import { isLocked } from './locked-status.ts';
 import type { MatchedOffer } from './match.ts';
 import type { OfferKey } from './offer-key.ts';
@@ -44,10 +45,13 @@ export interface OneLiveOfferVerdict {
   readonly urgent: readonly string[];
 }
 
-/** The fingerprint an offer is known by: what the catalogue says now, else what was sent, else what the server told. */
-function fingerprintOf(m: MatchedOffer): string | undefined {
+/**
+ * The fingerprint an offer is known by: what the catalogue says now (an offer or one held back), else what was
+ * sent, else what the server told.
+ */
+function fingerprintOf(m: MatchedOffer, held: ReadonlyMap<string, string>): string | undefined {
   if (m.kind !== 'account') return undefined;
-  const desired = m.desired?.kind === 'account' ? m.desired.loginFingerprint : undefined;
+  const desired = m.desired?.kind === 'account' ? m.desired.loginFingerprint : held.get(m.externalId);
   return desired ?? m.state?.loginFingerprint ?? m.live?.loginFingerprint ?? undefined;
 }
 
@@ -62,10 +66,16 @@ export function soldAccountMessage(sale: Sale): string {
 export class OneLiveOffer {
   readonly #seen: SeenAccount[] = [];
   readonly #sold = new Map<string, Sale>();
+  /** external_id -> fingerprint of the catalogue's account offers held back as one account. */
+  readonly #held: ReadonlyMap<string, string>;
+
+  constructor(held: readonly HeldAccount[]) {
+    this.#held = new Map(held.map((h) => [h.externalId, h.loginFingerprint]));
+  }
 
   /** Counts one matched offer; `from`/`to` bound the actions the planner pushed for it. */
   see(m: MatchedOffer, at: { actionable: boolean; archived: boolean; from: number; to: number }): void {
-    const fingerprint = fingerprintOf(m);
+    const fingerprint = fingerprintOf(m, this.#held);
     if (fingerprint === undefined) return;
     const status = m.live?.status ?? m.state?.remoteStatus ?? undefined;
     if (status === 'sold') {

@@ -3,6 +3,7 @@
 // (batches.ts), then check the mass-archive guard (guards.ts). Every rule of what offersync may do lives in
 // these files; the executor only carries the plan out. See docs/architecture.md.
 import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-offer.ts';
+import type { HeldAccount } from '../catalogue/same-account.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { asOfferView, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
@@ -29,6 +30,8 @@ export interface CatalogueSide {
   readonly complete: boolean;
   readonly quarantinedFiles: readonly string[];
   readonly invalidOffers: readonly { readonly kind: OfferKind; readonly externalId: string; readonly file: string }[];
+  /** Account offers held back as selling one account with another: their fingerprints still count. */
+  readonly heldAccounts?: readonly HeldAccount[];
 }
 
 export interface PlannerInput {
@@ -66,7 +69,7 @@ export async function plan(input: PlannerInput): Promise<Plan> {
   const priceChanges: PriceChange[] = [];
   let priced = 0;
   const archivedFrom = new Map<string, number>();
-  const oneLive = new OneLiveOffer();
+  const oneLive = new OneLiveOffer(catalogue.heldAccounts ?? []);
   for await (const page of match({ offers: catalogue.offers, state, remote }))
     for (const m of page) {
       if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
