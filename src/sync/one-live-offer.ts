@@ -113,11 +113,17 @@ export class OneLiveOffer {
         continue;
       }
       if (s.liveId !== undefined && !s.managed) {
-        urgent.push(
+        const message =
           `urgent: account offer '${s.externalId}' (#${s.liveId}), not made by offersync, sells the account sold ` +
-            `on ${day(sale.at)} as '${sale.externalId}': archive it on the website now, or its buyer gets ` +
-            'credentials that no longer work (offersync leaves offers it did not make alone)',
-        );
+          `on ${day(sale.at)} as '${sale.externalId}': archive it on the website now, or its buyer gets ` +
+          'credentials that no longer work (offersync leaves offers it did not make alone)';
+        urgent.push(message);
+        // Told as an offer that needs the seller (status page, webhook), never written to.
+        for (let i = s.from; i < s.to; i++) {
+          const a = actions[i]!;
+          if (s.actionable && a.type === 'noop' && a.reason === 'unmanaged')
+            replaced.set(i, [{ ...a, reason: 'blocked', detail: message }]);
+        }
         continue;
       }
       if (!s.actionable || s.archived) continue;

@@ -163,6 +163,11 @@ describe.each(CASES)('one game account, one live offer ($name)', ({ sandbox, rea
         /^urgent: account offer 'web-1' \(#\d+\), not made by offersync, sells the account sold/,
       );
       expect(urgent[0]).toContain("as 'acc-1'");
+      // An offer that needs the seller: the status page and the webhook show it.
+      expect(run.report.outcomes.find((o) => o.externalId === 'web-1')).toMatchObject({
+        outcome: 'blocked',
+        message: urgent[0],
+      });
     } else expect(urgent).toEqual([]);
 
     // No login in the state db (its bytes, with its -wal), the run reports beside it, the logs or the report.
