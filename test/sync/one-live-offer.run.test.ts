@@ -179,4 +179,33 @@ describe.each(CASES)('one game account, one live offer ($name)', ({ sandbox, rea
     for (const login of ['Shared.Login', 'k1'].flatMap(loginForms))
       for (const text of searched) expect(text.includes(login.toLowerCase()) && login.length > 2).toBe(false);
   });
+  it('a full read that finds an account listed twice, once by hand, reports both as urgent', async () => {
+    h = await createHarness({ sandbox });
+    writeAccounts(h, 'a.json', [{ id: 'acc-1', login: 'Twice' }]);
+    await h.reconcile();
+    const made = await fetch(`${h.sandbox.url}/api/v1/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        external_id: 'web-2',
+        title: 'Listed by hand',
+        status: 'listed',
+        price: 1400,
+        credentials: { login: ' twice', password: 'typed-on-the-site' },
+      }),
+    });
+    expect(made.ok).toBe(true);
+    const run = await h.reconcile();
+    const urgent = run.report.messages.filter((m) => m.startsWith('urgent:'));
+    if (real) {
+      expect(urgent).toHaveLength(1);
+      expect(urgent[0]).toMatch(
+        /^urgent: account offers 'acc-1' \(#\d+\), 'web-2' \(#\d+, made on the website\) sell one/,
+      );
+    } else expect(urgent).toEqual([]);
+    expect(accounts(h)).toEqual([
+      { externalId: 'acc-1', status: 'listed' },
+      { externalId: 'web-2', status: 'listed' },
+    ]);
+  });
 });
