@@ -24,6 +24,8 @@ interface SeenAccount {
   readonly actionable: boolean;
   /** The planner archives it already (it left the catalogue). */
   readonly archived: boolean;
+  /** The catalogue's fingerprint, when the state keeps another (or none): remembered if nothing is sent. */
+  readonly unkept: boolean;
   /** Its actions in the planner's list: [from, to). */
   readonly from: number;
   readonly to: number;
@@ -96,6 +98,11 @@ export class OneLiveOffer {
       fingerprint,
       liveId: live ? m.live?.id : undefined,
       managed,
+      unkept:
+        m.desired?.kind === 'account' &&
+        m.desired.loginFingerprint === fingerprint &&
+        m.state !== undefined &&
+        m.state.loginFingerprint !== fingerprint,
       ...at,
     });
   }
@@ -110,6 +117,7 @@ export class OneLiveOffer {
       const sale = this.#sold.get(s.fingerprint);
       if (sale === undefined) {
         if (s.liveId !== undefined) liveBy.set(s.fingerprint, [...(liveBy.get(s.fingerprint) ?? []), s]);
+        if (s.unkept && s.actionable) remember(s, actions, replaced);
         continue;
       }
       if (s.liveId !== undefined && !s.managed) {
@@ -161,5 +169,13 @@ export class OneLiveOffer {
       else out.push(...r);
     });
     return { actions: out, archives, urgent };
+  }
+}
+
+/** An offer sent before its fingerprint was kept, and unchanged since: its fingerprint is written as it is seen. */
+function remember(s: SeenAccount, actions: readonly PlanAction[], replaced: Map<number, readonly PlanAction[]>): void {
+  for (let i = s.from; i < s.to; i++) {
+    const a = actions[i]!;
+    if (a.type === 'noop' && a.reason === 'unchanged') replaced.set(i, [{ ...a, loginFingerprint: s.fingerprint }]);
   }
 }

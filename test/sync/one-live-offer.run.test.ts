@@ -4,6 +4,7 @@
 // reported as urgent when they were made by hand; and no login reaches the state db, the logs or the reports.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
 import { REAL_SERVER_SWITCHES_ACCOUNTS } from '../../src/sandbox/sandbox-options.ts';
@@ -207,5 +208,30 @@ describe.each(CASES)('one game account, one live offer ($name)', ({ sandbox, rea
       { externalId: 'acc-1', status: 'listed' },
       { externalId: 'web-2', status: 'listed' },
     ]);
+  });
+  it('an offer sent before fingerprints were kept learns its own, so its sale still refuses a relist', async () => {
+    h = await createHarness({ sandbox });
+    writeAccounts(h, 'a.json', [
+      { id: 'old-1', login: 'Veteran' },
+      { id: 'keep', login: 'other' },
+    ]);
+    await h.reconcile();
+    // As a state db migrated from a release before the column: no fingerprint kept.
+    const db = new Database(h.statePath);
+    db.prepare('UPDATE offers SET login_fingerprint = NULL').run();
+    db.close();
+    await h.reconcile();
+    const kept = new Database(h.statePath, { readonly: true });
+    const filled = kept.prepare("SELECT login_fingerprint FROM offers WHERE external_id = 'old-1'").pluck().get();
+    kept.close();
+    expect(filled).toMatch(/^[0-9a-f]{64}$/);
+    h.sandbox.setStatus('accounts', 'old-1', 'sold');
+    writeAccounts(h, 'a.json', [
+      { id: 'old-1-again', login: 'VETERAN' },
+      { id: 'keep', login: 'other' },
+    ]);
+    const run = await h.reconcile();
+    expect(run.report.outcomes.find((o) => o.externalId === 'old-1-again')).toMatchObject({ outcome: 'blocked' });
+    expect(accounts(h).map((a) => a.externalId)).toEqual(['keep', 'old-1']);
   });
 });
