@@ -15,6 +15,7 @@ import { Hmac256 } from './hash.ts';
 import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
 import { offerKey } from './identity.ts';
 import { classify, isUnreadSpreadsheet } from './layout.ts';
+import { type HeldAccount, sameAccountOffers } from './same-account.ts';
 import { type FileLoadContext, type FileResult, loadFile, quarantinedResult } from './load-file.ts';
 import type { CatalogueFs } from './read-file.ts';
 import type { SharedStrings } from './values.ts';
@@ -51,6 +52,11 @@ export interface CatalogueSnapshot {
   readonly quarantinedFiles: readonly string[];
   /** Offers present but invalid (errors, duplicate external_ids): they must not be archived either. */
   readonly invalidOffers: readonly { kind: OfferKind; externalId: string; file: string }[];
+  /**
+   * Account offers held back because another offer sells the same account (same-account.ts), with the login
+   * fingerprint they share: when one of those accounts sells, the run still knows its other offers.
+   */
+  readonly heldAccounts?: readonly HeldAccount[];
   /** False when the directory or a folder of it could not be read: then nothing may be archived. */
   readonly complete: boolean;
   /** Catalogue-relative paths of the offer files read. */
@@ -329,9 +335,15 @@ export class Catalogue {
     }
     for (const p of this.identities.problems()) problems.push(p);
     for (const sheet of [...this.unreadSheets].sort()) problems.push(unreadSheetProblem(sheet));
+    const sameAccount = sameAccountOffers(offers);
+    for (const p of sameAccount.problems) problems.push(p);
+    const synced = sameAccount.held.size === 0 ? offers : offers.filter((o) => !sameAccount.held.has(o));
+    for (const o of sameAccount.held)
+      invalidOffers.push({ kind: o.kind, externalId: o.externalId, file: o.source.file });
     return {
       dir: this.dir,
-      offers,
+      offers: synced,
+      ...(sameAccount.held.size > 0 ? { heldAccounts: heldAccounts(sameAccount.held) } : {}),
       problems,
       quarantinedFiles,
       invalidOffers,
@@ -353,4 +365,12 @@ function unreadSheetProblem(file: string): CatalogueProblem {
       'a spreadsheet format offersync does not read: nothing is archived while it is here, as the offers it ' +
       'holds are unknown. Save it as .xlsx (or .ods, or CSV), or move it out of the catalogue folder',
   };
+}
+
+function heldAccounts(held: ReadonlySet<DesiredOffer>): HeldAccount[] {
+  const out: HeldAccount[] = [];
+  for (const o of held)
+    if (o.kind === 'account' && o.loginFingerprint !== undefined)
+      out.push({ externalId: o.externalId, loginFingerprint: o.loginFingerprint });
+  return out;
 }

@@ -122,6 +122,8 @@ export interface DesiredAccount extends DesiredBase {
   readonly credentials?: AccountCredentials;
   /** HMAC-SHA256 (keyed) of the canonical credentials, to notice a change without storing them. */
   readonly credentialsHmac?: string;
+  /** Keyed HMAC of the normalised login (account-fingerprint.ts): which physical account this offer sells. */
+  readonly loginFingerprint?: string;
   readonly images: readonly ImageRef[];
 }
 

@@ -8,6 +8,7 @@ import type { DesiredOffer, ImageRef, SourceLocation } from './desired-offer.ts'
 import { decodeText, streamFile } from './formats.ts';
 import type { CsvDialect, ParseOptions, RecordStream, SheetStream } from './formats/parsed-file.ts';
 import { streamSheet } from './formats/sheet.ts';
+import { accountFingerprint } from './account-fingerprint.ts';
 import { credentialsHmac, type Hmac256, offerHash } from './hash.ts';
 import { catalogueRelative, type ImageCheck } from './images.ts';
 import { classify, type Format, isSheetFormat } from './layout.ts';
@@ -233,7 +234,18 @@ function desiredOffer(
       const { kind, externalId, fields, credentials } = n;
       if (!credentials) return { kind, externalId, hash: hash(), source, fields, images };
       const hmac = credentialsHmac(key, credentials);
-      return { kind, externalId, hash: hash(hmac), source, fields, credentials, credentialsHmac: hmac, images };
+      const loginFingerprint = accountFingerprint(key, credentials);
+      return {
+        kind,
+        externalId,
+        hash: hash(hmac),
+        source,
+        fields,
+        credentials,
+        credentialsHmac: hmac,
+        ...(loginFingerprint !== undefined ? { loginFingerprint } : {}),
+        images,
+      };
     }
     case 'item':
       return { kind: n.kind, externalId: n.externalId, hash: hash(), source, fields: n.fields };

@@ -185,7 +185,8 @@ export function formatPlan(plan: Plan, notSeen: readonly string[] = []): string 
   const note = targetNote(plan);
   if (note) out.push(`Note: ${note}`);
   for (const m of plan.archiveSuppressed) out.push(`Note: ${m}`);
-  for (const w of plan.warnings) out.push(`Warning: ${w}`);
+  // An account about to be sold twice says so in capitals, ahead of the rest.
+  for (const w of plan.warnings) out.push(w.startsWith('urgent: ') ? `URGENT: ${w.slice(8)}` : `Warning: ${w}`);
   for (const n of plan.soldCounts)
     if (n.sale) out.push(`Sold: ${describeSale(n.sale)} (recorded by the next reconcile)`);
   if (plan.guard.tripped && plan.guard.message) out.push(`STOP: ${plan.guard.message}`);

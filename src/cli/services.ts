@@ -1,5 +1,6 @@
 // Builds the running parts from a Config: logger, state db, request queue, client, catalogue, reconciler deps.
 import { Catalogue } from '../catalogue/catalogue.ts';
+import { accountFingerprint } from '../catalogue/account-fingerprint.ts';
 import { credentialsHmac, Hmac256 } from '../catalogue/hash.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/load-config.ts';
@@ -271,6 +272,8 @@ export async function openServices(
     onResponse: opts.observe?.onResponse,
     // Credentials a server returns are compared by the catalogue's own HMAC, never kept.
     sealCredentials: (c) => credentialsHmac(seal, c),
+    // Which account an offer made by hand sells, by the catalogue's own fingerprint: the login is not kept.
+    fingerprintLogin: (c) => accountFingerprint(seal, c),
   });
   const catalogue = new Catalogue({
     dir: config.catalogue.dir,

@@ -5,7 +5,13 @@ import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
 import { BadResponseError } from './errors.ts';
 import type { HttpResponse } from './http.ts';
 import { hasMappedRanks, ranksFromParameters, sellerParameters } from './account-parameters.ts';
-import type { CredentialsSeal, RemoteImage, RemoteOffer, ResourceKind } from './marketplace-client.ts';
+import type {
+  CredentialsSeal,
+  LoginFingerprint,
+  RemoteImage,
+  RemoteOffer,
+  ResourceKind,
+} from './marketplace-client.ts';
 import { type ApiFieldType, FIELD_ALIASES, OFFER_FIELDS } from './api-field-types.ts';
 
 export class DecodeError extends Error {
@@ -175,7 +181,7 @@ export function decodeOffer(
     if (type !== undefined && fields[name] === undefined && Object.hasOwn(o, alias) && o[alias] !== undefined)
       fields[name] = decodeField(type, o[alias]);
   }
-  const sealed = kind === 'accounts' ? decodeAccountExtras(o, fields, opts) : undefined;
+  const { sealed, fingerprint } = kind === 'accounts' ? decodeAccountExtras(o, fields, opts) : {};
   const status = decodeString(o.status);
   const createdAt = decodeTimestamp(o.created_at);
   const updatedAt = decodeTimestamp(o.updated_at);
@@ -193,24 +199,27 @@ export function decodeOffer(
     ...(soldCount !== undefined ? { soldCount } : {}),
     fields,
     ...(sealed !== undefined ? { credentialsHmac: sealed } : {}),
+    ...(fingerprint !== undefined ? { loginFingerprint: fingerprint } : {}),
   };
 }
 
 export interface DecodeOptions {
   /** Seals the credentials an account answer carries; without it they are dropped unseen. */
   readonly sealCredentials?: CredentialsSeal;
+  /** Gives the login fingerprint of the credentials an account answer carries; the login is dropped unkept. */
+  readonly fingerprintLogin?: LoginFingerprint;
 }
 
 /**
  * What a server that keeps to its own shape returns of an account beside the document's fields: ranks mapped into
  * `parameters` (read back as the flat fields), `riot_points` for game_points, and credentials, sealed. Returns
- * the seal of the credentials, if any.
+ * the seal of the credentials and the login's fingerprint, where there are such.
  */
 function decodeAccountExtras(
   o: Record<string, unknown>,
   fields: Record<string, unknown>,
   opts: DecodeOptions,
-): string | undefined {
+): { readonly sealed?: string; readonly fingerprint?: string } {
   const params = fields.parameters;
   if (isRecord(params) && hasMappedRanks(params)) {
     for (const [k, v] of Object.entries(ranksFromParameters(params))) if (!Object.hasOwn(fields, k)) fields[k] = v;
@@ -219,10 +228,13 @@ function decodeAccountExtras(
   if (!Object.hasOwn(fields, 'game_points') && o.riot_points != null)
     fields.game_points = decodeField('integer', o.riot_points);
   const credentials = o.credentials;
-  if (!opts.sealCredentials || !isRecord(credentials)) return undefined;
+  if ((!opts.sealCredentials && !opts.fingerprintLogin) || !isRecord(credentials)) return {};
   const given: Record<string, string> = {};
   for (const [k, v] of Object.entries(credentials)) if (typeof v === 'string' && v !== '') given[k] = v;
-  return Object.keys(given).length > 0 ? opts.sealCredentials(given) : undefined;
+  if (Object.keys(given).length === 0) return {};
+  const sealed = opts.sealCredentials?.(given);
+  const fingerprint = opts.fingerprintLogin?.(given);
+  return { ...(sealed !== undefined ? { sealed } : {}), ...(fingerprint !== undefined ? { fingerprint } : {}) };
 }
 
 /** An image object (already unwrapped); `id`, else `image_id`. */

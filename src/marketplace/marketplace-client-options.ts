@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import type { Logger } from '../log/logger.ts';
 import { silentLogger } from '../log/logger.ts';
 import { type CapabilityMemory, inMemoryCapabilities } from '../capabilities/memory.ts';
-import type { CredentialsSeal, RequestScheduler } from './marketplace-client.ts';
+import type { CredentialsSeal, LoginFingerprint, RequestScheduler } from './marketplace-client.ts';
 import { defaultUserAgent, userAgentRefusal } from './user-agent.ts';
 
 export interface ListParamOptions {
@@ -69,6 +69,11 @@ export interface MarketplaceClientOptions {
    * unchanged without holding them. Default: none (returned credentials are dropped unseen).
    */
   readonly sealCredentials?: CredentialsSeal;
+  /**
+   * Gives the login fingerprint of the credentials a server returns with an account, so that an account listed
+   * twice (once by hand on the website) is known without holding its login. Default: none.
+   */
+  readonly fingerprintLogin?: LoginFingerprint;
 }
 
 /** How large a route's answer may be: a list page (or a bulk answer, one result per offer) or one object. */
@@ -107,6 +112,7 @@ export interface ResolvedOptions {
   readonly logger: Logger;
   readonly onResponse: ((r: ResponseObserved) => void) | undefined;
   readonly sealCredentials: CredentialsSeal | undefined;
+  readonly fingerprintLogin: LoginFingerprint | undefined;
 }
 
 export class MarketplaceClientOptionsError extends Error {
@@ -228,5 +234,6 @@ export function resolveOptions(opts: MarketplaceClientOptions): ResolvedOptions 
     logger: opts.logger ?? silentLogger,
     onResponse: opts.onResponse,
     sealCredentials: opts.sealCredentials,
+    fingerprintLogin: opts.fingerprintLogin,
   });
 }

@@ -29,10 +29,18 @@ export interface RemoteOffer {
    * never the credentials themselves (they are dropped where they are decoded).
    */
   readonly credentialsHmac?: string;
+  /**
+   * Accounts: the fingerprint of the login the server returned (LoginFingerprint), when it returns credentials
+   * and the client has the option; never the login itself.
+   */
+  readonly loginFingerprint?: string;
 }
 
 /** Turns an account's credentials into the HMAC the state keeps of them (src/sync/credentials-key.ts). */
 export type CredentialsSeal = (credentials: Readonly<Record<string, string>>) => string;
+
+/** Turns an account's returned credentials into its login fingerprint (catalogue/account-fingerprint.ts). */
+export type LoginFingerprint = (credentials: Readonly<Record<string, string>>) => string | undefined;
 
 export interface RemoteImage {
   readonly id: number;

@@ -17,7 +17,10 @@ export function createMarketplaceClient(opts: MarketplaceClientOptions): Marketp
   registerSecret(resolved.apiKey);
   const logger = resolved.logger.child({ component: 'marketplace' });
   const transport = new HttpTransport(resolved, logger);
-  const decode = resolved.sealCredentials ? { sealCredentials: resolved.sealCredentials } : {};
+  const decode = {
+    ...(resolved.sealCredentials ? { sealCredentials: resolved.sealCredentials } : {}),
+    ...(resolved.fingerprintLogin ? { fingerprintLogin: resolved.fingerprintLogin } : {}),
+  };
   const ctx: ResourceContext = { transport, list: resolved.list, capabilities: resolved.capabilities, logger, decode };
   return Object.freeze({
     accounts: new HttpAccountResource(ctx),

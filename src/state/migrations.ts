@@ -337,6 +337,18 @@ export const MIGRATIONS: readonly StateMigration[] = [
     marker: { sqlite: 6, postgres: 5 },
     sql: { sqlite: SELLERS_AND_SALES('sqlite'), postgres: SELLERS_AND_SALES('postgres') },
   },
+  {
+    version: 7,
+    name: 'login-fingerprints',
+    // Which physical account each account offer sells, as a keyed HMAC of its login (never the login): one
+    // account is listed once and never relisted once sold (docs/architecture.md, One game account, one live
+    // offer). Null for offers sent before: filled by the next send.
+    marker: { sqlite: 7, postgres: 6 },
+    sql: {
+      sqlite: [`ALTER TABLE offers ADD COLUMN login_fingerprint TEXT`],
+      postgres: [`ALTER TABLE offers ADD COLUMN IF NOT EXISTS login_fingerprint TEXT`],
+    },
+  },
 ];
 
 export const SCHEMA_VERSION_KEY = 'schema_version';

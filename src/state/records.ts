@@ -28,6 +28,11 @@ export interface OfferRecord {
   readonly soldCount?: number | null;
   /** Its count of units sold when offersync last sent (or agreed on) the stock: sales since explain a lower stock. */
   readonly soldCountAtSend?: number | null;
+  /**
+   * Accounts: keyed HMAC of the normalised login (catalogue/account-fingerprint.ts), never the login: which
+   * physical account the offer sells. null: not known (an item, or an offer sent before it was kept).
+   */
+  readonly loginFingerprint?: string | null;
   /** Epoch ms. */
   readonly updatedAt: number;
 }

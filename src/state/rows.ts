@@ -51,6 +51,7 @@ export function toOfferRecord(r: Pick<Row<OffersTable>, (typeof OFFER_COLUMNS)[n
     lossyFields: stringArray(r.lossy_fields),
     soldCount: nullableNumber(r.sold_count),
     soldCountAtSend: nullableNumber(r.sold_count_at_send),
+    loginFingerprint: r.login_fingerprint,
     updatedAt: r.updated_at,
   };
 }
@@ -72,6 +73,7 @@ export const OFFER_COLUMNS = [
   'sold_count',
   'sold_count_at_send',
   'updated_at',
+  'login_fingerprint',
 ] as const satisfies readonly (keyof OffersTable)[];
 
 /**
@@ -98,6 +100,7 @@ class ListedOffer implements OfferRecord {
     readonly soldCount: number | null,
     readonly soldCountAtSend: number | null,
     readonly updatedAt: number,
+    readonly loginFingerprint: string | null,
   ) {
     this.#lastApplied = lastApplied;
   }
@@ -139,6 +142,7 @@ export function offerFromTuple(t: readonly unknown[], pool: StringPool): OfferRe
     nullableNumber(t[12]),
     nullableNumber(t[13]),
     t[14] as number,
+    (t[15] as string | null | undefined) ?? null,
   );
 }
 
@@ -162,6 +166,7 @@ export const OFFER_PATCH_COLUMNS = {
   soldCount: 'sold_count',
   soldCountAtSend: 'sold_count_at_send',
   title: 'title',
+  loginFingerprint: 'login_fingerprint',
 } as const satisfies { [K in keyof Required<OfferRecordPatch>]: keyof OffersTable };
 
 export type OfferPatchField = keyof typeof OFFER_PATCH_COLUMNS;
@@ -185,6 +190,7 @@ export function offerDefaults(kind: StateKind, externalId: string, now: number):
     sold_count: null,
     sold_count_at_send: null,
     title: null,
+    login_fingerprint: null,
     updated_at: now,
   };
 }
@@ -234,6 +240,9 @@ export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch):
         break;
       case 'title':
         row.title = patch.title ?? null;
+        break;
+      case 'loginFingerprint':
+        row.login_fingerprint = patch.loginFingerprint ?? null;
         break;
       default:
         field satisfies never;

@@ -23,6 +23,8 @@ export interface OffersTable {
   lossy_fields: string;
   sold_count: number | null;
   sold_count_at_send: number | null;
+  /** Accounts: keyed HMAC of the normalised login, never the login. */
+  login_fingerprint: string | null;
   /** The title (top-ups: offer_title) last sent or adopted, for searching; not read by a run. */
   title: string | null;
   updated_at: number;

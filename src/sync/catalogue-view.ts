@@ -1,5 +1,6 @@
 // What a run needs of the catalogue: the loader's snapshot, as far as planning and reporting go.
 import type { DesiredOffer, OfferKind } from '../catalogue/desired-offer.ts';
+import type { HeldAccount } from '../catalogue/same-account.ts';
 
 export interface CatalogueView {
   readonly offers: readonly DesiredOffer[];
@@ -7,6 +8,8 @@ export interface CatalogueView {
   readonly quarantinedFiles: readonly string[];
   readonly invalidOffers: readonly { readonly kind: OfferKind; readonly externalId: string; readonly file: string }[];
   readonly problems: readonly CatalogueViewProblem[];
+  /** Account offers held back as selling the same account as another, by fingerprint (never the login). */
+  readonly heldAccounts?: readonly HeldAccount[];
 }
 
 export interface CatalogueViewProblem {

@@ -142,6 +142,8 @@ export interface NoopAction {
   readonly remoteId?: number;
   /** For sold, refunded and processing: the offer as the list showed it (the sale's time, title and price). */
   readonly remote?: RemoteOffer;
+  /** For unchanged accounts: the login fingerprint the state lacks (sent before it was kept), to remember. */
+  readonly loginFingerprint?: string;
 }
 
 export type PlanAction = CreateAction | UpdateAction | ArchiveAction | AdoptAction | UploadAction | NoopAction;

@@ -3,9 +3,11 @@
 // (batches.ts), then check the mass-archive guard (guards.ts). Every rule of what offersync may do lives in
 // these files; the executor only carries the plan out. See docs/architecture.md.
 import type { DesiredOffer, ImageRef, OfferKind } from '../catalogue/desired-offer.ts';
+import type { HeldAccount } from '../catalogue/same-account.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { asOfferView, isManagedListed, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
+import { OneLiveOffer } from './one-live-offer.ts';
 import { batchUpdates, routeArchives } from './batches.ts';
 import { holdCheapNewOffers } from './cheap-new-offer.ts';
 import { decideDesired } from './decide-desired.ts';
@@ -29,6 +31,8 @@ export interface CatalogueSide {
   readonly complete: boolean;
   readonly quarantinedFiles: readonly string[];
   readonly invalidOffers: readonly { readonly kind: OfferKind; readonly externalId: string; readonly file: string }[];
+  /** Account offers held back as selling one account with another: their fingerprints still count. */
+  readonly heldAccounts?: readonly HeldAccount[];
 }
 
 export interface PlannerInput {
@@ -68,13 +72,17 @@ export async function plan(input: PlannerInput): Promise<Plan> {
   const archivedFrom = new Map<string, number>();
   const managedIn = new GuardCounts();
   const archivedIn = new GuardCounts();
+  const oneLive = new OneLiveOffer(catalogue.heldAccounts ?? []);
   for await (const page of match({ offers: catalogue.offers, state, remote }))
     for (const m of page) {
       if (m.state && isManagedListed(m.state)) managedIn.add(m.kind, m.state.sourceFile);
       if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {
         outside++;
+        oneLive.see(m, { actionable: false, archived: false, from: 0, to: 0 });
         continue;
       }
+      const from = actions.length;
+      const archiving = archives.length;
       // Sales are read whatever is decided below: a sale is news even for an offer the run leaves alone.
       if (m.live && m.presence === 'listed') {
         const note = soldCountNote({ desired: m.desired, state: m.state, live: m.live });
@@ -114,6 +122,7 @@ export async function plan(input: PlannerInput): Promise<Plan> {
                   priceChanges.push({ kind: m.kind, externalId: m.externalId, from: before, to: c.to });
         }
         actions.push(...decided);
+        oneLive.see(m, { actionable: true, archived: false, from, to: actions.length });
         continue;
       }
       const decision = decideRemoved(m, {
@@ -129,10 +138,13 @@ export async function plan(input: PlannerInput): Promise<Plan> {
         const file = m.state?.sourceFile;
         if (file) archivedFrom.set(file, (archivedFrom.get(file) ?? 0) + 1);
       } else if (decision) actions.push(decision);
+      oneLive.see(m, { actionable: true, archived: archives.length > archiving, from, to: actions.length });
     }
+  const sameAccount = oneLive.settle(actions);
+  archives.push(...sameAccount.archives);
 
   const managed = await state.countManaged();
-  const archiving = [...archives, ...actions.filter(archivesByUpdate)];
+  const archiving = [...archives, ...sameAccount.actions.filter(archivesByUpdate)];
   const loss = catalogueLoss(catalogue, archivedFrom);
   const verdict = massArchiveVerdict(
     archiving.length,
@@ -159,13 +171,16 @@ export async function plan(input: PlannerInput): Promise<Plan> {
   return {
     actions: [
       ...uploadActions,
-      ...batchUpdates(options.allowPriceChange ? actions : holdCheapNewOffers(actions, catalogue.offers), options),
+      ...batchUpdates(
+        options.allowPriceChange ? sameAccount.actions : holdCheapNewOffers(sameAccount.actions, catalogue.offers),
+        options,
+      ),
       ...routeArchives(archives, options),
     ],
     guard,
     priceGuard,
     soldCounts,
-    ...notices(catalogue, remote),
+    ...withUrgent(notices(catalogue, remote), sameAccount.urgent),
     ...(target ? { target: { ...target, description: describeTarget(target), outside } } : {}),
   };
 }
@@ -222,6 +237,14 @@ function catalogueLoss(catalogue: CatalogueSide, archivedFrom: ReadonlyMap<strin
     .map(([file, offers]) => ({ file, offers }))
     .sort((a, b) => b.offers - a.offers || a.file.localeCompare(b.file));
   return { empty: false, files };
+}
+
+/** Urgent notices go first: an account sold twice costs more than any other warning. */
+function withUrgent(
+  n: Pick<Plan, 'archiveSuppressed' | 'warnings'>,
+  urgent: readonly string[],
+): Pick<Plan, 'archiveSuppressed' | 'warnings'> {
+  return urgent.length === 0 ? n : { ...n, warnings: [...urgent, ...n.warnings] };
 }
 
 /** Why nothing is archived this run, and what the seller must see of the remote lists. */

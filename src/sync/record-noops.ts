@@ -40,6 +40,8 @@ export async function recordNoop(ctx: ExecutionContext, n: NoopAction): Promise<
       ctx.report({ kind, externalId, outcome: 'skipped', message: n.detail }, false);
       return;
     case 'unchanged':
+      if (n.loginFingerprint !== undefined)
+        await ctx.store.upsertOffer(kind, externalId, { loginFingerprint: n.loginFingerprint });
       ctx.report({ kind, externalId, outcome: 'unchanged' }, false);
       return;
     case 'blocked':

@@ -213,6 +213,7 @@ export class RunContext implements ExecutionContext {
       remoteId: remote.id,
       lastApplied,
       credentialsHmac: d.kind === 'account' ? (d.credentialsHmac ?? null) : null,
+      loginFingerprint: d.kind === 'account' ? (d.loginFingerprint ?? null) : null,
       imageHashes: d.kind === 'account' ? d.images.map((i) => i.sha256) : [],
       contentHash: d.hash,
       remoteStatus: remote.status ?? sent.status ?? null,

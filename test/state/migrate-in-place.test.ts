@@ -215,12 +215,12 @@ describe('a PostgreSQL state db of the previous release', () => {
   it("refuses a database the next release migrated, by that release's marker", async () => {
     const next = await server.createDatabase();
     await (await openPostgresStateStore('shop-1', { url: next })).close();
-    // The next release's migration 7 writes marker 6: this release's newest version, one past its newest marker.
+    // The next release's migration 8 writes marker 7: this release's newest version, one past its newest marker.
     const client = new pg.Client({ connectionString: next });
     await client.connect();
     try {
-      await client.query(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (6, 'next', 1800000000000);
-        INSERT INTO state_migration (name, timestamp) VALUES ('0007-next', '2027-01-01T00:00:00.000Z')`);
+      await client.query(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (7, 'next', 1800000000000);
+        INSERT INTO state_migration (name, timestamp) VALUES ('0008-next', '2027-01-01T00:00:00.000Z')`);
     } finally {
       await client.end();
     }

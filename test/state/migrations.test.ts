@@ -141,6 +141,7 @@ describe('migrations', () => {
       [4, 'one-schema'],
       [5, 'offer-events'],
       [6, 'sellers-and-sales'],
+      [7, 'login-fingerprints'],
     ]);
   });
 

@@ -36,6 +36,7 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         lossyFields: [],
         soldCount: null,
         soldCountAtSend: null,
+        loginFingerprint: null,
         updatedAt: now,
       });
       expect(await store.getOffer('item', 'sku-1')).toEqual(rec);
@@ -56,6 +57,7 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         lossyFields: ['rank'],
         soldCount: 12,
         soldCountAtSend: 10,
+        loginFingerprint: 'd'.repeat(64),
       };
       await store.upsertOffer('account', 'acc-1', full);
       expect(await store.getOffer('account', 'acc-1')).toEqual({
