@@ -1,5 +1,5 @@
 // The User-Agent offersync sends. The marketplace's site answers 429 to an empty one and keeps those of HTTP
-// libraries to a few requests a minute (real-server behaviour, fact 29), and a 429 there bans the whole address
+// libraries to a few requests a minute (as the marketplace's real server does), and a 429 there bans the whole address
 // for minutes: so the agent is always offersync's own, and a configured one that would be refused is refused here,
 // before any request, rather than replaced without a word.
 

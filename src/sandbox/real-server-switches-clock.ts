@@ -1,6 +1,6 @@
 // The sandbox switches that make it behave as the marketplace's real server does in its clocks, its database's
-// errors and its item update (its facts 23, 30 and 33, and an item PATCH that takes game): a part of the real-server
-// preset.
+// errors and its item update: accounts created with no updated_at, an update's clock that lags, errorInfo bodies,
+// and an item PATCH that takes game. A part of the real-server preset.
 import type { SandboxOptions } from './sandbox-options.ts';
 
 export const REAL_SERVER_SWITCHES_CLOCK = {

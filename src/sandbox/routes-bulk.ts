@@ -216,7 +216,7 @@ function realUpdateAnswer(ctx: ApiContext, kind: OfferKind, results: readonly Bu
   );
 }
 
-/** bulk.realAnswers: the real server's bulk-remove answer (fact 12), archived[] the rows as stored after it. */
+/** bulk.realAnswers: the real server's bulk-remove answer, archived[] the rows as stored after it. */
 export function realRemoveAnswer(
   ctx: ApiContext,
   kind: OfferKind,

@@ -326,7 +326,7 @@ function checkWindowRateLimit(r: WindowRateLimit): WindowRateLimit {
 }
 
 /**
- * The marketplace's real limiter (docs: real-server behaviour, fact 29), for the lead's real-server preset:
+ * The marketplace's real limiter (a fixed window per address, a ban, no headers), for the real-server preset:
  * 300 requests per fixed 60 s window per address, a 300 s ban, no headers, the User-Agent rules on.
  */
 export const REAL_SERVER_SWITCHES_LIMITER: Pick<SandboxOptions, 'rateLimit'> = Object.freeze({

@@ -1,4 +1,4 @@
-// The site's own limiter in front of the marketplace's API (real-server behaviour, fact 29): per client
+// The site's own limiter in front of the marketplace's API (as the marketplace's real server does): per client
 // address, a fixed window aligned to the wall clock, then 429 and a ban of the address. Time is passed in,
 // so the windows and bans can be tested without waiting.
 import type { WindowRateLimit } from './sandbox-options.ts';

@@ -1,5 +1,5 @@
 // An account's fields worded as the marketplace reads them, where offersync keeps them otherwise (API document
-// 2.1 and 2.2; the real server, facts 7, 10 and 27). Only the request changes: diffs and the state keep the
+// 2.1 and 2.2; the real server's rank mapping). Only the request changes: diffs and the state keep the
 // fields by their own names.
 //
 // - A rank with a division goes as one combined value (`rank: "gold II"`, `flex_rank: "gold II"`), as 2.1 and 2.2
