@@ -70,7 +70,7 @@ beforeAll(async () => {
       { external_id: 'gold-1000', title: 'Gold 1000', price: 2499, stock: 5 },
       { external_id: 'gems-500', title: 'Gems 500', price: 999, stock: 12 },
       { external_id: 'mount-rare', title: 'Rare mount', price: 4500, status: 'refunded' },
-      { external_id: 'evil-1', title: HOSTILE_TITLE, price: 100, stock: 1 },
+      { external_id: 'evil-1', title: HOSTILE_TITLE, price: 1000, stock: 1 },
       { external_id: LONG_ID, title: `Mega bundle ${'with everything '.repeat(8)}`, price: 99_999, stock: 1 },
     ]),
   );
@@ -240,7 +240,7 @@ describe.skipIf(!haveBrowser)('status page in headless Chromium on a 390 px phon
       expect(offer).toMatch(/status on the marketplace\s+listed/);
       expect(offer).toMatch(/marketplace id\s+\d+/);
       expect(offer).toMatch(/in the catalogue\s+items\/stock\.json/);
-      expect(offer).toMatch(/price\s+2499/);
+      expect(offer).toMatch(/price\s+24\.99/);
       const history = await seen(tab.locator('section', { hasText: 'History' }));
       expect(history).toMatch(/created\s+\d+ (s|min) ago/);
       expect(history).toMatch(/sold\s+\d+ (s|min) ago · 2 sold/);
