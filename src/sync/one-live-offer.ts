@@ -142,9 +142,8 @@ export class OneLiveOffer {
         replaced.set(s.from, []);
         for (let i = s.from + 1; i < s.to; i++) replaced.set(i, []);
         archives.push({ type: 'archive', kind, externalId: s.externalId, remoteId: s.liveId, reason });
-        urgent.push(
-          `urgent: account offer '${s.externalId}' (#${s.liveId}) is archived: ${reason.replace('this account', 'its account')}`,
-        );
+        const why = reason.replace('this account', 'its account');
+        urgent.push(`urgent: account offer '${s.externalId}' (#${s.liveId}) is archived: ${why}`);
         continue;
       }
       for (let i = s.from; i < s.to; i++) {
