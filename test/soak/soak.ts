@@ -84,6 +84,13 @@ class Random {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Prices stay within a factor of 10 of each other, so no new offer is ever held as priced under a tenth of its
+ * peers' median (a likely typo), and a run always converges.
+ */
+const MIN_PRICE = 1000;
+const MAX_PRICE = 9000;
+
 export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   const log = opts.log ?? (() => undefined);
   const cli = opts.cli ?? CLI;
@@ -114,7 +121,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
   let nextFile = 0;
   const newOffer = (kind: Kind): Offer => {
     const n = nextId++;
-    return { externalId: `${kind}-${n}`, title: `${kind} ${n}`, price: 100 + rnd.int(0, 9000), count: rnd.int(1, 50) };
+    const price = MIN_PRICE + rnd.int(0, MAX_PRICE - MIN_PRICE);
+    return { externalId: `${kind}-${n}`, title: `${kind} ${n}`, price, count: rnd.int(1, 50) };
   };
   const render = (f: CatalogueFile): string => {
     switch (f.kind) {
@@ -180,7 +188,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakResult> {
         const all = allOffers();
         if (all.length === 0) break;
         const { file, offer } = rnd.pick(all);
-        if (rnd.chance(0.7)) offer.price = Math.max(100, Math.round((offer.price * rnd.int(50, 200)) / 100));
+        if (rnd.chance(0.7))
+          offer.price = Math.min(MAX_PRICE, Math.max(MIN_PRICE, Math.round((offer.price * rnd.int(50, 200)) / 100)));
         else offer.title = `${offer.title.split(' #')[0]} #${rnd.int(1, 999)}`;
         touched.add(file);
         counts['price or title changes']!++;
