@@ -1,4 +1,5 @@
 // offersync daemon: the long-running container mode.
+import { stateLocation } from '../state/state-db-fault.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
 import { flagCommand } from './flag-command.ts';
@@ -103,6 +104,7 @@ export const command: Command = flagCommand({
       metricsScope,
       clearQueue: () => services.queue.close(),
       leaseTtlMs: config.state.leaseTtlMs,
+      stateLocation: stateLocation(config.state),
       notifier: services.notifier,
       status: {
         board: new StatusBoard(services.store, services.sales, statusSeller(config)),
@@ -129,8 +131,9 @@ export const command: Command = flagCommand({
       const health = daemon.healthPort
         ? `; status page on ${pageUrl(config.daemon.healthHost, daemon.healthPort)} (/healthz, /readyz, /metrics)`
         : '';
-      io.stderr.write(`offersync daemon: watching ${oneLine(config.catalogue.dir)}${health}\n`);
-      for (const notice of services.notices) io.stderr.write(`offersync daemon: warning: ${oneLine(notice)}\n`);
+      // Through the logger, so a JSON log holds JSON only; on a terminal it reads as a line.
+      logger.info({ catalogue: config.catalogue.dir }, `watching ${oneLine(config.catalogue.dir)}${health}`);
+      for (const notice of services.notices) logger.warn(oneLine(notice));
     }
     await wait.stopped;
     await stopping;
@@ -194,6 +197,7 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
         queueStats: () => services.queue.stats(),
         clearQueue: () => services.queue.close(),
         leaseTtlMs: sc.state.leaseTtlMs,
+        stateLocation: stateLocation(sc.state),
         leaseClaim: claim,
         notifier: services.notifier,
         // Its page under the replica's fleet page (/sellers/ID).
@@ -226,9 +230,10 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
     await database?.close();
     throw err;
   }
-  io.stderr.write(
-    `offersync daemon: replica ${replica.claim.holder}, ${served.size} seller(s)` +
-      `${replica.healthPort ? `; fleet page on http://${config.daemon.healthHost}:${replica.healthPort}/` : ''}\n`,
+  logger.info(
+    { replica: replica.claim.holder, sellers: served.size },
+    `replica ${replica.claim.holder}, ${served.size} seller(s)` +
+      `${replica.healthPort ? `; fleet page on http://${config.daemon.healthHost}:${replica.healthPort}/` : ''}`,
   );
   await wait.stopped;
   await replica.stop();

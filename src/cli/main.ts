@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { scrubSecrets } from '../log/scrubber.ts';
 import { oneLine, terminalStream } from '../log/terminal-text.ts';
+import { StateDbError } from '../state/state-db-fault.ts';
 import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
 import { nearestName } from './common-flags.ts';
 import { COMPLETION_SUMMARY, runCompletion } from './completion.ts';
@@ -92,6 +93,12 @@ export async function main(argv: readonly string[], given: CliIO): Promise<numbe
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
+      io.stderr.write(`offersync ${name}: ${oneLine(err.message)}\n`);
+      return EXIT.usage;
+    }
+    // A state db that cannot be opened is said in a paragraph with what to do, whatever the command; like every
+    // setup problem a person fixes, it exits 2.
+    if (err instanceof StateDbError) {
       io.stderr.write(`offersync ${name}: ${oneLine(err.message)}\n`);
       return EXIT.usage;
     }

@@ -4,6 +4,7 @@ import { loadConfig, type ConfigSources } from '../config/load-config.ts';
 import type { Config } from '../config/config.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { LeaseHeldError } from '../state/writer-lease.ts';
+import { type StateDbFault, stateDbFault, stateDbParagraph, stateLocation } from '../state/state-db-fault.ts';
 import { WrongOfferError } from '../sync/wrong-offer-error.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
 import { oneLine } from '../log/terminal-text.ts';
@@ -157,6 +158,7 @@ async function runWith(
     }, STOP_DEADLINE_MS).unref();
   });
   let result: ReconcileResult;
+  let stateFault: StateDbFault | undefined;
   try {
     const catalogue = services.catalogue;
     const deps = {
@@ -220,10 +222,23 @@ async function runWith(
       io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
       return EXIT.failed;
     }
+    stateFault = stateDbFault(err);
+    if (stateFault) {
+      const paragraph = stateDbParagraph(stateLocation(config.state), stateFault, err, {
+        phase: 'run',
+        requests: services.queue.stats().requests,
+      });
+      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(paragraph)}\n`);
+      return EXIT.failed;
+    }
     throw err;
   } finally {
     unregister();
-    await services.close();
+    // Closing saves the queue's pace to the state db: with that db failing, it fails too, and must not hide the
+    // paragraph above behind a stack trace.
+    await services.close().catch((closeErr: unknown) => {
+      if (!stateFault) throw closeErr;
+    });
   }
   progress.end();
   const { plan, report } = result;

@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { isStateUnavailable } from '../state/state-unavailable.ts';
+import { stateDbFault, stateDbParagraph } from '../state/state-db-fault.ts';
 import { type GuardStop, readGuardStop } from '../sync/guard-stop.ts';
 import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
 import { errorMessage } from '../sync/errors.ts';
@@ -76,6 +77,8 @@ export interface DaemonOptions {
   readonly leaseClaim?: LeaseClaim;
   /** How often to look for a request to sync now. Default 1 s. */
   readonly syncRequestPollMs?: number;
+  /** The state db's file, or its URL without the password, as a failing db's advice names it. */
+  readonly stateLocation?: string;
 }
 
 /** The first retry of a run the state db failed, and the longest wait between retries. */
@@ -357,6 +360,12 @@ export class Daemon {
       if (isStateUnavailable(err)) this.retryAfterOutage(this.lastError);
       if (err instanceof MarketplaceUnreadableError) this.opts.notifier?.afterUnreadable(err.message);
       this.recorder.recordError(trigger, err instanceof MarketplaceUnreadableError);
+      const fault = stateDbFault(err);
+      if (fault) {
+        // A full disk or a damaged file needs a person: the log says what to do, not only the driver's words.
+        const where = this.opts.stateLocation ?? 'the state db';
+        this.lastError = stateDbParagraph(where, fault, err, { phase: 'run' });
+      }
       log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');
     } finally {
       unlink();

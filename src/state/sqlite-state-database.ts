@@ -20,6 +20,7 @@ import type { StateKind } from './records.ts';
 import { OFFER_COLUMNS, offerFromTuple, StringPool } from './rows.ts';
 import type { Database } from './schema.ts';
 import type { StateDatabase } from './state-database.ts';
+import { StateDbError, stateDbFault } from './state-db-fault.ts';
 
 export interface SqliteStateOptions {
   /** How long a write waits for another process's lock before failing. Default 5000 ms. */
@@ -45,9 +46,22 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/** The state db file opened and migrated; a damaged, full or forbidden file is a StateDbError naming it. */
 export async function openSqliteStateDatabase(
   path: string,
   opts: SqliteStateOptions = {},
+): Promise<{ database: StateDatabase; migrations: MigrationResult[] }> {
+  try {
+    return await openSqlite(path, opts);
+  } catch (err) {
+    const fault = stateDbFault(err);
+    throw fault && !(err instanceof StateDbError) ? new StateDbError(path, fault, err) : err;
+  }
+}
+
+async function openSqlite(
+  path: string,
+  opts: SqliteStateOptions,
 ): Promise<{ database: StateDatabase; migrations: MigrationResult[] }> {
   const onDisk = path !== ':memory:' && path !== '';
   // Create the file 0600 before SQLite does (it would use 0644 under the usual umask), and tighten one that

@@ -214,7 +214,11 @@ describe('sync now', { timeout: 180_000 }, () => {
     const port = await freePort();
     daemon = spawn(process.execPath, [...CLI, 'daemon'], {
       cwd: dir,
-      env: env({ OFFERSYNC_DAEMON_HEALTHPORT: String(port), OFFERSYNC_SCHEDULE_TICK: '0 0 1 1 *' }),
+      env: env({
+        OFFERSYNC_DAEMON_HEALTHPORT: String(port),
+        OFFERSYNC_SCHEDULE_TICK: '0 0 1 1 *',
+        OFFERSYNC_LOG_LEVEL: 'info',
+      }),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -223,7 +227,7 @@ describe('sync now', { timeout: 180_000 }, () => {
     });
     const started = await until(
       'the daemon start line',
-      async () => /offersync daemon: watching .*\n/.exec(stderr)?.[0],
+      async () => /"msg":"watching [^"]*"/.exec(stderr)?.[0],
       60_000,
     );
     expect(started).toContain(`status page on http://127.0.0.1:${port}/`);
