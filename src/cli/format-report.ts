@@ -3,7 +3,13 @@
 // closing line with the counts. A long run is cut after a screenful; its report file holds every offer.
 import { escapeLines } from '../log/terminal-text.ts';
 import { isBlindSpotMessage } from '../sync/blind-spots.ts';
-import { NEEDS_ATTENTION, type OfferOutcome, type Outcome, type RunReport } from '../sync/run-report.ts';
+import {
+  describeOfferSale,
+  NEEDS_ATTENTION,
+  type OfferOutcome,
+  type Outcome,
+  type RunReport,
+} from '../sync/run-report.ts';
 import { describeSale } from '../sync/unit-sale.ts';
 import { showField, showPrice, showValue } from './show-value.ts';
 
@@ -92,7 +98,7 @@ export function formatReport(report: RunReport, format: ReportFormat = {}): stri
   if (newly.length > 0) {
     // Named one by one: the seller hands over the account that was bought, and needs to know which.
     out.push('Sold since the last run, left alone (see sold.jsonl):');
-    for (const o of newly.slice(0, 20)) out.push(`  ${describeStatusSale(o)}`);
+    for (const o of newly.slice(0, 20)) out.push(`  ${describeOfferSale(o)}`);
     if (newly.length > 20) out.push(`  ... and ${newly.length - 20} more (--json lists them all)`);
   }
   const before = sold.length - newly.length;
@@ -107,13 +113,6 @@ export function formatReport(report: RunReport, format: ReportFormat = {}): stri
   out.push(closingLine(report));
   // Each line escaped: a message or an external_id is data, and may hold control characters.
   return escapeLines(out);
-}
-
-/** `account acc-1 (EUW Gold II): sold, marketplace id 5`, as a sale of units reads. */
-function describeStatusSale(o: OfferOutcome): string {
-  const title = o.title !== undefined ? ` (${o.title})` : '';
-  const id = o.remoteId !== undefined ? `, marketplace id ${o.remoteId}` : '';
-  return `${o.kind} ${o.externalId}${title}: ${o.reason ?? 'sold'}${id}`;
 }
 
 function offerLines(o: OfferOutcome): string[] {

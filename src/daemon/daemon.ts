@@ -11,7 +11,8 @@ import { errorMessage } from '../sync/errors.ts';
 import type { CatalogueView } from '../sync/catalogue-view.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileDeps } from '../sync/reconciler.ts';
 import { loadBackoffs } from '../sync/offer-backoff.ts';
-import type { RunReport } from '../sync/run-report.ts';
+import { describeOfferSale, type RunReport } from '../sync/run-report.ts';
+import { describeSale } from '../sync/unit-sale.ts';
 import { CronSchedule } from './cron-schedule.ts';
 import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 import { DaemonMetrics, type MetricsScope } from './metrics.ts';
@@ -352,6 +353,18 @@ export class Daemon {
         log.warn({ kind: o.kind, externalId: o.externalId, file: o.file, outcome: o.outcome }, o.message ?? o.outcome);
       if (attention.length > LOGGED_PER_RUN)
         log.warn({ more: attention.length - LOGGED_PER_RUN }, 'more offers blocked or invalid: see the status page');
+      // Each sale by name: the seller hands over the account or the units that were bought.
+      for (const o of report.outcomes)
+        if (o.outcome === 'sold' && o.newSale)
+          log.info(
+            { kind: o.kind, externalId: o.externalId, title: o.title, sale: o.reason },
+            `sold: ${describeOfferSale(o)}`,
+          );
+      for (const s of report.sales)
+        log.info(
+          { kind: s.kind, externalId: s.externalId, title: s.title, quantity: s.quantity, soldCount: s.soldCount },
+          `sold: ${describeSale(s)}`,
+        );
       for (const m of report.messages) log.warn({ trigger }, m);
     } catch (err) {
       await this.answerRequest(serving, { error: errorMessage(err) });

@@ -136,3 +136,10 @@ function merged(was: OfferOutcome, o: OfferOutcome): OfferOutcome {
   if (was.message.replace(PLACE, '') === o.message.replace(PLACE, '')) return { ...was, ...file };
   return { ...was, ...file, message: `${was.message}; ${o.message}` };
 }
+
+/** `account acc-1 (EUW Gold II): sold, marketplace id 5`: an offer the marketplace marked sold, as a person reads it. */
+export function describeOfferSale(o: OfferOutcome): string {
+  const title = o.title !== undefined ? ` (${o.title})` : '';
+  const id = o.remoteId !== undefined ? `, marketplace id ${o.remoteId}` : '';
+  return `${o.kind} ${o.externalId}${title}: ${o.reason ?? 'sold'}${id}`;
+}
