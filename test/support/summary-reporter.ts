@@ -1,8 +1,14 @@
 // Prints one plain closing line (`vitest: N passed, M failed`) that CI reads, after vitest's own report.
 import type { Reporter, TestModule } from 'vitest/node';
+import { leftAfter, runRoot } from './left-processes.ts';
+
+/** How long processes stopping at the run's end get before they count as left behind. */
+const LEFT_GRACE_MS = 5_000;
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+  readonly #root = runRoot();
+
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): Promise<void> {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -20,6 +26,22 @@ export default class SummaryReporter implements Reporter {
       failed += failedHere;
     }
     failed += unhandledErrors.length;
+    // A process a test started and never stopped fails the run: it would hold a port and a folder after it.
+    const left = this.#root ? await leftAfter(this.#root, LEFT_GRACE_MS) : [];
+    if (left.length > 0) {
+      process.stdout.write(`\n${left.length} process(es) left running after the tests (now stopped):\n`);
+      for (const p of left) {
+        process.stdout.write(`  ${p.pid} ${p.command.slice(0, 200)}\n`);
+        try {
+          process.kill(p.pid, 'SIGKILL');
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      failed += 1;
+      // vitest counts only its tests: the exit code must say it too.
+      process.exitCode = 1;
+    }
     process.stdout.write(`\nvitest: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
