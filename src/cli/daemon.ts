@@ -1,4 +1,5 @@
 // offersync daemon: the long-running container mode.
+import { stateConnection } from '../config/state-connection.ts';
 import { stateLocation } from '../state/state-db-fault.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
@@ -146,12 +147,7 @@ export const command: Command = flagCommand({
 async function runReplica(config: Config, io: CliIO): Promise<number> {
   const logger = cliLogger(config, io);
   const database = config.state.url
-    ? (
-        await openPostgresStateDatabase(
-          { url: config.state.url, ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}) },
-          logger,
-        )
-      ).database
+    ? (await openPostgresStateDatabase(stateConnection(config), logger)).database
     : undefined;
   if (database) {
     // The config file's sellers: list into the state db, where `offersync sellers` changes it (served-sellers.ts).

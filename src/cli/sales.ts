@@ -1,6 +1,7 @@
 // offersync sales: the sales seen since a time, oldest first: a table for people, or with --json the JSON lines
 // of sold.jsonl's shape, for an inventory script. Read from the state db with PostgreSQL state (replicas share no
 // disk), else from sold.jsonl beside it.
+import { stateConnection } from '../config/state-connection.ts';
 import type { Config } from '../config/config.ts';
 import { sellersOf } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
@@ -81,10 +82,7 @@ export const command: Command = flagCommand({
         for (const c of chosen)
           for (const entry of await fileSalesLedger(c.state.path).since(since)) lines.push({ seller: c.seller, entry });
       } else {
-        const { database } = await openPostgresStateDatabase({
-          url: config.state.url,
-          ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}),
-        });
+        const { database } = await openPostgresStateDatabase(stateConnection(config));
         try {
           // A removed seller keeps its history: --seller reaches it as long as the state db knows it.
           const known =

@@ -1,6 +1,7 @@
 // offersync sellers add|remove|list: the sellers the daemon replicas serve, changed at run time in the PostgreSQL
 // state db. Replicas read the list at every balancing round (leaseTtlMs / 3), so a change runs within one lease
 // period, without a restart. The state db keeps where each key is (a file path, a variable's name), never the key.
+import { stateConnection } from '../config/state-connection.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SellerSpecSchema } from '../config/config.ts';
@@ -112,10 +113,7 @@ export const command: Command = flagCommand({
       );
       return EXIT.usage;
     }
-    const { database } = await openPostgresStateDatabase({
-      url: config.state.url,
-      ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}),
-    });
+    const { database } = await openPostgresStateDatabase(stateConnection(config));
     try {
       const directory = new SellerDirectory(database);
       // The config file's list first, as a replica's start would: remove and list then see those sellers too.

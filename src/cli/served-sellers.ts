@@ -4,6 +4,7 @@
 // served as the file says, and copied into the state db when a daemon starts; one the file still describes as
 // the state db holds it (origin 'config') follows the file; one a `sellers` command added, changed or removed
 // is as that command left it, whatever the file says.
+import { stateConnection } from '../config/state-connection.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError, type StoredSeller, storedSellerConfig, storedSellersOf } from '../config/load-config.ts';
 import { openPostgresStateDatabase, type PostgresStateDatabase } from '../state/postgres-state-database.ts';
@@ -79,10 +80,7 @@ export async function chooseServedSellers(
   env: NodeJS.ProcessEnv,
 ): Promise<Config[]> {
   if (!config.state.url) return pickSellers(mergeSellers(config, [], env), seller).map((s) => s.configure());
-  const { database } = await openPostgresStateDatabase({
-    url: config.state.url,
-    ...(env.PGPASSWORD ? { password: env.PGPASSWORD } : {}),
-  });
+  const { database } = await openPostgresStateDatabase(stateConnection(config));
   try {
     return pickSellers(await servedSellers(config, database, env), seller).map((s) => s.configure());
   } finally {

@@ -1,4 +1,5 @@
 // Builds the running parts from a Config: logger, state db, request queue, client, catalogue, reconciler deps.
+import { stateConnection } from '../config/state-connection.ts';
 import { Catalogue } from '../catalogue/catalogue.ts';
 import { accountFingerprint } from '../catalogue/account-fingerprint.ts';
 import { credentialsHmac, Hmac256 } from '../catalogue/hash.ts';
@@ -115,18 +116,12 @@ export function openStore(config: Config, logger: Logger, database?: PostgresSta
 }
 
 export function stateLocation(config: Config): StateLocation {
-  const password = process.env.PGPASSWORD;
-  return {
-    path: config.state.path,
-    url: config.state.url,
-    keepRuns: config.state.keepRuns,
-    ...(password ? { password } : {}),
-  };
+  return { path: config.state.path, keepRuns: config.state.keepRuns, ...stateConnection(config) };
 }
 
 /** Secrets of the state URL, so no log line can carry them. */
 function registerStateSecrets(config: Config): void {
-  if (process.env.PGPASSWORD) registerSecret(process.env.PGPASSWORD);
+  if (config.statePassword) registerSecret(config.statePassword);
   if (!config.state.url) return;
   try {
     const password = decodeURIComponent(new URL(config.state.url).password);

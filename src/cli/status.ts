@@ -1,4 +1,5 @@
 // offersync status: what the state db knows, without touching the network.
+import { stateConnection } from '../config/state-connection.ts';
 import { existsSync } from 'node:fs';
 import { escapeLines, oneLine } from '../log/terminal-text.ts';
 import { loadLearntRate } from '../queue/learnt-rate.ts';
@@ -59,14 +60,7 @@ export const command: Command = flagCommand({
     const first = sellers[0];
     if (values.run !== undefined) return runStatus(io, sellers, values.run, values.json === true);
     // With PostgreSQL, one pool serves every seller.
-    const shared = first?.state.url
-      ? (
-          await openPostgresStateDatabase({
-            url: first.state.url,
-            ...(io.env.PGPASSWORD ? { password: io.env.PGPASSWORD } : {}),
-          })
-        ).database
-      : undefined;
+    const shared = first?.state.url ? (await openPostgresStateDatabase(stateConnection(first))).database : undefined;
     try {
       if (sellers.length === 1 && first) {
         const one = await sellerStatus(first, shared);

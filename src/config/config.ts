@@ -204,6 +204,8 @@ export type Config = DeepReadonly<z.infer<typeof ConfigSchema>> & {
   readonly sources: readonly string[];
   /** Empty when neither OFFERSYNC_API_KEY nor OFFERSYNC_API_KEY_FILE is set. Never print it. */
   readonly apiKey: string;
+  /** PGPASSWORD: the state database's password when state.url has none; empty when unset. Never print it. */
+  readonly statePassword: string;
   /** This configuration's seller: 'default' without a `sellers:` list. Its name in state, logs and metrics. */
   readonly seller: string;
   /** One configuration per entry of `sellers:` (empty without the list): see sellersOf. */

@@ -196,6 +196,7 @@ export function loadConfig(src: ConfigSources = {}): Config {
     return checkSeller(tree, spec.id, `sellers[${i}]`, {
       catalogue: absolute(spec.catalogue),
       apiKey: readSellerApiKey(spec, env, baseDir),
+      statePassword: env.PGPASSWORD ?? '',
       overrides: own,
       statePath,
       sources,
@@ -208,6 +209,7 @@ export function loadConfig(src: ConfigSources = {}): Config {
     state: { ...cfg.state, path: statePath },
     sources,
     apiKey: sellerConfigs.length > 0 ? '' : readApiKey(env, cwd),
+    statePassword: env.PGPASSWORD ?? '',
     seller: 'default',
     sellerConfigs,
     baseDir,
@@ -219,6 +221,7 @@ export function loadConfig(src: ConfigSources = {}): Config {
 interface SellerParts {
   readonly catalogue: string;
   readonly apiKey: string;
+  readonly statePassword: string;
   readonly overrides: Readonly<Record<string, unknown>>;
   readonly statePath: string;
   readonly sources: readonly string[];
@@ -244,6 +247,7 @@ function checkSeller(tree: Tree, id: string, where: string, parts: SellerParts):
     },
     sources: parts.sources,
     apiKey: parts.apiKey,
+    statePassword: parts.statePassword,
     seller: id,
     sellerConfigs: [],
     baseDir: parts.baseDir,
@@ -279,6 +283,7 @@ export function storedSellerConfig(base: Config, stored: StoredSeller, env: Node
     checkSeller(plain as unknown as Tree, stored.seller, 'the state db', {
       catalogue: stored.catalogue,
       apiKey: readSellerApiKey(spec, env, base.baseDir),
+      statePassword: base.statePassword,
       overrides: own,
       statePath: base.state.path,
       sources: base.sources,
