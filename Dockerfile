@@ -1,4 +1,4 @@
-# offersync as a long-running container beside the seller's catalogue. See the README, "Container".
+# offersync as a long-running container beside the seller's catalogue. See docs/operations.md, "Container".
 #   docker build -t offersync .
 #   docker run -v /srv/catalogue:/catalogue:ro -v offersync-state:/state -p 127.0.0.1:9464:9464 \
 #     -e OFFERSYNC_BASE_URL=https://marketplace.example -e OFFERSYNC_API_KEY_FILE=/run/secrets/offersync_key \

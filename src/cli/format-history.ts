@@ -1,5 +1,6 @@
 // An offer's story as `offersync history` prints it: one event a line, oldest first, a write's route and the
-// marketplace's answer on the line below it; and the same as JSON for scripts (field names in README, History).
+// marketplace's answer on the line below it; and the same as JSON for scripts (field names in docs/runs.md,
+// An offer's history).
 import type { OfferEvent, OfferEventChange, StateKind } from '../state/records.ts';
 
 /** Fields that hold a price in integer cents, shown in major units. */

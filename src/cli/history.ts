@@ -24,7 +24,7 @@ Credentials are never shown: a change of them reads "credentials (changed)". The
 of each offer are kept, however many runs the state db keeps.
 
   --kind <kind>          the offer's kind, when the same external_id is used by several kinds
-  --json                 as JSON (field names in the README, History)
+  --json                 as JSON (field names in docs/runs.md, An offer's history)
 ${SELLER_HELP.replace('(default: every seller)', '(needed when there are several)')}
 
 Exit codes: 0 the offer's events were printed; 1 the state db knows nothing of that external_id; 2 bad flags,

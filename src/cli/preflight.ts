@@ -1,6 +1,6 @@
 // What a run needs on this machine, checked before any request: the catalogue directory and the state db's
-// folder. A mistyped --catalogue used to plan every offer as kept "because the catalogue was incomplete", read
-// the marketplace's lists, and only then say the directory did not exist.
+// folder. Without this, a mistyped --catalogue would plan every offer as kept "because the catalogue was
+// incomplete", read the marketplace's lists, and only then say the directory did not exist.
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Config } from '../config/config.ts';

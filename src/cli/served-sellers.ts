@@ -1,9 +1,9 @@
 // Which sellers a configuration serves. With a sqlite state: its `sellers:` list (or itself, the seller
 // 'default'). With PostgreSQL: the sellers in the state db (`offersync sellers add`), and those of the config file's
-// list. The rule between the two (README, Many sellers): a seller of the file that the state db does not know is
-// served as the file says, and copied into the state db when a daemon starts; one the file still describes as
-// the state db holds it (origin 'config') follows the file; one a `sellers` command added, changed or removed
-// is as that command left it, whatever the file says.
+// list. The rule between the two (docs/operations.md, Many sellers): a seller of the file that the state db does
+// not know is served as the file says, and copied into the state db when a daemon starts; one the file still
+// describes as the state db holds it (origin 'config') follows the file; one a `sellers` command added, changed
+// or removed is as that command left it, whatever the file says.
 import { stateConnection } from '../config/state-connection.ts';
 import type { Config } from '../config/config.ts';
 import { ConfigError, type StoredSeller, storedSellerConfig, storedSellersOf } from '../config/load-config.ts';

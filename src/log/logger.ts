@@ -64,4 +64,7 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
 }
 
 /** A logger that writes nothing: the default for library code and tests. */
+// Any other level string makes pino throw at import: every test file importing this fails to load, which the
+// vitest runner reports as no test failed, so the mutant is killed in fact though counted as survived.
+// Stryker disable next-line StringLiteral: killed in fact (pino throws at import)
 export const silentLogger: Logger = pino({ level: 'silent' });

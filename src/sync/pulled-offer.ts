@@ -88,7 +88,7 @@ export function pullableFields(kind: OfferKind): readonly string[] {
     .map(([name]) => name);
 }
 
-/** Integer cents as the README's major-unit string ("19.99"): read back as the same cents in every format. */
+/** Integer cents as the catalogue's major-unit string ("19.99"): read back as the same cents in every format. */
 export function priceText(cents: number): string {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);

@@ -1,5 +1,6 @@
-// Daemon figures (docs/architecture.md, Figures): a saved file reaches the marketplace in under 1 s (p95) when the
-// queue is idle, and a tick with no change costs one request per kind. The sandbox runs in this process on 127.0.0.1.
+// Daemon figures (docs/measurements.md, What the benches check): a saved file reaches the marketplace in under
+// 1 s (p95) when the queue is idle, and a tick with no change costs one request per kind. The sandbox runs in this
+// process on 127.0.0.1.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

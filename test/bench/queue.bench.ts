@@ -1,8 +1,8 @@
-// The request queue against a server that enforces R requests/s (docs/architecture.md, Figures: wall time within 10% of
-// requests / R, no 429 after the first). A local node:http server on 127.0.0.1 runs a token bucket (as the
-// sandbox does) and answers 429 with Retry-After in whole seconds; N requests go through RequestQueue at
-// rate R. Exits non-zero when a figure misses its goal. BENCH_QUEUE_RATE and BENCH_QUEUE_SECONDS (the
-// ideal duration of each scenario, N = R * seconds) override the size.
+// The request queue against a server that enforces R requests/s (docs/measurements.md, What the benches
+// check: wall time within 10% of requests / R, no 429 after the first). A local node:http server on 127.0.0.1
+// runs a token bucket (as the sandbox does) and answers 429 with Retry-After in whole seconds; N requests go
+// through RequestQueue at rate R. Exits non-zero when a figure misses its goal. BENCH_QUEUE_RATE and
+// BENCH_QUEUE_SECONDS (the ideal duration of each scenario, N = R * seconds) override the size.
 //
 // "429 after the first" counts 429 episodes after the first: 429s to requests the queue admitted after it
 // had taken in an earlier 429. Those already admitted or on the wire when it came back could not have known;

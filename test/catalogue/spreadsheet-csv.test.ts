@@ -78,8 +78,9 @@ describe('CSV as spreadsheets write it', () => {
     expect(s.csvDialects[0]).toMatchObject({ delimiter: 'semicolon', delimiterFrom: 'sep line' });
   });
 
-  it('a semicolon header that used to read as one column now reads as its columns', async () => {
-    // The issue's report: "header has 1 columns: put double quotes around a value that contains a comma".
+  it('a semicolon header with a comma in a cell reads as its columns, not as one', async () => {
+    // Read as comma-separated, this file fails with "header has 1 columns: put double quotes around a value that
+    // contains a comma", which a seller whose Excel writes semicolons cannot act on.
     const dir = tmpCatalogue({ 'items/a.csv': 'external_id;title;price\na-1;Gold, the best;5,00\n' });
     const s = await load(dir);
     expect(s.problems).toEqual([]);

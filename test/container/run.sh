@@ -59,8 +59,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-[ "$(id -u)" = 0 ] || fail "run as root (podman on this machine runs rootful)"
-command -v podman >/dev/null || fail "podman is missing: run ../shared/container/base-image.sh 24 as root"
+[ "$(id -u)" = 0 ] || fail "run as root (this test runs podman rootful)"
+command -v podman >/dev/null || fail "podman is missing: install podman 4.3 or newer"
 
 # ---------------------------------------------------------------------------------------------------------------
 say "build (secrets planted in the build context must not reach the image)"

@@ -34,7 +34,7 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// Each test starts several CLI processes through tsx: on a loaded 2-core machine that alone can take 30 s.
+// Each test starts several CLI processes through tsx: on a busy host that alone can take 30 s.
 describe('offersync CLI against the sandbox process', { timeout: 120_000 }, () => {
   it('prints its commands and version', async () => {
     const help = await run(['--help']);

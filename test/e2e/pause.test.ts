@@ -221,8 +221,8 @@ function report(name: string, r: Outcome): void {
   );
 }
 
-// Each case starts two or three offersync processes: about half a minute each on a shared machine. A process the
-// machine stalls for seconds under a full parallel suite can miss its own renewals or its lock wait; a case is run
+// Each case starts two or three offersync processes: about half a minute each on a busy host. A process the
+// host stalls for seconds under a full parallel suite can miss its own renewals or its lock wait; a case is run
 // again then (a real stale write fails every try: the counts are exact).
 const CASE = { timeout: 180_000, retry: 2 } as const;
 

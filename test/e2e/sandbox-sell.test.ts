@@ -1,5 +1,5 @@
 // Trying a sale without reading code: `offersync sandbox sell` buys an account or units of an item on a running
-// sandbox, and the next reconcile reports the sale and leaves the sold offer alone, as the README's "Try a sale"
+// sandbox, and the next reconcile reports the sale and leaves the sold offer alone, as "Try a sale" in docs/runs.md
 // says.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

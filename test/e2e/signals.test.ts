@@ -63,7 +63,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// Each test starts CLI processes through tsx: slow on a loaded 2-core machine.
+// Each test starts CLI processes through tsx: slow when the host is busy.
 describe('stop signals', { timeout: 120_000 }, () => {
   it('SIGTERM mid-run: no further write, exit 1, journal settled; the next run converges, no duplicate', async () => {
     const run = reconcile();
@@ -115,7 +115,7 @@ describe('stop signals', { timeout: 120_000 }, () => {
         20,
       );
       // Answers slow enough that the writes in flight are still running when the second signal comes: on a
-      // loaded machine, 40 ms of latency let the graceful stop finish first (exit 1) now and then.
+      // busy host, 40 ms of latency let the graceful stop finish first (exit 1) now and then.
       sandbox.setFaults({ latencyMs: 5_000 });
       await new Promise((r) => setTimeout(r, 300)); // the next writes are sent and held
       run.child.kill('SIGINT');

@@ -3,7 +3,7 @@
 // says what is wrong in a headline that agrees with its sections, shows the next run, each sale once with its
 // title and price, and how many offers match; nothing on it is wider than the phone, no script runs, no credential
 // shows. An offer's page shows its history; the search (a plain GET form) finds offers by title. The screenshots
-// are written to test/output/status-page/ (phone-390.png: docs/status-page.png in the README is one of these).
+// are written to test/output/status-page/ (phone-390.png: docs/status-page.png is one of these).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,10 +1,10 @@
-// The README's commands, run as a reader runs them. Every ```sh block the README marks with
+// The docs' commands, run as a reader runs them. Every ```sh block README.md or a page of docs/ marks with
 // `<!-- run as written -->` is run here line by line through bash and `npx offersync` in a folder laid out like a
 // fresh clone (no dist/), and each `# ...` line under a command must be in what that command printed (digits
 // stand for any number, as timings; a run id for any run id). `/tmp/` paths and port 18080 are moved to this
 // test's own folders and a free port, so two runs never meet; nothing else of a command is changed.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+// The pages with marked blocks, in the order a reader meets them: a later block may use the sandbox and the
+// exports an earlier one started (docs/runs.md's blocks run one after the other, as that page says).
+const PAGES = ['README.md', 'docs/catalogue.md', 'docs/runs.md'];
+const MARK = '<!-- run as written -->';
+const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
 
 interface Step {
   readonly command: string;
@@ -93,11 +97,19 @@ async function waitForPort(p: number): Promise<void> {
   throw new Error(`nothing listened on ${p}`);
 }
 
-describe("the README's commands, as written", () => {
-  const blocks = markedBlocks(README);
+describe("the docs' commands, as written", () => {
+  const blocks = PAGES.flatMap((page) => markedBlocks(read(page)));
 
   it('marks the blocks a reader is told to run as written', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('runs every marked block: no page outside the list marks one', () => {
+    const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) =>
+      f.endsWith('.md'),
+    );
+    const unlisted = pages.filter((page) => !PAGES.includes(page) && read(page).includes(MARK));
+    expect(unlisted, `add these pages to PAGES in ${import.meta.url}`).toEqual([]);
   });
 
   it('`npx offersync` runs in a clone after npm install (no build): the sources, on the Node of node_modules', () => {
@@ -106,7 +118,7 @@ describe("the README's commands, as written", () => {
     expect(r.stdout).toMatch(/^offersync \d+\.\d+\.\d+/);
   });
 
-  it('every marked block runs and prints what the README shows', async () => {
+  it('every marked block runs and prints what its page shows', async () => {
     let exports = '';
     for (const [b, steps] of blocks.entries()) {
       for (const step of steps) {

@@ -1,13 +1,14 @@
-// Mutation testing: npm run mutation (not part of CI: hours on two cores). Scope it while working, e.g.
+// Mutation testing: npm run mutation (not part of CI: it takes hours). Scope it while working, e.g.
 //   npm run mutation -- --mutate 'src/queue/**/*.ts'
 // Incremental: a second run re-tests only mutants whose code or tests changed (reports/stryker-incremental-*.json),
 // but keeps the old result of a static mutant (a module-level constant) even after tests that kill it were added:
 // measure a final figure with --force (docs/mutation-testing.md).
 // Two environment variables, since Stryker's command line has no flag for the runner's config or the JSON report:
-//   MUTATION_TESTS=unit  runs vitest.mutation-unit.config.ts (no whole-run reconcile tests: quick, a lower bound)
+//   MUTATION_TESTS=unit  runs test/mutation/vitest.mutation-unit.config.ts (no whole-run reconcile tests: quick, a lower bound)
 //   MUTATION_RUN=name    writes reports/mutation/name.json and keeps reports/stryker-incremental-name.json, so that
 //                        runs over different files keep their results side by side (npm run mutation:summary).
-const tests = process.env.MUTATION_TESTS === 'unit' ? 'vitest.mutation-unit.config.ts' : 'vitest.mutation.config.ts';
+// Paths here are from the repository's root, where npm runs Stryker.
+const tests = `test/mutation/vitest.mutation${process.env.MUTATION_TESTS === 'unit' ? '-unit' : ''}.config.ts`;
 const run = process.env.MUTATION_RUN ?? 'mutation';
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -30,7 +31,7 @@ export default {
     // Test support that lives in src/ for the tests' sake.
     '!src/queue/fake-clock.ts',
   ],
-  // The machine's two cores are shared: at most two test processes.
+  // Two test processes by default; raise it with --concurrency on a machine with more cores to spare.
   concurrency: 2,
   timeoutMS: 20_000,
   incremental: true,

@@ -1,11 +1,10 @@
-// The mutation tests without the slow whole-run tests, for a quick mutation run of one layer on a busy machine: a
+// The mutation tests without the slow whole-run tests, for a quick mutation run of one layer: a
 // score measured with it is a lower bound of the one vitest.mutation.config.ts gives, since a mutant only those
 // runs would catch counts as survived there.
 //   MUTATION_TESTS=unit npm run mutation -- --concurrency 1 --mutate 'src/queue/**/*.ts'
 // Left out by name, not by the `.run.test.ts` pattern: the whole-run tests that drive several reconciles each
 // (minutes a mutant). The quick ones of one route each (archive routes, bulk candidates, a partial bulk, an offer's
-// history) stay in: they are the tests those routes have, and every figure in docs/mutation-testing.md was
-// measured with them in this set.
+// history) stay in: they are the tests those routes have.
 import { defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.mutation.config.ts';
 
