@@ -137,7 +137,7 @@ function merged(was: OfferOutcome, o: OfferOutcome): OfferOutcome {
   return { ...was, ...file, message: `${was.message}; ${o.message}` };
 }
 
-/** `account acc-1 (EUW Gold II): sold, marketplace id 5`: an offer the marketplace marked sold, as a person reads it. */
+/** An offer the marketplace marked sold, as a person reads it: `account acc-1 (EUW Gold II): sold, marketplace id 5` */
 export function describeOfferSale(o: OfferOutcome): string {
   const title = o.title !== undefined ? ` (${o.title})` : '';
   const id = o.remoteId !== undefined ? `, marketplace id ${o.remoteId}` : '';

@@ -66,7 +66,7 @@ describe('a failing state db is said plainly', () => {
     expect(h.writes()).toBe(0);
   });
 
-  it('a disk that fills mid-run: a paragraph, not a stack trace; the next run records and duplicates nothing', async () => {
+  it('a disk full mid-run: a paragraph, no stack trace; the next run records and duplicates nothing', async () => {
     const h = await openHarness();
     h.write('items/a.ndjson', items('A', 5));
     const cli = harnessCliConfig(h);

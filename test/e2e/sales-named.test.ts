@@ -58,7 +58,8 @@ describe('a sale is named', () => {
         more: [
           'log:\n  format: json\n  level: info',
           'schedule:\n  tick: "* * * * * *"',
-          `notify:\n  webhooks: ["${hookUrl}"]\n  events: { sold: true, failed: false, backoff: false, guard: false, unreadable: false }`,
+          `notify:\n  webhooks: ["${hookUrl}"]\n` +
+            '  events: { sold: true, failed: false, backoff: false, guard: false, unreadable: false }',
         ],
       }),
     );
