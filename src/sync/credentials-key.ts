@@ -12,7 +12,11 @@ export function credentialsKeyPath(statePath: string): string | null {
 
 export function loadCredentialsKey(statePath: string): Uint8Array {
   const path = credentialsKeyPath(statePath);
-  if (!path) return memoryKey;
+  return path ? loadKeyFile(path) : memoryKey;
+}
+
+/** The random key in `path`, made there (0600) when the file does not exist yet. */
+export function loadKeyFile(path: string): Uint8Array {
   if (existsSync(path)) return readKey(path);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // Written whole to a file of our own, then renamed into place (any filesystem renames atomically; not every one
