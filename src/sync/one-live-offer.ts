@@ -160,9 +160,10 @@ export class OneLiveOffer {
         continue;
       }
       if (s.liveId !== undefined && !s.managed) {
+        const by = sale.seller === undefined ? '' : ` by seller ${sale.seller}`;
         const message =
           `urgent: account offer '${s.externalId}' (#${s.liveId}), not made by offersync, sells the account sold ` +
-          `on ${day(sale.at)} as '${sale.externalId}'${sale.seller === undefined ? '' : ` by seller ${sale.seller}`}: ` +
+          `on ${day(sale.at)} as '${sale.externalId}'${by}: ` +
           'archive it on the website now, or its buyer gets credentials that no longer work (offersync leaves ' +
           'offers it did not make alone)';
         urgent.push(message);
