@@ -32,6 +32,11 @@ export function loadKeyFile(path: string): Uint8Array {
   return readKey(path);
 }
 
+/** The key in `path` when the file is there, never making one (a command that writes nothing). */
+export function existingKeyFile(path: string | null): Uint8Array | undefined {
+  return path !== null && existsSync(path) ? readKey(path) : undefined;
+}
+
 /** The key as its file holds it: 64 hex digits on one line. */
 function readKey(path: string): Uint8Array {
   const text = readFileSync(path, 'utf8').trim();

@@ -16,6 +16,7 @@ import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
 import { REAL_SERVER_SWITCHES_ACCOUNTS } from '../../src/sandbox/sandbox-options.ts';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { reconcile, type ReconcileResult } from '../../src/sync/reconciler.ts';
+import { mainCaptured } from '../support/captured-io.ts';
 import { captureLog } from '../support/log-capture.ts';
 
 const SELLERS = ['a', 'b', 'c'] as const;
@@ -206,6 +207,33 @@ describe.each(CASES)('one game account across a seller group ($name)', ({ sandbo
       /^this account was sold on \d{4}-\d\d-\d\d as a-1 by seller a; it cannot be listed again$/,
     );
     expect(fleet.shop('b')['b-1-again']).toBeUndefined();
+  });
+
+  it("validate of b's catalogue refuses an account a sold, read from a's state db", async () => {
+    fleet = await startFleet(sandbox);
+    fleet.write('a', [{ id: 'a-1', login: 'Gone.Login' }]);
+    await fleet.run('a');
+    fleet.sandbox.setStatus('accounts', 'a-1', 'sold');
+    await fleet.run('a');
+    fleet.write('b', [{ id: 'b-1', login: 'gone.login' }]);
+    fleet.write('c', [{ id: 'c-1', login: 'gone.login' }]);
+    const file = join(fleet.dir, 'offersync.yaml');
+    writeFileSync(
+      file,
+      `baseUrl: ${fleet.sandbox.url}\nstate:\n  path: ./state/state.db\nlog:\n  level: silent\nsellers:\n` +
+        SELLERS.map(
+          (s) =>
+            `  - id: ${s}\n    catalogue: ./${s}\n    apiKeyEnv: KEY_${s.toUpperCase()}\n` +
+            (s === 'c' ? '' : '    group: owner-1\n'),
+        ).join(''),
+    );
+    const validate = (s: Seller) =>
+      mainCaptured(['validate', join(fleet!.dir, s), '--config', file], { cwd: fleet!.dir, env: {} });
+    const b = await validate('b');
+    expect(b.code).toBe(1);
+    expect(b.out).toMatch(/this account was sold on \d{4}-\d\d-\d\d as a-1 by seller a; it cannot be listed again/);
+    expect(b.out.toLowerCase()).not.toContain('gone.login');
+    expect((await validate('c')).code).toBe(0);
   });
 
   it('a sale in a group leaves a seller outside it alone', async () => {
