@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openServices } from '../../src/cli/services.ts';
 import type { Config } from '../../src/config/config.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
@@ -18,6 +18,7 @@ import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox-ser
 import { reconcile, type ReconcileResult } from '../../src/sync/reconciler.ts';
 import { mainCaptured } from '../support/captured-io.ts';
 import { captureLog } from '../support/log-capture.ts';
+import { queryOnce, startPostgres, type TestPostgres } from '../support/postgres.ts';
 
 const SELLERS = ['a', 'b', 'c'] as const;
 type Seller = (typeof SELLERS)[number];
@@ -46,7 +47,8 @@ interface Row {
   readonly login: string;
 }
 
-async function startFleet(sandboxOptions: SandboxOptions): Promise<Fleet> {
+/** `stateUrl`: a PostgreSQL state db the sellers share; default each its own sqlite file. */
+async function startFleet(sandboxOptions: SandboxOptions, stateUrl = ''): Promise<Fleet> {
   const sandbox = await startSandbox({ apiKeys: SELLERS.map(keyOf), sellerPerKey: true, ...sandboxOptions });
   const dir = mkdtempSync(join(tmpdir(), 'offersync-group-'));
   for (const s of SELLERS) mkdirSync(join(dir, s, 'accounts'), { recursive: true });
@@ -63,6 +65,7 @@ async function startFleet(sandboxOptions: SandboxOptions): Promise<Fleet> {
         overrides: {
           rateLimit: { ratePerSec: 500, burst: 500, maxAttempts: 8 },
           log: { level: 'silent' },
+          ...(stateUrl ? { state: { url: stateUrl } } : {}),
           sellers: SELLERS.map((s) => ({
             id: s,
             catalogue: join(dir, s),
@@ -281,4 +284,49 @@ describe.each(CASES)('one game account across a seller group ($name)', ({ sandbo
       expect(told.filter((n) => n.event === 'failed')).toEqual([]);
     } else expect(urgent).toEqual([]);
   });
+});
+
+describe('a seller group on a shared PostgreSQL state db', () => {
+  let server: TestPostgres | undefined;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('one key for the group in the db; b cannot list what a has live, nor relist what a sold; c can', async () => {
+    const url = await server!.createDatabase();
+    fleet = await startFleet(REAL_SERVER_SWITCHES_ACCOUNTS, url);
+    fleet.write('a', [{ id: 'a-1', login: 'Pg.Login' }]);
+    await fleet.run('a');
+    fleet.write('b', [{ id: 'b-1', login: 'pg.login ' }]);
+    const b = await fleet.run('b');
+    expect(b.report.outcomes.find((o) => o.externalId === 'b-1')?.message).toMatch(
+      /^the same game account as seller a's 'a-1' \(#\d+\), live in another shop/,
+    );
+    fleet.write('c', [{ id: 'c-1', login: 'PG.LOGIN' }]);
+    await fleet.run('c');
+    expect(fleet.shop('c')).toEqual({ 'c-1': 'listed' });
+
+    fleet.sandbox.setStatus('accounts', 'a-1', 'sold');
+    await fleet.run('a');
+    const again = await fleet.run('b');
+    expect(again.report.outcomes.find((o) => o.externalId === 'b-1')?.message).toMatch(
+      /^this account was sold on \d{4}-\d\d-\d\d as a-1 by seller a; it cannot be listed again$/,
+    );
+    expect(fleet.shop('b')).toEqual({});
+
+    const keys = await queryOnce<{ key: string }>(url, `SELECT key FROM seller_meta WHERE key LIKE '%fingerprint%'`);
+    expect(keys.map((k) => k.key)).toEqual(['shared.group.owner-1.fingerprint-key']);
+    // No login in any table of the shared database.
+    const tables = await queryOnce<{ t: string }>(
+      url,
+      `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public'`,
+    );
+    for (const { t } of tables) {
+      const rows = await queryOnce<{ j: string }>(url, `SELECT row_to_json(x)::text AS j FROM "${t}" x`);
+      expect(rows.some((r) => r.j.toLowerCase().includes('pg.login'))).toBe(false);
+    }
+  }, 60_000);
 });
