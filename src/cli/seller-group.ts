@@ -19,8 +19,28 @@ export async function sellerGroupWiring(config: Config, store: StateStore): Prom
   const others = group.sellers.filter((s) => s.id !== config.seller);
   const shared = config.state.url !== '' && store instanceof KyselyStateStore ? store : undefined;
   const fingerprintKey = await loadGroupKey(group, shared ? (k, v) => shared.claimSharedMeta(k, v) : undefined);
+  // A group that cannot be read fails the run: listing blind could sell one account twice.
+  const unread = (where: string, err: unknown) =>
+    new Error(
+      `seller group ${group.name}: could not read ${where} (${err instanceof Error ? err.message : String(err)}): ` +
+        'nothing is synced for this seller until it can be read; fix or restore it, or take the seller out of ' +
+        'the group',
+    );
   const readGroup = shared
-    ? () => shared.accountMarksOf(others.map((s) => s.id))
-    : async () => others.flatMap((s) => accountMarksOfFile(s.statePath, s.id));
+    ? async () => {
+        try {
+          return await shared.accountMarksOf(others.map((s) => s.id));
+        } catch (err) {
+          throw unread('the account offers of its other sellers in the state db', err);
+        }
+      }
+    : async () =>
+        others.flatMap((s) => {
+          try {
+            return accountMarksOfFile(s.statePath, s.id);
+          } catch (err) {
+            throw unread(`seller ${s.id}'s state db ${s.statePath}`, err);
+          }
+        });
   return { fingerprintKey, readGroup };
 }

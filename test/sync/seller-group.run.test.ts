@@ -239,6 +239,22 @@ describe.each(CASES)('one game account across a seller group ($name)', ({ sandbo
     expect((await validate('c')).code).toBe(0);
   });
 
+  it("a group seller's state db that cannot be read stops the others' runs before any write, naming it", async () => {
+    fleet = await startFleet(sandbox);
+    fleet.write('b', [{ id: 'b-1', login: 'whoever' }]);
+    await fleet.run('b');
+    const file = join(fleet.dir, 'state', 'sellers', 'b', 'state.db');
+    for (const suffix of ['-wal', '-shm']) rmSync(file + suffix, { force: true });
+    writeFileSync(file, 'not a database, and large enough to be read as one page of it '.repeat(100));
+    fleet.write('a', [{ id: 'a-1', login: 'whoever-else' }]);
+    const failed = await fleet.run('a').then(
+      (r) => r.report.messages.join('\n'),
+      (err: unknown) => String(err),
+    );
+    expect(failed).toContain(`seller group owner-1: could not read seller b's state db ${file}`);
+    expect(fleet.shop('a')).toEqual({});
+  });
+
   it('a sale in a group leaves a seller outside it alone', async () => {
     fleet = await startFleet(sandbox);
     fleet.write('a', [{ id: 'a-1', login: 'lonely' }]);
