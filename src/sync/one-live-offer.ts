@@ -74,9 +74,10 @@ export function soldAccountMessage(sale: Sale): string {
   return `this account was sold on ${day(sale.at)} as ${soldAs(sale)}; it cannot be listed again`;
 }
 
-/** An offer of another seller of the group that is on sale now. */
+/** An offer of another seller of the group that holds its account now: on sale, or being bought (processing). */
 function isLiveMark(m: AccountMark): boolean {
-  return m.remoteId !== null && m.remoteStatus !== 'archived' && !isLocked(m.remoteStatus);
+  if (m.remoteId === null || m.remoteStatus === 'archived') return false;
+  return m.remoteStatus === 'processing' || !isLocked(m.remoteStatus);
 }
 
 function markName(m: AccountMark): string {
