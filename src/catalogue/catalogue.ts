@@ -28,6 +28,8 @@ export interface CatalogueOptions {
   readonly dir: string;
   /** Key of the HMAC that stands for an offer's credentials (kept by the caller in a 0600 key file). */
   readonly credentialsKey: string | Uint8Array;
+  /** Key of the login fingerprint when it is not the credentials key: a seller group's own. */
+  readonly fingerprintKey?: Uint8Array;
   /** Larger files are an error of that file (quarantined). Default 64 MiB. */
   readonly maxFileBytes?: number;
   /** Larger images are an error of the offer naming them. Default 8 MiB. */
@@ -102,6 +104,7 @@ async function eachInTurn<T>(items: readonly T[], fn: (item: T) => Promise<void>
 export class Catalogue {
   private readonly dir: string;
   private readonly key: Hmac256;
+  private readonly fingerprintKey: Hmac256;
   private readonly maxFileBytes: number;
   private readonly maxImageBytes: number;
   private readonly logger: Logger;
@@ -128,6 +131,7 @@ export class Catalogue {
       throw new TypeError('Catalogue: credentialsKey must be a non-empty string or byte array');
     this.dir = opts.dir;
     this.key = new Hmac256(opts.credentialsKey);
+    this.fingerprintKey = opts.fingerprintKey ? new Hmac256(opts.fingerprintKey) : this.key;
     this.maxFileBytes = positiveInt('maxFileBytes', opts.maxFileBytes, DEFAULT_MAX_FILE_BYTES);
     this.maxImageBytes = positiveInt('maxImageBytes', opts.maxImageBytes, DEFAULT_MAX_IMAGE_BYTES);
     this.logger = opts.logger ?? silentLogger;
@@ -302,6 +306,7 @@ export class Catalogue {
       parseOptions: this.parseOptions,
       strings: this.strings,
       key: this.key,
+      fingerprintKey: this.fingerprintKey,
       image: (written) => this.image(written),
     };
   }

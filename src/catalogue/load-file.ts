@@ -39,6 +39,8 @@ export interface FileLoadContext {
   readonly strings: SharedStrings | undefined;
   /** Key of the HMAC that stands for an offer's credentials. */
   readonly key: Hmac256;
+  /** Key of the login fingerprint: the credentials key, or a seller group's own. */
+  readonly fingerprintKey: Hmac256;
   /** An image's check, cached by the catalogue across files and loads. */
   readonly image: (written: string) => Promise<ImageCheck>;
 }
@@ -159,7 +161,7 @@ export async function loadFile(file: string, fromWatcher: boolean, at: FileLoadC
       entries.push({ kind, externalId, source });
       continue;
     }
-    entries.push(desiredOffer(n.offer, refs, source, at.key));
+    entries.push(desiredOffer(n.offer, refs, source, at.key, at.fingerprintKey));
   }
   const end = step.value;
   if (end.void) {
@@ -220,6 +222,7 @@ function desiredOffer(
   images: readonly ImageRef[],
   source: SourceLocation,
   key: Hmac256,
+  fingerprintKey: Hmac256,
 ): DesiredOffer {
   const hash = (credentialsHmac?: string) =>
     offerHash({
@@ -234,7 +237,7 @@ function desiredOffer(
       const { kind, externalId, fields, credentials } = n;
       if (!credentials) return { kind, externalId, hash: hash(), source, fields, images };
       const hmac = credentialsHmac(key, credentials);
-      const loginFingerprint = accountFingerprint(key, credentials);
+      const loginFingerprint = accountFingerprint(fingerprintKey, credentials);
       return {
         kind,
         externalId,

@@ -30,6 +30,7 @@ import { openCapabilities } from '../capabilities/open-capabilities.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
 import { RunNotifier } from '../daemon/run-notifier.ts';
+import { sellerGroupWiring } from './seller-group.ts';
 import type { SellerView } from '../daemon/status-board.ts';
 import { WebhookNotifier, type WebhookTarget } from '../daemon/webhook-notifier.ts';
 
@@ -261,6 +262,9 @@ export async function openServices(
   // Replicas share a PostgreSQL state but no disk: the key comes from what they share, the API key.
   const credentialsKey = config.state.url ? deriveCredentialsKey(config.apiKey) : loadCredentialsKey(config.state.path);
   const seal = new Hmac256(credentialsKey);
+  // A seller of a group fingerprints logins with the group's key, so that its sellers know one account as one.
+  const group = await sellerGroupWiring(config, opened);
+  const fingerprintSeal = group ? new Hmac256(group.fingerprintKey) : seal;
   const client = createMarketplaceClient({
     ...clientOptions(config, queue.schedule, logger),
     capabilities,
@@ -268,11 +272,12 @@ export async function openServices(
     // Credentials a server returns are compared by the catalogue's own HMAC, never kept.
     sealCredentials: (c) => credentialsHmac(seal, c),
     // Which account an offer made by hand sells, by the catalogue's own fingerprint: the login is not kept.
-    fingerprintLogin: (c) => accountFingerprint(seal, c),
+    fingerprintLogin: (c) => accountFingerprint(fingerprintSeal, c),
   });
   const catalogue = new Catalogue({
     dir: config.catalogue.dir,
     credentialsKey,
+    ...(group ? { fingerprintKey: group.fingerprintKey } : {}),
     maxFileBytes: config.catalogue.maxFileBytes,
     maxImageBytes: config.catalogue.maxImageBytes,
     csv: {
@@ -301,6 +306,7 @@ export async function openServices(
     settings: reconcilerSettings(config),
     requestCount: () => queue.stats().requests,
     fenceSends: (fence) => queue.fence(fence),
+    ...(group ? { readGroup: group.readGroup } : {}),
   };
   return {
     config,

@@ -1,5 +1,7 @@
-// offersync validate [dir]: reads the catalogue only (no network, no state), prints every problem grouped
-// by file with summary counts, or --json. Exit 0 valid (warnings allowed), 1 any error, 2 usage.
+// offersync validate [dir]: reads the catalogue (no network; the state db only to read past sales, when there is
+// one), prints every problem grouped by file with summary counts, or --json. Exit 0 valid (warnings allowed), 1
+// any error, 2 usage.
+import { pastSales, relistProblems } from './past-sales.ts';
 import { stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Config } from '../config/config.ts';
@@ -21,9 +23,10 @@ import { flagCommand } from './flag-command.ts';
 
 const HELP = `Usage: offersync validate [dir] [flags]
 
-Checks a catalogue directory without touching the network or the state: every problem with its
+Checks a catalogue directory without touching the network or writing anything: every problem with its
 file:line:column, JSON pointer (JSON, YAML), external_id, field and what is expected; for each CSV file, the
-delimiter and decimal mark it was read with.
+delimiter and decimal mark it was read with. When the seller's state db (sqlite) is there, an account it saw
+sold (or another seller of its group saw sold) listed again under another external_id is an error.
 The directory is [dir], else --catalogue, else OFFERSYNC_CATALOGUE_DIR, else catalogue.dir of the config file
 (--config or OFFERSYNC_CONFIG), else ./catalogue.
 Exit 0: valid (warnings allowed). 1: errors. 2: usage error.
@@ -214,6 +217,7 @@ export function catalogueSettings(
   csv: Config['catalogue']['csv'];
   priceUnit: Config['catalogue']['priceUnit'];
   ignoreColumns: Config['catalogue']['ignoreColumns'];
+  config: Config;
 } {
   // The same precedence as every other command: --catalogue, OFFERSYNC_CATALOGUE_DIR, the config file, ./catalogue.
   let config: Config;
@@ -227,7 +231,7 @@ export function catalogueSettings(
   }
   const dir = positional !== undefined ? resolve(io.cwd, positional) : config.catalogue.dir;
   const { csv, priceUnit, ignoreColumns } = config.catalogue;
-  return { dir, csv, priceUnit, ignoreColumns };
+  return { dir, csv, priceUnit, ignoreColumns, config };
 }
 
 const OPTIONS = {
@@ -250,7 +254,7 @@ export const command: Command = flagCommand({
     if (!(VALIDATE_FORMATS as readonly string[]).includes(format))
       throw new UsageError(`--format must be one of ${VALIDATE_FORMATS.join(', ')}, got '${format}'`);
     if (values.json && format !== 'json') throw new UsageError(`--json and --format ${format} contradict each other`);
-    const { dir, csv, priceUnit, ignoreColumns } = catalogueSettings(
+    const { dir, csv, priceUnit, ignoreColumns, config } = catalogueSettings(
       positionals[0],
       values.catalogue,
       io,
@@ -259,11 +263,16 @@ export const command: Command = flagCommand({
     const st = await stat(dir).catch(() => null);
     if (!st) throw new UsageError(`no such catalogue directory: ${dir}`);
     if (!st.isDirectory()) throw new UsageError(`not a directory: ${dir}`);
-    const snapshot = await new Catalogue({
+    // Past sales, when a state db is there: a sold account relisted is an error before any run.
+    const past = pastSales(config, dir);
+    const loaded = await new Catalogue({
       dir,
       credentialsKey: VALIDATE_KEY,
+      ...(past ? { fingerprintKey: past.fingerprintKey } : {}),
       csv: { csvDelimiter: csv.delimiter, decimalMark: csv.decimalMark, priceUnit, ignoreColumns },
     }).load();
+    const relisted = past ? relistProblems(loaded.offers, past) : [];
+    const snapshot = relisted.length === 0 ? loaded : { ...loaded, problems: [...loaded.problems, ...relisted] };
     const summary = summarise(snapshot);
     if (format === 'github') io.stdout.write(formatGithub(snapshot, io.cwd));
     else if (format === 'gcc') io.stdout.write(formatGcc(snapshot, io.cwd));

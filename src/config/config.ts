@@ -10,7 +10,7 @@ export const CSV_DELIMITER_SETTINGS = ['auto', 'comma', 'semicolon', 'tab'] as c
 export const DECIMAL_MARK_SETTINGS = ['auto', 'point', 'comma'] as const;
 export const PRICE_UNIT_SETTINGS = ['auto', 'cents', 'major'] as const;
 // The daemon's notification events (daemon/notification.ts), repeated: config imports no layer.
-export const NOTIFY_EVENT_NAMES = ['sold', 'failed', 'backoff', 'guard', 'unreadable'] as const;
+export const NOTIFY_EVENT_NAMES = ['sold', 'failed', 'backoff', 'guard', 'unreadable', 'sold-account-live'] as const;
 type NotifyEventSwitches = Record<(typeof NOTIFY_EVENT_NAMES)[number], z.ZodBoolean>;
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -34,6 +34,11 @@ export const SellerSpecSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9-]+$/, { message: 'expected lowercase letters, digits and -' }),
     catalogue: z.string().min(1),
+    // Sellers of one group (one owner's shops) never list one game account twice between them.
+    group: z
+      .string()
+      .regex(/^[a-z0-9-]+$/, { message: 'expected lowercase letters, digits and -' })
+      .optional(),
     apiKeyFile: z.string().min(1).optional(),
     apiKeyEnv: z
       .string()
@@ -212,7 +217,21 @@ export type Config = DeepReadonly<z.infer<typeof ConfigSchema>> & {
   readonly sellerConfigs: readonly Config[];
   /** The folder the config file's relative paths are read from (its own folder, else the working directory). */
   readonly baseDir: string;
+  /** The seller's group (`sellers[].group`): absent for a seller on its own. */
+  readonly group?: SellerGroup;
 };
+
+/** Sellers of one owner: one game account is listed by one of them at most, and once sold by none again. */
+export interface SellerGroup {
+  readonly name: string;
+  /** Every seller of the group, this one included, with its own sqlite state file (unused with PostgreSQL). */
+  readonly sellers: readonly { readonly id: string; readonly statePath: string }[];
+  /**
+   * sqlite: the file of the group's fingerprint key, beside the shared state.path, so that every seller of the
+   * group fingerprints a login alike. null with PostgreSQL: the key is kept in the state db the fleet shares.
+   */
+  readonly keyPath: string | null;
+}
 
 /** A seller as `sellers:` lists it. */
 export type SellerSpecInput = z.infer<typeof SellerSpecSchema>;

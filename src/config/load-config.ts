@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { isMap, LineCounter, parse as parseYaml, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { forbiddenKeyMessage, forbiddenKeyPaths, setOwn, type KeyPath } from '../input/forbidden-keys.ts';
-import { ConfigSchema, SELLER_OVERRIDES, type Config, type SellerSpecInput } from './config.ts';
+import { ConfigSchema, SELLER_OVERRIDES, type Config, type SellerGroup, type SellerSpecInput } from './config.ts';
 import { configFromEnv, EnvConfigError } from './env-config.ts';
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
@@ -193,7 +193,9 @@ export function loadConfig(src: ConfigSources = {}): Config {
   const sellerConfigs = cfg.sellers.map((spec, i): Config => {
     const own: Tree = {};
     for (const k of SELLER_OVERRIDES) if (spec[k] !== undefined) own[k] = spec[k];
+    const group = spec.group === undefined ? undefined : sellerGroup(cfg.sellers, spec.group, statePath, cfg.state.url);
     return checkSeller(tree, spec.id, `sellers[${i}]`, {
+      ...(group ? { group } : {}),
       catalogue: absolute(spec.catalogue),
       apiKey: readSellerApiKey(spec, env, baseDir),
       statePassword: env.PGPASSWORD ?? '',
@@ -226,6 +228,7 @@ interface SellerParts {
   readonly statePath: string;
   readonly sources: readonly string[];
   readonly baseDir: string;
+  readonly group?: SellerGroup;
 }
 
 /** A seller is the shared configuration with its own catalogue, key and overrides, checked as a whole. */
@@ -251,7 +254,30 @@ function checkSeller(tree: Tree, id: string, where: string, parts: SellerParts):
     seller: id,
     sellerConfigs: [],
     baseDir: parts.baseDir,
+    ...(parts.group ? { group: parts.group } : {}),
   };
+}
+
+/** The group `name` of a sellers: list: its sellers, their state files, and where its fingerprint key is. */
+function sellerGroup(
+  sellers: readonly { readonly id: string; readonly group?: string | undefined }[],
+  name: string,
+  statePath: string,
+  url: string,
+): SellerGroup {
+  const memory = statePath === ':memory:';
+  return {
+    name,
+    sellers: sellers
+      .filter((s) => s.group === name)
+      .map((s) => ({ id: s.id, statePath: memory ? ':memory:' : sellerStatePath(statePath, s.id) })),
+    keyPath: url !== '' || memory ? null : groupKeyPath(statePath, name),
+  };
+}
+
+/** A group's fingerprint key (sqlite): groups/<name>.hmac-key beside the shared state.path. */
+export function groupKeyPath(statePath: string, group: string): string {
+  return join(dirname(statePath), 'groups', `${group}.hmac-key`);
 }
 
 /** A seller kept in the state db (`offersync sellers add`), as the configuration it runs with. */

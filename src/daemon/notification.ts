@@ -6,7 +6,9 @@ import { scrubSecrets } from '../log/scrubber.ts';
 import type { CatalogueView } from '../sync/catalogue-view.ts';
 import type { OfferOutcome, RunReport } from '../sync/run-report.ts';
 
-export const NOTIFY_EVENTS = ['sold', 'failed', 'backoff', 'guard', 'unreadable'] as const;
+// sold-account-live: an offer offersync did not make (listed by hand) sells an account already sold, in this shop
+// or another of its seller group: urgent, its own event so that it can go to a channel someone watches.
+export const NOTIFY_EVENTS = ['sold', 'failed', 'backoff', 'guard', 'unreadable', 'sold-account-live'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 /** The JSON body of one webhook POST (plus the chat fields a target needs, see webhook-notifier.ts). */
@@ -103,7 +105,8 @@ export function notificationsOfRun(
       const message = scrub(catalogue, offer.kind, o.externalId, o.message ?? o.outcome);
       if (failing[key] !== message) {
         failing[key] = message;
-        out.push({ event: isBackoff(o) ? 'backoff' : 'failed', ...base(offer), message });
+        const event = o.urgent ?? (isBackoff(o) ? 'backoff' : 'failed');
+        out.push({ event, ...base(offer), message });
       }
     } else delete failing[key];
   }
@@ -142,6 +145,7 @@ export function notificationText(n: Notification): string {
     backoff: 'waits in backoff',
     guard: 'run stopped by a guard',
     unreadable: 'could not read the marketplace',
+    'sold-account-live': 'URGENT, a live offer of a sold account',
   }[n.event];
   const offer = n.external_id ? ` ${n.kind} ${n.external_id}${n.title ? ` (${n.title})` : ''}` : '';
   return `offersync ${n.seller}:${offer} ${what}: ${n.message}`;

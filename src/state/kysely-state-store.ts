@@ -10,6 +10,7 @@ import {
   type UpdateObject,
   sql,
 } from 'kysely';
+import { type AccountMark, accountMarksIn } from './account-marks.ts';
 import type { OfferView } from './offer-view.ts';
 import { SCHEMA_VERSION_KEY, type MigrationResult, schemaVersion } from './migrations.ts';
 import type {
@@ -717,6 +718,24 @@ export class KyselyStateStore implements StateStore {
       .values({ seller: SHARED_META_SELLER, key: `shared.${key}`, value })
       .onConflict((oc) => oc.columns(['seller', 'key']).doUpdateSet((eb) => ({ value: eb.ref('excluded.value') })))
       .execute();
+  }
+
+  /**
+   * The shared value of `key`, written as `value` when none is there yet: of several processes asking at once,
+   * every one gets the value the first wrote.
+   */
+  async claimSharedMeta(key: string, value: string): Promise<string> {
+    await this.#db
+      .insertInto('seller_meta')
+      .values({ seller: SHARED_META_SELLER, key: `shared.${key}`, value })
+      .onConflict((oc) => oc.columns(['seller', 'key']).doNothing())
+      .execute();
+    return (await this.getSharedMeta(key)) ?? value;
+  }
+
+  /** The account offers of other sellers of this database (a seller group in PostgreSQL), by fingerprint. */
+  async accountMarksOf(sellers: readonly string[]): Promise<AccountMark[]> {
+    return accountMarksIn(this.#db, sellers);
   }
 
   // the seller's lease

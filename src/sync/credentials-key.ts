@@ -12,7 +12,11 @@ export function credentialsKeyPath(statePath: string): string | null {
 
 export function loadCredentialsKey(statePath: string): Uint8Array {
   const path = credentialsKeyPath(statePath);
-  if (!path) return memoryKey;
+  return path ? loadKeyFile(path) : memoryKey;
+}
+
+/** The random key in `path`, made there (0600) when the file does not exist yet. */
+export function loadKeyFile(path: string): Uint8Array {
   if (existsSync(path)) return readKey(path);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // Written whole to a file of our own, then renamed into place (any filesystem renames atomically; not every one
@@ -26,6 +30,11 @@ export function loadCredentialsKey(statePath: string): Uint8Array {
     rmSync(tmp, { force: true });
   }
   return readKey(path);
+}
+
+/** The key in `path` when the file is there, never making one (a command that writes nothing). */
+export function existingKeyFile(path: string | null): Uint8Array | undefined {
+  return path !== null && existsSync(path) ? readKey(path) : undefined;
 }
 
 /** The key as its file holds it: 64 hex digits on one line. */

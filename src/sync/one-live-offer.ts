@@ -3,9 +3,12 @@
 // - refuses to list the account again under any external_id,
 // - archives every other live offer of it that offersync manages, as an archive is sent (archive priority),
 // - reports at once, as urgent, one it does not manage (made by hand on the website): never touched.
-// Two live offers of one account, none sold yet, are reported the same way. Pure: the planner feeds it each
-// matched offer, then lets it rewrite the actions it planned for them.
+// Two live offers of one account, none sold yet, are reported the same way. Within a seller group the other
+// sellers' offers count too (their state dbs' account marks): an account live in another shop of the group is not
+// listed here, and one sold there is sold here. Pure: the planner feeds it each matched offer, then lets it
+// rewrite the actions it planned for them.
 import type { HeldAccount } from '../catalogue/same-account.ts';
+import type { AccountMark } from '../state/account-marks.ts';
 import { isLocked } from './locked-status.ts';
 import type { MatchedOffer } from './match.ts';
 import type { OfferKey } from './offer-key.ts';
@@ -36,6 +39,8 @@ interface Sale {
   readonly externalId: string;
   /** Epoch ms, when known. */
   readonly at: number | undefined;
+  /** Another seller of the group that sold it; undefined for this seller's own sale. */
+  readonly seller?: string;
 }
 
 export interface OneLiveOfferVerdict {
@@ -61,8 +66,22 @@ function day(at: number | undefined): string {
   return at === undefined ? 'an earlier run' : new Date(at).toISOString().slice(0, 10);
 }
 
+function soldAs(sale: Sale): string {
+  return sale.seller === undefined ? sale.externalId : `${sale.externalId} by seller ${sale.seller}`;
+}
+
 export function soldAccountMessage(sale: Sale): string {
-  return `this account was sold on ${day(sale.at)} as ${sale.externalId}; it cannot be listed again`;
+  return `this account was sold on ${day(sale.at)} as ${soldAs(sale)}; it cannot be listed again`;
+}
+
+/** An offer of another seller of the group that holds its account now: on sale, or being bought (processing). */
+function isLiveMark(m: AccountMark): boolean {
+  if (m.remoteId === null || m.remoteStatus === 'archived') return false;
+  return m.remoteStatus === 'processing' || !isLocked(m.remoteStatus);
+}
+
+function markName(m: AccountMark): string {
+  return `seller ${m.seller}'s '${m.externalId}' (#${m.remoteId})`;
 }
 
 export class OneLiveOffer {
@@ -70,9 +89,24 @@ export class OneLiveOffer {
   readonly #sold = new Map<string, Sale>();
   /** external_id -> fingerprint of the catalogue's account offers held back as one account. */
   readonly #held: ReadonlyMap<string, string>;
+  /** fingerprint -> the live offers of the other sellers of the group. */
+  readonly #elsewhere = new Map<string, AccountMark[]>();
 
-  constructor(held: readonly HeldAccount[]) {
+  /** `group`: the account offers of the other sellers of this seller's group, as their state dbs hold them. */
+  constructor(held: readonly HeldAccount[], group: readonly AccountMark[] = []) {
     this.#held = new Map(held.map((h) => [h.externalId, h.loginFingerprint]));
+    for (const m of group) {
+      if (m.remoteStatus === 'sold')
+        this.#sale(m.loginFingerprint, { externalId: m.externalId, at: m.at, seller: m.seller });
+      else if (isLiveMark(m))
+        this.#elsewhere.set(m.loginFingerprint, [...(this.#elsewhere.get(m.loginFingerprint) ?? []), m]);
+    }
+  }
+
+  /** The latest sale of an account is the one told. */
+  #sale(fingerprint: string, sale: Sale): void {
+    const had = this.#sold.get(fingerprint);
+    if (!had || (had.at ?? 0) < (sale.at ?? 0)) this.#sold.set(fingerprint, sale);
   }
 
   /** Counts one matched offer; `from`/`to` bound the actions the planner pushed for it. */
@@ -82,9 +116,7 @@ export class OneLiveOffer {
     const status = m.live?.status ?? m.state?.remoteStatus ?? undefined;
     if (status === 'sold') {
       const at = m.live?.soldAt ?? m.state?.remoteUpdatedAt ?? m.state?.updatedAt ?? undefined;
-      const had = this.#sold.get(fingerprint);
-      if (!had || (had.at ?? 0) < (at ?? 0))
-        this.#sold.set(fingerprint, { externalId: m.externalId, at: at ?? undefined });
+      this.#sale(fingerprint, { externalId: m.externalId, at: at ?? undefined });
       return;
     }
     const live =
@@ -118,19 +150,29 @@ export class OneLiveOffer {
       if (sale === undefined) {
         if (s.liveId !== undefined) liveBy.set(s.fingerprint, [...(liveBy.get(s.fingerprint) ?? []), s]);
         if (s.unkept && s.actionable) remember(s, actions, replaced);
+        const there = this.#elsewhere.get(s.fingerprint)?.[0];
+        if (there !== undefined && s.liveId === undefined && s.actionable && !s.archived) {
+          const detail =
+            `the same game account as ${markName(there)}, live in another shop of its seller group: one account ` +
+            `is listed by one shop at a time, so this offer is not listed while that one is (archive it there to ` +
+            `list it here, or remove this row)`;
+          hold(s, actions, replaced, detail);
+        }
         continue;
       }
       if (s.liveId !== undefined && !s.managed) {
+        const by = sale.seller === undefined ? '' : ` by seller ${sale.seller}`;
         const message =
           `urgent: account offer '${s.externalId}' (#${s.liveId}), not made by offersync, sells the account sold ` +
-          `on ${day(sale.at)} as '${sale.externalId}': archive it on the website now, or its buyer gets ` +
-          'credentials that no longer work (offersync leaves offers it did not make alone)';
+          `on ${day(sale.at)} as '${sale.externalId}'${by}: ` +
+          'archive it on the website now, or its buyer gets credentials that no longer work (offersync leaves ' +
+          'offers it did not make alone)';
         urgent.push(message);
-        // Told as an offer that needs the seller (status page, webhook), never written to.
+        // Told as an offer that needs the seller (status page, its own webhook event), never written to.
         for (let i = s.from; i < s.to; i++) {
           const a = actions[i]!;
           if (s.actionable && a.type === 'noop' && a.reason === 'unmanaged')
-            replaced.set(i, [{ ...a, reason: 'blocked', detail: message }]);
+            replaced.set(i, [{ ...a, reason: 'blocked', detail: message, urgent: 'sold-account-live' }]);
         }
         continue;
       }
@@ -146,15 +188,15 @@ export class OneLiveOffer {
         urgent.push(`urgent: account offer '${s.externalId}' (#${s.liveId}) is archived: ${why}`);
         continue;
       }
-      for (let i = s.from; i < s.to; i++) {
-        const a = actions[i]!;
-        if (a.type !== 'create' && a.type !== 'update' && a.type !== 'adopt') continue;
-        replaced.set(i, [{ type: 'noop', kind, externalId: s.externalId, reason: 'blocked', detail: reason }]);
-      }
+      hold(s, actions, replaced, reason);
     }
-    for (const group of liveBy.values()) {
-      if (group.length < 2) continue;
-      const names = group.map((s) => `'${s.externalId}' (#${s.liveId}${s.managed ? '' : ', made on the website'})`);
+    for (const [fingerprint, group] of liveBy) {
+      const there = this.#elsewhere.get(fingerprint) ?? [];
+      if (group.length + there.length < 2) continue;
+      const names = [
+        ...group.map((s) => `'${s.externalId}' (#${s.liveId}${s.managed ? '' : ', made on the website'})`),
+        ...there.map(markName),
+      ];
       urgent.push(
         `urgent: account offers ${names.join(', ')} sell one game account (the same login): the second buyer ` +
           'would get credentials that no longer work; archive all but one',
@@ -168,6 +210,20 @@ export class OneLiveOffer {
       else out.push(...r);
     });
     return { actions: out, archives, urgent };
+  }
+}
+
+/** The offer's writes (create, update, adopt) replaced by a blocked noop that says why. */
+function hold(
+  s: SeenAccount,
+  actions: readonly PlanAction[],
+  replaced: Map<number, readonly PlanAction[]>,
+  detail: string,
+): void {
+  for (let i = s.from; i < s.to; i++) {
+    const a = actions[i]!;
+    if (a.type !== 'create' && a.type !== 'update' && a.type !== 'adopt') continue;
+    replaced.set(i, [{ type: 'noop', kind: 'account', externalId: s.externalId, reason: 'blocked', detail }]);
   }
 }
 

@@ -144,7 +144,12 @@ export interface NoopAction {
   readonly remote?: RemoteOffer;
   /** For unchanged accounts: the login fingerprint the state lacks (sent before it was kept), to remember. */
   readonly loginFingerprint?: string;
+  /** A blocked offer that needs the seller at once: a live copy, not made by offersync, of a sold account. */
+  readonly urgent?: UrgentKind;
 }
+
+/** What a blocked offer that needs the seller at once is: its own webhook event (daemon/notification.ts). */
+export type UrgentKind = 'sold-account-live';
 
 export type PlanAction = CreateAction | UpdateAction | ArchiveAction | AdoptAction | UploadAction | NoopAction;
 export type WriteAction = CreateAction | UpdateAction | ArchiveAction | UploadAction;

@@ -7,6 +7,7 @@ import type { HeldAccount } from '../catalogue/same-account.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { asOfferView, isManagedListed, type OfferView } from '../state/offer-view.ts';
 import type { OfferRecord } from '../state/records.ts';
+import type { AccountMark } from '../state/account-marks.ts';
 import { OneLiveOffer } from './one-live-offer.ts';
 import { batchUpdates, routeArchives } from './batches.ts';
 import { holdCheapNewOffers } from './cheap-new-offer.ts';
@@ -47,6 +48,8 @@ export interface PlannerInput {
   readonly options: PlannerOptions;
   /** A targeted run: offers outside it get no action at all, not even an archive. */
   readonly target?: Target;
+  /** The account offers of the other sellers of this seller's group (one-live-offer.ts). */
+  readonly group?: readonly AccountMark[];
 }
 
 /**
@@ -72,7 +75,7 @@ export async function plan(input: PlannerInput): Promise<Plan> {
   const archivedFrom = new Map<string, number>();
   const managedIn = new GuardCounts();
   const archivedIn = new GuardCounts();
-  const oneLive = new OneLiveOffer(catalogue.heldAccounts ?? []);
+  const oneLive = new OneLiveOffer(catalogue.heldAccounts ?? [], input.group ?? []);
   for await (const page of match({ offers: catalogue.offers, state, remote }))
     for (const m of page) {
       if (m.state && isManagedListed(m.state)) managedIn.add(m.kind, m.state.sourceFile);

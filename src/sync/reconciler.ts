@@ -1,5 +1,6 @@
 // One reconcile run, level-based like a controller. reconcile() is its steps, in order (docs/architecture.md,
 // Data flow): lease, settle the journal, read both sides, plan, accept, execute, report.
+import type { AccountMark } from '../state/account-marks.ts';
 import { randomBytes } from 'node:crypto';
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
@@ -72,6 +73,8 @@ export interface ReconcileDeps {
   readonly now?: () => number;
   /** Reads a gallery image at its public url, to find the catalogue's images already uploaded. */
   readonly downloadImage?: DownloadImage;
+  /** The account offers of the other sellers of this seller's group, read before each plan (config group). */
+  readonly readGroup?: () => Promise<readonly AccountMark[]>;
 }
 
 const DEFAULT_IMAGE_DOWNLOAD = { timeoutMs: 30_000, maxBytes: 8 * 1024 * 1024 } as const;
@@ -244,7 +247,9 @@ async function planRun(
   const interruptedCreates = opts.dryRun ? await interruptedCreateKeys(store) : undefined;
   // Read as the capability gate will: a refusal older than reprobeAfterMs is tried again.
   const capabilities = await readReprobedCapabilities(store, now, reprobeAfterMsOf(settings));
+  const group = deps.readGroup ? await deps.readGroup() : [];
   const plan = await makePlan({
+    group,
     catalogue,
     state,
     remote: { ...snap.snapshot, unconfirmed },

@@ -45,7 +45,10 @@ export async function recordNoop(ctx: ExecutionContext, n: NoopAction): Promise<
       ctx.report({ kind, externalId, outcome: 'unchanged' }, false);
       return;
     case 'blocked':
-      ctx.report({ kind, externalId, outcome: 'blocked', message: n.detail, fields }, false);
+      ctx.report(
+        { kind, externalId, outcome: 'blocked', message: n.detail, fields, ...(n.urgent ? { urgent: n.urgent } : {}) },
+        false,
+      );
       return;
     case 'drift-reported':
       // The seller chose to be told, not to have it patched back: reported, not a failure.

@@ -1,6 +1,7 @@
 // What a run did, one outcome per offer: read like kysely's migrator results, reported instead of thrown.
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import type { UnitSale } from './unit-sale.ts';
+import type { UrgentKind } from './plan.ts';
 
 export const OUTCOMES = [
   'created',
@@ -44,6 +45,8 @@ export interface OfferOutcome {
   readonly title?: string;
   /** Sold (refunded, processing) since the last run, not only still so: the seller has something to hand over. */
   readonly newSale?: true;
+  /** A blocked offer that needs the seller at once (its own webhook event): what it is. */
+  readonly urgent?: UrgentKind;
   /** The marketplace's id of a newly sold offer. */
   readonly remoteId?: number;
   readonly price?: number;
