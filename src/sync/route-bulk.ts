@@ -19,6 +19,7 @@ import { CAPABILITIES, type CapabilityName, learntKeyName, learntLimitName } fro
 import { isCapabilityRefusal } from './capability-refusal.ts';
 import { errorMessage, failure, isDefinitelyNotFound, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
+import { MONEY_PRIORITY } from './money-rank.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import { answerOf, EVENT_ROUTES, sentWrite, TAKEN, updatedChanges } from './offer-events.ts';
 import type { OfferFields } from './offer-fields.ts';
@@ -253,7 +254,11 @@ async function sendLearning(
         () =>
           resourceOf(ctx.client, c.kind).bulk(c.op, key, chunk.map(elementOf(c)), {
             priority:
-              c.op === 'bulk-remove' || chunk[0]?.body.status === 'archived' ? PRIORITY.archive : PRIORITY.update,
+              c.op === 'bulk-remove' || chunk[0]?.body.status === 'archived'
+                ? PRIORITY.archive
+                : chunk.some((e) => e.body.stock !== undefined || e.body.price !== undefined)
+                  ? MONEY_PRIORITY.price
+                  : PRIORITY.update,
           }),
       );
       if (key !== (knownKey ?? c.key)) {
