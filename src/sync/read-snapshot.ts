@@ -24,6 +24,11 @@ export interface ReadSnapshotOptions {
   readonly cutoffs?: Partial<Record<OfferKind, number>>;
   readonly perPage: number;
   readonly logger: Logger;
+  /**
+   * Only these kinds are read (a run that joins another, for the offers a catalogue change touched); the others
+   * stand as read incrementally with nothing new, the state's memory standing for them.
+   */
+  readonly kinds?: readonly OfferKind[];
 }
 
 export interface SnapshotResult {
@@ -94,6 +99,11 @@ async function readKind(
   return { snap: { offers, full: !incremental, complete: true, duplicates: [...duplicates], copies }, pages };
 }
 
+/** A kind not read: complete as an incremental read that found nothing new (the state stands for it). */
+function unread(): KindSnapshot {
+  return { offers: new Map(), full: false, complete: true, duplicates: [], copies: new Map() };
+}
+
 /**
  * Lists every kind, then confirms by GET each offer the state maps but a complete full list did not return:
  * only a definite 404 makes it "gone"; any other failure leaves it "unconfirmed" (never taken for gone).
@@ -101,7 +111,11 @@ async function readKind(
 export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotResult> {
   const state = asOfferView(opts.state);
   const results = await Promise.all(
-    OFFER_KINDS.map((kind) => readKind(resourceOf(opts.client, kind), kind, opts, state)),
+    OFFER_KINDS.map((kind) =>
+      opts.kinds === undefined || opts.kinds.includes(kind)
+        ? readKind(resourceOf(opts.client, kind), kind, opts, state)
+        : { snap: unread(), pages: 0 },
+    ),
   );
   const kinds = {} as Record<OfferKind, KindSnapshot>;
   let pages = 0;

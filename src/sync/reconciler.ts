@@ -34,6 +34,7 @@ import { writeRunReport } from './run-report-file.ts';
 import { countOutcomes, flatCounts, type OfferOutcome, oneOutcomePerOffer, type RunReport } from './run-report.ts';
 import { settleJournal } from './settle-journal.ts';
 import type { Target } from './target.ts';
+import type { RunTurn } from './offer-turns.ts';
 import type { UnitSale } from './unit-sale.ts';
 
 export interface ReconcilerSettings {
@@ -99,6 +100,13 @@ export interface ReconcileOptions {
    * A saved plan's check (reconcile --plan).
    */
   readonly accept?: (plan: Plan) => Promise<readonly string[]> | readonly string[];
+  /** This run's turn among runs that share the queue (offer-turns.ts): a later run's plan of an offer wins. */
+  readonly turn?: RunTurn;
+  /**
+   * Joins a run that is working (the daemon's catalogue change planned at once): the journal is that run's, so
+   * it is not settled here, only the target's kinds are read, and duplicates are left to that run.
+   */
+  readonly joining?: boolean;
 }
 
 export interface ReconcileResult {
@@ -124,9 +132,11 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
   const run = startRun(deps);
   const lease = await takeLease(deps, opts, run.logger);
   const fence = lease ?? (opts.dryRun ? undefined : opts.heldLease);
-  const unfence = fence && deps.fenceSends ? deps.fenceSends(fence) : undefined;
+  // A fence of its own, though the lease is shared: a run that joins another removes only its own when it ends.
+  const unfence = fence && deps.fenceSends ? deps.fenceSends(ownFence(fence)) : undefined;
   try {
-    const unsettled = opts.dryRun ? [] : (await settleJournal(deps.store, deps.client, run.logger)).unsettled;
+    const settle = !opts.dryRun && !opts.joining;
+    const unsettled = settle ? (await settleJournal(deps.store, deps.client, run.logger)).unsettled : [];
     const sides = await readBothSides(deps, opts, run.logger);
     const planned = await planRun(deps, opts, sides, unsettled);
     const notes = reportNotes(deps.settings, opts, run, planned);
@@ -175,6 +185,11 @@ async function takeLease(deps: ReconcileDeps, opts: ReconcileOptions, logger: Lo
   });
 }
 
+/** The same fence under another identity, so that two runs can hold one lease's fence and drop it apart. */
+function ownFence(fence: SendFence): SendFence {
+  return { pass: () => fence.pass(), closed: fence.closed };
+}
+
 /** No further write starts once the caller stops the run or the lease is lost. */
 function stopSignal(signal: AbortSignal | undefined, lease: HeldLease | null): AbortSignal | undefined {
   const stop = [signal, lease?.lost].filter((s): s is AbortSignal => s !== undefined);
@@ -203,7 +218,15 @@ async function readBothSides(deps: ReconcileDeps, opts: ReconcileOptions, logger
   const readStartedAt = clockOf(deps)();
   const [catalogue, snap] = await Promise.all([
     deps.loadCatalogue(),
-    readSnapshot({ client, state, mode: opts.mode ?? 'full', cutoffs, perPage: settings.perPage, logger }),
+    readSnapshot({
+      client,
+      state,
+      mode: opts.mode ?? 'full',
+      cutoffs,
+      perPage: settings.perPage,
+      logger,
+      ...(opts.joining && opts.target?.kinds ? { kinds: opts.target.kinds } : {}),
+    }),
   ]);
   if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
     throw new MarketplaceUnreadableError(
@@ -385,12 +408,13 @@ async function executePlan(
       reprobeAfterMs: reprobeAfterMsOf(settings),
       now: clockOf(deps),
       clocks,
+      ...(opts.turn ? { turn: opts.turn } : {}),
     });
     await backoffs.save();
     await saveClockOffsets(store, clocks.offsets);
     // After the plan's own writes, under the same lease and fence: the copies offersync made go.
     const removal =
-      duplicates.length > 0 && !stoppedByGuard(plan)
+      duplicates.length > 0 && !stoppedByGuard(plan) && !opts.joining
         ? await removeDuplicates(duplicates, { client, store, runId: run.id, logger: run.logger, signal })
         : { messages: [], covered: [], archived: 0, failed: 0 };
     const outcome = runOutcome(plan, signal?.aborted === true, [...outcomes, ...notes.failures]);

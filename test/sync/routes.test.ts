@@ -274,8 +274,8 @@ describe('request priorities', () => {
       return `${resource}.${method}:${opts?.priority}`;
     });
 
-  // The request queue sends the highest first: uploads before the creates that need them, archives last.
-  it('each route sends at the priority of its money rank: archives 50, prices 30, uploads 21, creates 20, the rest 10', async () => {
+  // The request queue sends the highest first: money at risk first, uploads before the creates that need them.
+  it('priorities by money rank: archive 50, price 30, upload 21, create 20, rest 10', async () => {
     const p = priorities(raw);
     const c = new RunContext({ ...deps(), client: p.client });
     const image = {
