@@ -12,6 +12,7 @@ import { chooseServedSellers } from './served-sellers.ts';
 import { setupProblem } from './preflight.ts';
 import { syncNowBeside } from './sync-now.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
+import { planCost } from '../sync/plan-cost.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
 import { blindSpots } from '../sync/blind-spots.ts';
@@ -157,6 +158,8 @@ async function runWith(
     }, STOP_DEADLINE_MS).unref();
   });
   let result: ReconcileResult;
+  /** The queue's rate once the lists are read (learnt, configured or advertised): what a plan's cost is told at. */
+  let rate = 0;
   try {
     const catalogue = services.catalogue;
     const deps = {
@@ -223,6 +226,7 @@ async function runWith(
     throw err;
   } finally {
     unregister();
+    rate = services.queue.stats().currentRate;
     await services.close();
   }
   progress.end();
@@ -248,14 +252,14 @@ async function runWith(
     if (opts.json)
       io.stdout.write(
         json({
-          ...planToJson(plan),
+          ...planToJson(plan, planCost(plan, rate)),
           catalogue_errors: report.outcomes,
           catalogue_warnings: catalogueNotes,
           not_seen: notSeen,
         }),
       );
     else {
-      io.stdout.write(formatPlan(plan, notSeen));
+      io.stdout.write(formatPlan(plan, notSeen, planCost(plan, rate)));
       for (const o of report.outcomes)
         io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
       for (const w of catalogueNotes) io.stdout.write(`  ${oneLine(w)}\n`);

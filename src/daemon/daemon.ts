@@ -154,6 +154,8 @@ export class Daemon {
   private writing: { readonly lease: HeldLease; readonly signal: AbortSignal } | null = null;
   /** The runs that join the working one, one after the other. */
   private joining: Promise<void> | null = null;
+  /** The working run's writes: done of total (offers), for the status page's "writes left". */
+  private progress: { done: number; total: number } | null = null;
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
@@ -372,7 +374,8 @@ export class Daemon {
         { offers: keys.length, outcome: report.outcome, requests: report.requests, ms: report.durationMs },
         'catalogue change planned at once, ahead of the running backlog',
       );
-      for (const m of report.messages) log.warn({ trigger: 'files' }, m);
+      // Its target's note is no news; what stopped it (a guard) is.
+      if (report.outcome !== 'converged') for (const m of report.messages) log.warn({ trigger: 'files' }, m);
     } catch (err) {
       // The folded run after the working one plans these offers again.
       log.warn({ err: errorMessage(err) }, 'catalogue change not planned at once: the next run takes it');
@@ -435,6 +438,9 @@ export class Daemon {
           signal: run.signal,
           heldLease: lease,
           turn: this.turns.begin(),
+          onProgress: (done, total) => {
+            this.progress = { done, total };
+          },
           // Planned: from now a catalogue change joins it (a change seen while it read is taken at once).
           onPlan: () => {
             this.writing = working;
@@ -443,6 +449,7 @@ export class Daemon {
         },
       ).finally(() => {
         this.writing = null;
+        this.progress = null;
       });
       const { report } = result;
       await this.answerRequest(serving, { runId: report.runId, outcome: report.outcome });
@@ -500,8 +507,10 @@ export class Daemon {
   async statusPage(): Promise<string | null> {
     const status = this.opts.status;
     if (!status) return null;
+    const queue = status.queue?.() ?? null;
     const daemon = {
       ready: this.ready,
+      work: this.workLeft(queue?.currentRate ?? 0),
       running: this.running !== null,
       lastError: this.lastError,
       waiting: this.leaseWait,
@@ -510,7 +519,15 @@ export class Daemon {
       guardStop: await this.refreshGuardStop(),
       schedule: this.schedule(),
     };
-    return renderStatusPage(await status.board.view(daemon, status.queue?.() ?? null));
+    return renderStatusPage(await status.board.view(daemon, queue));
+  }
+
+  /** The working run's writes left, and their time at `rate` (requests/s); null when no run writes. */
+  private workLeft(rate: number): { left: number; seconds: number } | null {
+    const p = this.progress;
+    if (!p || !this.writing || p.total === 0) return null;
+    const left = Math.max(0, p.total - p.done);
+    return { left, seconds: rate > 0 ? left / rate : 0 };
   }
 
   /** One offer's page; null when `kind` is no kind of offer (or without a status page). */
