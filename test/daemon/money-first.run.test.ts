@@ -109,6 +109,29 @@ describe('daemon: money first', () => {
     expect(t.item('steady')).toMatchObject({ price: 300, status: 'listed' });
   });
 
+  it('a change to an offer the backlog has queued: the newest plan writes it last, one create, no duplicate', async () => {
+    const t = await setUp(true);
+    const last = BACKLOG - 1;
+    const backlog = (lastPrice: number) =>
+      Array.from({ length: BACKLOG }, (_, i) => ({
+        external_id: `new-${i}`,
+        title: `New ${i}`,
+        price: i === last ? lastPrice : 100 + i,
+      }));
+    t.write('new.json', backlog(100 + last));
+    await until('the backlog under way', () => t.backlogDone() >= 5, 30_000, 10);
+    t.sandbox.resetCounters();
+    const before = t.backlogDone();
+    t.write('new.json', backlog(9_999));
+    await t.daemon.idle();
+    const copies = t.sandbox.dump().items.filter((i) => i.external_id === `new-${last}`);
+    expect(copies).toHaveLength(1);
+    expect(copies[0]).toMatchObject({ price: 9_999, status: 'listed' });
+    // The backlog's create and the newer plan's never both create it: at most one create per new item.
+    expect(requestsByRoute(t.sandbox)['POST /api/v1/items']).toBeLessThanOrEqual(BACKLOG - before);
+    expect(t.backlogDone()).toBe(BACKLOG);
+  });
+
   it('folded into the next run (planChangesAtOnce false), the same changes wait for the whole backlog', async () => {
     const t = await setUp(false);
     const { created } = await changeDuringBacklog(t);
