@@ -158,6 +158,8 @@ async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promi
         ),
         forEachLimit(money, EXECUTOR_WINDOW, (a) => inTurn([a], () => runSingle(ctx, a)), stop),
       ]);
+  // Awaited below; handled now too, so that a failure while the uploads run is no unhandled rejection.
+  first.catch(() => undefined);
   try {
     for (const sha of await uploadImages(ctx, uploads, deps.readImage, deps.signal)) ctx.failedUploads.add(sha);
     // The bulk updates as one task, at the place of their most urgent element; then the rest in money order.
