@@ -109,7 +109,7 @@ describe('daemon: money first', () => {
     expect(t.item('steady')).toMatchObject({ price: 300, status: 'listed' });
   });
 
-  it('a change to an offer the backlog has queued: the newest plan writes it last, one create, no duplicate', async () => {
+  it('an offer the backlog queued, changed: the newest plan writes it last, one create, no copy', async () => {
     const t = await setUp(true);
     const last = BACKLOG - 1;
     const backlog = (lastPrice: number) =>
