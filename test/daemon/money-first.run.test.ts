@@ -10,6 +10,8 @@ import { openServices } from '../../src/cli/services.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/log/logger.ts';
+import { REAL_SERVER_SWITCHES_BULK } from '../../src/sandbox/real-server-bulk.ts';
+import { REAL_SERVER_SWITCHES_ACCOUNTS, type SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
 import { startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { requestsByRoute } from '../support/harness.ts';
 import { until } from '../support/until.ts';
@@ -24,8 +26,23 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setUp(planChangesAtOnce: boolean) {
-  const sandbox = await startSandbox({ apiKeys: [KEY], rateLimit: { ratePerSec: RATE, burst: RATE } });
+/** The API document's marketplace, and one with the real server's switches on (its bulk routes and answers). */
+const SERVERS: readonly [string, SandboxOptions][] = [
+  ['the document', {}],
+  [
+    'the real server',
+    {
+      representation: {
+        ...REAL_SERVER_SWITCHES_ACCOUNTS.representation,
+        ...REAL_SERVER_SWITCHES_BULK.representation,
+      },
+      bulk: { ...REAL_SERVER_SWITCHES_BULK.bulk, undocumented: true },
+    },
+  ],
+];
+
+async function setUp(planChangesAtOnce: boolean, server: SandboxOptions = {}) {
+  const sandbox = await startSandbox({ ...server, apiKeys: [KEY], rateLimit: { ratePerSec: RATE, burst: RATE } });
   const work = mkdtempSync(join(tmpdir(), 'offersync-money-first-'));
   const cat = join(work, 'catalogue');
   for (const sub of ['accounts', 'items', 'top-ups']) mkdirSync(join(cat, sub), { recursive: true });
@@ -92,9 +109,9 @@ async function changeDuringBacklog(t: Awaited<ReturnType<typeof setUp>>) {
   );
 }
 
-describe('daemon: money first', () => {
+describe.each(SERVERS)('daemon: money first, against %s', (_name, server) => {
   it('a price change and a removal saved during a backlog of creates go before it ends, once each', async () => {
-    const t = await setUp(true);
+    const t = await setUp(true, server);
     const { created, before } = await changeDuringBacklog(t);
     expect(created).toBeLessThan(BACKLOG);
     await t.daemon.idle();
@@ -108,7 +125,9 @@ describe('daemon: money first', () => {
     expect(new Set(externalIds).size).toBe(externalIds.length);
     expect(t.item('steady')).toMatchObject({ price: 300, status: 'listed' });
   });
+});
 
+describe('daemon: money first', () => {
   it('an offer the backlog queued, changed: the newest plan writes it last, one create, no copy', async () => {
     const t = await setUp(true);
     const last = BACKLOG - 1;
