@@ -128,7 +128,7 @@ export function planLine(plan: Plan): string {
 
 /**
  * `notSeen`: what the run could not see or would not touch (blind-spots.ts); the plan is no all-clear then.
- * `cost`: its requests and their time, told after the plan's line.
+ * `cost`: its requests and their time, told just above the plan's closing line.
  */
 export function formatPlan(plan: Plan, notSeen: readonly string[] = [], cost?: PlanCost): string {
   const out: string[] = [];
@@ -217,8 +217,9 @@ export function formatPlan(plan: Plan, notSeen: readonly string[] = [], cost?: P
     for (const n of unsaid) out.push(`  ${n}`);
   }
   if (plan.actions.some((a) => a.type !== 'noop')) {
-    out.push(planLine(plan));
+    // Just above the closing line, which stays last.
     if (cost && cost.requests > 0) out.push(`Cost: ${describeCost(cost)}.`);
+    out.push(planLine(plan));
   } else if (notSeen.length === 0) out.push('No changes: the marketplace matches the catalogue.');
   else
     out.push(
