@@ -9,6 +9,7 @@ import { watchCatalogue } from '../../src/catalogue/watcher.ts';
 import { openServices } from '../../src/cli/services.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { Daemon } from '../../src/daemon/daemon.ts';
+import { StatusBoard } from '../../src/daemon/status-board.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { REAL_SERVER_SWITCHES_BULK } from '../../src/sandbox/real-server-bulk.ts';
 import { REAL_SERVER_SWITCHES_ACCOUNTS, type SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
@@ -73,6 +74,10 @@ async function setUp(planChangesAtOnce: boolean, server: SandboxOptions = {}) {
     tick: '0 0 1 1 *',
     health: null,
     planChangesAtOnce,
+    status: {
+      board: new StatusBoard(services.store, services.sales, { name: null, id: 'default' }),
+      queue: () => services.queue.stats(),
+    },
   });
   cleanups.push(async () => {
     await daemon.stop();
@@ -94,6 +99,7 @@ async function changeDuringBacklog(t: Awaited<ReturnType<typeof setUp>>) {
     Array.from({ length: BACKLOG }, (_, i) => ({ external_id: `new-${i}`, title: `New ${i}`, price: 100 + i })),
   );
   await until('the backlog under way', () => t.backlogDone() >= 5, 30_000, 10);
+  const page = (await t.daemon.statusPage()) ?? '';
   t.sandbox.resetCounters();
   const before = t.backlogDone();
   t.shop(1500, false);
@@ -102,7 +108,7 @@ async function changeDuringBacklog(t: Awaited<ReturnType<typeof setUp>>) {
     'the price and the archive on the marketplace',
     () =>
       t.item('pricey')?.price === 1500 && t.item('sold-out')?.status === 'archived'
-        ? { created: t.backlogDone(), before }
+        ? { created: t.backlogDone(), before, page }
         : false,
     60_000,
     5,
@@ -112,8 +118,10 @@ async function changeDuringBacklog(t: Awaited<ReturnType<typeof setUp>>) {
 describe.each(SERVERS)('daemon: money first, against %s', (_name, server) => {
   it('a price change and a removal saved during a backlog of creates go before it ends, once each', async () => {
     const t = await setUp(true, server);
-    const { created, before } = await changeDuringBacklog(t);
+    const { created, before, page } = await changeDuringBacklog(t);
     expect(created).toBeLessThan(BACKLOG);
+    // The status page, mid-run: the writes the run has left and their time at the queue's rate.
+    expect(page).toMatch(/A run is going on now: [\d,]+ writes? left, about \d+ (s|min)/);
     await t.daemon.idle();
     expect(t.backlogDone()).toBe(BACKLOG);
     // Each offer written once: one PATCH for the price, one for the archive, one create per new item, and the run
