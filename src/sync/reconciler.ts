@@ -26,7 +26,7 @@ import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { ClockSamples, incrementalCutoff, loadClockOffsets, saveClockOffsets } from './marketplace-clocks.ts';
 import type { DuplicateOffer } from './duplicate-offers.ts';
-import { readSnapshot, type SnapshotResult } from './read-snapshot.ts';
+import { type ReadSnapshotOptions, readSnapshot, type SnapshotResult } from './read-snapshot.ts';
 import { type DuplicateRemoval, findDuplicates, removeDuplicates } from './remove-duplicates.ts';
 import { forgetListing } from './remote-snapshot.ts';
 import { type ExecutedOutcome, runOutcome } from './run-outcome.ts';
@@ -185,6 +185,20 @@ async function takeLease(deps: ReconcileDeps, opts: ReconcileOptions, logger: Lo
   });
 }
 
+/**
+ * What a run that joins another reads: its few offers by their own GETs (a list may be long while a first sync
+ * creates), else its kinds' lists only.
+ */
+function joinedRead(opts: ReconcileOptions): Pick<ReadSnapshotOptions, 'kinds' | 'keys'> {
+  if (!opts.joining) return {};
+  const keys = opts.target?.keys;
+  if (keys && keys.length <= JOINED_READS_BY_ID) return { keys };
+  return opts.target?.kinds ? { kinds: opts.target.kinds } : {};
+}
+
+/** Offers a joining run reads one by one; more, and it reads their kinds' lists (a page holds many). */
+const JOINED_READS_BY_ID = 20;
+
 /** The same fence under another identity, so that two runs can hold one lease's fence and drop it apart. */
 function ownFence(fence: SendFence): SendFence {
   return { pass: () => fence.pass(), closed: fence.closed };
@@ -225,7 +239,7 @@ async function readBothSides(deps: ReconcileDeps, opts: ReconcileOptions, logger
       cutoffs,
       perPage: settings.perPage,
       logger,
-      ...(opts.joining && opts.target?.kinds ? { kinds: opts.target.kinds } : {}),
+      ...joinedRead(opts),
     }),
   ]);
   if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
