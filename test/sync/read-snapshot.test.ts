@@ -43,7 +43,7 @@ afterAll(async () => {
 beforeEach(() => sandbox.reset());
 
 describe('readSnapshot', () => {
-  it('only some offers (a joining run): a GET each the state maps, no list; the state stands for the rest', async () => {
+  it('only some offers (a joining run): a GET each the state maps, no list, the state for the rest', async () => {
     const ids = await seedAccounts(3);
     const state = [
       offerRecord('account', 's-0', { remoteId: ids[0]! }),
