@@ -363,7 +363,7 @@ export class Daemon {
             signal: working.signal,
             heldLease: working.lease,
             target: { keys, kinds },
-            turn: this.turns.begin(),
+            turn: this.turns.begin(true),
             joining: true,
           },
         ),
@@ -437,7 +437,7 @@ export class Daemon {
           mode,
           signal: run.signal,
           heldLease: lease,
-          turn: this.turns.begin(),
+          turn: this.turns.begin(false),
           onProgress: (done, total) => {
             this.progress = { done, total };
           },

@@ -125,7 +125,7 @@ async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promi
     }
   ctx.total = uploads.length + sends.length + bulkUpdates.length + adopted.size - updatedAdopted.size + archives.length;
   const turn = deps.turn;
-  turn?.turns.claim(turn.epoch, [...archives, ...sends, ...bulkUpdates]);
+  if (turn?.claims) turn.turns.claim(turn.epoch, [...archives, ...sends, ...bulkUpdates]);
 
   await ctx.inTransaction(async () => {
     for (const a of adopts) await recordAdopt(ctx, a, !updatedAdopted.has(offerKey(a.kind, a.externalId)));

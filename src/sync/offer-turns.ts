@@ -10,6 +10,11 @@ import type { OfferKind } from '../catalogue/desired-offer.ts';
 export interface RunTurn {
   readonly turns: OfferTurns;
   readonly epoch: number;
+  /**
+   * Claims the offers it writes: a run that joins a working one. The working run claims none (no run before it
+   * shares the queue), so a first sync of 100,000 offers keeps no claim per offer.
+   */
+  readonly claims: boolean;
 }
 
 export class OfferTurns {
@@ -20,9 +25,9 @@ export class OfferTurns {
   #epoch = 0;
 
   /** A new run's epoch, later than every earlier one. */
-  begin(): RunTurn {
+  begin(claims: boolean): RunTurn {
     this.#epoch++;
-    return { turns: this, epoch: this.#epoch };
+    return { turns: this, epoch: this.#epoch, claims };
   }
 
   /** Later writes of these offers are this run's: an earlier run drops those it has not started. */

@@ -24,8 +24,8 @@ function gate(log: string[], name: string) {
 describe('OfferTurns', () => {
   it('a later run claims an offer: the earlier run drops its write not yet started, writes the others', async () => {
     const turns = new OfferTurns();
-    const backlog = turns.begin();
-    const urgent = turns.begin();
+    const backlog = turns.begin(false);
+    const urgent = turns.begin(true);
     turns.claim(urgent.epoch, [offer('a')]);
     const log: string[] = [];
     expect(await turns.take(backlog.epoch, [offer('a')], async () => void log.push('backlog a'))).toBe(false);
@@ -38,8 +38,8 @@ describe('OfferTurns', () => {
 
   it('a write already started is waited for: never two writes of one offer at once, the newer last', async () => {
     const turns = new OfferTurns();
-    const backlog = turns.begin();
-    const urgent = turns.begin();
+    const backlog = turns.begin(false);
+    const urgent = turns.begin(true);
     const log: string[] = [];
     const slow = gate(log, 'backlog');
     const started = turns.take(backlog.epoch, [offer('a'), offer('b')], slow.write);
@@ -56,8 +56,8 @@ describe('OfferTurns', () => {
 
   it('an earlier run waiting its turn drops its write when a later run claims the offer meanwhile', async () => {
     const turns = new OfferTurns();
-    const first = turns.begin();
-    const second = turns.begin();
+    const first = turns.begin(false);
+    const second = turns.begin(true);
     const log: string[] = [];
     const slow = gate(log, 'first');
     const running = turns.take(first.epoch, [offer('a')], slow.write);
