@@ -6,6 +6,7 @@ import { GUARD_NAMES_SHOWN } from '../sync/guard-list.ts';
 import type { OfferFields } from '../sync/offer-fields.ts';
 import { type FieldChange, type Plan, type PlanAction, targetNote } from '../sync/plan.ts';
 import { formatCents } from '../sync/price-guard.ts';
+import { describeCost, type PlanCost } from '../sync/plan-cost.ts';
 import { showField, showPrice, showValue } from './show-value.ts';
 import { describeSale } from '../sync/unit-sale.ts';
 
@@ -68,7 +69,7 @@ export function actionToJson(a: PlanAction): Record<string, unknown> {
   }
 }
 
-export function planToJson(plan: Plan): Record<string, unknown> {
+export function planToJson(plan: Plan, cost?: PlanCost): Record<string, unknown> {
   const counts: Record<string, Record<string, number>> = {};
   for (const a of plan.actions) {
     const kind = a.type === 'upload' ? 'image' : a.kind;
@@ -85,6 +86,16 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     sales: plan.soldCounts.flatMap((n) => (n.sale ? [n.sale] : [])),
     archive_suppressed: plan.archiveSuppressed,
     ...(plan.target ? { target: plan.target } : {}),
+    ...(cost
+      ? {
+          cost: {
+            requests: cost.requests,
+            by_route: Object.fromEntries(cost.byRoute.map((r) => [r.route, r.requests])),
+            rate_per_sec: cost.ratePerSec,
+            seconds: Math.round(cost.seconds * 10) / 10,
+          },
+        }
+      : {}),
     warnings: plan.warnings,
     actions: plan.actions
       .filter((a) => !(a.type === 'noop' && (a.reason === 'unchanged' || a.reason === 'unmanaged')))
@@ -115,8 +126,11 @@ export function planLine(plan: Plan): string {
   );
 }
 
-/** `notSeen`: what the run could not see or would not touch (blind-spots.ts); the plan is no all-clear then. */
-export function formatPlan(plan: Plan, notSeen: readonly string[] = []): string {
+/**
+ * `notSeen`: what the run could not see or would not touch (blind-spots.ts); the plan is no all-clear then.
+ * `cost`: its requests and their time, told just above the plan's closing line.
+ */
+export function formatPlan(plan: Plan, notSeen: readonly string[] = [], cost?: PlanCost): string {
   const out: string[] = [];
   const uploads = plan.actions.filter((a) => a.type === 'upload');
   if (uploads.length > 0) {
@@ -202,8 +216,11 @@ export function formatPlan(plan: Plan, notSeen: readonly string[] = []): string 
     out.push('Not seen or not sent:');
     for (const n of unsaid) out.push(`  ${n}`);
   }
-  if (plan.actions.some((a) => a.type !== 'noop')) out.push(planLine(plan));
-  else if (notSeen.length === 0) out.push('No changes: the marketplace matches the catalogue.');
+  if (plan.actions.some((a) => a.type !== 'noop')) {
+    // Just above the closing line, which stays last.
+    if (cost && cost.requests > 0) out.push(`Cost: ${describeCost(cost)}.`);
+    out.push(planLine(plan));
+  } else if (notSeen.length === 0) out.push('No changes: the marketplace matches the catalogue.');
   else
     out.push(
       'Nothing to send for what could be read, but this is no all-clear: the marketplace may still differ ' +

@@ -13,6 +13,7 @@ import { chooseServedSellers } from './served-sellers.ts';
 import { setupProblem } from './preflight.ts';
 import { syncNowBeside } from './sync-now.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
+import { planCost } from '../sync/plan-cost.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
 import { blindSpots } from '../sync/blind-spots.ts';
@@ -159,6 +160,8 @@ async function runWith(
   });
   let result: ReconcileResult;
   let stateFault: StateDbFault | undefined;
+  /** The queue's rate once the lists are read (learnt, configured or advertised): what a plan's cost is told at. */
+  let rate = 0;
   try {
     const catalogue = services.catalogue;
     const deps = {
@@ -234,6 +237,7 @@ async function runWith(
     throw err;
   } finally {
     unregister();
+    rate = services.queue.stats().currentRate;
     // Closing saves the queue's pace to the state db: with that db failing, it fails too, and must not hide the
     // paragraph above behind a stack trace.
     await services.close().catch((closeErr: unknown) => {
@@ -263,14 +267,14 @@ async function runWith(
     if (opts.json)
       io.stdout.write(
         json({
-          ...planToJson(plan),
+          ...planToJson(plan, planCost(plan, rate)),
           catalogue_errors: report.outcomes,
           catalogue_warnings: catalogueNotes,
           not_seen: notSeen,
         }),
       );
     else {
-      io.stdout.write(formatPlan(plan, notSeen));
+      io.stdout.write(formatPlan(plan, notSeen, planCost(plan, rate)));
       for (const o of report.outcomes)
         io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
       for (const w of catalogueNotes) io.stdout.write(`  ${oneLine(w)}\n`);

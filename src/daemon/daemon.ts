@@ -1,6 +1,12 @@
 // The daemon decides only WHEN to reconcile: at start (full sweep), on catalogue changes, on a schedule.
-// Runs never overlap: a trigger during a run is folded into one more run after it (a full sweep wins).
+// A trigger during a run is folded into one more run after it (a full sweep wins). A catalogue change during a
+// run's writes is also planned at once for the offers it touched, in a run that joins the working one (same
+// lease, journal and fence; offer-turns.ts keeps one write per offer at a time) with its requests ahead of the
+// backlog (urgent-lane.ts): money first.
+import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
+import { inUrgentLane } from '../queue/urgent-lane.ts';
+import { OfferTurns } from '../sync/offer-turns.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { isStateUnavailable } from '../state/state-unavailable.ts';
@@ -25,7 +31,14 @@ import { acknowledge, answer, pendingSyncRequest, type SyncAnswer } from '../syn
 /** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
 export interface ReloadableCatalogue {
   load(): Promise<CatalogueView>;
-  reload(changes: FileChanges): Promise<{ readonly snapshot: CatalogueView }>;
+  reload(changes: FileChanges): Promise<CatalogueReload>;
+}
+/** A reload: the catalogue now, and the "kind:external_id" keys of offers that appeared, changed or went. */
+export interface CatalogueReload {
+  readonly snapshot: CatalogueView;
+  readonly added?: readonly string[];
+  readonly changed?: readonly string[];
+  readonly removed?: readonly string[];
 }
 export interface FileChanges {
   readonly added: readonly string[];
@@ -80,6 +93,11 @@ export interface DaemonOptions {
   readonly syncRequestPollMs?: number;
   /** The state db's file, or its URL without the password, as a failing db's advice names it. */
   readonly stateLocation?: string;
+  /**
+   * Plans a catalogue change at once while a run writes, ahead of its backlog (default true). false: the change
+   * waits for the run to end, folded into the next one.
+   */
+  readonly planChangesAtOnce?: boolean;
 }
 
 /** The first retry of a run the state db failed, and the longest wait between retries. */
@@ -93,6 +111,9 @@ export type Trigger = 'start' | 'files' | 'tick' | 'sweep' | 'signal' | 'retry' 
 
 /** How often the daemon looks for a `reconcile`'s request to sync now (sync-request.ts). */
 const SYNC_REQUEST_POLL_MS = 1_000;
+
+/** Runs joined to one working run at most: changes after them wait for the folded run. */
+const MAX_JOINED_PER_RUN = 1_000;
 
 /** Blocked and invalid offers the log names one by one after a run; the status page lists them all. */
 const LOGGED_PER_RUN = 20;
@@ -131,6 +152,14 @@ export class Daemon {
   private lastRequestId: string | undefined;
   private pendingRequest: string | null = null;
   private requestTimer: NodeJS.Timeout | undefined;
+  /** Whose turn it is to write each offer while a change joins a working run. */
+  private readonly turns = new OfferTurns();
+  /** The working run has planned and is writing: a catalogue change can join it. */
+  private writing: { readonly lease: HeldLease; readonly signal: AbortSignal } | null = null;
+  /** The runs that join the working one, one after the other. */
+  private joining: Promise<void> | null = null;
+  /** The working run's writes: done of total (offers), for the status page's "writes left". */
+  private progress: { done: number; total: number } | null = null;
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
@@ -279,6 +308,82 @@ export class Daemon {
       'catalogue changed',
     );
     this.trigger('incremental', 'files');
+    this.joinWorkingRun();
+  }
+
+  /** Changes taken but not read go back to the pending ones. */
+  private onFilesAgain(c: { added: Set<string>; changed: Set<string>; removed: Set<string> }): void {
+    this.pendingChanges ??= { added: new Set(), changed: new Set(), removed: new Set() };
+    for (const f of c.added) this.pendingChanges.added.add(f);
+    for (const f of c.changed) this.pendingChanges.changed.add(f);
+    for (const f of c.removed) this.pendingChanges.removed.add(f);
+  }
+
+  /**
+   * Plans the catalogue's pending changes at once, for the offers they touched, in runs that join the working one
+   * (one at a time, each taking the changes seen so far). The folded run after it still looks at everything.
+   */
+  private joinWorkingRun(): void {
+    if (this.opts.planChangesAtOnce === false || !this.writing || this.joining || this.stopping) return;
+    this.joining = (async () => {
+      for (let n = 0; n < MAX_JOINED_PER_RUN && this.writing && this.pendingChanges && !this.stopping; n++)
+        await this.runJoined(this.writing);
+    })().finally(() => {
+      this.joining = null;
+      // A change seen as the last one ended joins too.
+      if (this.pendingChanges) this.joinWorkingRun();
+    });
+  }
+
+  private async runJoined(working: { readonly lease: HeldLease; readonly signal: AbortSignal }): Promise<void> {
+    const log = this.opts.logger;
+    const changes = this.pendingChanges;
+    this.pendingChanges = null;
+    if (!changes) return;
+    let reloaded: CatalogueReload;
+    try {
+      reloaded = await this.opts.catalogue.reload({
+        added: [...changes.added],
+        changed: [...changes.changed],
+        removed: [...changes.removed],
+      });
+    } catch (err) {
+      // Not read: the folded run reads these files again.
+      this.onFilesAgain(changes);
+      log.warn({ err: errorMessage(err) }, 'catalogue change not read at once: the next run takes it');
+      return;
+    }
+    try {
+      const keys = [...(reloaded.added ?? []), ...(reloaded.changed ?? []), ...(reloaded.removed ?? [])];
+      if (keys.length === 0) return;
+      const kinds = OFFER_KINDS.filter((k) => keys.some((key) => key.startsWith(`${k}:`)));
+      const result = await inUrgentLane(() =>
+        reconcile(
+          { ...this.opts.deps, leaseHeldByCaller: true, loadCatalogue: async () => reloaded.snapshot },
+          {
+            command: 'daemon:files-at-once',
+            dryRun: false,
+            mode: 'incremental',
+            signal: working.signal,
+            heldLease: working.lease,
+            target: { keys, kinds },
+            turn: this.turns.begin(true),
+            joining: true,
+          },
+        ),
+      );
+      this.opts.status?.board.recordRun(result, 'files');
+      const { report } = result;
+      log.info(
+        { offers: keys.length, outcome: report.outcome, requests: report.requests, ms: report.durationMs },
+        'catalogue change planned at once, ahead of the running backlog',
+      );
+      // Its target's note is no news; what stopped it (a guard) is.
+      if (report.outcome !== 'converged') for (const m of report.messages) log.warn({ trigger: 'files' }, m);
+    } catch (err) {
+      // The folded run after the working one plans these offers again.
+      log.warn({ err: errorMessage(err) }, 'catalogue change not planned at once: the next run takes it');
+    }
   }
 
   trigger(mode: 'full' | 'incremental', trigger: Trigger): void {
@@ -296,6 +401,9 @@ export class Daemon {
     let current: { mode: 'full' | 'incremental'; trigger: Trigger } | null = { mode, trigger };
     while (current && !this.stopping) {
       await this.runOnce(current.mode, current.trigger);
+      // The next run settles the journal: the runs that joined this one end first.
+      while (this.joining) await this.joining;
+      this.turns.clear();
       current = this.next;
       this.next = null;
     }
@@ -324,10 +432,29 @@ export class Daemon {
       const lease = await this.takeLease();
       const run = linkedSignal([this.stopController.signal, lease.lost]);
       unlink = run.unlink;
+      const working = { lease, signal: run.signal };
       const result = await reconcile(
         { ...this.opts.deps, leaseHeldByCaller: true, loadCatalogue: () => this.loadCatalogue() },
-        { command: `daemon:${trigger}`, dryRun: false, mode, signal: run.signal, heldLease: lease },
-      );
+        {
+          command: `daemon:${trigger}`,
+          dryRun: false,
+          mode,
+          signal: run.signal,
+          heldLease: lease,
+          turn: this.turns.begin(false),
+          onProgress: (done, total) => {
+            this.progress = { done, total };
+          },
+          // Planned: from now a catalogue change joins it (a change seen while it read is taken at once).
+          onPlan: () => {
+            this.writing = working;
+            this.joinWorkingRun();
+          },
+        },
+      ).finally(() => {
+        this.writing = null;
+        this.progress = null;
+      });
       const { report } = result;
       await this.answerRequest(serving, { runId: report.runId, outcome: report.outcome });
       await this.opts.notifier?.afterRun(result);
@@ -402,8 +529,10 @@ export class Daemon {
   async statusPage(): Promise<string | null> {
     const status = this.opts.status;
     if (!status) return null;
+    const queue = status.queue?.() ?? null;
     const daemon = {
       ready: this.ready,
+      work: this.workLeft(queue?.currentRate ?? 0),
       running: this.running !== null,
       lastError: this.lastError,
       waiting: this.leaseWait,
@@ -412,7 +541,15 @@ export class Daemon {
       guardStop: await this.refreshGuardStop(),
       schedule: this.schedule(),
     };
-    return renderStatusPage(await status.board.view(daemon, status.queue?.() ?? null));
+    return renderStatusPage(await status.board.view(daemon, queue));
+  }
+
+  /** The working run's writes left, and their time at `rate` (requests/s); null when no run writes. */
+  private workLeft(rate: number): { left: number; seconds: number } | null {
+    const p = this.progress;
+    if (!p || !this.writing || p.total === 0) return null;
+    const left = Math.max(0, p.total - p.done);
+    return { left, seconds: rate > 0 ? left / rate : 0 };
   }
 
   /** One offer's page; null when `kind` is no kind of offer (or without a status page). */

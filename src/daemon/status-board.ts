@@ -127,6 +127,8 @@ export interface StatusView {
     /** The last run a guard stopped, until a run gets through. */
     readonly guardStop?: GuardStop | null;
     readonly schedule?: ScheduleView;
+    /** While a run writes: the writes it has left, and how long they take at the queue's rate now. */
+    readonly work?: { readonly left: number; readonly seconds: number } | null;
   };
   readonly trouble: TroubleCounts;
   readonly match: MatchView | null;

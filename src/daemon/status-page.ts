@@ -5,6 +5,7 @@
 import { badge, esc, htmlDocument, money, offerName, searchForm, sellerName, table, time } from './page-html.ts';
 import type { MatchView, ProblemView, RunView, SaleView, StatusView } from './status-board.ts';
 import { headline, type Tone } from './status-headline.ts';
+import { aboutDuration } from '../sync/plan-cost.ts';
 
 function duration(ms: number | null): string {
   if (ms === null) return '–';
@@ -90,13 +91,21 @@ function matchLine(m: MatchView | null): string {
   return `<p><b>${m.matching} of ${m.total}</b> offers in the catalogue match the marketplace${locked}.</p>`;
 }
 
+/** "A run is going on now: 1,180 writes left, about 59 s". */
+function runningLine(v: StatusView): string {
+  const w = v.daemon.work;
+  if (!w) return 'A run is going on now';
+  const writes = `${w.left.toLocaleString('en-US')} write${w.left === 1 ? '' : 's'}`;
+  return `A run is going on now: ${writes} left, ${aboutDuration(w.seconds)}`;
+}
+
 function nextRun(v: StatusView, now: number): string {
   const s = v.daemon.schedule;
   if (!s || (s.nextTick === null && s.nextSweep === null))
-    return v.daemon.running ? '<p>A run is going on now.</p>' : '';
+    return v.daemon.running ? `<p>${esc(runningLine(v))}.</p>` : '';
   // During a run the schedule still says when the full sweep comes: a seller reading the page mid-run sees both.
   const parts = [
-    ...(v.daemon.running ? ['A run is going on now'] : []),
+    ...(v.daemon.running ? [esc(runningLine(v))] : []),
     ...(!v.daemon.running && s.nextTick !== null ? [`Next run ${time(s.nextTick, now)}`] : []),
     ...(s.nextSweep !== null ? [`full sweep ${time(s.nextSweep, now)}`] : []),
   ];

@@ -32,6 +32,7 @@ import type { RequestMeta, RequestScheduler } from './request-scheduler.ts';
 import { type SendFence, SendFences } from './send-fence.ts';
 import { advertOf, classify, type RetryDecision } from './retry-policy.ts';
 import { TokenBucket } from './token-bucket.ts';
+import { laneBoost } from './urgent-lane.ts';
 
 export type { RequestQueueOptions } from './request-queue-options.ts';
 
@@ -159,6 +160,7 @@ export class RequestQueue {
   async #run<T>(meta: RequestMeta, send: () => Promise<T>): Promise<T> {
     if (this.#closed) throw new QueueClearedError(meta.method, meta.path);
     const { maxAttempts, backoff, clock, random } = this.options;
+    const priority = (meta.priority ?? 0) + laneBoost();
     const ctl = new AbortController();
     const abort = () => ctl.abort(new QueueClearedError(meta.method, meta.path));
     this.#aborts.add(abort);
@@ -167,7 +169,7 @@ export class RequestQueue {
     let waiting = true;
     try {
       for (let attempt = 1; ; attempt++) {
-        const { epoch, windowSeq } = await this.#admit(meta.priority ?? 0, ctl.signal);
+        const { epoch, windowSeq } = await this.#admit(priority, ctl.signal);
         if (!this.#fences.empty) await this.#passFences(meta, attempt);
         this.#waiting--;
         waiting = false;

@@ -6,13 +6,22 @@ import type { MarketplaceClient, RemoteOffer } from '../marketplace/marketplace-
 import type { JournalEntry, JournalOp } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { CapabilityGate } from '../capabilities/gate.ts';
+import { MONEY_PRIORITY } from './money-rank.ts';
 import type { EventDraft } from './offer-events.ts';
 import type { OfferFields } from './offer-fields.ts';
 import type { OfferOutcome } from './run-report.ts';
 import type { SoldEntry } from './sold-log.ts';
 
-/** Higher runs first in the request queue: uploads before the creates that need them, archives last. */
-export const PRIORITY = { upload: 30, create: 20, update: 10, archive: 0 } as const;
+/**
+ * Higher runs first in the request queue, in the order of money at risk (money-rank.ts): archives first, then
+ * stock decreases and prices, uploads just before the creates that need them, the rest last.
+ */
+export const PRIORITY = {
+  archive: MONEY_PRIORITY.archive,
+  upload: MONEY_PRIORITY.create + 1,
+  create: MONEY_PRIORITY.create,
+  update: MONEY_PRIORITY.rest,
+} as const;
 
 export interface ExecutionContext {
   readonly client: MarketplaceClient;

@@ -1,12 +1,15 @@
 // The executor: carries a Plan out and decides nothing. Every request goes through the client's rate-aware
 // queue, every write is journaled before it is sent, and every action ends in one outcome. Order: noops and
-// adoptions (state only), uploads, then creates and updates, archives last.
+// adoptions (state only), then in the order of money at risk (money-rank.ts): archives, stock decreases and
+// prices at once, uploads, then creates and the rest.
 import type { Logger } from '../log/logger.ts';
 import type { MarketplaceClient } from '../marketplace/marketplace-client.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import type { OfferBackoffs } from './offer-backoff.ts';
+import { byMoney, losesMoneyWhenLate, moneyIndex } from './money-rank.ts';
 import { offerKey } from './offer-key.ts';
+import type { RunTurn } from './offer-turns.ts';
 import {
   type AdoptAction,
   type ArchiveAction,
@@ -55,6 +58,8 @@ export interface ExecutorDeps {
   readonly now?: () => number;
   /** Learns the marketplace's clocks from the stamps of the run's writes. */
   readonly clocks?: ClockSamples;
+  /** This run's turn among runs that share the queue: a later run's plan of an offer replaces this one's. */
+  readonly turn?: RunTurn;
 }
 
 export async function execute(plan: Plan, deps: ExecutorDeps): Promise<OfferOutcome[]> {
@@ -119,41 +124,98 @@ async function executeIn(ctx: RunContext, plan: Plan, deps: ExecutorDeps): Promi
       if (u.type === 'update' && adopted.has(key)) updatedAdopted.add(key);
     }
   ctx.total = uploads.length + sends.length + bulkUpdates.length + adopted.size - updatedAdopted.size + archives.length;
+  const turn = deps.turn;
+  if (turn?.claims) turn.turns.claim(turn.epoch, [...archives, ...sends, ...bulkUpdates]);
 
-  for (const sha of await uploadImages(ctx, uploads, deps.readImage, deps.signal)) ctx.failedUploads.add(sha);
   await ctx.inTransaction(async () => {
     for (const a of adopts) await recordAdopt(ctx, a, !updatedAdopted.has(offerKey(a.kind, a.externalId)));
     ctx.sold.push(...(await recordSales(ctx, plan, seenAt)));
   });
   // A write that landed on an offer it was not meant for halts the run: nothing else is started.
   const stop = deps.signal ? AbortSignal.any([deps.signal, ctx.haltSignal]) : ctx.haltSignal;
-  // Creates and single updates in plan order, then the bulk updates as one task.
-  const bulk = bulkUpdates.length > 0 ? [null] : [];
-  await forEachLimit(
-    [...sends, ...bulk],
-    EXECUTOR_WINDOW,
-    (a) =>
-      a === null
-        ? bulkUpdate(ctx, bulkUpdates)
-        : a.type === 'create'
-          ? runCreate(ctx, a)
-          : runUpdate(ctx, a, a.route as SingleUpdateRoute),
-    stop,
-  );
-  // Archives go last. They are not skipped when another offer failed: a removed offer left listed can be
-  // sold twice, and the listing's completeness is already checked by the planner.
-  if (!stop.aborted) {
-    await Promise.all([
-      forEachLimit(
-        archives.filter((a) => a.route.via === 'single'),
-        EXECUTOR_WINDOW,
-        (a) => archiveOne(ctx, a),
-      ),
-      bulkArchive(ctx, archives),
-    ]);
+  const inTurn = turnOf(ctx, turn);
+  // What loses money when late goes first, while the uploads run: archives (not skipped when another offer
+  // fails: a removed offer left listed can be sold twice, and the planner checked the listing is complete), and
+  // the stock decreases and prices that wait for no image. Their requests outrank the rest in the queue too.
+  const early = (a: CreateAction | UpdateAction): boolean =>
+    a.type === 'update' &&
+    !a.imagesPending &&
+    !updatedAdopted.has(offerKey(a.kind, a.externalId)) &&
+    losesMoneyWhenLate(a);
+  const money = byMoney(sends.filter(early));
+  const first = stop.aborted
+    ? Promise.resolve()
+    : Promise.all([
+        forEachLimit(
+          archives.filter((a) => a.route.via === 'single'),
+          EXECUTOR_WINDOW,
+          (a) => inTurn([a], () => archiveOne(ctx, a)),
+          stop,
+        ),
+        inTurn(
+          archives.filter((a) => a.route.via !== 'single'),
+          (kept) => bulkArchive(ctx, kept),
+        ),
+        forEachLimit(money, EXECUTOR_WINDOW, (a) => inTurn([a], () => runSingle(ctx, a)), stop),
+      ]);
+  // Awaited below; handled now too, so that a failure while the uploads run is no unhandled rejection.
+  first.catch(() => undefined);
+  try {
+    for (const sha of await uploadImages(ctx, uploads, deps.readImage, deps.signal)) ctx.failedUploads.add(sha);
+    // The bulk updates as one task, at the place of their most urgent element; then the rest in money order.
+    const rest = byMoney(sends.filter((a) => !early(a)));
+    const bulkAt = bulkUpdates.length === 0 ? -1 : Math.min(...bulkUpdates.map(moneyIndex));
+    const at = bulkAt < 0 ? rest.length : rest.findIndex((a) => moneyIndex(a) > bulkAt);
+    const ordered: (CreateAction | UpdateAction | null)[] = [...rest];
+    if (bulkAt >= 0) ordered.splice(at < 0 ? rest.length : at, 0, null);
+    await forEachLimit(
+      ordered,
+      EXECUTOR_WINDOW,
+      (a) => (a === null ? inTurn(bulkUpdates, (kept) => bulkUpdate(ctx, kept)) : inTurn([a], () => runSingle(ctx, a))),
+      stop,
+    );
+  } finally {
+    await first;
   }
   await sales.record(ctx.sold);
   const halted = ctx.halted;
   if (halted) throw halted;
   return ctx.outcomes;
+}
+
+function runSingle(ctx: RunContext, a: CreateAction | UpdateAction): Promise<void> {
+  return a.type === 'create' ? runCreate(ctx, a) : runUpdate(ctx, a, a.route as SingleUpdateRoute);
+}
+
+type Offers<A> = readonly A[];
+type InTurn = <A extends ArchiveAction | CreateAction | UpdateAction>(
+  offers: Offers<A>,
+  write: (kept: Offers<A>) => Promise<void>,
+) => Promise<void>;
+
+/**
+ * Writes offers in this run's turn (offer-turns.ts): those a later run's plan claimed are reported skipped and
+ * not sent; the others wait for any write of them in flight. Without a turn, the write goes as it is.
+ */
+function turnOf(ctx: RunContext, turn: RunTurn | undefined): InTurn {
+  return async (offers, write) => {
+    if (offers.length === 0) return;
+    if (!turn) return write(offers);
+    const skip = (a: ArchiveAction | CreateAction | UpdateAction): void =>
+      ctx.report({
+        kind: a.kind,
+        externalId: a.externalId,
+        outcome: 'skipped',
+        ...(a.type === 'archive' ? {} : { file: a.desired.source.file }),
+        reason: 'a newer catalogue change was planned and sent for it first',
+      });
+    const kept = offers.filter((a) => {
+      const later = turn.turns.supersededBy(turn.epoch, a.kind, a.externalId) !== undefined;
+      if (later) skip(a);
+      return !later;
+    });
+    if (kept.length === 0) return;
+    const ran = await turn.turns.take(turn.epoch, kept, () => write(kept));
+    if (!ran) for (const a of kept) skip(a);
+  };
 }

@@ -10,6 +10,7 @@ import type { OfferRecord } from '../state/records.ts';
 import type { AccountMark } from '../state/account-marks.ts';
 import { OneLiveOffer } from './one-live-offer.ts';
 import { batchUpdates, routeArchives } from './batches.ts';
+import { byMoney } from './money-rank.ts';
 import { holdCheapNewOffers } from './cheap-new-offer.ts';
 import { decideDesired } from './decide-desired.ts';
 import { decideRemoved } from './decide-removed.ts';
@@ -172,14 +173,15 @@ export async function plan(input: PlannerInput): Promise<Plan> {
     .map((u) => ({ type: 'upload', image: u.image, neededBy: u.neededBy }));
   archives.sort((a, b) => a.kind.localeCompare(b.kind) || a.externalId.localeCompare(b.externalId));
   return {
-    actions: [
+    // In the order of money at risk (money-rank.ts): archives, stock decreases, prices, uploads and creates, the rest.
+    actions: byMoney([
       ...uploadActions,
       ...batchUpdates(
         options.allowPriceChange ? sameAccount.actions : holdCheapNewOffers(sameAccount.actions, catalogue.offers),
         options,
       ),
       ...routeArchives(archives, options),
-    ],
+    ]),
     guard,
     priceGuard,
     soldCounts,

@@ -24,6 +24,18 @@ export interface ReadSnapshotOptions {
   readonly cutoffs?: Partial<Record<OfferKind, number>>;
   readonly perPage: number;
   readonly logger: Logger;
+  /**
+   * Only these kinds are read (a run that joins another, for the offers a catalogue change touched); the others
+   * stand as read incrementally with nothing new, the state's memory standing for them.
+   */
+  readonly kinds?: readonly OfferKind[];
+  /**
+   * Only these offers ("kind:external_id"), each read by its own GET where the state maps it: a run that joins
+   * another for the few offers a catalogue change touched, whose lists may be long. Every kind stands as read
+   * incrementally (the state's memory standing for the rest); an offer the state does not map is not read (a
+   * create looks it up first).
+   */
+  readonly keys?: readonly string[];
 }
 
 export interface SnapshotResult {
@@ -94,14 +106,52 @@ async function readKind(
   return { snap: { offers, full: !incremental, complete: true, duplicates: [...duplicates], copies }, pages };
 }
 
+/** The offers `keys` names, one GET each where the state maps them; every kind as an incremental read. */
+async function readKeys(opts: ReadSnapshotOptions, state: OfferView, keys: readonly string[]): Promise<SnapshotResult> {
+  const kinds = { account: unread(), item: unread(), topup: unread() } satisfies Record<OfferKind, KindSnapshot>;
+  const gone = new Set<string>();
+  const unconfirmed = new Set<string>();
+  const pairs = keys.flatMap((key): [OfferKind, string][] => {
+    const colon = key.indexOf(':');
+    const kind = OFFER_KINDS.find((k) => k === key.slice(0, colon));
+    return kind ? [[kind, key.slice(colon + 1)]] : [];
+  });
+  const mapped = (await state.getMany(pairs)).filter(
+    (rec): rec is OfferRecord => rec !== undefined && rec.remoteId !== null,
+  );
+  await forEachLimit(mapped, EXECUTOR_WINDOW, async (rec) => {
+    const key = offerKey(rec.kind, rec.externalId);
+    try {
+      const offer = await resourceOf(opts.client, rec.kind).get({ id: rec.remoteId! });
+      if (offer.externalId === rec.externalId)
+        (kinds[rec.kind].offers as Map<string, RemoteOffer>).set(rec.externalId, offer);
+      else gone.add(key);
+    } catch (err) {
+      if (isDefinitelyNotFound(err)) gone.add(key);
+      else unconfirmed.add(key);
+    }
+  });
+  return { snapshot: { kinds, gone, unconfirmed }, pages: 0 };
+}
+
+/** A kind not read: complete as an incremental read that found nothing new (the state stands for it). */
+function unread(): KindSnapshot {
+  return { offers: new Map(), full: false, complete: true, duplicates: [], copies: new Map() };
+}
+
 /**
  * Lists every kind, then confirms by GET each offer the state maps but a complete full list did not return:
  * only a definite 404 makes it "gone"; any other failure leaves it "unconfirmed" (never taken for gone).
  */
 export async function readSnapshot(opts: ReadSnapshotOptions): Promise<SnapshotResult> {
   const state = asOfferView(opts.state);
+  if (opts.keys) return readKeys(opts, state, opts.keys);
   const results = await Promise.all(
-    OFFER_KINDS.map((kind) => readKind(resourceOf(opts.client, kind), kind, opts, state)),
+    OFFER_KINDS.map((kind) =>
+      opts.kinds === undefined || opts.kinds.includes(kind)
+        ? readKind(resourceOf(opts.client, kind), kind, opts, state)
+        : { snap: unread(), pages: 0 },
+    ),
   );
   const kinds = {} as Record<OfferKind, KindSnapshot>;
   let pages = 0;

@@ -27,7 +27,7 @@ import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
 import { plan as makePlan, type PlannerOptions } from './planner.ts';
 import { ClockSamples, incrementalCutoff, loadClockOffsets, saveClockOffsets } from './marketplace-clocks.ts';
 import type { DuplicateOffer } from './duplicate-offers.ts';
-import { readSnapshot, type SnapshotResult } from './read-snapshot.ts';
+import { type ReadSnapshotOptions, readSnapshot, type SnapshotResult } from './read-snapshot.ts';
 import { type DuplicateRemoval, findDuplicates, removeDuplicates } from './remove-duplicates.ts';
 import { forgetListing } from './remote-snapshot.ts';
 import { type ExecutedOutcome, runOutcome } from './run-outcome.ts';
@@ -35,6 +35,7 @@ import { writeRunReport } from './run-report-file.ts';
 import { countOutcomes, flatCounts, type OfferOutcome, oneOutcomePerOffer, type RunReport } from './run-report.ts';
 import { settleJournal } from './settle-journal.ts';
 import type { Target } from './target.ts';
+import type { RunTurn } from './offer-turns.ts';
 import type { UnitSale } from './unit-sale.ts';
 
 export interface ReconcilerSettings {
@@ -102,6 +103,13 @@ export interface ReconcileOptions {
    * A saved plan's check (reconcile --plan).
    */
   readonly accept?: (plan: Plan) => Promise<readonly string[]> | readonly string[];
+  /** This run's turn among runs that share the queue (offer-turns.ts): a later run's plan of an offer wins. */
+  readonly turn?: RunTurn;
+  /**
+   * Joins a run that is working (the daemon's catalogue change planned at once): the journal is that run's, so
+   * it is not settled here, only the target's kinds are read, and duplicates are left to that run.
+   */
+  readonly joining?: boolean;
 }
 
 export interface ReconcileResult {
@@ -127,9 +135,11 @@ export async function reconcile(deps: ReconcileDeps, opts: ReconcileOptions): Pr
   const run = startRun(deps);
   const lease = await takeLease(deps, opts, run.logger);
   const fence = lease ?? (opts.dryRun ? undefined : opts.heldLease);
-  const unfence = fence && deps.fenceSends ? deps.fenceSends(fence) : undefined;
+  // A fence of its own, though the lease is shared: a run that joins another removes only its own when it ends.
+  const unfence = fence && deps.fenceSends ? deps.fenceSends(ownFence(fence)) : undefined;
   try {
-    const unsettled = opts.dryRun ? [] : (await settleJournal(deps.store, deps.client, run.logger)).unsettled;
+    const settle = !opts.dryRun && !opts.joining;
+    const unsettled = settle ? (await settleJournal(deps.store, deps.client, run.logger)).unsettled : [];
     const sides = await readBothSides(deps, opts, run.logger);
     const planned = await planRun(deps, opts, sides, unsettled);
     const notes = reportNotes(deps.settings, opts, run, planned);
@@ -178,6 +188,25 @@ async function takeLease(deps: ReconcileDeps, opts: ReconcileOptions, logger: Lo
   });
 }
 
+/**
+ * What a run that joins another reads: its few offers by their own GETs (a list may be long while a first sync
+ * creates), else its kinds' lists only.
+ */
+function joinedRead(opts: ReconcileOptions): Pick<ReadSnapshotOptions, 'kinds' | 'keys'> {
+  if (!opts.joining) return {};
+  const keys = opts.target?.keys;
+  if (keys && keys.length <= JOINED_READS_BY_ID) return { keys };
+  return opts.target?.kinds ? { kinds: opts.target.kinds } : {};
+}
+
+/** Offers a joining run reads one by one; more, and it reads their kinds' lists (a page holds many). */
+const JOINED_READS_BY_ID = 20;
+
+/** The same fence under another identity, so that two runs can hold one lease's fence and drop it apart. */
+function ownFence(fence: SendFence): SendFence {
+  return { pass: () => fence.pass(), closed: fence.closed };
+}
+
 /** No further write starts once the caller stops the run or the lease is lost. */
 function stopSignal(signal: AbortSignal | undefined, lease: HeldLease | null): AbortSignal | undefined {
   const stop = [signal, lease?.lost].filter((s): s is AbortSignal => s !== undefined);
@@ -206,7 +235,15 @@ async function readBothSides(deps: ReconcileDeps, opts: ReconcileOptions, logger
   const readStartedAt = clockOf(deps)();
   const [catalogue, snap] = await Promise.all([
     deps.loadCatalogue(),
-    readSnapshot({ client, state, mode: opts.mode ?? 'full', cutoffs, perPage: settings.perPage, logger }),
+    readSnapshot({
+      client,
+      state,
+      mode: opts.mode ?? 'full',
+      cutoffs,
+      perPage: settings.perPage,
+      logger,
+      ...joinedRead(opts),
+    }),
   ]);
   if (OFFER_KINDS.every((k) => !snap.snapshot.kinds[k].complete)) {
     throw new MarketplaceUnreadableError(
@@ -390,12 +427,13 @@ async function executePlan(
       reprobeAfterMs: reprobeAfterMsOf(settings),
       now: clockOf(deps),
       clocks,
+      ...(opts.turn ? { turn: opts.turn } : {}),
     });
     await backoffs.save();
     await saveClockOffsets(store, clocks.offsets);
     // After the plan's own writes, under the same lease and fence: the copies offersync made go.
     const removal =
-      duplicates.length > 0 && !stoppedByGuard(plan)
+      duplicates.length > 0 && !stoppedByGuard(plan) && !opts.joining
         ? await removeDuplicates(duplicates, { client, store, runId: run.id, logger: run.logger, signal })
         : { messages: [], covered: [], archived: 0, failed: 0 };
     const outcome = runOutcome(plan, signal?.aborted === true, [...outcomes, ...notes.failures]);

@@ -19,6 +19,7 @@ import { CAPABILITIES, type CapabilityName, learntKeyName, learntLimitName } fro
 import { isCapabilityRefusal } from './capability-refusal.ts';
 import { errorMessage, failure, isDefinitelyNotFound, statusOf } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
+import { moneyPriority } from './money-rank.ts';
 import { EXECUTOR_WINDOW, forEachLimit } from './for-each-limit.ts';
 import { answerOf, EVENT_ROUTES, sentWrite, TAKEN, updatedChanges } from './offer-events.ts';
 import type { OfferFields } from './offer-fields.ts';
@@ -109,6 +110,8 @@ interface BulkElement {
   readonly externalId: string;
   readonly remoteId: number;
   readonly body: OfferFields;
+  /** The queue priority of its money rank (money-rank.ts); a batch goes at its most urgent element's. */
+  readonly priority?: number;
   onOk(offer: RemoteOffer | undefined, route: string): Promise<void>;
   refusedBy(answer: MarketplaceAnswer, route: string): void;
   single(): Promise<void>;
@@ -126,6 +129,7 @@ export async function bulkUpdate(ctx: ExecutionContext, updates: readonly Update
             externalId: a.externalId,
             remoteId: a.remoteId,
             body: sent,
+            priority: moneyPriority(a),
             refusedBy: (answer, route) => tellUpdate(ctx, a, route, told, answer),
             onOk: async (offer, route) => {
               tellUpdate(ctx, a, route, told, TAKEN);
@@ -253,7 +257,9 @@ async function sendLearning(
         () =>
           resourceOf(ctx.client, c.kind).bulk(c.op, key, chunk.map(elementOf(c)), {
             priority:
-              c.op === 'bulk-remove' || chunk[0]?.body.status === 'archived' ? PRIORITY.archive : PRIORITY.update,
+              c.op === 'bulk-remove' || chunk[0]?.body.status === 'archived'
+                ? PRIORITY.archive
+                : Math.max(PRIORITY.update, ...chunk.map((e) => e.priority ?? PRIORITY.update)),
           }),
       );
       if (key !== (knownKey ?? c.key)) {

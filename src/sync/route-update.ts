@@ -7,6 +7,7 @@ import { isCapabilityRefusal } from './capability-refusal.ts';
 import { imageIdsOf } from './desired-fields.ts';
 import { errorMessage, failure, StoppedAfterArchiveError, statusOf, stoppedBeforeSent } from './errors.ts';
 import { type ExecutionContext, PRIORITY } from './execution-context.ts';
+import { moneyPriority } from './money-rank.ts';
 import { changesItemGame, sendItemGameUpdate } from './item-game-update.ts';
 import { isLocked } from './locked-status.ts';
 import {
@@ -70,10 +71,11 @@ export async function runUpdate(ctx: ExecutionContext, a: UpdateAction, route: S
   const body = withCredentials(sent, d, a.sendCredentials);
   const told = updatedChanges(a.changes, a.sendCredentials, a.sendImages ? fields.image_ids : undefined);
   const via = route.via === 'recreate' ? EVENT_ROUTES.recreate : EVENT_ROUTES.update(d.kind);
+  const priority = moneyPriority(a);
   try {
     const { updated, sent: taken } = changesItemGame(d.kind, sent)
-      ? await sendItemGameUpdate(ctx, d, sent, (b) => sendUpdate(ctx, d, a.remoteId, b, fields, route))
-      : { updated: await sendUpdate(ctx, d, a.remoteId, body, fields, route), sent };
+      ? await sendItemGameUpdate(ctx, d, sent, (b) => sendUpdate(ctx, d, a.remoteId, b, fields, route, priority))
+      : { updated: await sendUpdate(ctx, d, a.remoteId, body, fields, route, priority), sent };
     if (updated === 'blocked') return;
     tellUpdate(ctx, a, via, told, TAKEN);
     await ctx.applied(d, updated, taken, fields);
@@ -125,6 +127,8 @@ export function sendUpdate(
   body: RequestBody,
   fields: OfferFields,
   route: SingleUpdateRoute,
+  /** The money rank's queue priority (money-rank.ts); a plain update's by default. */
+  priority: number = PRIORITY.update,
 ): Promise<RemoteOffer | 'blocked'> {
   const blocked = (message: string): 'blocked' => {
     const names = Object.keys(body).filter((f) => f !== 'credentials');
@@ -134,7 +138,7 @@ export function sendUpdate(
   };
   const patch = () =>
     ctx.journaled('update', d.kind, [d.externalId], () =>
-      resourceOf(ctx.client, d.kind).update({ id: remoteId }, accountWireBody(body, d), { priority: PRIORITY.update }),
+      resourceOf(ctx.client, d.kind).update({ id: remoteId }, accountWireBody(body, d), { priority }),
     );
   const recreate = () =>
     ctx.capabilities.call<RemoteOffer | 'blocked'>({

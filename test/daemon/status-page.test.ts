@@ -266,12 +266,17 @@ describe('status page HTML', () => {
   });
 
   it('names the shop, else the seller id, never the marketplace host; shows the next run', async () => {
-    const view = async (seller: { name: string | null; id: string }, running = false) =>
+    const view = async (
+      seller: { name: string | null; id: string },
+      running = false,
+      work: { left: number; seconds: number } | null = null,
+    ) =>
       renderStatusPage(
         await new StatusBoard(store, fileSalesLedger(':memory:'), seller).view(
           {
             ...DAEMON,
             running,
+            work,
             lastOutcome: 'converged',
             schedule: { nextTick: Date.parse('2026-11-24T10:00:40Z'), nextSweep: Date.parse('2026-11-24T15:00:00Z') },
           },
@@ -288,6 +293,9 @@ describe('status page HTML', () => {
     const midRun = text(await view({ name: 'Demo Games Shop', id: 'eu-shop' }, true));
     expect(midRun).toMatch(/A run is going on now · full sweep in 5 h ?; at once when a catalogue file changes/);
     expect(midRun).not.toContain('Next run in 40 s');
+    // While a run writes, what it has left and how long that takes at the queue's rate.
+    const writing = text(await view({ name: 'Demo Games Shop', id: 'eu-shop' }, true, { left: 1_180, seconds: 59 }));
+    expect(writing).toMatch(/A run is going on now: 1,180 writes left, about 59 s · full sweep in 5 h/);
   });
 });
 

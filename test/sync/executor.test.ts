@@ -43,7 +43,7 @@ function deps(over: Partial<ExecutorDeps> = {}): ExecutorDeps {
   };
 }
 describe('execute', () => {
-  it('uploads first, then creates and updates, archives last; one outcome each, progress to the total', async () => {
+  it('archives and prices with the uploads, then the creates; one outcome each, progress to the total', async () => {
     const image = freshImage();
     const [a, i, gone] = [
       desiredAccount(ext('a'), {}, { images: [image] }),
@@ -63,9 +63,9 @@ describe('execute', () => {
       ]),
       deps({ onProgress: (done, total) => progress.push([done, total]) }),
     );
-    expect(rec.calls[0]).toBe('images.upload');
-    expect(rec.calls.at(-1)).toBe('items.update'); // the archive: PATCH status=archived
-    expect(rec.calls.slice(1, 3).sort()).toEqual(['accounts.create', 'items.update']);
+    // The archive (PATCH status=archived) and the price go while the image uploads; the create waits for it.
+    expect(rec.calls.slice(0, 3).sort()).toEqual(['images.upload', 'items.update', 'items.update']);
+    expect(rec.calls.at(-1)).toBe('accounts.create');
     expect(out.map((o) => `${o.outcome}:${o.externalId}`).sort()).toEqual(
       [
         `archived:${gone}`,

@@ -531,9 +531,10 @@ const routing: readonly (Case & { readonly routes: readonly string[] })[] = [
       });
     })(),
     routes: [
+      // Prices before the rest (money-rank.ts): t2 changes its title and amount only.
       'update:bulk-update/0>patch:t1',
-      'update:bulk-update/0>patch:t2',
       'update:patch>fail:t3',
+      'update:bulk-update/0>patch:t2',
       'update:patch>fail:t4',
     ],
   },

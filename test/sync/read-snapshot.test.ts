@@ -43,6 +43,31 @@ afterAll(async () => {
 beforeEach(() => sandbox.reset());
 
 describe('readSnapshot', () => {
+  it('only some offers (a joining run): a GET each the state maps, no list, the state for the rest', async () => {
+    const ids = await seedAccounts(3);
+    const state = [
+      offerRecord('account', 's-0', { remoteId: ids[0]! }),
+      offerRecord('account', 's-1', { remoteId: 999_999 }),
+      offerRecord('account', 's-2', { remoteId: ids[2]! }),
+    ];
+    sandbox.resetCounters();
+    const { snapshot, pages } = await readSnapshot({
+      client,
+      state,
+      mode: 'incremental',
+      perPage: 5,
+      logger: silentLogger,
+      keys: ['account:s-0', 'account:s-1', 'account:new-one'],
+    });
+    expect(pages).toBe(0);
+    expect(sandbox.counters().byRoute['GET /api/v1/accounts']).toBeUndefined();
+    expect(sandbox.counters().total).toBe(2);
+    expect([...snapshot.kinds.account.offers.keys()]).toEqual(['s-0']);
+    expect([...snapshot.gone]).toEqual(['account:s-1']);
+    expect(snapshot.kinds.account).toMatchObject({ full: false, complete: true });
+    expect(snapshot.kinds.item).toMatchObject({ full: false, complete: true });
+  });
+
   it('a full sweep reads every page in id order, each offer once', async () => {
     await seedAccounts(23);
     const { snapshot, pages } = await readSnapshot({

@@ -274,8 +274,8 @@ describe('request priorities', () => {
       return `${resource}.${method}:${opts?.priority}`;
     });
 
-  // The request queue sends the highest first: uploads before the creates that need them, archives last.
-  it('each route sends at the priority of its phase: uploads 30, creates 20, updates 10, archives 0', async () => {
+  // The request queue sends the highest first: money at risk first, uploads before the creates that need them.
+  it('priorities by money rank: archive 50, price 30, upload 21, create 20, rest 10', async () => {
     const p = priorities(raw);
     const c = new RunContext({ ...deps(), client: p.client });
     const image = {
@@ -286,7 +286,7 @@ describe('request priorities', () => {
       mimeType: 'image/png',
     };
     await uploadImages(c, [{ type: 'upload', image, neededBy: ['x'] }], async () => PNG);
-    expect(p.calls.splice(0)).toEqual(['images.upload:30']);
+    expect(p.calls.splice(0)).toEqual(['images.upload:21']);
 
     await runCreate(c, createAction(desiredItem(ext('i')), { verifyFirst: true }));
     expect(p.calls.splice(0)).toEqual(['items.findByExternalId:20', 'items.create:20']);
@@ -294,7 +294,7 @@ describe('request priorities', () => {
     const i = desiredItem(ext('i'), { price: 333 });
     const li = await raw.items.create(itemBody(i.externalId));
     await runUpdate(c, updateAction(i, li.id), { via: 'patch', ifRefused: 'fail' });
-    expect(p.calls.splice(0)).toEqual(['items.update:10']);
+    expect(p.calls.splice(0)).toEqual(['items.update:30']);
 
     // A re-create is an update's: its archive goes at the update's priority, its create at a create's.
     const a = desiredAccount(ext('a'), { price: 4321 });
@@ -310,7 +310,7 @@ describe('request priorities', () => {
       c,
       ts.map((t, n) => updateAction(t, lts[n]!.id, bulk)),
     );
-    expect(p.calls.splice(0)).toEqual(['topUps.bulk:10']);
+    expect(p.calls.splice(0)).toEqual(['topUps.bulk:30']);
 
     const archive = (
       kind: ArchiveAction['kind'],
@@ -324,7 +324,7 @@ describe('request priorities', () => {
         archive('topup', t.externalId, lts[n]!.id, { via: 'bulk-update', batch: 0, ifRefused: 'single' }),
       ),
     );
-    expect(p.calls.splice(0)).toEqual(['topUps.bulk:0']);
+    expect(p.calls.splice(0)).toEqual(['topUps.bulk:50']);
 
     await archiveOne(c, archive('item', i.externalId, li.id, { via: 'single' }));
     const ea = ext('a');
@@ -333,7 +333,7 @@ describe('request priorities', () => {
     const eb = ext('a');
     const leb = await raw.accounts.create(accountBody(eb));
     await bulkArchive(c, [archive('account', eb, leb.id, { via: 'bulk-remove', batch: 0, ifRefused: 'single' })]);
-    expect(p.calls.splice(0)).toEqual(['items.update:0', 'accounts.archive:0', 'accounts.bulkRemove:0']);
+    expect(p.calls.splice(0)).toEqual(['items.update:50', 'accounts.archive:50', 'accounts.bulkRemove:50']);
   });
 
   it('what an archive reads to tell a route refused from an offer gone goes at the archive priority too', async () => {
@@ -362,7 +362,7 @@ describe('request priorities', () => {
         reason: 'removed',
       },
     ]);
-    expect(p.calls).toEqual(['accounts.bulkRemove:0', 'accounts.list:undefined', 'accounts.get:0']);
+    expect(p.calls).toEqual(['accounts.bulkRemove:50', 'accounts.list:undefined', 'accounts.get:50']);
     expect(c.outcomes.map((o) => o.outcome)).toEqual(['archived']);
 
     // An item's DELETE answered 404: the GET that tells whether the offer is there.
@@ -383,6 +383,6 @@ describe('request priorities', () => {
       route: { via: 'single' },
       reason: 'removed',
     });
-    expect(q.calls).toEqual(['items.archive:0', 'items.get:0', 'items.update:0']);
+    expect(q.calls).toEqual(['items.archive:50', 'items.get:50', 'items.update:50']);
   });
 });
