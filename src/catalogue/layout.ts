@@ -58,15 +58,6 @@ export function isIgnoredName(base: string): boolean {
   );
 }
 
-/** Whether a directory (catalogue-relative, '' for the root) is walked at all. */
-export function isWalkedDir(rel: string): boolean {
-  if (rel === '') return true;
-  const parts = rel.split('/');
-  if (parts.some((p) => isIgnoredName(p) || p === 'node_modules')) return false;
-  const top = parts[0]!;
-  return top in KIND_FOLDERS || top === IMAGES_FOLDER;
-}
-
 /** What a catalogue-relative file path (forward slashes) is. */
 export function classify(rel: string): PathClass {
   const parts = rel.split('/');
