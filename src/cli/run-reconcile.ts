@@ -141,23 +141,7 @@ async function runWith(
       return EXIT.failed;
     }
   }
-  const stop = new AbortController();
-  const unregister = onStopSignal((signal) => {
-    io.stderr.write(
-      `offersync ${opts.command}: ${signal}: stopping. No further write is started; those in flight finish ` +
-        `(at most ${STOP_DEADLINE_MS / 1000} s). A second signal exits at once.\n`,
-    );
-    stop.abort(new Error(`stopped by ${signal}`));
-    // Requests still waiting were never sent: dropped, and their journal entries settle as not sent.
-    services.queue.close();
-    setTimeout(() => {
-      io.stderr.write(
-        `offersync ${opts.command}: writes still in flight after ${STOP_DEADLINE_MS / 1000} s: exiting; ` +
-          'the next run settles them by reading the marketplace.\n',
-      );
-      process.exit(EXIT.failed);
-    }, STOP_DEADLINE_MS).unref();
-  });
+  const { stop, unregister } = listenForStop(io, opts.command, services);
   let result: ReconcileResult;
   let stateFault: StateDbFault | undefined;
   /** The queue's rate once the lists are read (learnt, configured or advertised): what a plan's cost is told at. */
@@ -200,41 +184,15 @@ async function runWith(
     if (!opts.dryRun) await services.notifier.afterRun(result);
   } catch (err) {
     progress.end();
-    if (stop.signal.aborted) {
-      io.stderr.write(`offersync ${opts.command}: ${(stop.signal.reason as Error).message} before the run finished.\n`);
-      return EXIT.failed;
-    }
-    // A daemon holds the lease: a plain reconcile asks it to sync now (a targeted or saved plan is this run's own).
-    if (err instanceof LeaseHeldError && !opts.dryRun && !saved && !opts.resolvedTarget)
-      return await syncNowBeside(io, store, err, {
-        statePath: config.state.path,
-        json: opts.json,
-        prefix: sellerPrefix(config),
-        signal: stop.signal,
-      });
-    if (err instanceof LeaseHeldError) {
-      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
-      return EXIT.lockHeld;
-    }
-    if (err instanceof WrongOfferError) {
-      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
-      return EXIT.failed;
-    }
-    if (err instanceof MarketplaceUnreadableError) {
-      if (!opts.dryRun) services.notifier.afterUnreadable(err.message);
-      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
-      return EXIT.failed;
-    }
     stateFault = stateDbFault(err);
-    if (stateFault) {
-      const paragraph = stateDbParagraph(stateLocation(config.state), stateFault, err, {
-        phase: 'run',
-        requests: services.queue.stats().requests,
-      });
-      io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(paragraph)}\n`);
-      return EXIT.failed;
-    }
-    throw err;
+    return await exitOfFailedRun(err, {
+      io,
+      services,
+      opts,
+      saved: saved !== undefined,
+      signal: stop.signal,
+      stateFault,
+    });
   } finally {
     unregister();
     rate = services.queue.stats().currentRate;
@@ -246,43 +204,8 @@ async function runWith(
   }
   progress.end();
   const { plan, report } = result;
-  if (opts.dryRun && opts.out) {
-    const doc = savePlan(plan, {
-      id: randomUUID(),
-      ...here,
-      allowMassArchive: opts.allowMassArchive,
-      allowPriceChange: opts.allowPriceChange ?? false,
-      now: new Date(),
-    });
-    // It holds no credential by design; it leaves offersync through the scrubber all the same.
-    writeFileSync(resolve(io.cwd, opts.out), `${scrubSecrets(JSON.stringify(doc, null, 2))}\n`, { mode: 0o600 });
-    io.stderr.write(
-      `offersync plan: saved to ${opts.out} (${Object.keys(doc.writes).length} writes); ` +
-        `carry it out with: offersync reconcile --plan ${opts.out}\n`,
-    );
-  }
-  if (opts.dryRun) {
-    const catalogueNotes = catalogueWarnings(result.catalogue.problems, opts.resolvedTarget);
-    const notSeen = blindSpots(plan, result.catalogue);
-    if (opts.json)
-      io.stdout.write(
-        json({
-          ...planToJson(plan, planCost(plan, rate)),
-          catalogue_errors: report.outcomes,
-          catalogue_warnings: catalogueNotes,
-          not_seen: notSeen,
-        }),
-      );
-    else {
-      io.stdout.write(formatPlan(plan, notSeen, planCost(plan, rate)));
-      for (const o of report.outcomes)
-        io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
-      for (const w of catalogueNotes) io.stdout.write(`  ${oneLine(w)}\n`);
-    }
-    // A plan that could not see everything is no all-clear, and no "changes pending" either: 1, as a guard's stop.
-    if (stoppedByGuard(plan) || notSeen.length > 0) return EXIT.failed;
-    return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
-  }
+  if (opts.dryRun && opts.out) writePlanFile(io, opts.out, opts, plan, here);
+  if (opts.dryRun) return printPlan(io, opts, result, json, rate);
   if (opts.json) io.stdout.write(json(report));
   else if (!opts.quiet) io.stdout.write(formatReport(report));
   return report.outcome === 'converged' ? EXIT.ok : EXIT.failed;
@@ -291,4 +214,136 @@ async function runWith(
 /** Errors name the seller when there are several. */
 function sellerPrefix(config: Config): string {
   return config.seller === 'default' ? '' : `seller ${config.seller}: `;
+}
+
+/**
+ * SIGINT or SIGTERM: no further write starts, requests still waiting are dropped (never sent: their journal entries
+ * settle as not sent), and the process exits if writes in flight outlast the deadline.
+ */
+function listenForStop(
+  io: CliIO,
+  command: string,
+  services: Pick<Services, 'queue'>,
+): { readonly stop: AbortController; readonly unregister: () => void } {
+  const stop = new AbortController();
+  const unregister = onStopSignal((signal) => {
+    io.stderr.write(
+      `offersync ${command}: ${signal}: stopping. No further write is started; those in flight finish ` +
+        `(at most ${STOP_DEADLINE_MS / 1000} s). A second signal exits at once.\n`,
+    );
+    stop.abort(new Error(`stopped by ${signal}`));
+    services.queue.close();
+    setTimeout(() => {
+      io.stderr.write(
+        `offersync ${command}: writes still in flight after ${STOP_DEADLINE_MS / 1000} s: exiting; ` +
+          'the next run settles them by reading the marketplace.\n',
+      );
+      process.exit(EXIT.failed);
+    }, STOP_DEADLINE_MS).unref();
+  });
+  return { stop, unregister };
+}
+
+/** plan --out: the plan saved for `reconcile --plan`, bound to this state db, marketplace and seller. */
+function writePlanFile(
+  io: CliIO,
+  out: string,
+  opts: RunOptions,
+  plan: ReconcileResult['plan'],
+  here: { readonly stateId: string; readonly marketplace: string; readonly seller: string },
+): void {
+  const doc = savePlan(plan, {
+    id: randomUUID(),
+    ...here,
+    allowMassArchive: opts.allowMassArchive,
+    allowPriceChange: opts.allowPriceChange ?? false,
+    now: new Date(),
+  });
+  // It holds no credential by design; it leaves offersync through the scrubber all the same.
+  writeFileSync(resolve(io.cwd, out), `${scrubSecrets(JSON.stringify(doc, null, 2))}\n`, { mode: 0o600 });
+  io.stderr.write(
+    `offersync plan: saved to ${out} (${Object.keys(doc.writes).length} writes); ` +
+      `carry it out with: offersync reconcile --plan ${out}\n`,
+  );
+}
+
+/** The plan as a person or a script reads it, and its exit code: 1 when it could not see everything. */
+function printPlan(
+  io: CliIO,
+  opts: RunOptions & { readonly resolvedTarget: Target | undefined },
+  result: ReconcileResult,
+  json: (doc: object) => string,
+  rate: number,
+): number {
+  const { plan, report } = result;
+  const catalogueNotes = catalogueWarnings(result.catalogue.problems, opts.resolvedTarget);
+  const notSeen = blindSpots(plan, result.catalogue);
+  if (opts.json)
+    io.stdout.write(
+      json({
+        ...planToJson(plan, planCost(plan, rate)),
+        catalogue_errors: report.outcomes,
+        catalogue_warnings: catalogueNotes,
+        not_seen: notSeen,
+      }),
+    );
+  else {
+    io.stdout.write(formatPlan(plan, notSeen, planCost(plan, rate)));
+    for (const o of report.outcomes)
+      io.stdout.write(`  catalogue error ${oneLine(`${o.file}: ${o.externalId}: ${o.message}`)}\n`);
+    for (const w of catalogueNotes) io.stdout.write(`  ${oneLine(w)}\n`);
+  }
+  // A plan that could not see everything is no all-clear, and no "changes pending" either: 1, as a guard's stop.
+  if (stoppedByGuard(plan) || notSeen.length > 0) return EXIT.failed;
+  return hasChanges(plan) ? EXIT.changesPending : EXIT.ok;
+}
+
+/** What a person reads, and the exit code, of a run that threw; an error nobody foresaw is thrown on. */
+async function exitOfFailedRun(
+  err: unknown,
+  at: {
+    readonly io: CliIO;
+    readonly services: Services;
+    readonly opts: RunOptions & { readonly resolvedTarget: Target | undefined };
+    readonly saved: boolean;
+    readonly signal: AbortSignal;
+    readonly stateFault: StateDbFault | undefined;
+  },
+): Promise<number> {
+  const { io, services, opts, saved, signal, stateFault } = at;
+  const config = services.config;
+  if (signal.aborted) {
+    io.stderr.write(`offersync ${opts.command}: ${(signal.reason as Error).message} before the run finished.\n`);
+    return EXIT.failed;
+  }
+  // A daemon holds the lease: a plain reconcile asks it to sync now (a targeted or saved plan is this run's own).
+  if (err instanceof LeaseHeldError && !opts.dryRun && !saved && !opts.resolvedTarget)
+    return await syncNowBeside(io, services.store, err, {
+      statePath: config.state.path,
+      json: opts.json,
+      prefix: sellerPrefix(config),
+      signal,
+    });
+  if (err instanceof LeaseHeldError) {
+    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
+    return EXIT.lockHeld;
+  }
+  if (err instanceof WrongOfferError) {
+    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
+    return EXIT.failed;
+  }
+  if (err instanceof MarketplaceUnreadableError) {
+    if (!opts.dryRun) services.notifier.afterUnreadable(err.message);
+    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(err.message)}\n`);
+    return EXIT.failed;
+  }
+  if (stateFault) {
+    const paragraph = stateDbParagraph(stateLocation(config.state), stateFault, err, {
+      phase: 'run',
+      requests: services.queue.stats().requests,
+    });
+    io.stderr.write(`offersync ${opts.command}: ${sellerPrefix(config)}${oneLine(paragraph)}\n`);
+    return EXIT.failed;
+  }
+  throw err;
 }
