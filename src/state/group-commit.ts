@@ -56,7 +56,7 @@ export class GroupCommit {
         this.#seller,
         batch.map((w) => w.op),
       );
-      batch.forEach((w, i) => w.resolve(answers[i] as never));
+      for (const [i, w] of batch.entries()) w.resolve(answers[i] as never);
     } catch (err) {
       if (batch.length === 1) return batch[0]!.reject(err);
       // The batch was rolled back whole: each op again on its own, so only the one at fault fails.
