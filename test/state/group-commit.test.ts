@@ -50,7 +50,11 @@ async function countedStore() {
   const other = new BetterSqlite3(path, { readonly: true });
   const committed = (state: string) =>
     (other.prepare('SELECT count(*) AS n FROM journal WHERE state = ?').get(state) as { n: number }).n;
-  return { store, batches, committed, close: async () => (other.close(), await store.close()) };
+  const close = async () => {
+    other.close();
+    await store.close();
+  };
+  return { store, batches, committed, close };
 }
 
 describe('group commit', () => {
