@@ -49,6 +49,8 @@ import type { Database, OffersTable } from './schema.ts';
 import type { StateDatabase } from './state-database.ts';
 import { hostLeaseClock, type LeaseClock, wallLeaseClock } from './lease-clock.ts';
 import type { LeaseAttempt, LeaseRenewal, OfferRecordPatch, StateStore } from './state-store.ts';
+import { GroupCommit } from './group-commit.ts';
+import type { OfferRow } from './hot-ops.ts';
 
 /** The lease a write batch must still hold: checked in the same statement that journals the batch. */
 export interface LeaseFence {
@@ -136,6 +138,8 @@ export class KyselyStateStore implements StateStore {
   readonly #keepRuns: number;
   readonly #ownsDatabase: boolean;
   readonly #shared: Shared;
+  /** The hot writes outside a transaction, batched (group-commit.ts); a transaction's store runs its own. */
+  readonly #group: GroupCommit | null;
   #savepoints = 0;
 
   /** `within`: only for the store a transaction hands its fn (see transaction). */
@@ -158,6 +162,7 @@ export class KyselyStateStore implements StateStore {
     this.#keepRuns = keepRuns;
     this.#ownsDatabase = opts.ownsDatabase ?? false;
     this.#shared = within?.shared ?? { fence: null, closed: false };
+    this.#group = within ? null : new GroupCommit(database.hot, seller);
   }
 
   /** The sqlite file, or the PostgreSQL URL without its password. */
@@ -178,6 +183,10 @@ export class KyselyStateStore implements StateStore {
   // offers
 
   async getOffer(kind: StateKind, externalId: string): Promise<OfferRecord | undefined> {
+    if (this.#group) {
+      const found = await this.#group.ask({ op: 'offer-get', kind, externalId });
+      return found && toOfferRecord(offerRow(found));
+    }
     const row = await this.#db
       .selectFrom('offers')
       .select(OFFER_COLUMNS)
@@ -207,6 +216,11 @@ export class KyselyStateStore implements StateStore {
   async upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): Promise<OfferRecord> {
     const row = offerDefaults(kind, externalId, this.#now());
     const fields = applyOfferPatch(row, patch);
+    if (this.#group) {
+      const saved = await this.#group.ask({ op: 'offer-upsert', row, set: this.#rowsOf(fields) });
+      if (!saved) throw new Error(`state db: the offer ${kind} ${externalId} was not written`);
+      return toOfferRecord(offerRow(saved));
+    }
     const saved = await this.#db
       .insertInto('offers')
       .values({ seller: this.seller, ...row })
@@ -323,6 +337,7 @@ export class KyselyStateStore implements StateStore {
     op: JournalOp;
     kind: JournalEntry['kind'];
     keys: readonly string[];
+    state?: 'pending' | 'sent';
   }): Promise<JournalEntry> {
     const now = this.#now();
     const fence = this.#shared.fence;
@@ -332,11 +347,18 @@ export class KyselyStateStore implements StateStore {
       op: entry.op,
       kind: entry.kind,
       keys: JSON.stringify(entry.keys),
-      state: 'pending',
+      state: entry.state ?? 'pending',
       error: null,
       created_at: now,
       updated_at: now,
     };
+    if (this.#group) {
+      const { seller: _, ...row } = values;
+      const leaseNow = fence ? this.#leaseClock.now() : 0;
+      const saved = await this.#group.ask({ op: 'journal-insert', row, fence, leaseNow });
+      if (!saved) throw new FencedWriteError(this.seller, fence?.holder ?? '');
+      return toJournalEntry(saved);
+    }
     if (!fence) {
       const row = await this.#db.insertInto('journal').values(values).returningAll().executeTakeFirstOrThrow();
       return toJournalEntry(row);
@@ -377,6 +399,11 @@ export class KyselyStateStore implements StateStore {
 
   /** `error` undefined keeps the entry's error as it is; null clears it. */
   async journalSet(id: number, state: JournalState, error?: string | null): Promise<void> {
+    if (this.#group) {
+      const n = await this.#group.ask({ op: 'journal-set', id, state, error, at: this.#now() });
+      if (n === 0) throw new Error(`state db: no journal entry ${id}`);
+      return;
+    }
     const res = await this.#db
       .updateTable('journal')
       .set({ state, updated_at: this.#now(), ...(error === undefined ? {} : { error }) })
@@ -878,6 +905,11 @@ function toSaleRecord(r: {
     key: r.sale_key,
     entry: JSON.parse(r.entry) as Record<string, unknown>,
   };
+}
+
+/** An offers row as a hot statement answered it, typed as the store reads it. */
+function offerRow(r: OfferRow): Parameters<typeof toOfferRecord>[0] {
+  return r as Parameters<typeof toOfferRecord>[0];
 }
 
 /** `SET col = excluded.col` for each column: the patch's columns win, the others keep the stored value. */

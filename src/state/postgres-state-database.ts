@@ -11,6 +11,8 @@ import type { OfferRecord, StateKind } from './records.ts';
 import { OFFER_COLUMNS, offerFromTuple, StringPool } from './rows.ts';
 import type { Database } from './schema.ts';
 import type { StateDatabase } from './state-database.ts';
+import type { HotStatements } from './hot-ops.ts';
+import { postgresHotStatements } from './postgres-hot-statements.ts';
 
 export interface PostgresStateOptions {
   /** postgres://user[:password]@host:port/database */
@@ -25,8 +27,9 @@ export interface PostgresStateOptions {
   readonly maxConnections?: number;
 }
 
+const DB_NOW_TEXT = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 /** Epoch ms by the database's clock: replicas on different machines judge leases by this one clock. */
-export const DB_NOW = sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+export const DB_NOW = sql<number>`${sql.raw(DB_NOW_TEXT)}`;
 
 // Epoch milliseconds are BIGINT columns, well inside 2^53: numbers, as SQLite returns them. Per pool, not global.
 const INT8 = 20;
@@ -83,6 +86,7 @@ export class PostgresStateDatabase implements StateDatabase {
   readonly dialect = 'postgres' as const;
   readonly db: Kysely<Database>;
   readonly where: string;
+  readonly hot: HotStatements;
   readonly #pool: pg.Pool;
   readonly #secrets: readonly string[];
   #closed = false;
@@ -92,6 +96,7 @@ export class PostgresStateDatabase implements StateDatabase {
     this.where = where;
     this.#secrets = secrets;
     this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    this.hot = postgresHotStatements(pool, DB_NOW_TEXT, (fn) => this.run(fn));
   }
 
   clock(): ReturnType<StateDatabase['clock']> {

@@ -21,6 +21,8 @@ import { OFFER_COLUMNS, offerFromTuple, StringPool } from './rows.ts';
 import type { Database } from './schema.ts';
 import type { StateDatabase } from './state-database.ts';
 import { StateDbError, stateDbFault } from './state-db-fault.ts';
+import type { HotStatements } from './hot-ops.ts';
+import { sqliteHotStatements } from './sqlite-hot-statements.ts';
 
 export interface SqliteStateOptions {
   /** How long a write waits for another process's lock before failing. Default 5000 ms. */
@@ -125,12 +127,14 @@ class SqliteStateDatabase implements StateDatabase {
   readonly #raw: BetterSqlite3.Database;
   readonly db: Kysely<Database>;
   readonly where: string;
+  readonly hot: HotStatements;
   #statements: ReturnType<typeof prepareViewStatements> | undefined;
 
   constructor(raw: BetterSqlite3.Database, db: Kysely<Database>, where: string) {
     this.#raw = raw;
     this.db = db;
     this.where = where;
+    this.hot = sqliteHotStatements(raw, db);
   }
 
   /** One machine: the store's clock sets and judges expiry. */

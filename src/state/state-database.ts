@@ -2,6 +2,7 @@
 // better-sqlite3, or PostgresDialect on a pg.Pool) and the few things that must differ by dialect. Everything
 // else, every query of the store, is written once (kysely-state-store.ts).
 import type { Kysely, RawBuilder } from 'kysely';
+import type { HotStatements } from './hot-ops.ts';
 import type { OfferView } from './offer-view.ts';
 import type { Database } from './schema.ts';
 import type { StateDialectName } from './state-dialect-name.ts';
@@ -21,5 +22,7 @@ export interface StateDatabase {
    * once: sqlite reads them row by row as asked, PostgreSQL in keyset pages.
    */
   offerView(seller: string): Promise<OfferView>;
+  /** The state writes of every marketplace write, run in batches by the group commit (group-commit.ts). */
+  readonly hot: HotStatements;
   close(): Promise<void>;
 }

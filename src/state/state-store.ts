@@ -61,6 +61,8 @@ export interface StateStore {
     op: JournalOp;
     kind: JournalEntry['kind'];
     keys: readonly string[];
+    /** 'sent' when the write leaves as soon as the row is in: one statement, not two. Default 'pending'. */
+    state?: 'pending' | 'sent';
   }): Promise<JournalEntry>;
   journalSet(id: number, state: JournalState, error?: string | null): Promise<void>;
   /** Entries still pending or sent: settled at start by reading the remote. */

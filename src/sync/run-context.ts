@@ -167,8 +167,8 @@ export class RunContext implements ExecutionContext {
   ): Promise<T> {
     if (this.deps.signal?.aborted) throw new RunStoppedError(this.deps.signal.reason);
     if (this.#halt.signal.aborted) throw new RunStoppedError(this.#halt.signal.reason);
-    const entry = await this.store.journalBegin({ runId: this.deps.runId, op, kind, keys });
-    await this.store.journalSet(entry.id, 'sent');
+    // In as sent: the request leaves as soon as the row is committed.
+    const entry = await this.store.journalBegin({ runId: this.deps.runId, op, kind, keys, state: 'sent' });
     let out: T;
     try {
       out = await send(entry);

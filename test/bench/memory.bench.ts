@@ -1,10 +1,13 @@
 // Memory of the shipped CLI: `offersync reconcile` from dist/ (npm run build, run first here) as its
-// own process with no NODE_OPTIONS, against a sandbox process without a rate limit: the first sync of N offers
+// own process with no NODE_OPTIONS, against a sandbox process: the first sync of N offers
 // (default 100,000, a third of each kind) into an empty marketplace, then the no-op run after it. Prints each
 // run's peak RSS (the kernel's VmHWM) and peak V8 heap in use (sampled every 10 ms by a preloaded module),
 // and exits non-zero when a run does not converge or peaks at 256 MB RSS or more. It does so with the state in a
-// sqlite file, then in PostgreSQL (embedded, on 127.0.0.1).
-//   npm run bench memory                 BENCH_OFFERS=N for another size, BENCH_STATE=sqlite or postgres for one
+// sqlite file, then in PostgreSQL (embedded, on 127.0.0.1); each with the sandbox's rate limit off, then on
+// (BENCH_LIMITED_RATE requests/s, default 2000, burst a tenth; the client told the same): requests then wait in
+// the client's queue, which must not cost memory either.
+//   npm run bench memory                 BENCH_OFFERS=N for another size, BENCH_STATE=sqlite or postgres for one,
+//                                        BENCH_LIMITS=off or on for one
 //   BENCH_NODE_FLAGS=--max-old-space-size=160 npm run bench memory   (what a heap cap, as an image sets, gives)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,9 @@ const BIN = join(ROOT, 'bin', 'offersync.js');
 const SAMPLER = new URL('./support/memory-sampler.mjs', import.meta.url).href;
 const FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const STATES = (process.env.BENCH_STATE ?? 'sqlite,postgres').split(',');
+const LIMITS = (process.env.BENCH_LIMITS ?? 'off,on').split(',');
+const LIMITED_RATE = Number(process.env.BENCH_LIMITED_RATE ?? 2000);
+const LIMITED_BURST = Math.max(1, Math.round(LIMITED_RATE / 10));
 
 const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
@@ -61,46 +67,56 @@ function runCli(work: string, stateUrl: string): Promise<RunFigures> {
 
 let failed = false;
 const mb = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
-for (const state of STATES) {
-  const work = mkdtempSync(join(tmpdir(), 'offersync-bench-memory-'));
-  const sandbox = await startSandboxProcess(KEY, 60_000);
-  let server: TestPostgres | undefined;
-  try {
-    server = state === 'postgres' ? await startPostgres() : undefined;
-    const stateUrl = server ? await server.createDatabase('memory') : '';
-    const shape = writeBigCatalogue(join(work, 'catalogue'), N);
-    writeFileSync(
-      join(work, 'offersync.yaml'),
-      `${[
-        `baseUrl: ${sandbox.url}`,
-        'catalogue:\n  dir: ./catalogue',
-        'state:\n  path: ./state/state.db',
-        'rateLimit:\n  ratePerSec: 100000\n  burst: 1000\n  concurrency: 16',
-        'lists:\n  perPage: 100',
-        'log:\n  level: warn',
-      ].join('\n')}\n`,
+for (const state of STATES)
+  for (const limit of LIMITS) {
+    const limited = limit === 'on';
+    const work = mkdtempSync(join(tmpdir(), 'offersync-bench-memory-'));
+    const sandbox = await startSandboxProcess(
+      KEY,
+      60_000,
+      limited ? ['--rate', String(LIMITED_RATE), '--burst', String(LIMITED_BURST)] : [],
     );
-    console.log(
-      `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) ` +
-        `of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ` +
-        `${shape.images} images), sandbox without a rate limit, state in ${state}:`,
-    );
-    for (const name of ['first sync', 'no-op run']) {
-      const r = await runCli(work, stateUrl);
-      console.log(
-        `  ${name}: exit ${r.code}, ${r.wallS.toFixed(1)} s; peak RSS ${mb(r.peakRss)} (goal < ${GOAL_MB} MB), ` +
-          `peak V8 heap in use ${mb(r.peakHeap)}`,
+    let server: TestPostgres | undefined;
+    try {
+      server = state === 'postgres' ? await startPostgres() : undefined;
+      const stateUrl = server ? await server.createDatabase('memory') : '';
+      const shape = writeBigCatalogue(join(work, 'catalogue'), N);
+      writeFileSync(
+        join(work, 'offersync.yaml'),
+        `${[
+          `baseUrl: ${sandbox.url}`,
+          'catalogue:\n  dir: ./catalogue',
+          'state:\n  path: ./state/state.db',
+          limited
+            ? `rateLimit:\n  ratePerSec: ${LIMITED_RATE}\n  burst: ${LIMITED_BURST}\n  concurrency: 16`
+            : 'rateLimit:\n  ratePerSec: 100000\n  burst: 1000\n  concurrency: 16',
+          'lists:\n  perPage: 100',
+          'log:\n  level: warn',
+        ].join('\n')}\n`,
       );
-      if (r.code !== 0) {
-        failed = true;
-        console.log(r.stderr.slice(-3000));
+      console.log(
+        `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) ` +
+          `of ${N} offers (${shape.accounts} accounts, ${shape.items} items, ${shape.topups} top-ups, ` +
+          `${shape.images} images), sandbox ` +
+          `${limited ? `limited to ${LIMITED_RATE} requests/s` : 'without a rate limit'}, ` +
+          `state in ${state}:`,
+      );
+      for (const name of ['first sync', 'no-op run']) {
+        const r = await runCli(work, stateUrl);
+        console.log(
+          `  ${name}: exit ${r.code}, ${r.wallS.toFixed(1)} s; peak RSS ${mb(r.peakRss)} (goal < ${GOAL_MB} MB), ` +
+            `peak V8 heap in use ${mb(r.peakHeap)}`,
+        );
+        if (r.code !== 0) {
+          failed = true;
+          console.log(r.stderr.slice(-3000));
+        }
+        if (r.peakRss >= GOAL_MB * 2 ** 20) failed = true;
       }
-      if (r.peakRss >= GOAL_MB * 2 ** 20) failed = true;
+    } finally {
+      sandbox.stop();
+      await server?.stop();
+      rmSync(work, { recursive: true, force: true });
     }
-  } finally {
-    sandbox.stop();
-    await server?.stop();
-    rmSync(work, { recursive: true, force: true });
   }
-}
 process.exit(failed ? 1 : 0);

@@ -34,6 +34,11 @@ export interface Ready {
 
 export const sellerKey = (s: string) => `key-${s}-0123`;
 
+/** What starting a replica needs of a fleet: its sandbox may be another process, known by its address only. */
+export type ReplicaTarget = Pick<Fleet, 'dir' | 'sellers' | 'items' | 'url' | 'ttlMs' | 'ratePerSec'> & {
+  readonly sandbox: { readonly url: string };
+};
+
 export interface FleetOptions {
   /** The database the replicas share. */
   readonly url: string;
@@ -89,7 +94,7 @@ export async function stopFleet(
   if (f) rmSync(f.dir, { recursive: true, force: true });
 }
 
-export function writeItems(f: Fleet, seller: string, price: number): void {
+export function writeItems(f: ReplicaTarget, seller: string, price: number): void {
   mkdirSync(join(f.dir, 'cat', seller, 'items'), { recursive: true });
   writeFileSync(
     join(f.dir, 'cat', seller, 'items', 'stock.json'),
@@ -105,7 +110,7 @@ export function writeItems(f: Fleet, seller: string, price: number): void {
   );
 }
 
-export async function startReplica(f: Fleet, n: number): Promise<ReplicaProc> {
+export async function startReplica(f: ReplicaTarget, n: number): Promise<ReplicaProc> {
   const port = await freePort();
   const config = join(f.dir, `replica-${n}.yaml`);
   writeFileSync(

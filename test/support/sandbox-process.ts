@@ -12,8 +12,13 @@ export interface SandboxProcess {
 }
 
 /** Starts the sandbox knowing one API key; fails after startMs if it printed no address. */
-export async function startSandboxProcess(key: string, startMs = 20_000): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', key], {
+export async function startSandboxProcess(
+  key: string,
+  startMs = 20_000,
+  /** More `offersync sandbox` flags (--rate, --burst, ...). */
+  flags: readonly string[] = [],
+): Promise<SandboxProcess> {
+  const child = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', key, ...flags], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {

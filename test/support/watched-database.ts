@@ -34,6 +34,8 @@ export function watchedDatabase(database: StateDatabase, watch: StatementWatch):
     where: database.where,
     clock: (now) => database.clock(now),
     offerView: (seller) => database.offerView(seller),
+    // The hot writes (hot-ops.ts) are not kysely's: they go unwatched.
+    hot: database.hot,
     close: () => database.close(),
   };
 }

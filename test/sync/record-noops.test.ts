@@ -103,7 +103,7 @@ describe('noops', () => {
   });
 
   it('gone: the state row is forgotten and the offer reported skipped', async () => {
-    mapped();
+    await mapped();
     await recordNoop(ctx, noop('gone'));
     expect(await store.getOffer('item', 'i-1')).toBeUndefined();
     expect(ctx.outcomes).toEqual([expect.objectContaining({ outcome: 'skipped', message: 'detail of gone' })]);
@@ -116,7 +116,7 @@ describe('noops', () => {
   });
 
   it.each(['unmanaged', 'archived'] as const)('%s is not reported at all', async (reason) => {
-    mapped();
+    await mapped();
     await recordNoop(ctx, noop(reason));
     expect(ctx.outcomes).toEqual([]);
     expect((await store.getOffer('item', 'i-1'))?.remoteStatus).toBe('listed');

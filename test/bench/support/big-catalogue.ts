@@ -1,5 +1,6 @@
 // The large catalogue of the memory figures: N offers, a third of each kind, 5% of the accounts with an image,
-// one NDJSON file per kind (the shape the reconcile bench uses).
+// one NDJSON file per kind (the shape the reconcile bench uses). Prices stay within a few times of each other, so
+// the price guard holds no new offer as a typo.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makePng } from '../../support/png.ts';
@@ -31,7 +32,7 @@ export function writeBigCatalogue(dir: string, n: number): CatalogueShape {
         JSON.stringify({
           external_id: `acc-${i}`,
           title: `Account ${i}`,
-          price: 1000 + i,
+          price: 1000 + (i % 5000),
           rank: 'gold_2',
           level: 30,
           champions: ['Ahri'],
@@ -39,9 +40,11 @@ export function writeBigCatalogue(dir: string, n: number): CatalogueShape {
         }),
       );
     } else if (i % 3 === 1)
-      items.push(JSON.stringify({ external_id: `it-${i}`, title: `Item ${i}`, price: 100 + i, stock: 1 }));
-    else
-      topups.push(JSON.stringify({ external_id: `tu-${i}`, offer_title: `${i} gems`, price: 50 + i, offer_amount: i }));
+      items.push(JSON.stringify({ external_id: `it-${i}`, title: `Item ${i}`, price: 1000 + (i % 5000), stock: 1 }));
+    else {
+      const price = 1000 + (i % 5000);
+      topups.push(JSON.stringify({ external_id: `tu-${i}`, offer_title: `${i} gems`, price, offer_amount: i }));
+    }
   }
   writeFileSync(join(dir, 'accounts', 'a.ndjson'), accounts.join('\n'));
   writeFileSync(join(dir, 'items', 'i.ndjson'), items.join('\n'));

@@ -1,0 +1,60 @@
+// The state writes every marketplace write makes (journal it, settle it, record the offer), as data: the group
+// commit (group-commit.ts) gathers those asked for at once and the database runs them together, with statements
+// prepared once and no query built per write (sqlite-hot-statements.ts, postgres-hot-statements.ts).
+import type { Selectable } from 'kysely';
+import type { JournalState } from './records.ts';
+import type { JournalTable, OffersTable } from './schema.ts';
+
+/** The lease a journal row must still be written under (kysely-state-store.ts, journalBegin). */
+export interface HotFence {
+  readonly holder: string;
+  readonly epoch: number;
+}
+
+/** A journal row to insert; `fence` set: only while the seller's lease is still that holder's, unexpired. */
+export interface JournalInsertOp {
+  readonly op: 'journal-insert';
+  readonly row: Omit<Selectable<JournalTable>, 'id'>;
+  readonly fence: HotFence | null;
+  /** sqlite's lease clock at the call (PostgreSQL judges by its own clock). */
+  readonly leaseNow: number;
+}
+
+export interface JournalSetOp {
+  readonly op: 'journal-set';
+  readonly id: number;
+  readonly state: JournalState;
+  /** undefined keeps the stored error; null clears it. */
+  readonly error: string | null | undefined;
+  readonly at: number;
+}
+
+export interface OfferGetOp {
+  readonly op: 'offer-get';
+  readonly kind: string;
+  readonly externalId: string;
+}
+
+/** Inserts the row, or updates `set` of the stored one (the columns of the patch, and updated_at). */
+export interface OfferUpsertOp {
+  readonly op: 'offer-upsert';
+  readonly row: Selectable<OffersTable>;
+  readonly set: readonly (keyof OffersTable)[];
+}
+
+export type HotOp = JournalInsertOp | JournalSetOp | OfferGetOp | OfferUpsertOp;
+
+/** An offers row as OFFER_COLUMNS reads it. */
+export type OfferRow = Readonly<Record<string, unknown>>;
+
+/** What each op answers: the inserted journal row (undefined: fenced), rows updated, the row read or upserted. */
+export type HotAnswer<O extends HotOp> = O extends JournalInsertOp
+  ? Selectable<JournalTable> | undefined
+  : O extends JournalSetOp
+    ? number
+    : OfferRow | undefined;
+
+/** Runs a batch of one seller's ops in their order, committed before it answers; one answer per op. */
+export interface HotStatements {
+  run(seller: string, ops: readonly HotOp[]): Promise<unknown[]>;
+}
