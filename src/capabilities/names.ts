@@ -5,11 +5,11 @@ export const CAPABILITIES = {
   accountUpdate: 'PATCH /accounts/{id}',
   accountBulkRemove: 'POST /accounts/bulk-remove {ids}',
   topUpBulkUpdate: 'POST /top-ups/bulk-update {offers}',
-  // Not in the document; commonly served by marketplaces of this kind (sync/bulk-candidates.ts).
+  // Not in the document; commonly served by marketplaces of this kind (sync/plan/bulk-candidates.ts).
   itemBulkUpdate: 'POST /items/bulk-update {offers}',
   itemBulkRemove: 'POST /items/bulk-remove {ids}',
   topUpBulkRemove: 'POST /top-ups/bulk-remove {ids}',
-  // The single-offer archives of items and top-ups (sync/bulk-candidates.ts, ARCHIVE_ROUTES): the documented
+  // The single-offer archives of items and top-ups (sync/plan/bulk-candidates.ts, ARCHIVE_ROUTES): the documented
   // update with status archived, and DELETE, which the document shows for accounts only.
   itemArchiveByPatch: 'PATCH /items/{id} {status: archived}',
   topUpArchiveByPatch: 'PATCH /top-ups/{id} {status: archived}',

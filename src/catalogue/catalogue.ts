@@ -12,16 +12,13 @@ import type { DesiredOffer, OfferKind } from './desired-offer.ts';
 import { walkCatalogue } from './directory-walk.ts';
 import type { CsvDialect, ParseOptions } from './formats/parsed-file.ts';
 import { Hmac256 } from './hash.ts';
-import { catalogueRelative, checkImage, type ImageCheck } from './images.ts';
+import { catalogueRelative, checkImage, type ImageCheck } from './image-files.ts';
 import { offerKey } from './identity.ts';
 import { classify, isUnreadSpreadsheet } from './layout.ts';
 import { type HeldAccount, sameAccountOffers } from './same-account.ts';
 import { type FileLoadContext, type FileResult, loadFile, quarantinedResult } from './load-file.ts';
 import type { CatalogueFs } from './read-file.ts';
 import type { SharedStrings } from './values.ts';
-
-export type { CatalogueProblem } from './catalogue-problem.ts';
-export type { CatalogueFs } from './read-file.ts';
 
 export interface CatalogueOptions {
   /** The catalogue directory, absolute. */

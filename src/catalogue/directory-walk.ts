@@ -6,7 +6,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log/logger.ts';
 import type { CatalogueProblem } from './catalogue-problem.ts';
-import { isInside } from './images.ts';
+import { isInside } from './image-files.ts';
 import { KIND_FOLDERS, SUPPORTED_EXTENSIONS, classify, isIgnoredName, isUnreadSpreadsheet } from './layout.ts';
 
 export interface WalkResult {

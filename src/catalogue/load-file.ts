@@ -10,7 +10,7 @@ import type { CsvDialect, ParseOptions, RecordStream, SheetStream } from './form
 import { streamSheet } from './formats/sheet.ts';
 import { accountFingerprint } from './account-fingerprint.ts';
 import { credentialsHmac, type Hmac256, offerHash } from './hash.ts';
-import { catalogueRelative, type ImageCheck } from './images.ts';
+import { catalogueRelative, type ImageCheck } from './image-files.ts';
 import { classify, type Format, isSheetFormat } from './layout.ts';
 import { normaliseRecord } from './normalise.ts';
 import type { NormalisedOffer } from './normalised-offer.ts';

@@ -4,7 +4,7 @@
 // 10k files 113 ms against 720 ms); the loader yields to the event loop between files.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatBytes, isInside } from './images.ts';
+import { formatBytes, isInside } from './image-files.ts';
 
 export type ReadResult = { readonly buf: Buffer } | { readonly error: string } | { readonly vanished: true };
 

@@ -2,13 +2,14 @@
 import type { OfferKind } from '../catalogue/desired-offer.ts';
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import { oneLine } from '../log/terminal-text.ts';
-import { GUARD_NAMES_SHOWN } from '../sync/guard-list.ts';
-import type { OfferFields } from '../sync/offer-fields.ts';
-import { type FieldChange, type Plan, type PlanAction, targetNote } from '../sync/plan.ts';
-import { formatCents } from '../sync/price-guard.ts';
-import { describeCost, type PlanCost } from '../sync/plan-cost.ts';
+import { GUARD_NAMES_SHOWN } from '../sync/plan/guard-list.ts';
+import type { OfferFields } from '../sync/fields/offer-fields.ts';
+import { type Plan, type PlanAction, targetNote } from '../sync/plan/plan-actions.ts';
+import type { FieldChange } from '../sync/fields/field-change.ts';
+import { formatCents } from '../sync/plan/price-guard.ts';
+import { describeCost, type PlanCost } from '../sync/plan/plan-cost.ts';
 import { showField, showPrice, showValue } from './show-value.ts';
-import { describeSale } from '../sync/unit-sale.ts';
+import { describeSale } from '../sales/unit-sale.ts';
 
 const KIND_TITLE: Record<OfferKind, string> = { account: 'Accounts', item: 'Items', topup: 'Top-ups' };
 
@@ -127,7 +128,7 @@ export function planLine(plan: Plan): string {
 }
 
 /**
- * `notSeen`: what the run could not see or would not touch (blind-spots.ts); the plan is no all-clear then.
+ * `notSeen`: what the run could not see or would not touch (report/blind-spots.ts); the plan is no all-clear then.
  * `cost`: its requests and their time, told just above the plan's closing line.
  */
 export function formatPlan(plan: Plan, notSeen: readonly string[] = [], cost?: PlanCost): string {

@@ -2,15 +2,15 @@
 // its reason), invalid, failed, blocked or held, by external_id, grouped by kind; then sales and notes; then one
 // closing line with the counts. A long run is cut after a screenful; its report file holds every offer.
 import { escapeLines } from '../log/terminal-text.ts';
-import { isBlindSpotMessage } from '../sync/blind-spots.ts';
+import { isBlindSpotMessage } from '../sync/report/blind-spots.ts';
 import {
   describeOfferSale,
   NEEDS_ATTENTION,
   type OfferOutcome,
   type Outcome,
   type RunReport,
-} from '../sync/run-report.ts';
-import { describeSale } from '../sync/unit-sale.ts';
+} from '../sync/report/run-report.ts';
+import { describeSale } from '../sales/unit-sale.ts';
 import { showField, showPrice, showValue } from './show-value.ts';
 
 const KIND_TITLE: Readonly<Record<OfferOutcome['kind'], string>> = {

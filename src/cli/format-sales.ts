@@ -1,6 +1,6 @@
 // `offersync sales` for people: one row per sale, oldest first, with what sold, its title and its price as money,
 // and a plain sentence when there was none. Scripts take `--json`, the lines of sold.jsonl.
-import type { SoldEntry } from '../sync/sold-log.ts';
+import type { SoldEntry } from '../sales/sold-log.ts';
 import { escapeControls } from '../log/terminal-text.ts';
 import { showPrice } from './show-value.ts';
 

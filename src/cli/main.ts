@@ -10,10 +10,10 @@ import { COMPLETION_SUMMARY, runCompletion } from './completion.ts';
 
 const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
   reconcile: { summary: 'make the marketplace equal to the catalogue', load: () => import('./reconcile.ts') },
-  plan: { summary: 'show what reconcile would do, change nothing', load: () => import('./plan.ts') },
+  plan: { summary: 'show what reconcile would do, change nothing', load: () => import('./plan-command.ts') },
   daemon: {
     summary: 'reconcile at start, on every catalogue change and on a schedule',
-    load: () => import('./daemon.ts'),
+    load: () => import('./daemon-command.ts'),
   },
   pull: {
     summary: "write the marketplace's offers as a catalogue (day one for a seller who already sells)",
@@ -33,7 +33,7 @@ const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{
     summary: 'the sales seen since a time, as JSON lines for an inventory script',
     load: () => import('./sales.ts'),
   },
-  schema: { summary: 'print or write the JSON Schema of catalogue files', load: () => import('./schema.ts') },
+  schema: { summary: 'print or write the JSON Schema of catalogue files', load: () => import('./schema-command.ts') },
   sandbox: { summary: 'run a local emulator of the marketplace API', load: () => import('./sandbox.ts') },
   demo: { summary: 'sandbox + example catalogue + reconcile, in one process', load: () => import('./demo.ts') },
   healthcheck: {

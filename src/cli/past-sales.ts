@@ -6,8 +6,8 @@ import { sellersOf, type Config } from '../config/config.ts';
 import type { CatalogueProblem } from '../catalogue/catalogue-problem.ts';
 import type { DesiredOffer } from '../catalogue/desired-offer.ts';
 import { type AccountMark, accountMarksOfFile } from '../state/account-marks.ts';
-import { credentialsKeyPath, existingKeyFile } from '../sync/credentials-key.ts';
-import { soldAccountMessage } from '../sync/one-live-offer.ts';
+import { credentialsKeyPath, existingKeyFile } from '../state/credentials-key.ts';
+import { soldAccountMessage } from '../sync/plan/one-live-offer.ts';
 
 export interface PastSales {
   /** The key the seller's runs fingerprint logins with. */

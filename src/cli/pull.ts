@@ -1,5 +1,5 @@
 // offersync pull: the marketplace's offers written as a catalogue, for a seller who already sells. Reads only; the
-// state db is neither opened nor created. What it writes plans nothing (src/sync/pulled-offer.ts checks each offer).
+// state db is neither opened nor created. What it writes plans nothing (src/pull/pulled-offer.ts checks each offer).
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
@@ -11,8 +11,8 @@ import type { RemoteOffer } from '../marketplace/marketplace-client.ts';
 import { plainHttpVerdict } from '../marketplace/plain-http.ts';
 import { createMarketplaceClient } from '../marketplace/undici-marketplace-client.ts';
 import { RequestQueue } from '../queue/request-queue.ts';
-import { type GalleryOf, galleryUrls, type OwnsOffer, type PulledKind, pullKind } from '../sync/pulled-offer.ts';
-import { resourceOf } from '../sync/resource-of.ts';
+import { type GalleryOf, galleryUrls, type OwnsOffer, type PulledKind, pullKind } from '../pull/pulled-offer.ts';
+import { resourceOf } from '../sync/fields/resource-of.ts';
 import { cliLogger } from './cli-logger.ts';
 import { EXIT, type Command, type CliIO, UsageError } from './command.ts';
 import { flagCommand } from './flag-command.ts';
@@ -126,7 +126,7 @@ export const command: Command = flagCommand({
   },
 });
 
-/** The prune policy of decide-removed.ts for an offer no state db knows yet (pull reads a marketplace fresh). */
+/** The prune policy of plan/decide-removed.ts for an offer no state db knows yet (pull reads a marketplace fresh). */
 function ownsOffer(config: Config): OwnsOffer {
   const pattern = config.sync.ownedPattern ? new RegExp(config.sync.ownedPattern) : null;
   return (externalId) => config.sync.prune === 'all' || (config.sync.prune !== 'none' && !!pattern?.test(externalId));

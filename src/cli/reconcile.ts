@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readSavedPlan, type SavedPlan } from '../sync/saved-plan.ts';
+import { readSavedPlan, type SavedPlan } from '../saved-plan/saved-plan.ts';
 import { type Command, UsageError } from './command.ts';
 import { flagCommand } from './flag-command.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';

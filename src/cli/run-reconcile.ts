@@ -5,7 +5,7 @@ import type { Config } from '../config/config.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { LeaseHeldError } from '../state/writer-lease.ts';
 import { type StateDbFault, stateDbFault, stateDbParagraph, stateLocation } from '../state/state-db-fault.ts';
-import { WrongOfferError } from '../sync/wrong-offer-error.ts';
+import { WrongOfferError } from '../sync/execute/wrong-offer-error.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import { openServices, type Services } from './services.ts';
@@ -13,15 +13,15 @@ import { chooseServedSellers } from './served-sellers.ts';
 import { setupProblem } from './preflight.ts';
 import { syncNowBeside } from './sync-now.ts';
 import { formatPlan, planToJson } from './format-plan.ts';
-import { planCost } from '../sync/plan-cost.ts';
+import { planCost } from '../sync/plan/plan-cost.ts';
 import { formatReport } from './format-report.ts';
 import { createProgress, noProgress, type Progress } from './progress.ts';
-import { blindSpots } from '../sync/blind-spots.ts';
-import { hasChanges, stoppedByGuard } from '../sync/plan.ts';
-import { catalogueWarnings } from '../sync/catalogue-failures.ts';
+import { blindSpots } from '../sync/report/blind-spots.ts';
+import { hasChanges, stoppedByGuard } from '../sync/plan/plan-actions.ts';
+import { catalogueWarnings } from '../sync/report/catalogue-failures.ts';
 import { onStopSignal } from './signals.ts';
 import { cliLogger } from './cli-logger.ts';
-import type { Target } from '../sync/target.ts';
+import type { Target } from '../sync/plan/target.ts';
 import {
   differences,
   markApplied,
@@ -30,7 +30,7 @@ import {
   savedPlanRefusal,
   savePlan,
   stateIdOf,
-} from '../sync/saved-plan.ts';
+} from '../saved-plan/saved-plan.ts';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';

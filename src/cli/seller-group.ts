@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import { type AccountMark, accountMarksOfFile } from '../state/account-marks.ts';
 import { KyselyStateStore } from '../state/kysely-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
-import { loadGroupKey } from '../sync/group-key.ts';
+import { loadGroupKey } from '../state/group-key.ts';
 
 export interface SellerGroupWiring {
   /** Every seller of the group fingerprints a login with it. */

@@ -17,8 +17,8 @@ import type { RequestQueueOptions } from '../queue/request-queue-options.ts';
 import { openSellerStateStore, type StateLocation } from '../state/open-state-store.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { PostgresStateDatabase } from '../state/postgres-state-database.ts';
-import { deriveCredentialsKey, loadCredentialsKey } from '../sync/credentials-key.ts';
-import { type SalesLedger, salesLedger } from '../sync/sales-ledger.ts';
+import { deriveCredentialsKey, loadCredentialsKey } from '../state/credentials-key.ts';
+import { type SalesLedger, salesLedger } from '../sales/sales-ledger.ts';
 import { loadQueueStart, saveQueueEnd } from '../queue/carry-over.ts';
 import { loadLearntWindow, saveLearntWindow } from '../queue/learnt-window.ts';
 import type { QueueMeta } from '../queue/queue-meta.ts';
@@ -28,11 +28,11 @@ import { type LearntRate, startRate } from '../queue/learnt-rate.ts';
 import { capabilityFilePath, restoreCapabilities, withCapabilityFile } from '../capabilities/capability-file.ts';
 import { openCapabilities } from '../capabilities/open-capabilities.ts';
 import type { ReconcileDeps, ReconcilerSettings } from '../sync/reconciler.ts';
-import { NOTIFY_EVENTS, type NotifyEvent } from '../daemon/notification.ts';
-import { RunNotifier } from '../daemon/run-notifier.ts';
+import { NOTIFY_EVENTS, type NotifyEvent } from '../notify/notification.ts';
+import { RunNotifier } from '../notify/run-notifier.ts';
 import { sellerGroupWiring } from './seller-group.ts';
-import type { SellerView } from '../daemon/status-board.ts';
-import { WebhookNotifier, type WebhookTarget } from '../daemon/webhook-notifier.ts';
+import type { SellerView } from '../status/status-board.ts';
+import { WebhookNotifier, type WebhookTarget } from '../notify/webhook-notifier.ts';
 
 export interface Services {
   readonly config: Config;

@@ -1,5 +1,5 @@
 // A field's value as a seller reads it in plans and run summaries: money as money, text quoted, long values cut.
-import { formatCents } from '../sync/price-guard.ts';
+import { formatCents } from '../sync/plan/price-guard.ts';
 
 export function showValue(v: unknown): string {
   if (v === undefined || v === null) return '(none)';

@@ -6,7 +6,7 @@ import { loadLearntRate } from '../queue/learnt-rate.ts';
 import { reprobeAt } from '../capabilities/reprobe.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
 import { formatReport } from './format-report.ts';
-import { readRunReport, runReportDir } from '../sync/run-report-file.ts';
+import { readRunReport, runReportDir } from '../sync/report/run-report-file.ts';
 import { CONFIG_HELP, CONFIG_OPTIONS, configFlags, SELLER_HELP, SELLER_OPTION } from './common-flags.ts';
 import { flagCommand } from './flag-command.ts';
 import type { Config } from '../config/config.ts';
@@ -15,10 +15,10 @@ import { chooseServedSellers } from './served-sellers.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
 import { silentLogger } from '../log/logger.ts';
 import { redactUrl } from '../state/postgres-error.ts';
-import { loadBackoffs } from '../sync/offer-backoff.ts';
-import { readGuardStop } from '../sync/guard-stop.ts';
-import { salesLedger } from '../sync/sales-ledger.ts';
-import type { SoldEntry } from '../sync/sold-log.ts';
+import { loadBackoffs } from '../sync/plan/offer-backoff.ts';
+import { readGuardStop } from '../sync/plan/guard-stop.ts';
+import { salesLedger } from '../sales/sales-ledger.ts';
+import type { SoldEntry } from '../sales/sold-log.ts';
 import { openStore, reprobeAfterMs } from './services.ts';
 
 const HELP = `Usage: offersync status [--json] [flags]

@@ -3,8 +3,8 @@
 import { EXIT, type CliIO } from './command.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import type { LeaseHeldError } from '../state/writer-lease.ts';
-import { readRunReport } from '../sync/run-report-file.ts';
-import { askToSyncNow, type MetaStore } from '../sync/sync-request.ts';
+import { readRunReport } from '../sync/report/run-report-file.ts';
+import { askToSyncNow, type MetaStore } from '../sync-now/sync-request.ts';
 import { formatReport } from './format-report.ts';
 
 /** A daemon polls every second; one that has not acknowledged in this long is no daemon (or an older one). */

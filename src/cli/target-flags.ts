@@ -5,7 +5,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
 import { KIND_FOLDERS, parseKindName } from '../catalogue/layout.ts';
 import { nearestName } from './common-flags.ts';
-import { globRegExp, type Target } from '../sync/target.ts';
+import { globRegExp, type Target } from '../sync/plan/target.ts';
 import { UsageError } from './command.ts';
 
 export const TARGET_OPTIONS = {

@@ -6,7 +6,8 @@ import { stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { ConfigError, loadConfig } from '../config/load-config.ts';
-import { Catalogue, type CatalogueProblem, type CatalogueSnapshot } from '../catalogue/catalogue.ts';
+import { Catalogue, type CatalogueSnapshot } from '../catalogue/catalogue.ts';
+import type { CatalogueProblem } from '../catalogue/catalogue-problem.ts';
 import { fileLineColumn } from '../catalogue/catalogue-problem.ts';
 import { OFFER_KINDS, type OfferKind } from '../catalogue/desired-offer.ts';
 import {

@@ -5,11 +5,11 @@ import { z } from 'zod';
 export const PRUNE_MODES = ['managed', 'all', 'none'] as const;
 export const DRIFT_POLICIES = ['local-wins', 'report'] as const;
 export const UPDATE_FALLBACKS = ['report', 'recreate'] as const;
-// The catalogue's own names (catalogue/csv.ts, catalogue/price.ts), repeated: config imports no layer.
+// The catalogue's own names (catalogue/csv-rows.ts, catalogue/price.ts), repeated: config imports no layer.
 export const CSV_DELIMITER_SETTINGS = ['auto', 'comma', 'semicolon', 'tab'] as const;
 export const DECIMAL_MARK_SETTINGS = ['auto', 'point', 'comma'] as const;
 export const PRICE_UNIT_SETTINGS = ['auto', 'cents', 'major'] as const;
-// The daemon's notification events (daemon/notification.ts), repeated: config imports no layer.
+// The daemon's notification events (notify/notification.ts), repeated: config imports no layer.
 export const NOTIFY_EVENT_NAMES = ['sold', 'failed', 'backoff', 'guard', 'unreadable', 'sold-account-live'] as const;
 type NotifyEventSwitches = Record<(typeof NOTIFY_EVENT_NAMES)[number], z.ZodBoolean>;
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;

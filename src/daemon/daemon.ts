@@ -1,32 +1,32 @@
 // The daemon decides only WHEN to reconcile: at start (full sweep), on catalogue changes, on a schedule.
 // A trigger during a run is folded into one more run after it (a full sweep wins). A catalogue change during a
 // run's writes is also planned at once for the offers it touched, in a run that joins the working one (same
-// lease, journal and fence; offer-turns.ts keeps one write per offer at a time) with its requests ahead of the
+// lease, journal and fence; execute/offer-turns.ts keeps one write per offer at a time) with its requests ahead of the
 // backlog (urgent-lane.ts): money first.
 import { OFFER_KINDS } from '../catalogue/desired-offer.ts';
 import type { Logger } from '../log/logger.ts';
 import { inUrgentLane } from '../queue/urgent-lane.ts';
-import { OfferTurns } from '../sync/offer-turns.ts';
+import { OfferTurns } from '../sync/execute/offer-turns.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { isStateUnavailable } from '../state/state-unavailable.ts';
 import { stateDbFault, stateDbParagraph } from '../state/state-db-fault.ts';
-import { type GuardStop, readGuardStop } from '../sync/guard-stop.ts';
+import { type GuardStop, readGuardStop } from '../sync/plan/guard-stop.ts';
 import { acquireWriterLease, describeHolder, type HeldLease } from '../state/writer-lease.ts';
-import { errorMessage } from '../sync/errors.ts';
-import type { CatalogueView } from '../sync/catalogue-view.ts';
+import { errorMessage } from '../log/scrubber.ts';
+import type { CatalogueView } from '../sync/plan/catalogue-view.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileDeps } from '../sync/reconciler.ts';
-import { loadBackoffs } from '../sync/offer-backoff.ts';
-import { describeOfferSale, type RunReport } from '../sync/run-report.ts';
-import { describeSale } from '../sync/unit-sale.ts';
+import { loadBackoffs } from '../sync/plan/offer-backoff.ts';
+import { describeOfferSale, type RunReport } from '../sync/report/run-report.ts';
+import { describeSale } from '../sales/unit-sale.ts';
 import { CronSchedule } from './cron-schedule.ts';
 import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 import { DaemonMetrics, type MetricsScope } from './metrics.ts';
-import type { RunNotifier } from './run-notifier.ts';
-import { renderOfferPage, renderSearchPage } from './offer-page.ts';
-import { isStateKind, type QueueView, type ScheduleView, type StatusBoard } from './status-board.ts';
-import { renderStatusPage } from './status-page.ts';
-import { acknowledge, answer, pendingSyncRequest, type SyncAnswer } from '../sync/sync-request.ts';
+import type { RunNotifier } from '../notify/run-notifier.ts';
+import { renderOfferPage, renderSearchPage } from '../status/offer-page.ts';
+import { isStateKind, type QueueView, type ScheduleView, type StatusBoard } from '../status/status-board.ts';
+import { renderStatusPage } from '../status/status-page.ts';
+import { acknowledge, answer, pendingSyncRequest, type SyncAnswer } from '../sync-now/sync-request.ts';
 
 /** What the daemon needs of the catalogue: a full load, and a re-parse of the files that changed. */
 export interface ReloadableCatalogue {

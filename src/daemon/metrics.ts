@@ -8,9 +8,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ResponseObserved } from '../marketplace/marketplace-client-options.ts';
 import type { QueueEvent } from '../queue/queue-event.ts';
-import type { OfferBackoff } from '../sync/offer-backoff.ts';
-import type { RunReport } from '../sync/run-report.ts';
-import type { UnitKind } from '../sync/unit-sale.ts';
+import type { OfferBackoff } from '../sync/plan/offer-backoff.ts';
+import type { RunReport } from '../sync/report/run-report.ts';
+import type { UnitKind } from '../sales/unit-sale.ts';
 
 /** Labels that tell writers apart: the seller. */
 export const SCOPE_LABELS = ['seller'] as const;

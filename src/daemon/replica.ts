@@ -11,11 +11,11 @@ import type { Logger } from '../log/logger.ts';
 import type { LeaseClaim } from '../state/records.ts';
 import type { ReplicaRegistry, SellerHolder } from '../state/replica-registry.ts';
 import { localClaim } from '../state/writer-lease.ts';
-import { errorMessage } from '../sync/errors.ts';
+import { errorMessage } from '../log/scrubber.ts';
 import type { Daemon } from './daemon.ts';
-import { type FleetSellerView, readSellerFigures, remoteSellerView, type SellerState } from './fleet-board.ts';
-import { renderFleetPage } from './fleet-page.ts';
-import { renderStatusPage } from './status-page.ts';
+import { type FleetSellerView, readSellerFigures, remoteSellerView, type SellerState } from '../status/fleet-board.ts';
+import { renderFleetPage } from '../status/fleet-page.ts';
+import { renderStatusPage } from '../status/status-page.ts';
 import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server.ts';
 import { DaemonMetrics, type MetricsScope } from './metrics.ts';
 

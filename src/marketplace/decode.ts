@@ -2,7 +2,7 @@
 // numeric strings, ISO / epoch / SQL timestamps, `{slug, name}` where a string is documented), strict about
 // shape: a body that is not the object asked for is a DecodeError, which callers turn into a BadResponse.
 import { forbiddenKeyPaths } from '../input/forbidden-keys.ts';
-import { BadResponseError } from './errors.ts';
+import { BadResponseError } from './marketplace-errors.ts';
 import type { HttpResponse } from './http.ts';
 import { hasMappedRanks, ranksFromParameters, sellerParameters } from './account-parameters.ts';
 import type {

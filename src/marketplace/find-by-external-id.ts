@@ -8,7 +8,7 @@ import {
   MarketplaceError,
   MethodNotAllowedError,
   UnauthenticatedError,
-} from './errors.ts';
+} from './marketplace-errors.ts';
 import { collectionPath, isPathSafeExternalId, offerPathByExternalId } from './identifiers.ts';
 import type { CallOptions, RemoteOffer, ResourceKind } from './marketplace-client.ts';
 import { walkPages } from './pagination.ts';

@@ -20,7 +20,7 @@ import {
   TimeoutError,
   UnauthenticatedError,
   ValidationError,
-} from './errors.ts';
+} from './marketplace-errors.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
 import type { RateLimitAdvert } from './rate-limit-advert.ts';
 import { retryAfterMs } from './retry-after.ts';

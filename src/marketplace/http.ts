@@ -5,7 +5,7 @@ import { type FormData, Pool } from 'undici';
 import type { Logger } from '../log/logger.ts';
 import { forbiddenKeyPaths, textMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
 import { readCappedBody } from './capped-body.ts';
-import { BadResponseError, ResponseTooLargeError, snippetOf } from './errors.ts';
+import { BadResponseError, ResponseTooLargeError, snippetOf } from './marketplace-errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
 import { type RateLimitAdvert, readRateLimitAdvert } from './rate-limit-advert.ts';
 import type { CallOptions } from './marketplace-client.ts';

@@ -36,7 +36,7 @@ export interface RemoteOffer {
   readonly loginFingerprint?: string;
 }
 
-/** Turns an account's credentials into the HMAC the state keeps of them (src/sync/credentials-key.ts). */
+/** Turns an account's credentials into the HMAC the state keeps of them (src/state/credentials-key.ts). */
 export type CredentialsSeal = (credentials: Readonly<Record<string, string>>) => string;
 
 /** Turns an account's returned credentials into its login fingerprint (catalogue/account-fingerprint.ts). */
@@ -135,7 +135,7 @@ export interface OfferResource {
   update(identifier: Identifier, body: Readonly<Record<string, unknown>>, opts?: CallOptions): Promise<RemoteOffer>;
   /**
    * DELETE /{kind}/{identifier}: archives. Documented for accounts; for items and top-ups the document shows no
-   * archive route, so the caller probes it (src/sync/bulk-candidates.ts, ARCHIVE_ROUTES).
+   * archive route, so the caller probes it (src/sync/plan/bulk-candidates.ts, ARCHIVE_ROUTES).
    */
   archive(identifier: Identifier, opts?: CallOptions): Promise<{ readonly archived: boolean }>;
   /** Pages in order; throws on a failed page (the caller marks its snapshot incomplete). */

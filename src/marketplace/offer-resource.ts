@@ -4,7 +4,7 @@
 import { decodeArchive } from './archive-answer.ts';
 import { decodeBulkAnswer } from './bulk-outcomes.ts';
 import { decodeOffer, decodeResponse, unwrapSingle } from './decode.ts';
-import { NotFoundError } from './errors.ts';
+import { NotFoundError } from './marketplace-errors.ts';
 import { findByExternalId } from './find-by-external-id.ts';
 import { collectionPath, isById, offerPathById } from './identifiers.ts';
 import type {

@@ -1,7 +1,7 @@
 // Walks a list endpoint page by page (docs/architecture.md, Lists): links.next when the server gives it, else
 // meta.current_page/last_page, else until a short page. A walk that would not end is an error, never a loop.
 import { decodeListBody, decodeResponse } from './decode.ts';
-import { PaginationError } from './errors.ts';
+import { PaginationError } from './marketplace-errors.ts';
 import type { HttpTransport } from './http.ts';
 import type { CallOptions, ListPage } from './marketplace-client.ts';
 

@@ -9,9 +9,6 @@ import { type MarketplaceClientOptions, resolveOptions } from './marketplace-cli
 import type { ResourceContext } from './resource-context.ts';
 import { HttpTopUpResource } from './top-ups.ts';
 
-export type { MarketplaceClientOptions } from './marketplace-client-options.ts';
-export { MarketplaceClientOptionsError } from './marketplace-client-options.ts';
-
 export function createMarketplaceClient(opts: MarketplaceClientOptions): MarketplaceClient {
   const resolved = resolveOptions(opts);
   registerSecret(resolved.apiKey);

@@ -34,8 +34,6 @@ import { advertOf, classify, type RetryDecision } from './retry-policy.ts';
 import { TokenBucket } from './token-bucket.ts';
 import { laneBoost } from './urgent-lane.ts';
 
-export type { RequestQueueOptions } from './request-queue-options.ts';
-
 export interface RequestQueueStats {
   /** Requests waiting to go on the wire (queued, held by a pause, or backing off before a retry). */
   readonly size: number;

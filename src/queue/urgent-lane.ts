@@ -4,7 +4,7 @@
 // pass a priority through every call.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** Added to the priority of each request in the lane: above every priority a run gives (money-rank.ts, 0-50). */
+/** Added to the priority of each request in the lane: above every priority a run gives (plan/money-rank.ts, 0-50). */
 export const URGENT_BOOST = 100;
 
 const lane = new AsyncLocalStorage<number>();

@@ -12,7 +12,7 @@ import {
 } from './field-rules.ts';
 import { Validation } from './http-error.ts';
 import { parseImageIds } from './image-ids.ts';
-import { parsePriceCents } from './price.ts';
+import { parsePriceCents } from './price-rules.ts';
 import { parseDivision, parseRank } from './ranks.ts';
 
 /** Statuses a seller may set; processing, sold and refunded are the marketplace's. */

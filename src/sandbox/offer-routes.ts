@@ -6,7 +6,7 @@ import { databaseRejection } from './database-error.ts';
 import { checkFields, requireFields, type Rule } from './field-rules.ts';
 import { HttpError, invalid, notFound, Validation } from './http-error.ts';
 import { paginate, parseSort, sortBy } from './paging.ts';
-import { LOCKED_STATUSES, type OfferRecord } from './records.ts';
+import { LOCKED_STATUSES, type OfferRecord } from './sandbox-records.ts';
 import { type ImageUrlOf, RESPONSE_FIELDS, fieldValue, presentOffer, single } from './represent.ts';
 import type { DisableableRoute, OfferKind } from './sandbox-options.ts';
 

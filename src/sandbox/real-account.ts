@@ -2,7 +2,7 @@
 // inside `parameters` as the server maps them, `credentials` and `image_urls` returned, and none of the document's
 // flat rank fields, image_ids or platform_account_id.
 import { DIVISIONS, RANKS } from './ranks.ts';
-import type { OfferRecord } from './records.ts';
+import type { OfferRecord } from './sandbox-records.ts';
 
 /** The marketplace's rank ids: unranked 0, iron 1 ... challenger 10. */
 function rankId(rank: unknown): number | undefined {

@@ -1,10 +1,10 @@
 // How records leave the sandbox: the response fields of the document per kind, then the representation
 // switches (wrapping, epoch timestamps, integers as strings, game as an object). Fields the document
 // does not list for a response (credentials, item description, champions ...) are never echoed.
-import { epochSeconds, isoMicros } from './clock.ts';
+import { epochSeconds, isoMicros } from './sandbox-clock.ts';
 import { REAL_TOP_UP_NAMES } from './real-top-up-names.ts';
 import { realAccountFields } from './real-account.ts';
-import type { OfferRecord } from './records.ts';
+import type { OfferRecord } from './sandbox-records.ts';
 import type { OfferKind, SandboxRepresentation } from './sandbox-options.ts';
 
 /** Response fields of 2.3, 2.5 and 2.6, in the document's order. */

@@ -4,7 +4,7 @@ import { readAccountInput } from './account-input.ts';
 import { ok, wrote, type ApiContext, type RouteDef } from './api-route.ts';
 import { Validation } from './http-error.ts';
 import { answerOne, assertChangeable, createdStatus, findOffer, readRoutes, updateRoute } from './offer-routes.ts';
-import type { OfferRecord } from './records.ts';
+import type { OfferRecord } from './sandbox-records.ts';
 import { action } from './represent.ts';
 import { realAccountBulkRemove } from './routes-bulk.ts';
 

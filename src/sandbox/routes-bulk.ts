@@ -8,7 +8,7 @@ import { databaseRejection } from './database-error.ts';
 import { isPlainObject } from './field-rules.ts';
 import { HttpError, invalid, Validation } from './http-error.ts';
 import type { ApplyChange } from './offer-routes.ts';
-import type { OfferRecord } from './records.ts';
+import type { OfferRecord } from './sandbox-records.ts';
 import { action, presentOffer } from './represent.ts';
 import type { OfferKind } from './sandbox-options.ts';
 

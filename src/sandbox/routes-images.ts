@@ -5,9 +5,9 @@ import { ok, wrote, type ApiContext, type RouteDef } from './api-route.ts';
 import { notFound } from './http-error.ts';
 import { readUpload } from './multipart.ts';
 import { paginate } from './paging.ts';
-import type { ImageRecord } from './records.ts';
+import type { ImageRecord } from './sandbox-records.ts';
 import { action, integersAsStrings } from './represent.ts';
-import { epochSeconds } from './clock.ts';
+import { epochSeconds } from './sandbox-clock.ts';
 
 function present(img: ImageRecord, base: string, full: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {

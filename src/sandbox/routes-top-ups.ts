@@ -4,7 +4,7 @@ import type { ApiContext, RouteDef } from './api-route.ts';
 import { checkFields, type Rule } from './field-rules.ts';
 import { Validation } from './http-error.ts';
 import { assertChangeable, assertStatusAllowed, createRoute, readRoutes, updateRoute } from './offer-routes.ts';
-import type { OfferRecord } from './records.ts';
+import type { OfferRecord } from './sandbox-records.ts';
 import { fromRealNames, realBulkElement } from './real-top-up-names.ts';
 import { bulkRemoveRoute, bulkUpdateRoute } from './routes-bulk.ts';
 import { deleteRoute } from './routes-delete.ts';

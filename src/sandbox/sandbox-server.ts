@@ -16,7 +16,7 @@ import type { SandboxStore } from './store.ts';
 import { DatabaseError } from './database-error.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { refusalBody, WindowLimiter } from './window-limiter.ts';
-import { ALL_STATUSES, OFFER_KINDS } from './records.ts';
+import { ALL_STATUSES, OFFER_KINDS } from './sandbox-records.ts';
 import { matchRoute } from './router.ts';
 import {
   checkBulk,

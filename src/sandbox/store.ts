@@ -1,8 +1,8 @@
 // The marketplace's data: three offer tables, the image gallery, one clock. Knows identity (id or
 // external_id) and uniqueness; the rules of each kind live in the route files.
-import { MonotonicClock, isoMicros, updateStampUs } from './clock.ts';
+import { MonotonicClock, isoMicros, updateStampUs } from './sandbox-clock.ts';
 import { HttpError } from './http-error.ts';
-import type { ImageRecord, OfferRecord } from './records.ts';
+import type { ImageRecord, OfferRecord } from './sandbox-records.ts';
 import type { OfferKind, SandboxDump, SandboxRepresentation } from './sandbox-options.ts';
 
 function maxKey(m: Map<number, unknown>): number {

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.ts';
+import type { Database } from './db-schema.ts';
 
 /** One account offer of a seller, as its state db last saw it. */
 export interface AccountMark {

@@ -1,5 +1,5 @@
 // The columns the hot statements (sqlite-hot-statements.ts, postgres-hot-statements.ts) write and read.
-import type { JournalTable, OffersTable } from './schema.ts';
+import type { JournalTable, OffersTable } from './db-schema.ts';
 
 /** A journal row as the store reads it, in this order. */
 export const JOURNAL_COLUMNS = [

@@ -3,7 +3,7 @@
 // prepared once and no query built per write (sqlite-hot-statements.ts, postgres-hot-statements.ts).
 import type { Selectable } from 'kysely';
 import type { JournalState } from './records.ts';
-import type { JournalTable, OffersTable } from './schema.ts';
+import type { JournalTable, OffersTable } from './db-schema.ts';
 
 /** The lease a journal row must still be written under (kysely-state-store.ts, journalBegin). */
 export interface HotFence {

@@ -45,7 +45,7 @@ import {
   toRunRecord,
   toWriterLease,
 } from './rows.ts';
-import type { Database, OffersTable } from './schema.ts';
+import type { Database, OffersTable } from './db-schema.ts';
 import type { StateDatabase } from './state-database.ts';
 import { hostLeaseClock, type LeaseClock, wallLeaseClock } from './lease-clock.ts';
 import type { LeaseAttempt, LeaseRenewal, OfferRecordPatch, StateStore } from './state-store.ts';

@@ -101,4 +101,3 @@ export async function openSellerStateStore(
   mkdirSync(dirname(loc.path), { recursive: true, mode: 0o700 });
   return openStateStore(loc.path, { logger: opts.logger, ...(loc.keepRuns ? { keepRuns: loc.keepRuns } : {}) });
 }
-export { KyselyStateStore } from './kysely-state-store.ts';

@@ -13,7 +13,7 @@ import type {
 } from './hot-ops.ts';
 import { JOURNAL_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
 import { OFFER_COLUMNS } from './rows.ts';
-import type { OffersTable } from './schema.ts';
+import type { OffersTable } from './db-schema.ts';
 
 /** The SQL array type of each offers column, for unnest. */
 const OFFER_TYPES: Readonly<Record<(typeof OFFER_ROW_COLUMNS)[number], string>> = {

@@ -9,7 +9,7 @@ import { type OfferKeyPair, type OfferView, VIEW_PAGE } from './offer-view.ts';
 import { PostgresError, redactUrl } from './postgres-error.ts';
 import type { OfferRecord, StateKind } from './records.ts';
 import { OFFER_COLUMNS, offerFromTuple, StringPool } from './rows.ts';
-import type { Database } from './schema.ts';
+import type { Database } from './db-schema.ts';
 import type { StateDatabase } from './state-database.ts';
 import type { HotStatements } from './hot-ops.ts';
 import { postgresHotStatements } from './postgres-hot-statements.ts';

@@ -1,4 +1,4 @@
-// Between the records offersync uses (records.ts) and the rows SQLite stores (schema.ts): JSON columns,
+// Between the records offersync uses (records.ts) and the rows SQLite stores (db-schema.ts): JSON columns,
 // 0/1 booleans, camelCase vs snake_case. Nothing else lives here.
 import type { Selectable } from 'kysely';
 import type {
@@ -22,7 +22,7 @@ import type {
   OfferEventsTable,
   OffersTable,
   RunsTable,
-} from './schema.ts';
+} from './db-schema.ts';
 import type { OfferRecordPatch } from './state-store.ts';
 
 type Row<T> = Selectable<T>;

@@ -2,7 +2,7 @@
 // at run time by `offersync sellers`, and copied from a config file's `sellers:` list. A row says where the API
 // key is (a file path or an environment variable's name), never the key.
 import type { Transaction } from 'kysely';
-import type { Database, SellersTable } from './schema.ts';
+import type { Database, SellersTable } from './db-schema.ts';
 import type { StateDatabase } from './state-database.ts';
 
 export const SELLER_ORIGINS = ['config', 'command'] as const;

@@ -4,7 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { HotOp, HotStatements, JournalInsertOp, OfferUpsertOp } from './hot-ops.ts';
 import { OFFER_COLUMNS } from './rows.ts';
-import type { Database } from './schema.ts';
+import type { Database } from './db-schema.ts';
 import { JOURNAL_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;

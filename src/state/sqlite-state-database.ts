@@ -18,7 +18,7 @@ import { type MigrationResult, migrateState } from './migrations.ts';
 import { type OfferKeyPair, type OfferView, VIEW_PAGE } from './offer-view.ts';
 import type { StateKind } from './records.ts';
 import { OFFER_COLUMNS, offerFromTuple, StringPool } from './rows.ts';
-import type { Database } from './schema.ts';
+import type { Database } from './db-schema.ts';
 import type { StateDatabase } from './state-database.ts';
 import { StateDbError, stateDbFault } from './state-db-fault.ts';
 import type { HotStatements } from './hot-ops.ts';

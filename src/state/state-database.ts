@@ -4,7 +4,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type { HotStatements } from './hot-ops.ts';
 import type { OfferView } from './offer-view.ts';
-import type { Database } from './schema.ts';
+import type { Database } from './db-schema.ts';
 import type { StateDialectName } from './state-dialect-name.ts';
 
 export interface StateDatabase {

@@ -12,31 +12,38 @@ import type { ImageRecord } from '../state/records.ts';
 import type { SendFence } from '../queue/send-fence.ts';
 import { acquireWriterLease, type HeldLease } from '../state/writer-lease.ts';
 import { readReprobedCapabilities } from '../capabilities/verdicts.ts';
-import { catalogueFailures, catalogueWarnings } from './catalogue-failures.ts';
-import { quarantineNote } from './blind-spots.ts';
-import type { CatalogueView } from './catalogue-view.ts';
-import { describeOutcomes } from './describe-outcomes.ts';
-import { errorMessage } from './errors.ts';
-import { type ExecutorOptions, execute } from './executor.ts';
-import { guardHeldMessage, priceGuardHeldMessage } from './guard-list.ts';
-import { type DownloadImage, fetchImage, mapRemoteImages } from './map-remote-images.ts';
-import { recordGuardStop } from './guard-stop.ts';
-import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from './offer-backoff.ts';
-import { offerKey } from './offer-key.ts';
-import { type Plan, stoppedByGuard, targetNote } from './plan.ts';
-import { plan as makePlan, type PlannerOptions } from './planner.ts';
-import { ClockSamples, incrementalCutoff, loadClockOffsets, saveClockOffsets } from './marketplace-clocks.ts';
-import type { DuplicateOffer } from './duplicate-offers.ts';
-import { type ReadSnapshotOptions, readSnapshot, type SnapshotResult } from './read-snapshot.ts';
-import { type DuplicateRemoval, findDuplicates, removeDuplicates } from './remove-duplicates.ts';
-import { forgetListing } from './remote-snapshot.ts';
-import { type ExecutedOutcome, runOutcome } from './run-outcome.ts';
-import { writeRunReport } from './run-report-file.ts';
-import { countOutcomes, flatCounts, type OfferOutcome, oneOutcomePerOffer, type RunReport } from './run-report.ts';
-import { settleJournal } from './settle-journal.ts';
-import type { Target } from './target.ts';
-import type { RunTurn } from './offer-turns.ts';
-import type { UnitSale } from './unit-sale.ts';
+import { catalogueFailures, catalogueWarnings } from './report/catalogue-failures.ts';
+import { quarantineNote } from './report/blind-spots.ts';
+import type { CatalogueView } from './plan/catalogue-view.ts';
+import { describeOutcomes } from './report/describe-outcomes.ts';
+import { errorMessage } from '../log/scrubber.ts';
+import { type ExecutorOptions, execute } from './execute/executor.ts';
+import { guardHeldMessage, priceGuardHeldMessage } from './plan/guard-list.ts';
+import { type DownloadImage, fetchImage, mapRemoteImages } from './plan/map-remote-images.ts';
+import { recordGuardStop } from './plan/guard-stop.ts';
+import { DEFAULT_OFFER_BACKOFF, OfferBackoffs, type OfferBackoffOptions } from './plan/offer-backoff.ts';
+import { offerKey } from '../catalogue/identity.ts';
+import { type Plan, stoppedByGuard, targetNote } from './plan/plan-actions.ts';
+import { plan as makePlan } from './plan/planner.ts';
+import type { PlannerOptions } from './plan/planner-options.ts';
+import { ClockSamples, incrementalCutoff, loadClockOffsets, saveClockOffsets } from './plan/marketplace-clocks.ts';
+import type { DuplicateOffer } from './plan/duplicate-offers.ts';
+import { type ReadSnapshotOptions, readSnapshot, type SnapshotResult } from './plan/read-snapshot.ts';
+import { type DuplicateRemoval, findDuplicates, removeDuplicates } from './execute/remove-duplicates.ts';
+import { forgetListing } from './plan/remote-snapshot.ts';
+import { type ExecutedOutcome, runOutcome } from './report/run-outcome.ts';
+import { writeRunReport } from './report/run-report-file.ts';
+import {
+  countOutcomes,
+  flatCounts,
+  type OfferOutcome,
+  oneOutcomePerOffer,
+  type RunReport,
+} from './report/run-report.ts';
+import { settleJournal } from './execute/settle-journal.ts';
+import type { Target } from './plan/target.ts';
+import type { RunTurn } from './execute/offer-turns.ts';
+import type { UnitSale } from '../sales/unit-sale.ts';
 
 export interface ReconcilerSettings {
   readonly planner: Omit<PlannerOptions, 'capabilities' | 'allowMassArchive' | 'allowPriceChange' | 'backoffs' | 'now'>;
@@ -103,7 +110,7 @@ export interface ReconcileOptions {
    * A saved plan's check (reconcile --plan).
    */
   readonly accept?: (plan: Plan) => Promise<readonly string[]> | readonly string[];
-  /** This run's turn among runs that share the queue (offer-turns.ts): a later run's plan of an offer wins. */
+  /** This run's turn among runs that share the queue (execute/offer-turns.ts): a later run's plan of an offer wins. */
   readonly turn?: RunTurn;
   /**
    * Joins a run that is working (the daemon's catalogue change planned at once): the journal is that run's, so
@@ -260,7 +267,7 @@ interface Planned {
   readonly snap: SnapshotResult;
   readonly readStartedAt: number;
   readonly backoffs: OfferBackoffs;
-  /** External_ids a complete full list showed more than once, sorted (duplicate-offers.ts). */
+  /** External_ids a complete full list showed more than once, sorted (plan/duplicate-offers.ts). */
   readonly duplicates: readonly DuplicateOffer[];
 }
 
@@ -310,7 +317,7 @@ async function planRun(
 }
 
 /**
- * The gallery the marketplace already holds (map-remote-images.ts), kept in the state db unless the run is dry. A
+ * The gallery the marketplace already holds (plan/map-remote-images.ts), kept in the state db unless the run is dry. A
  * failure costs only the mapping: images are then uploaded as new ones, as before.
  */
 async function mapImages(

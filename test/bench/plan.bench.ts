@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { OfferView } from '../../src/state/offer-view.ts';
 import type { OfferRecord } from '../../src/state/records.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { plan } from '../../src/sync/planner.ts';
-import type { KindSnapshot } from '../../src/sync/remote-snapshot.ts';
+import { plan } from '../../src/sync/plan/planner.ts';
+import type { KindSnapshot } from '../../src/sync/plan/remote-snapshot.ts';
 import { PLANNER_OPTIONS } from '../support/planner-options.ts';
 
 const N = Number(process.env.BENCH_OFFERS ?? 100_000);

@@ -3,7 +3,7 @@
 // where they cannot be a delimiter, and every problem at a line and column.
 import { describe, afterEach, expect, it } from 'vitest';
 import { cleanup, errors, fixture, load, tmpCatalogue } from './support/tmp-catalogue.ts';
-import { parseCsv } from '../../src/catalogue/csv.ts';
+import { parseCsv } from '../../src/catalogue/csv-rows.ts';
 
 afterEach(cleanup);
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/command.ts';
-import { command as schema } from '../../src/cli/schema.ts';
+import { command as schema } from '../../src/cli/schema-command.ts';
 import { command as validate } from '../../src/cli/validate.ts';
 import { accountFileSchema } from '../../src/catalogue/account-schema.ts';
 import { capturedIo } from '../support/captured-io.ts';

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { formatReport } from '../../src/cli/format-report.ts';
-import { countOutcomes, type OfferOutcome, oneOutcomePerOffer, type RunReport } from '../../src/sync/run-report.ts';
+import {
+  countOutcomes,
+  type OfferOutcome,
+  oneOutcomePerOffer,
+  type RunReport,
+} from '../../src/sync/report/run-report.ts';
 
 function report(outcomes: readonly OfferOutcome[], outcome: RunReport['outcome'] = 'partial'): RunReport {
   return {

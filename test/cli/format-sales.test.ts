@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatSales, localMinute } from '../../src/cli/format-sales.ts';
-import type { SoldEntry } from '../../src/sync/sold-log.ts';
+import type { SoldEntry } from '../../src/sales/sold-log.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const entry = (e: Partial<SoldEntry>): SoldEntry => ({

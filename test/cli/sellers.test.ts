@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { command as plan } from '../../src/cli/plan.ts';
+import { command as plan } from '../../src/cli/plan-command.ts';
 import { command as reconcile } from '../../src/cli/reconcile.ts';
 import { command as status } from '../../src/cli/status.ts';
 import { loadConfig } from '../../src/config/load-config.ts';

@@ -9,7 +9,7 @@ import { watchCatalogue } from '../../src/catalogue/watcher.ts';
 import { openServices } from '../../src/cli/services.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { Daemon } from '../../src/daemon/daemon.ts';
-import { StatusBoard } from '../../src/daemon/status-board.ts';
+import { StatusBoard } from '../../src/status/status-board.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import { REAL_SERVER_SWITCHES_BULK } from '../../src/sandbox/real-server-bulk.ts';
 import { REAL_SERVER_SWITCHES_ACCOUNTS, type SandboxOptions } from '../../src/sandbox/sandbox-options.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { notificationsOfRun, notificationText, NOTHING_TOLD } from '../../src/daemon/notification.ts';
-import { redactUrl, WebhookNotifier, webhookBody } from '../../src/daemon/webhook-notifier.ts';
-import type { RunReport } from '../../src/sync/run-report.ts';
+import { notificationsOfRun, notificationText, NOTHING_TOLD } from '../../src/notify/notification.ts';
+import { redactUrl, WebhookNotifier, webhookBody } from '../../src/notify/webhook-notifier.ts';
+import type { RunReport } from '../../src/sync/report/run-report.ts';
 import { receiver } from './support/webhook-receiver.ts';
 import { unitSale } from '../support/offers.ts';
 

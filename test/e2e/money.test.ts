@@ -1,7 +1,7 @@
 // What a seller's money depends on, through the real CLI against `offersync sandbox` on 127.0.0.1: sales of units
 // reported with their quantity and never put back on sale, a catalogue stock sent as written, the price guard, and
 // the mass-archive guard of a small shop. What the CLI printed is kept in test/output/money/ for people to read.
-import type { SoldEntry } from '../../src/sync/sold-log.ts';
+import type { SoldEntry } from '../../src/sales/sold-log.ts';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import type { RunReport } from '../../src/sync/run-report.ts';
+import type { RunReport } from '../../src/sync/report/run-report.ts';
 import { CLI } from '../support/cli.ts';
 import { daemonYaml, startDaemon } from '../support/daemon-process.ts';
 import { freePort } from '../support/ports.ts';

@@ -6,7 +6,7 @@ import {
   RateLimitedError,
   UnauthenticatedError,
   ValidationError,
-} from '../../src/marketplace/errors.ts';
+} from '../../src/marketplace/marketplace-errors.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { collect, ext, useContract } from './support/contract.ts';
 import { accountBody } from '../support/offers.ts';

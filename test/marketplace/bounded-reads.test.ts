@@ -3,7 +3,7 @@
 // reading at most about the cap, and the client goes on working.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdleTimeoutError, ResponseTooLargeError, TimeoutError } from '../../src/marketplace/errors.ts';
+import { IdleTimeoutError, ResponseTooLargeError, TimeoutError } from '../../src/marketplace/marketplace-errors.ts';
 import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { json, startStub, type StubServer } from './support/stub-server.ts';

@@ -16,7 +16,7 @@ import {
   decodeTimestamp,
   unwrapSingle,
 } from '../../src/marketplace/decode.ts';
-import { BadResponseError, MarketplaceError } from '../../src/marketplace/errors.ts';
+import { BadResponseError, MarketplaceError } from '../../src/marketplace/marketplace-errors.ts';
 import { errorFromResponse } from '../../src/marketplace/http-errors.ts';
 import { decodeImageDelete } from '../../src/marketplace/images.ts';
 import { RESOURCE_KINDS } from '../../src/marketplace/marketplace-client.ts';

@@ -7,7 +7,7 @@ import {
   PayloadTooLargeError,
   ServerError,
   TimeoutError,
-} from '../../src/marketplace/errors.ts';
+} from '../../src/marketplace/marketplace-errors.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { ext, SANDBOX_KEY, useContract } from './support/contract.ts';
 import { accountBody, topUpBody } from '../support/offers.ts';

@@ -1,7 +1,7 @@
 // Contract: docs/architecture.md, Identity against the sandbox: an all-digit external_id never goes into a path,
 // a server that ignores the list filter is scanned, and only a definite "not there" is null.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServerError } from '../../src/marketplace/errors.ts';
+import { ServerError } from '../../src/marketplace/marketplace-errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { ext, routesMatching, SANDBOX_KEY, useContract } from './support/contract.ts';

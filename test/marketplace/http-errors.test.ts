@@ -16,7 +16,7 @@ import {
   TimeoutError,
   UnauthenticatedError,
   ValidationError,
-} from '../../src/marketplace/errors.ts';
+} from '../../src/marketplace/marketplace-errors.ts';
 import { errorFromException, errorFromResponse } from '../../src/marketplace/http-errors.ts';
 
 const GET = { method: 'GET', path: '/api/v1/accounts/12' };

@@ -1,6 +1,6 @@
 // Contract: gallery images (multipart upload with part `file`, list, delete) against the sandbox.
 import { describe, expect, it } from 'vitest';
-import { NotFoundError, UnauthenticatedError } from '../../src/marketplace/errors.ts';
+import { NotFoundError, UnauthenticatedError } from '../../src/marketplace/marketplace-errors.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { ext, PNG, useContract } from './support/contract.ts';
 import { accountBody } from '../support/offers.ts';

@@ -1,6 +1,11 @@
 // Contract: item and top-up offers, the real client against the real sandbox on 127.0.0.1.
 import { describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../../src/marketplace/errors.ts';
+import {
+  ConflictError,
+  NotFoundError,
+  UnauthenticatedError,
+  ValidationError,
+} from '../../src/marketplace/marketplace-errors.ts';
 import type { MarketplaceClient, OfferResource } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { collect, ext, useContract } from './support/contract.ts';

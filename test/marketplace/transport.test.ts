@@ -7,7 +7,7 @@ import {
   PaginationError,
   RateLimitedError,
   TimeoutError,
-} from '../../src/marketplace/errors.ts';
+} from '../../src/marketplace/marketplace-errors.ts';
 import type { MarketplaceClient, RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import { createMarketplaceClient } from '../../src/marketplace/undici-marketplace-client.ts';
 import { json, startStub, type StubServer } from './support/stub-server.ts';

@@ -2,7 +2,8 @@
 // flags without its classes, and sends that fail on cue.
 import { FakeClock } from '../../src/queue/fake-clock.ts';
 import type { QueueEvent } from '../../src/queue/queue-event.ts';
-import { RequestQueue, type RequestQueueOptions } from '../../src/queue/request-queue.ts';
+import { RequestQueue } from '../../src/queue/request-queue.ts';
+import type { RequestQueueOptions } from '../../src/queue/request-queue-options.ts';
 import type { RequestMeta } from '../../src/queue/request-scheduler.ts';
 
 export class FakeApiError extends Error {

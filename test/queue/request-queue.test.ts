@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { flush } from '../../src/queue/fake-clock.ts';
 import { QueueClearedError } from '../../src/queue/queue-cleared-error.ts';
-import { RequestQueue, type RequestQueueOptions } from '../../src/queue/request-queue.ts';
+import { RequestQueue } from '../../src/queue/request-queue.ts';
+import type { RequestQueueOptions } from '../../src/queue/request-queue-options.ts';
 import {
   create,
   deferred,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { advertOf, classify, type RetryDecision } from '../../src/queue/retry-policy.ts';
 
-/** The flags the client's errors carry (src/marketplace/errors.ts), without depending on its classes. */
+/** The flags the client's errors carry (src/marketplace/marketplace-errors.ts), without depending on its classes. */
 function apiError(flags: {
   retryable: boolean;
   outcomeUnknown: boolean;

@@ -1,10 +1,10 @@
 // Table tests of the value rules, without HTTP.
 import { describe, expect, it } from 'vitest';
 import { parseImageIds } from '../../src/sandbox/image-ids.ts';
-import { parsePriceCents } from '../../src/sandbox/price.ts';
+import { parsePriceCents } from '../../src/sandbox/price-rules.ts';
 import { parseDivision, parseRank } from '../../src/sandbox/ranks.ts';
 import { resolveOptions } from '../../src/sandbox/sandbox-options.ts';
-import { isoMicros, MonotonicClock } from '../../src/sandbox/clock.ts';
+import { isoMicros, MonotonicClock } from '../../src/sandbox/sandbox-clock.ts';
 
 describe('parsePriceCents', () => {
   it.each([

@@ -5,7 +5,8 @@ import { RawNode, type QueryId, SelectQueryNode, TableNode } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LeaseClock } from '../../src/state/lease-clock.ts';
 import type { LeaseClaim } from '../../src/state/records.ts';
-import { KyselyStateStore, openStateStore } from '../../src/state/open-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
+import { KyselyStateStore } from '../../src/state/kysely-state-store.ts';
 import { FILE_SELLER, openSqliteStateDatabase } from '../../src/state/sqlite-state-database.ts';
 import { watchedDatabase } from '../support/watched-database.ts';
 

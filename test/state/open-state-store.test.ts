@@ -9,12 +9,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
-import {
-  isPostgres,
-  KyselyStateStore,
-  openPostgresStateStore,
-  openSellerStateStore,
-} from '../../src/state/open-state-store.ts';
+import { isPostgres, openPostgresStateStore, openSellerStateStore } from '../../src/state/open-state-store.ts';
+import { KyselyStateStore } from '../../src/state/kysely-state-store.ts';
 import { PostgresError } from '../../src/state/postgres-error.ts';
 import { openPostgresStateDatabase } from '../../src/state/postgres-state-database.ts';
 import type { StateStore } from '../../src/state/state-store.ts';

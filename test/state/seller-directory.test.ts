@@ -7,12 +7,12 @@ import { sql, type Transaction } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KyselyStateStore } from '../../src/state/kysely-state-store.ts';
 import { openPostgresStateDatabase, type PostgresStateDatabase } from '../../src/state/postgres-state-database.ts';
-import type { Database } from '../../src/state/schema.ts';
+import type { Database } from '../../src/state/db-schema.ts';
 import { SellerDirectory, type SellerSpec } from '../../src/state/seller-directory.ts';
 import { openSqliteStateDatabase } from '../../src/state/sqlite-state-database.ts';
 import type { StateDatabase } from '../../src/state/state-database.ts';
-import { salesLedger } from '../../src/sync/sales-ledger.ts';
-import type { SoldEntry } from '../../src/sync/sold-log.ts';
+import { salesLedger } from '../../src/sales/sales-ledger.ts';
+import type { SoldEntry } from '../../src/sales/sold-log.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { until } from '../support/until.ts';
 

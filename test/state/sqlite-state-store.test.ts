@@ -8,7 +8,8 @@ import { InsertQueryNode, ValuesNode } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.ts';
 import { MIGRATIONS } from '../../src/state/migrations.ts';
-import { KyselyStateStore, openStateStore } from '../../src/state/open-state-store.ts';
+import { openStateStore } from '../../src/state/open-state-store.ts';
+import { KyselyStateStore } from '../../src/state/kysely-state-store.ts';
 import { FILE_SELLER, openSqliteStateDatabase } from '../../src/state/sqlite-state-database.ts';
 import { watchedDatabase } from '../support/watched-database.ts';
 

@@ -14,7 +14,7 @@ import type {
 } from '../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord, StateKind } from '../../src/state/records.ts';
-import type { UnitSale } from '../../src/sync/unit-sale.ts';
+import type { UnitSale } from '../../src/sales/unit-sale.ts';
 
 export function accountBody(externalId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {

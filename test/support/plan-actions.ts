@@ -10,7 +10,7 @@ import type {
   Plan,
   PlanAction,
   UpdateAction,
-} from '../../src/sync/plan.ts';
+} from '../../src/sync/plan/plan-actions.ts';
 
 /** A create of a new catalogue offer, its images uploaded, aligned by PATCH. */
 export function createAction(d: DesiredOffer, over: Partial<CreateAction> = {}): CreateAction {

@@ -1,7 +1,7 @@
 // The planner options the planning tests and plan.bench start from: the shipped defaults, with account PATCH
 // known to be served (so an account update is a plain patch unless a test says otherwise).
 import { UNKNOWN_CAPABILITIES } from '../../src/capabilities/verdicts.ts';
-import type { PlannerOptions } from '../../src/sync/planner-options.ts';
+import type { PlannerOptions } from '../../src/sync/plan/planner-options.ts';
 
 export const PLANNER_OPTIONS: PlannerOptions = {
   defaultStatus: 'listed',

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { REAL_SERVER_SWITCHES_BULK } from '../../src/sandbox/real-server-bulk.ts';
 import type { SandboxOptions } from '../../src/sandbox/sandbox-server.ts';
-import { hasChanges } from '../../src/sync/plan.ts';
+import { hasChanges } from '../../src/sync/plan/plan-actions.ts';
 import { overrideMethod } from '../support/client-override.ts';
 import { type Harness, harnessPerTest, requestsByRoute } from '../support/harness.ts';
 

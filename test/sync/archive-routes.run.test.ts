@@ -3,7 +3,7 @@
 // db and asked again after capabilities.reprobeAfterHours; an offer archived by DELETE, listed as archived or gone,
 // is neither re-created nor archived again by the next run; nothing lost, each offer reported once.
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../src/marketplace/errors.ts';
+import { NotFoundError } from '../../src/marketplace/marketplace-errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import type { SandboxRepresentation } from '../../src/sandbox/sandbox-options.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';

@@ -1,7 +1,7 @@
 // What a bulk call sends for one offer: its marketplace id and the fields the route reads, never its external_id;
 // a top-up's title and amount under the document's name and the real server's.
 import { describe, expect, it } from 'vitest';
-import { BULK_CANDIDATES, bulkElement, carries } from '../../src/sync/bulk-candidates.ts';
+import { BULK_CANDIDATES, bulkElement, carries } from '../../src/sync/plan/bulk-candidates.ts';
 
 describe('bulk elements', () => {
   it.each([

@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardHeldMessage, guardListPath, priceGuardHeldMessage } from '../../src/sync/guard-list.ts';
-import type { GuardVerdict } from '../../src/sync/plan.ts';
-import type { PriceChange, PriceGuardVerdict } from '../../src/sync/price-guard.ts';
+import { guardHeldMessage, guardListPath, priceGuardHeldMessage } from '../../src/sync/plan/guard-list.ts';
+import type { GuardVerdict } from '../../src/sync/plan/plan-actions.ts';
+import type { PriceChange, PriceGuardVerdict } from '../../src/sync/plan/price-guard.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

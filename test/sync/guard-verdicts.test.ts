@@ -3,8 +3,8 @@
 // so this holds for every verdict, over a bounded grid of shop sizes, archives and price changes.
 import { describe, expect, it } from 'vitest';
 import type { OfferKind } from '../../src/catalogue/desired-offer.ts';
-import { type GuardPart, massArchiveVerdict } from '../../src/sync/guards.ts';
-import { type PriceChange, priceVerdict } from '../../src/sync/price-guard.ts';
+import { type GuardPart, massArchiveVerdict } from '../../src/sync/plan/guards.ts';
+import { type PriceChange, priceVerdict } from '../../src/sync/plan/price-guard.ts';
 
 const SIZES = [0, 1, 2, 3, 5, 10, 24, 25, 26, 49, 50, 51, 100, 250, 1000];
 const ARCHIVE_OPTS = [

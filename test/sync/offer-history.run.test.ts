@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import type { OfferEvent, StateKind } from '../../src/state/records.ts';
-import { EVENT_BATCH } from '../../src/sync/run-context.ts';
+import { EVENT_BATCH } from '../../src/sync/execute/run-context.ts';
 import { type Harness, harnessPerTest } from '../support/harness.ts';
 
 const openHarness = harnessPerTest();

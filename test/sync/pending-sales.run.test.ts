@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { PENDING_SALES_KEY } from '../../src/sync/sales-ledger.ts';
+import { PENDING_SALES_KEY } from '../../src/sales/sales-ledger.ts';
 import { harnessPerTest } from '../support/harness.ts';
 
 const openHarness = harnessPerTest();

@@ -1,10 +1,10 @@
 // Reading a plan: which actions write, whether it has anything to do (an adopt writes state), and the line a
 // targeted run prints.
 import { describe, expect, it } from 'vitest';
-import type { PlanAction } from '../../src/sync/plan.ts';
-import { hasChanges, isWrite, targetNote } from '../../src/sync/plan.ts';
-import { emptyKindSnapshot } from '../../src/sync/remote-snapshot.ts';
-import { fieldNames } from '../../src/sync/offer-fields.ts';
+import type { PlanAction } from '../../src/sync/plan/plan-actions.ts';
+import { hasChanges, isWrite, targetNote } from '../../src/sync/plan/plan-actions.ts';
+import { emptyKindSnapshot } from '../../src/sync/plan/remote-snapshot.ts';
+import { fieldNames } from '../../src/sync/fields/offer-fields.ts';
 import { noopAction, planOf } from '../support/plan-actions.ts';
 
 const noop = noopAction('unchanged', { externalId: 'a' });

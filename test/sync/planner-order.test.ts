@@ -2,9 +2,10 @@
 // guard's held list in a stable order, the notices that say why nothing is archived, and a targeted plan.
 import { describe, expect, it } from 'vitest';
 import type { OfferRecord } from '../../src/state/records.ts';
-import type { UploadAction } from '../../src/sync/plan.ts';
-import { type PlannerInput, type PlannerOptions, plan } from '../../src/sync/planner.ts';
-import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/remote-snapshot.ts';
+import type { UploadAction } from '../../src/sync/plan/plan-actions.ts';
+import { type PlannerInput, plan } from '../../src/sync/plan/planner.ts';
+import type { PlannerOptions } from '../../src/sync/plan/planner-options.ts';
+import { emptyKindSnapshot, type RemoteSnapshot } from '../../src/sync/plan/remote-snapshot.ts';
 import { PLANNER_OPTIONS } from '../support/planner-options.ts';
 import { desiredAccount, desiredItem, imageRef, offerRecord, remoteOffer } from '../support/offers.ts';
 

@@ -1,12 +1,12 @@
 // Reconcile end to end in one process: the real client, queue, state db and catalogue against a real
 // sandbox on 127.0.0.1. The sandbox's counters are the witness of what was sent.
-import type { SoldEntry } from '../../src/sync/sold-log.ts';
+import type { SoldEntry } from '../../src/sales/sold-log.ts';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import { LeaseHeldError } from '../../src/state/writer-lease.ts';
 import { createLogger } from '../../src/log/logger.ts';
-import { ServerError } from '../../src/marketplace/errors.ts';
+import { ServerError } from '../../src/marketplace/marketplace-errors.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { overrideMethod } from '../support/client-override.ts';
 import { createHarness, requestsByRoute, tinyPng, TEST_KEY, type Harness } from '../support/harness.ts';

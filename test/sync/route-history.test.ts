@@ -4,15 +4,15 @@
 // history` shows these to the seller. offer-history.run.test.ts follows whole runs.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
-import { ServerError } from '../../src/marketplace/errors.ts';
+import { ServerError } from '../../src/marketplace/marketplace-errors.ts';
 import { QueueClearedError } from '../../src/queue/queue-cleared-error.ts';
 import type { MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import type { StateKind } from '../../src/state/records.ts';
-import { archiveOne } from '../../src/sync/route-archive.ts';
-import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
-import { runCreate } from '../../src/sync/route-create.ts';
-import { runUpdate } from '../../src/sync/route-update.ts';
-import { RunContext } from '../../src/sync/run-context.ts';
+import { archiveOne } from '../../src/sync/execute/route-archive.ts';
+import { bulkArchive, bulkUpdate } from '../../src/sync/execute/route-bulk.ts';
+import { runCreate } from '../../src/sync/execute/route-create.ts';
+import { runUpdate } from '../../src/sync/execute/route-update.ts';
+import { RunContext } from '../../src/sync/execute/run-context.ts';
 import { ext } from '../marketplace/support/contract.ts';
 import { overrideMethod } from '../support/client-override.ts';
 import { accountBody, desiredAccount, desiredItem, desiredTopUp, itemBody, topUpBody } from '../support/offers.ts';

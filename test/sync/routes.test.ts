@@ -2,16 +2,16 @@
 // what it records in the state db and what it reports. The end-to-end runs are in reconcile.run.test.ts.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log/logger.ts';
-import { NotFoundError, ServerError } from '../../src/marketplace/errors.ts';
+import { NotFoundError, ServerError } from '../../src/marketplace/marketplace-errors.ts';
 import type { CallOptions, MarketplaceClient } from '../../src/marketplace/marketplace-client.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
-import type { ArchiveAction, UploadAction } from '../../src/sync/plan.ts';
-import { archiveOne } from '../../src/sync/route-archive.ts';
-import { bulkArchive, bulkUpdate } from '../../src/sync/route-bulk.ts';
-import { runCreate } from '../../src/sync/route-create.ts';
-import { runUpdate } from '../../src/sync/route-update.ts';
-import { RunContext } from '../../src/sync/run-context.ts';
-import { uploadImages } from '../../src/sync/upload-images.ts';
+import type { ArchiveAction, UploadAction } from '../../src/sync/plan/plan-actions.ts';
+import { archiveOne } from '../../src/sync/execute/route-archive.ts';
+import { bulkArchive, bulkUpdate } from '../../src/sync/execute/route-bulk.ts';
+import { runCreate } from '../../src/sync/execute/route-create.ts';
+import { runUpdate } from '../../src/sync/execute/route-update.ts';
+import { RunContext } from '../../src/sync/execute/run-context.ts';
+import { uploadImages } from '../../src/sync/execute/upload-images.ts';
 import { ext, PNG } from '../marketplace/support/contract.ts';
 import { overrideMethod } from '../support/client-override.ts';
 import { type RecordingClient, recordingClient } from '../support/recording-client.ts';

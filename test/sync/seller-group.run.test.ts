@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openServices } from '../../src/cli/services.ts';
 import type { Config } from '../../src/config/config.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
-import { notificationsOfRun, NOTHING_TOLD } from '../../src/daemon/notification.ts';
+import { notificationsOfRun, NOTHING_TOLD } from '../../src/notify/notification.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { silentLogger } from '../../src/log/logger.ts';
 import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';

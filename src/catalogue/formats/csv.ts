@@ -1,7 +1,7 @@
 // CSV catalogue files: a header row, dotted column names for nested fields, '|' between list items; read a row
 // at a time (the rows themselves: ../csv.ts). Also how a file's decimal mark is found.
 import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../../input/forbidden-keys.ts';
-import { CsvError, DELIMITER_CHAR, cellOffsets, readCsv, type CsvDelimiter, type CsvRow } from '../csv.ts';
+import { CsvError, DELIMITER_CHAR, cellOffsets, readCsv, type CsvDelimiter, type CsvRow } from '../csv-rows.ts';
 import { cellField, matchHeader } from '../headers.ts';
 import { type DecimalMark, hasDecimalComma, isWholePrice, type PriceUnit, settingUnit } from '../price.ts';
 import { ambiguousPriceMessage, PriceColumnScan } from '../price-column.ts';

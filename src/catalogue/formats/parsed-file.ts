@@ -1,6 +1,6 @@
 // What every catalogue format's reader gives: raw records (plain objects, not yet checked) with where each came
 // from, the file's own problems, and a Locator that finds a value's place again only when a problem asks.
-import type { CsvDelimiter, CsvTable } from '../csv.ts';
+import type { CsvDelimiter, CsvTable } from '../csv-rows.ts';
 import type { OfferKind } from '../desired-offer.ts';
 import { pointerToken } from '../catalogue-problem.ts';
 import type { DecimalMark, PriceUnit, PriceUnitSetting } from '../price.ts';

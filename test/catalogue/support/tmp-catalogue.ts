@@ -3,12 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  Catalogue,
-  type CatalogueOptions,
-  type CatalogueProblem,
-  type CatalogueSnapshot,
-} from '../../../src/catalogue/catalogue.ts';
+import { Catalogue, type CatalogueOptions, type CatalogueSnapshot } from '../../../src/catalogue/catalogue.ts';
+import type { CatalogueProblem } from '../../../src/catalogue/catalogue-problem.ts';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/catalogue/', import.meta.url));
 export const fixture = (name: string): Buffer => readFileSync(join(FIXTURES, name));

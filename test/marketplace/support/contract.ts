@@ -2,10 +2,8 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/sandbox-server.ts';
 import type { MarketplaceClient } from '../../../src/marketplace/marketplace-client.ts';
-import {
-  createMarketplaceClient,
-  type MarketplaceClientOptions,
-} from '../../../src/marketplace/undici-marketplace-client.ts';
+import { createMarketplaceClient } from '../../../src/marketplace/undici-marketplace-client.ts';
+import type { MarketplaceClientOptions } from '../../../src/marketplace/marketplace-client-options.ts';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 export type SandboxOptions = NonNullable<Parameters<typeof startSandbox>[0]>;

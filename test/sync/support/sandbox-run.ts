@@ -1,7 +1,8 @@
 // The setup of a test file that runs parts of a reconcile run (routes, executor, journal) against the sandbox.
 import { afterEach, beforeEach } from 'vitest';
 import type { MarketplaceClient } from '../../../src/marketplace/marketplace-client.ts';
-import { type KyselyStateStore, openStateStore } from '../../../src/state/open-state-store.ts';
+import { openStateStore } from '../../../src/state/open-state-store.ts';
+import type { KyselyStateStore } from '../../../src/state/kysely-state-store.ts';
 import { type Sandbox, standIn, useContract } from '../../marketplace/support/contract.ts';
 import { type RecordingClient, recordingClient } from '../../support/recording-client.ts';
 

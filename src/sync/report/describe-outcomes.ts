@@ -1,0 +1,40 @@
+// What the seller reads of each write a run made: the executor reports that an offer was created, updated or
+// archived; the plan knows what it was (a create's title and price, an update's fields old -> new, an archive's
+// reason). Joined here, after the run, so the report keeps them (the run's report file, status --run).
+import type { Plan, PlanAction } from '../plan/plan-actions.ts';
+import type { OfferOutcome, ShownChange } from './run-report.ts';
+
+export function describeOutcomes(outcomes: readonly OfferOutcome[], plan: Plan): OfferOutcome[] {
+  const actions = new Map<string, PlanAction>();
+  for (const a of plan.actions)
+    if (a.type !== 'upload' && a.type !== 'noop') actions.set(`${a.kind}:${a.externalId}`, a);
+  return outcomes.map((o) => {
+    const a = actions.get(`${o.kind}:${o.externalId}`);
+    if (!a) return o;
+    if (o.outcome === 'created' && a.type === 'create') {
+      const { price, currency } = a.fields;
+      const title = a.fields.title ?? a.fields.offer_title;
+      return {
+        ...o,
+        file: o.file ?? a.desired.source.file,
+        reason: a.reason,
+        ...(title !== undefined ? { title } : {}),
+        ...(price !== undefined ? { price } : {}),
+        ...(currency !== undefined ? { currency } : {}),
+      };
+    }
+    if (o.outcome === 'updated' && a.type === 'update') {
+      const changes: ShownChange[] = a.changes.map((c) => ({
+        field: c.field,
+        from: c.from,
+        to: c.to,
+        ...(c.why === 'drift' ? { patchedBack: true as const } : {}),
+      }));
+      // Credentials are compared by HMAC and never shown: only that they changed.
+      if (a.sendCredentials) changes.push({ field: 'credentials', from: null, to: null });
+      return { ...o, file: o.file ?? a.desired.source.file, reason: a.reason, changes };
+    }
+    if (o.outcome === 'archived' && a.type === 'archive') return { ...o, reason: a.reason };
+    return o;
+  });
+}
