@@ -8,7 +8,8 @@ import { EXIT, UsageError, type CliIO, type Command } from './command.ts';
 import { nearestName } from './common-flags.ts';
 import { COMPLETION_SUMMARY, runCompletion } from './completion.ts';
 
-const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
+/** Every command but completion, loaded when it runs; tests load them here too. */
+export const COMMANDS: Readonly<Record<string, { summary: string; load: () => Promise<{ command: Command }> }>> = {
   reconcile: { summary: 'make the marketplace equal to the catalogue', load: () => import('./reconcile.ts') },
   plan: { summary: 'show what reconcile would do, change nothing', load: () => import('./plan-command.ts') },
   daemon: {

@@ -296,7 +296,7 @@ export interface StoredSeller {
  * then fails to start, naming what to fix, while the others run).
  */
 export function storedSellerConfig(base: Config, stored: StoredSeller, env: NodeJS.ProcessEnv): Config {
-  const { sources: _s, apiKey: _k, seller: _id, sellerConfigs: _c, baseDir: _b, ...plain } = base;
+  const { sources: _s, apiKey: _k, statePassword: _p, seller: _id, sellerConfigs: _c, baseDir: _b, ...plain } = base;
   const own: Tree = {};
   for (const k of SELLER_OVERRIDES) if (stored.overrides[k] !== undefined) own[k] = stored.overrides[k];
   const spec = {

@@ -1,5 +1,6 @@
 // Each command's --help, its parser and the shell completion read one flag table: completion offers only flags
 // the command takes, and --help lists each of them and ends with examples.
+import { COMMANDS } from '../../src/cli/main.ts';
 import { describe, expect, it } from 'vitest';
 import type { Command } from '../../src/cli/command.ts';
 import { bashScript, commandSpecs } from '../../src/cli/completion.ts';
@@ -22,7 +23,7 @@ const NAMES = [
 ] as const;
 
 async function load(name: string): Promise<Command> {
-  return ((await import(`../../src/cli/${name}.ts`)) as { command: Command }).command;
+  return (await COMMANDS[name]!.load()).command;
 }
 
 async function helpOf(command: Command): Promise<string> {
