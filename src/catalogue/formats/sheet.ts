@@ -7,8 +7,8 @@
 // The workbook is hostile input: its ZIP directory is checked first (input/zip-guard.ts) and the rows and cells
 // read are counted, so a zip bomb or a sheet of a million empty rows ends in one error, in bounded memory.
 // Rows are unpacked and read one at a time (hucre's streaming readers); an .ods file's content is unpacked whole.
-// streamSheet goes: open the workbook (openWorkbook), pick the sheet, scan the price column, read the header row
-// (readHeader), then one record a row (rowRecord, a cell at a time by cellValue).
+// streamSheet gives the locator and sheetRecords, which goes: open the workbook (openWorkbook), pick the sheet,
+// scan the price column, read the header row (readHeader), then one record a row (rowRecord, a cell by cellValue).
 import { streamOdsRows } from 'hucre/ods';
 import { streamXlsxRows } from 'hucre/xlsx';
 import { forbiddenKeyMessage, getOwn, isForbiddenKey, setOwn } from '../../input/forbidden-keys.ts';
@@ -161,88 +161,113 @@ type Cell = string | number | boolean | Date | null;
 const TEXT_TYPES = new Set(['string', 'enum']);
 
 export function streamSheet(format: SheetFormat, buf: Uint8Array, options: SheetOptions): SheetStream {
-  const what = format === 'xlsx' ? 'an .xlsx file' : 'an .ods file';
-  let sheet = '';
-  /** Column index of each field read, by its dotted name. */
-  const columns = new Map<string, number>();
-  let firstColumn = 0;
-
+  const found: SheetFound = { sheet: '', columns: new Map(), firstColumn: 0 };
   const place = (column: number, row: number): Place => ({
     line: row,
     column: column + 1,
-    cell: cellName(sheet, column, row),
+    cell: cellName(found.sheet, column, row),
   });
-
-  async function* records(): AsyncGenerator<RawRecord, ParseEnd, undefined> {
-    const problems: ParseProblem[] = [];
-    const fail = (message: string, at?: Place, field?: string): ParseEnd => ({
-      problems: [
-        ...problems.filter((p) => p.severity === 'warning'),
-        { severity: 'error', message, ...(at ?? {}), ...(field ? { field } : {}) },
-      ],
-      unreadable: true,
-      void: true,
-    });
-    const book = openWorkbook(format, buf, options.maxUnpackedBytes, what);
-    if ('error' in book) return fail(book.error);
-    const { names } = book;
-    const wanted = KIND_SHEETS[options.kind];
-    let index = names?.findIndex((n) => wanted.includes(headerKey(n))) ?? -1;
-    if (index < 0) index = 0;
-    sheet = names?.[index] ?? 'Sheet1';
-
-    const openRows = () =>
-      format === 'xlsx' ? streamXlsxRows(buf, names ? { sheet } : {}) : streamOdsRows(buf, { sheets: [index] });
-    // A price column of no stated unit is read on its own first, to know whether it mixes whole numbers and
-    // fractions before any of its offers is given out; before the records' pass, as a reader left waiting while
-    // another unpacks the same sheet would hold what it unpacked meanwhile.
-    const prices =
-      settingUnit(options.priceUnit, options.kind) === undefined
-        ? await scanPrices(openRows(), sheet, options).catch(() => undefined) // the records' pass says why
-        : undefined;
-    const rows = openRows();
-    let header: SheetHeader | undefined;
-    const warnedBeyond = new Set<number>();
-    const read = { rows: 0, cells: 0 };
-    try {
-      for await (const row of rows) {
-        const tooLong = sheetTooLong(row, read, sheet);
-        if (tooLong) return fail(tooLong);
-        const values = row.values as readonly Cell[];
-        const line = row.index + 1;
-        if (!values.some((v) => v !== null && !(typeof v === 'string' && v.trim() === ''))) continue;
-        if (!header) {
-          const found = readHeader(values, line, { options, prices, place, problems, columns });
-          if ('fail' in found) return fail(found.fail.message, found.fail.at, found.fail.field);
-          header = found;
-          firstColumn = columns.get('external_id') ?? header.cells.findIndex((h) => h);
-          continue;
-        }
-        const record = rowRecord(values, line, header, options.kind, place, problems, warnedBeyond);
-        if (record) yield record;
-      }
-    } catch (err) {
-      return fail(`not a readable ${what.slice(what.indexOf(' ') + 1)}: ${(err as Error).message}; save it again`);
-    }
-    if (!header) {
-      problems.push({
-        severity: 'warning',
-        message: `the sheet '${sheet}' is empty: it starts with a header row of field names`,
-      });
-      return { problems, unreadable: false, void: true };
-    }
-    return { problems, unreadable: header.refused.size > 0 };
-  }
-
   const locate: Locator = (record, path) => {
     if (record.line === undefined) return undefined;
     for (let k = path.length; k > 0; k--) {
-      const c = columns.get(path.slice(0, k).join('.'));
+      const c = found.columns.get(path.slice(0, k).join('.'));
       if (c !== undefined) return place(c, record.line);
     }
-    return place(Math.max(0, firstColumn), record.line);
+    return place(Math.max(0, found.firstColumn), record.line);
   };
-  return { locate, records: records() };
+  return { locate, records: sheetRecords(format, buf, options, found, place) };
+}
+
+/** What the read found that the locator needs: the sheet's name, each field's column, the row's first column. */
+interface SheetFound {
+  sheet: string;
+  /** Column index of each field read, by its dotted name. */
+  readonly columns: Map<string, number>;
+  firstColumn: number;
+}
+
+/**
+ * The records of the sheet: the workbook opened, the sheet picked, its price column scanned, the header row read,
+ * then one record a row. `found` is filled as they are read, for the locator.
+ */
+async function* sheetRecords(
+  format: SheetFormat,
+  buf: Uint8Array,
+  options: SheetOptions,
+  found: SheetFound,
+  place: (column: number, row: number) => Place,
+): AsyncGenerator<RawRecord, ParseEnd, undefined> {
+  const what = format === 'xlsx' ? 'an .xlsx file' : 'an .ods file';
+  const problems: ParseProblem[] = [];
+  const fail = (message: string, at?: Place, field?: string) => failed(problems, { message, at, field });
+  const book = openWorkbook(format, buf, options.maxUnpackedBytes, what);
+  if ('error' in book) return fail(book.error);
+  const { names } = book;
+  const index = sheetIndex(names, options.kind);
+  const sheet = names?.[index] ?? 'Sheet1';
+  found.sheet = sheet;
+
+  const openRows = () =>
+    format === 'xlsx' ? streamXlsxRows(buf, names ? { sheet } : {}) : streamOdsRows(buf, { sheets: [index] });
+  // A price column of no stated unit is read on its own first, to know whether it mixes whole numbers and
+  // fractions before any of its offers is given out; before the records' pass, as a reader left waiting while
+  // another unpacks the same sheet would hold what it unpacked meanwhile.
+  const prices =
+    settingUnit(options.priceUnit, options.kind) === undefined
+      ? await scanPrices(openRows(), sheet, options).catch(() => undefined) // the records' pass says why
+      : undefined;
+  const rows = openRows();
+  let header: SheetHeader | undefined;
+  const warnedBeyond = new Set<number>();
+  const counted = { rows: 0, cells: 0 };
+  try {
+    for await (const row of rows) {
+      const tooLong = sheetTooLong(row, counted, sheet);
+      if (tooLong) return fail(tooLong);
+      const values = row.values as readonly Cell[];
+      const line = row.index + 1;
+      if (!values.some((v) => v !== null && !(typeof v === 'string' && v.trim() === ''))) continue;
+      if (!header) {
+        const read = readHeader(values, line, { options, prices, place, problems, columns: found.columns });
+        if ('fail' in read) return failed(problems, read.fail);
+        header = read;
+        found.firstColumn = found.columns.get('external_id') ?? header.cells.findIndex((h) => h);
+        continue;
+      }
+      const record = rowRecord(values, line, header, options.kind, place, problems, warnedBeyond);
+      if (record) yield record;
+    }
+  } catch (err) {
+    return fail(`not a readable ${what.slice(what.indexOf(' ') + 1)}: ${(err as Error).message}; save it again`);
+  }
+  if (!header) {
+    problems.push({
+      severity: 'warning',
+      message: `the sheet '${sheet}' is empty: it starts with a header row of field names`,
+    });
+    return { problems, unreadable: false, void: true };
+  }
+  return { problems, unreadable: header.refused.size > 0 };
+}
+
+/** The end of a read that failed: the warnings so far, then its error. */
+function failed(problems: readonly ParseProblem[], failure: Failure): ParseEnd {
+  const { message, at, field } = failure;
+  return {
+    problems: [
+      ...problems.filter((p) => p.severity === 'warning'),
+      { severity: 'error', message, ...(at ?? {}), ...(field ? { field } : {}) },
+    ],
+    unreadable: true,
+    void: true,
+  };
+}
+
+/** The sheet of the folder's kind ('Items', 'Top-ups'), else the first. */
+function sheetIndex(names: readonly string[] | undefined, kind: OfferKind): number {
+  const wanted = KIND_SHEETS[kind];
+  const index = names?.findIndex((n) => wanted.includes(headerKey(n))) ?? -1;
+  return Math.max(index, 0);
 }
 
 /** The path of a column's field in a record: 'login.password' is ['login', 'password']. */
