@@ -5,6 +5,20 @@ import { defineConfig } from 'vitest/config';
  * seconds a file. A project of their own, so `npx vitest run --project unit` is the quick loop while working.
  */
 const E2E = ['test/e2e/**/*.test.ts', 'test/repo/readme-commands.test.ts'];
+/**
+ * Tests of pure modules (parsing, configuration, the queue on a fake clock, sales): no sandbox, client, service or
+ * process, so no state a module keeps (the scrubber's secrets) outlives a file. Their files share the workers'
+ * processes instead of one process each, which would cost more than their tests. retry-after-cap opens a client.
+ */
+const SHARED = [
+  'test/catalogue/**/*.test.ts',
+  'test/config/**/*.test.ts',
+  'test/queue/**/!(retry-after-cap).test.ts',
+  'test/sales/**/*.test.ts',
+  'test/pull/**/*.test.ts',
+  'test/sync-now/**/*.test.ts',
+];
+const NEVER = ['test/bench/**', 'node_modules/**'];
 
 export default defineConfig({
   test: {
@@ -14,14 +28,12 @@ export default defineConfig({
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    // Both projects share the two workers. vitest queues the files of 'e2e' before those of 'unit' (by name), the
-    // longest first: the slow files start at once, and the many short ones fill the workers around them.
+    // The projects share the two workers. vitest queues the files of 'e2e' first (projects by name), the longest
+    // first: the slow files start at once, and the many short ones fill the workers around them.
     projects: [
-      { extends: true, test: { name: 'e2e', include: E2E } },
-      {
-        extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/bench/**', 'node_modules/**', ...E2E] },
-      },
+      { extends: true, test: { name: 'e2e', include: E2E, exclude: NEVER } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...NEVER, ...E2E, ...SHARED] } },
+      { extends: true, test: { name: 'unit-shared', include: SHARED, exclude: NEVER, isolate: false } },
     ],
   },
 });
