@@ -1,14 +1,39 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The end-to-end tests: child processes (the CLI, daemons, the sandbox, npx), PostgreSQL and browsers, tens of
+ * seconds a file. A project of their own, so `npx vitest run --project unit` is the quick loop while working.
+ */
+const E2E = ['test/e2e/**/*.test.ts', 'test/repo/readme-commands.test.ts'];
+/**
+ * Tests of pure modules (parsing, configuration, the queue on a fake clock, sales): no sandbox, client, service or
+ * process, so no state a module keeps (the scrubber's secrets) outlives a file. Their files share the workers'
+ * processes instead of one process each, which would cost more than their tests. retry-after-cap opens a client.
+ */
+const SHARED = [
+  'test/catalogue/**/*.test.ts',
+  'test/config/**/*.test.ts',
+  'test/queue/**/!(retry-after-cap).test.ts',
+  'test/sales/**/*.test.ts',
+  'test/pull/**/*.test.ts',
+  'test/sync-now/**/*.test.ts',
+];
+const NEVER = ['test/bench/**', 'node_modules/**'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/bench/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests start real sandboxes on loopback; two workers suit the 2-core machines.
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
     maxWorkers: 2,
+    // The projects share the two workers. vitest queues the files of 'e2e' first (projects by name), the longest
+    // first: the slow files start at once, and the many short ones fill the workers around them.
+    projects: [
+      { extends: true, test: { name: 'e2e', include: E2E, exclude: NEVER } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...NEVER, ...E2E, ...SHARED] } },
+      { extends: true, test: { name: 'unit-shared', include: SHARED, exclude: NEVER, isolate: false } },
+    ],
   },
 });

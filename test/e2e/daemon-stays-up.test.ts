@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
@@ -61,7 +61,7 @@ function startDaemon(name: string, config: string[], env: Record<string, string>
 }
 
 /** Still running WATCH_MS after it settled, then SIGTERM ends it with exit 0. */
-async function staysUpThenStops(d: DaemonProc): Promise<void> {
+async function staysUpThenStops(expect: ExpectStatic, d: DaemonProc): Promise<void> {
   const early = await Promise.race([d.exited, new Promise<null>((r) => setTimeout(() => r(null), WATCH_MS))]);
   expect(early, `the daemon exited by itself; it said:\n${d.stderr()}`).toBeNull();
   d.child.kill('SIGTERM');
@@ -85,21 +85,25 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the daemon never exits by itself', () => {
-  it('with the health server off and sqlite state: converges, then keeps watching', async () => {
+// The cases share nothing but the sandbox and the PostgreSQL server (each its own folder, database and offers), and
+// most of each is watching a daemon wait: they run side by side.
+describe.concurrent('the daemon never exits by itself', () => {
+  it('with the health server off and sqlite state: converges, then keeps watching', async ({ expect }) => {
     const d = startDaemon('sqlite-no-health', [], { OFFERSYNC_API_KEY: KEY });
     await until('the item on the marketplace', async () => listed('sqlite-no-health-1'), 30_000);
-    await staysUpThenStops(d);
+    await staysUpThenStops(expect, d);
   }, 60_000);
 
-  it('with PostgreSQL state and the health server off: claims its seller, converges, keeps running', async () => {
+  it('with PostgreSQL state and the health server off: claims its seller, converges, keeps running', async ({
+    expect,
+  }) => {
     const url = await server.createDatabase();
     const d = startDaemon('pg-no-health', [], { OFFERSYNC_API_KEY: KEY, OFFERSYNC_STATE_URL: url });
     await until('the item on the marketplace', async () => listed('pg-no-health-1'), 30_000);
-    await staysUpThenStops(d);
+    await staysUpThenStops(expect, d);
   }, 60_000);
 
-  it('with every seller held by another replica: waits for them, never exits', async () => {
+  it('with every seller held by another replica: waits for them, never exits', async ({ expect }) => {
     const url = await server.createDatabase();
     // The first daemon on the database creates the schema; then another replica takes the lease for an hour.
     const first = startDaemon('pg-unclaimed', [], { OFFERSYNC_API_KEY: KEY, OFFERSYNC_STATE_URL: url });
@@ -125,11 +129,11 @@ describe('the daemon never exits by itself', () => {
       async () => (d.stderr().includes('replica starting') ? true : undefined),
       30_000,
     );
-    await staysUpThenStops(d);
+    await staysUpThenStops(expect, d);
     expect(d.stderr()).not.toContain('seller claimed');
   }, 90_000);
 
-  it('with every seller broken (no key for any): says why, and keeps running', async () => {
+  it('with every seller broken (no key for any): says why, and keeps running', async ({ expect }) => {
     const d = startDaemon('broken', [
       'sellers:',
       '  - id: one\n    catalogue: ./catalogue\n    apiKeyEnv: NO_SUCH_KEY_ONE',
@@ -140,6 +144,6 @@ describe('the daemon never exits by itself', () => {
       async () => ((d.stderr().match(/seller cannot start/g) ?? []).length >= 2 ? true : undefined),
       30_000,
     );
-    await staysUpThenStops(d);
+    await staysUpThenStops(expect, d);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
-// A new seller's first hour, through the real CLI against `offersync sandbox` on 127.0.0.1: a workbook whose price
+// A new seller's first hour, through the CLI's main (in this process: what is tested is what it prints and sends,
+// not the process) against `offersync sandbox` on 127.0.0.1: a workbook whose price
 // column says EUR lists 89 at 89.00; one that says no unit and mixes 24.99 with 89 is an error the plan shows; a
 // new offer priced under a tenth of the seller's others is held (plan, reconcile, status) until its price changes
 // or --allow-price-change. What the CLI printed is kept in test/output/first-hour/ for people to read.
@@ -7,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
+import { mainCaptured } from '../support/captured-io.ts';
+import { type CliRun, cliEnv } from '../support/cli.ts';
 import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 import { sheetXlsx } from '../support/zip.ts';
 
@@ -17,6 +19,11 @@ const OUTPUT = fileURLToPath(new URL('../output/first-hour', import.meta.url));
 let sandbox: SandboxProcess;
 let baseUrl = '';
 let dir = '';
+
+async function runCli(args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliRun> {
+  const r = await mainCaptured(args, opts);
+  return { code: r.code, stdout: r.out, stderr: r.err };
+}
 
 async function seen(name: string, args: string[]): Promise<CliRun> {
   const r = await runCli(args, { cwd: dir, env: cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'warn' }) });

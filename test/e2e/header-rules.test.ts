@@ -2,14 +2,13 @@
 // ('External ID', 'external-id', 'Credentials.Email Login'), a header naming no field said once at its cell with a
 // suggestion, and a CSV saved by Excel's plain "CSV" choice (Windows-1252) read with a warning naming the file.
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { runMain } from '../support/captured-io.ts';
 import { cleanup, load, tmpCatalogue } from '../catalogue/support/tmp-catalogue.ts';
 import { xlsxParts, textCell, numberCell, zip } from '../support/zip.ts';
 
 afterEach(cleanup);
 
-const validate = (dir: string) =>
-  runCli(['validate', dir], { cwd: dir, env: { PATH: process.env.PATH }, timeoutMs: 60_000 });
+const validate = (dir: string) => runMain(['validate', dir], { cwd: dir, env: { PATH: process.env.PATH } });
 
 describe('headers as sellers write them', () => {
   it('validate: case, spaces, dashes, underscores do not count; an unknown header: one error at its cell', async () => {

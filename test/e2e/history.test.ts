@@ -1,7 +1,7 @@
-// `offersync history` through the real CLI against the sandbox on 127.0.0.1: an item created, changed in the
-// catalogue, edited on the website and patched back, sold, and archived; an account whose password changed. Each
-// shows in order with its fields and the marketplace's answer, as text and as JSON; no credential is shown or
-// stored; and the story outlives the runs the state db prunes (keepRuns 2). What the seller saw is kept in
+// `offersync history` through the CLI's main (in this process) against the sandbox on 127.0.0.1: an item created,
+// changed in the catalogue, edited on the website and patched back, sold, and archived; an account whose password
+// changed. Each shows in order with its fields and the marketplace's answer, as text and as JSON; no credential is
+// shown or stored; and the story outlives the runs the state db prunes (keepRuns 2). What the seller saw is kept in
 // test/output/history/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { OFFER_EVENTS_KEPT } from '../../src/state/kysely-state-store.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
-import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
+import { runMain } from '../support/captured-io.ts';
+import { type CliRun, cliEnv } from '../support/cli.ts';
 
 const KEY = 'history-e2e-key-4242';
 const OUTPUT = fileURLToPath(new URL('../output/history', import.meta.url));
@@ -23,7 +24,7 @@ let dir = '';
 const statePath = () => join(dir, 'state', 'state.db');
 
 function run(args: string[]): Promise<CliRun> {
-  return runCli(args, {
+  return runMain(args, {
     cwd: dir,
     env: cliEnv({ dir, baseUrl: sandbox.url, apiKey: KEY, logLevel: 'warn' }, { OFFERSYNC_STATE_KEEPRUNS: '2' }),
   });

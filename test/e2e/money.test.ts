@@ -1,4 +1,5 @@
-// What a seller's money depends on, through the real CLI against `offersync sandbox` on 127.0.0.1: sales of units
+// What a seller's money depends on, through the CLI's main (in this process: what is tested is what it prints and
+// sends, not the process) against `offersync sandbox` on 127.0.0.1: sales of units
 // reported with their quantity and never put back on sale, a catalogue stock sent as written, the price guard, and
 // the mass-archive guard of a small shop. What the CLI printed is kept in test/output/money/ for people to read.
 import type { SoldEntry } from '../../src/sales/sold-log.ts';
@@ -7,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
+import { mainCaptured } from '../support/captured-io.ts';
+import { type CliRun, cliEnv } from '../support/cli.ts';
 import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
 const KEY = 'money-e2e-key-7777';
@@ -17,8 +19,9 @@ let sandbox: SandboxProcess;
 let baseUrl = '';
 let dir = '';
 
-function run(args: string[]): Promise<CliRun> {
-  return runCli(args, { cwd: dir, env: cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'warn' }) });
+async function run(args: string[]): Promise<CliRun> {
+  const r = await mainCaptured(args, { cwd: dir, env: cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'warn' }) });
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 /** Runs the CLI and keeps what the seller saw, under the case's name. */
@@ -69,8 +72,8 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// Each case runs the CLI four to six times: on a busy machine that is more than vitest's default 30 s.
-describe('money', { timeout: 180_000 }, () => {
+// Each case runs the CLI four to six times: on a busy machine that may be more than vitest's default 30 s.
+describe('money', { timeout: 120_000 }, () => {
   it('a sale of 2 units of an item is reported with its quantity and its stock is not put back', async () => {
     catalogue('items/stock.json', stockJson(5));
     expect((await run(['reconcile'])).code).toBe(0);

@@ -1,5 +1,6 @@
-// offersync pull as a seller runs it on day one: the CLI as a child process against the sandbox in each of its
-// representation switches, in each catalogue format. The promise: after pull, validate is clean, plan with a fresh
+// offersync pull as a seller runs it on day one: the CLI's main (in this process: what is tested is what the
+// commands print and write, not the process) against the sandbox in each of its representation switches, in each
+// catalogue format. The promise: after pull, validate is clean, plan with a fresh
 // state db plans no write (only adoptions), and a reconcile sends nothing but the list reads.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -8,15 +9,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SandboxRepresentation } from '../../src/sandbox/sandbox-options.ts';
-import { runCli } from '../support/cli.ts';
+import { mainCaptured } from '../support/captured-io.ts';
 import { createHarness, type Harness, requestsByRoute, TEST_KEY } from '../support/harness.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../config/example-catalogue', import.meta.url));
 const FORMATS = ['csv', 'json', 'ndjson', 'yaml', 'xlsx', 'ods'] as const;
 /**
  * Every representation switch of the sandbox, one at a time, then all together. No switch and every switch are
- * pulled in each format; each single switch in one format, the formats taking turns (each CLI start costs seconds
- * on a loaded machine, and a format's writer does not depend on the switch: the decoder stands between them).
+ * pulled in each format; each single switch in one format, the formats taking turns (a format's writer does not
+ * depend on the switch: the decoder stands between them).
  */
 const SWITCHES = [
   'wrapSingle',
@@ -57,18 +58,17 @@ interface Run {
   readonly stderr: string;
 }
 
-function cli(h: Harness, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return runCli(args, {
+async function cli(h: Harness, args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  const r = await mainCaptured(args, {
     cwd: root,
     env: {
-      PATH: process.env.PATH,
       OFFERSYNC_BASE_URL: h.sandbox.url,
       OFFERSYNC_API_KEY: TEST_KEY,
       OFFERSYNC_LOG_LEVEL: 'warn',
       ...env,
     },
-    timeoutMs: 90_000,
   });
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 /** sha256 of each file of a folder, sorted. */

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realServerOptions } from '../../src/sandbox/real-server.ts';
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/sandbox-server.ts';
-import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
+import { runMain } from '../support/captured-io.ts';
+import { type CliRun, cliEnv } from '../support/cli.ts';
 
 const KEY = 'real-server-e2e-key-2026';
-/** Each case runs the CLI a few times as processes: generous, for a loaded machine; a bound, not a timing. */
+/** Each case runs the CLI a few times (in this process): generous, for a loaded machine; a bound, not a timing. */
 const CASE_MS = 180_000;
 
 interface Shop {
@@ -59,7 +60,7 @@ describe.each([
   let sandbox: RunningSandbox;
   let dir = '';
   const run = (args: string[], catalogue = join(dir, 'catalogue'), state = join(dir, 'state', 'state.db')) =>
-    runCli(args, {
+    runMain(args, {
       cwd: dir,
       env: cliEnv(
         { dir, baseUrl: sandbox.url, apiKey: KEY, logLevel: 'warn' },

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, cliEnv, runCli } from '../support/cli.ts';
+import { runMain } from '../support/captured-io.ts';
+import { type CliRun, cliEnv } from '../support/cli.ts';
 import { type SandboxProcess, startSandboxProcess } from '../support/sandbox-process.ts';
 
 const KEY = 'sell-e2e-key-4242';
@@ -16,7 +17,7 @@ let sandbox: SandboxProcess;
 let dir = '';
 
 const run = (args: string[]): Promise<CliRun> =>
-  runCli(args, { cwd: dir, env: cliEnv({ dir, baseUrl: sandbox.url, apiKey: KEY, logLevel: 'warn' }) });
+  runMain(args, { cwd: dir, env: cliEnv({ dir, baseUrl: sandbox.url, apiKey: KEY, logLevel: 'warn' }) });
 
 async function dump(): Promise<Record<string, Record<string, unknown>[]>> {
   return (await (await fetch(`${sandbox.url}/__sandbox/dump`)).json()) as Record<string, Record<string, unknown>[]>;
@@ -74,7 +75,7 @@ describe('offersync sandbox sell', () => {
     const again = await run(['sandbox', 'sell', 'acc-euw-001']);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('accounts acc-euw-001 is sold, not listed: nothing to buy');
-    const nowhere = await runCli(['sandbox', 'sell', 'acc-euw-001', '--url', 'http://127.0.0.1:9'], {
+    const nowhere = await runMain(['sandbox', 'sell', 'acc-euw-001', '--url', 'http://127.0.0.1:9'], {
       cwd: dir,
       env: { PATH: process.env.PATH },
     });

@@ -1,5 +1,6 @@
 // What a new seller reads from the CLI, following the README with a 30-account semicolon CSV exported from a
-// spreadsheet: the real CLI (runCli) against the sandbox on 127.0.0.1, stdout and stderr as printed.
+// spreadsheet: the CLI's main (in this process; the daemon beside a reconcile a child process) against the sandbox
+// on 127.0.0.1, stdout and stderr as the commands print them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/sandbox-server.ts';
 import type { RunningSandbox } from '../../src/sandbox/sandbox-options.ts';
-import { CLI, runCli } from '../support/cli.ts';
+import { runMain } from '../support/captured-io.ts';
+import { CLI } from '../support/cli.ts';
 import { freePort } from '../support/ports.ts';
 import { until } from '../support/until.ts';
 
@@ -49,7 +51,7 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...extra,
 });
 const cli = (args: readonly string[], extra: Record<string, string> = {}) =>
-  runCli(args, { cwd: dir, env: env(extra), timeoutMs: 90_000 });
+  runMain(args, { cwd: dir, env: env(extra) });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'offersync-seller-view-'));

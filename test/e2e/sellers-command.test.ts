@@ -1,11 +1,11 @@
 // `offersync sellers` as a person types it: what it refuses and why, what it only warns about (a replica on
 // another machine may see another disk), and the plain word a sqlite setup gets. `offersync sales` on a sqlite
-// state reads sold.jsonl. The PostgreSQL is embedded, on 127.0.0.1; the CLI runs as a child process.
+// state reads sold.jsonl. The PostgreSQL is embedded, on 127.0.0.1; the CLI runs through main in this process.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { runMain } from '../support/captured-io.ts';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 
 let server: TestPostgres;
@@ -26,18 +26,21 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Each test runs the CLI several times, a few seconds each on a busy machine. */
+/** Each test runs the CLI several times: generous, for a busy machine; a bound, not a timing. */
 const CLI_TESTS_MS = 120_000;
 
 const base = () => ({ PATH: process.env.PATH ?? '', OFFERSYNC_CONFIG: join(dir, 'offersync.yaml') });
 const pgCli = (args: readonly string[], env: Record<string, string> = {}) =>
-  runCli(['sellers', ...args], { cwd: dir, env: { ...base(), OFFERSYNC_STATE_URL: url, ...env } });
+  runMain(['sellers', ...args], { cwd: dir, env: { ...base(), OFFERSYNC_STATE_URL: url, ...env } });
 
 describe('offersync sellers', () => {
   it(
     'says plainly that it needs a PostgreSQL state, and what to set',
     async () => {
-      const r = await runCli(['sellers', 'list'], { cwd: dir, env: { ...base(), OFFERSYNC_STATE_DB: './s/state.db' } });
+      const r = await runMain(['sellers', 'list'], {
+        cwd: dir,
+        env: { ...base(), OFFERSYNC_STATE_DB: './s/state.db' },
+      });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(
         /kept in a PostgreSQL state db, and this configuration keeps its state in a sqlite file/,
@@ -125,7 +128,7 @@ describe('offersync sales with a sqlite state', () => {
         `${line('mid', '2026-11-10T10:00:00.000Z')}\n{torn\n${line('new', new Date().toISOString())}\n`,
       );
       const env = { ...base(), OFFERSYNC_STATE_DB: join(state, 'state.db') };
-      const since = await runCli(['sales', '--since', '2026-11-05', '--json'], { cwd: dir, env });
+      const since = await runMain(['sales', '--since', '2026-11-05', '--json'], { cwd: dir, env });
       expect(since.code).toBe(0);
       expect(
         since.stdout
@@ -133,14 +136,14 @@ describe('offersync sales with a sqlite state', () => {
           .split('\n')
           .map((l) => JSON.parse(l).external_id),
       ).toEqual(['mid', 'new']);
-      const day = await runCli(['sales', '--since', '1d', '--json'], { cwd: dir, env });
+      const day = await runMain(['sales', '--since', '1d', '--json'], { cwd: dir, env });
       expect(
         day.stdout
           .trim()
           .split('\n')
           .map((l) => JSON.parse(l).external_id),
       ).toEqual(['new']);
-      const bad = await runCli(['sales', '--since', 'yesterday'], { cwd: dir, env });
+      const bad = await runMain(['sales', '--since', 'yesterday'], { cwd: dir, env });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('--since expects a duration back from now (30m, 12h, 7d) or a date');
     },

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.ts';
+import { runMain } from '../support/captured-io.ts';
 import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
 
 const WORKBOOKS = fileURLToPath(new URL('../fixtures/catalogue/workbooks/', import.meta.url));
@@ -17,10 +17,9 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 const cli = (args: readonly string[]) =>
-  runCli(args, {
+  runMain(args, {
     cwd: h.dir,
     env: { PATH: process.env.PATH, OFFERSYNC_BASE_URL: h.sandbox.url, OFFERSYNC_API_KEY: TEST_KEY },
-    timeoutMs: 90_000,
   });
 
 describe('an .xlsx catalogue written by LibreOffice', { timeout: 120_000 }, () => {

@@ -2,6 +2,7 @@
 // so a test can look at this process too (Object.prototype, the sandbox it started) without a child process.
 import type { CliIO } from '../../src/cli/command.ts';
 import { main } from '../../src/cli/main.ts';
+import type { CliRun } from './cli.ts';
 
 export interface CapturedIo extends CliIO {
   /** All the command wrote to stdout so far. */
@@ -46,4 +47,16 @@ export async function mainCaptured(
   const io = capturedIo(opts);
   const code = await main([...argv], io);
   return { code, out: io.out(), err: io.err() };
+}
+
+/**
+ * `offersync ...args` through main in this process, in the shape runCli gives for a child process: for tests of
+ * what a command prints, writes and sends, where the process (its start, signals, exit) is not what is tested.
+ */
+export async function runMain(
+  args: readonly string[],
+  opts: { readonly cwd: string; readonly env: NodeJS.ProcessEnv },
+): Promise<CliRun> {
+  const r = await mainCaptured(args, opts);
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }

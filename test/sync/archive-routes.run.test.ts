@@ -9,7 +9,7 @@ import type { SandboxRepresentation } from '../../src/sandbox/sandbox-options.ts
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import { CAPABILITIES } from '../../src/capabilities/names.ts';
 import type { ReconcileResult } from '../../src/sync/reconciler.ts';
-import { runCli } from '../support/cli.ts';
+import { runMain } from '../support/captured-io.ts';
 import { overrideMethod } from '../support/client-override.ts';
 import { type Harness, requestsByRoute, TEST_KEY, harnessPerTest } from '../support/harness.ts';
 
@@ -266,7 +266,7 @@ describe('item and top-up archives one by one', () => {
     const h = await seeded({ statusArchivedRefused: true, deleteArchives: true });
     catalogue(h, 3);
     await h.reconcile();
-    const r = await runCli(['status'], {
+    const r = await runMain(['status'], {
       cwd: h.dir,
       env: {
         PATH: process.env.PATH,
