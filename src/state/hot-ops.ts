@@ -42,7 +42,29 @@ export interface OfferUpsertOp {
   readonly set: readonly (keyof OffersTable)[];
 }
 
-export type HotOp = JournalInsertOp | JournalSetOp | OfferGetOp | OfferUpsertOp;
+/** The upsert an offer-apply makes of the row stored (undefined: none yet). */
+export type ApplyRowOf = (stored: OfferRow | undefined) => Omit<OfferUpsertOp, 'op'>;
+
+/**
+ * A write's last step as one op: its journal row settled done (when `done` is set), the offer read and upserted
+ * from what was read, all in the batch's one commit: one batch where three would follow one another.
+ */
+export interface OfferApplyOp {
+  readonly op: 'offer-apply';
+  readonly kind: string;
+  readonly externalId: string;
+  readonly done: { readonly id: number; readonly at: number } | null;
+  /** Pure: it may run again, when a failed batch is retried op by op. */
+  readonly rowOf: ApplyRowOf;
+}
+
+/** What an offer-apply answers: the offer row upserted (undefined: not written), journal rows settled. */
+export interface OfferApplied {
+  readonly row: OfferRow | undefined;
+  readonly settled: number;
+}
+
+export type HotOp = JournalInsertOp | JournalSetOp | OfferGetOp | OfferUpsertOp | OfferApplyOp;
 
 /** An offers row as OFFER_COLUMNS reads it. */
 export type OfferRow = Readonly<Record<string, unknown>>;
@@ -52,7 +74,9 @@ export type HotAnswer<O extends HotOp> = O extends JournalInsertOp
   ? Selectable<JournalTable> | undefined
   : O extends JournalSetOp
     ? number
-    : OfferRow | undefined;
+    : O extends OfferApplyOp
+      ? OfferApplied
+      : OfferRow | undefined;
 
 /** Runs a batch of one seller's ops in their order, committed before it answers; one answer per op. */
 export interface HotStatements {

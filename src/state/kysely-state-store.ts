@@ -232,6 +232,33 @@ export class KyselyStateStore implements StateStore {
     return toOfferRecord(saved);
   }
 
+  async applyOffer(
+    kind: StateKind,
+    externalId: string,
+    patchOf: (stored: OfferRecord | undefined) => OfferRecordPatch,
+    done?: number,
+  ): Promise<OfferRecord> {
+    if (!this.#group) {
+      if (done !== undefined) await this.journalSet(done, 'done');
+      return this.upsertOffer(kind, externalId, patchOf(await this.getOffer(kind, externalId)));
+    }
+    const now = this.#now();
+    const applied = await this.#group.ask({
+      op: 'offer-apply',
+      kind,
+      externalId,
+      done: done === undefined ? null : { id: done, at: now },
+      rowOf: (stored) => {
+        const row = offerDefaults(kind, externalId, now);
+        const fields = applyOfferPatch(row, patchOf(stored && toOfferRecord(offerRow(stored))));
+        return { row, set: this.#rowsOf(fields) };
+      },
+    });
+    if (done !== undefined && applied.settled === 0) throw new Error(`state db: no journal entry ${done}`);
+    if (!applied.row) throw new Error(`state db: the offer ${kind} ${externalId} was not written`);
+    return toOfferRecord(offerRow(applied.row));
+  }
+
   /** Many rows per INSERT, in one transaction (a round trip each would make adopting 100k offers take minutes). */
   async upsertOffers(rows: readonly OfferUpsert[]): Promise<void> {
     if (rows.length === 0) return;

@@ -7,6 +7,8 @@ import type {
   HotStatements,
   JournalInsertOp,
   JournalSetOp,
+  OfferApplied,
+  OfferApplyOp,
   OfferGetOp,
   OfferUpsertOp,
   OfferRow,
@@ -54,6 +56,8 @@ function keyOf(o: HotOp): string {
       return `${o.fence?.holder ?? ''}\u0000${o.fence?.epoch ?? ''}`;
     case 'journal-set':
       return String(o.id);
+    case 'offer-apply':
+      return offerKey(o.kind, o.externalId);
     case 'offer-get':
     case 'offer-upsert':
       return offerKey(
@@ -178,6 +182,37 @@ export function postgresHotStatements(
     );
   }
 
+  /** Settles, reads, then upserts the run's offers: a statement each (one upsert per set of columns). */
+  async function applyOffers(client: pg.PoolClient, seller: string, ops: OfferApplyOp[]): Promise<OfferApplied[]> {
+    const settling: JournalSetOp[] = [];
+    for (const o of ops)
+      if (o.done) settling.push({ op: 'journal-set', id: o.done.id, state: 'done', error: undefined, at: o.done.at });
+    const settled = settling.length > 0 ? await setJournal(client, seller, settling) : [];
+    const stored = await getOffers(
+      client,
+      seller,
+      ops.map((o) => ({ op: 'offer-get', kind: o.kind, externalId: o.externalId })),
+    );
+    const shapes = new Map<string, { ops: OfferUpsertOp[]; at: number[] }>();
+    ops.forEach((o, i) => {
+      const upsert: OfferUpsertOp = { op: 'offer-upsert', ...o.rowOf(stored[i]) };
+      const shape = upsert.set.join(',');
+      const group = shapes.get(shape) ?? { ops: [], at: [] };
+      group.ops.push(upsert);
+      group.at.push(i);
+      shapes.set(shape, group);
+    });
+    const rows: (OfferRow | undefined)[] = new Array(ops.length);
+    for (const group of shapes.values()) {
+      const got = await upsertOffers(client, seller, group.ops);
+      group.at.forEach((pos, i) => {
+        rows[pos] = got[i];
+      });
+    }
+    let s = 0;
+    return ops.map((o, i) => ({ row: rows[i], settled: o.done ? (settled[s++] ?? 0) : 0 }));
+  }
+
   async function runOne(client: pg.PoolClient, seller: string, run: Run): Promise<unknown[]> {
     switch (run.op) {
       case 'journal-insert':
@@ -188,6 +223,8 @@ export function postgresHotStatements(
         return getOffers(client, seller, run.ops as OfferGetOp[]);
       case 'offer-upsert':
         return upsertOffers(client, seller, run.ops as OfferUpsertOp[]);
+      case 'offer-apply':
+        return applyOffers(client, seller, run.ops as OfferApplyOp[]);
     }
   }
 
@@ -196,7 +233,8 @@ export function postgresHotStatements(
       guard(async () => {
         const runs = runsOf(ops);
         const client = await pool.connect();
-        const inTransaction = runs.length > 1;
+        // An offer-apply is statements of its own: they commit together too.
+        const inTransaction = runs.length > 1 || runs[0]?.op === 'offer-apply';
         let broken = false;
         try {
           if (inTransaction) await client.query('BEGIN');

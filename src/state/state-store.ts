@@ -46,6 +46,16 @@ export interface StateStore {
   /** The offers as a run's planning reads them (offer-view.ts). */
   offerView(): Promise<OfferView>;
   upsertOffer(kind: StateKind, externalId: string, patch: OfferRecordPatch): Promise<OfferRecord>;
+  /**
+   * A write's last step: journal entry `done` (if given) settled done and the offer upserted with the patch made
+   * from its stored record (undefined: none), committed together.
+   */
+  applyOffer(
+    kind: StateKind,
+    externalId: string,
+    patchOf: (stored: OfferRecord | undefined) => OfferRecordPatch,
+    done?: number,
+  ): Promise<OfferRecord>;
   deleteOffer(kind: StateKind, externalId: string): Promise<void>;
   /** Many upserts in one transaction (adopting thousands of offers). */
   upsertOffers(rows: readonly { kind: StateKind; externalId: string; patch: OfferRecordPatch }[]): Promise<void>;

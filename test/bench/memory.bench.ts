@@ -38,6 +38,10 @@ interface RunFigures {
   readonly wallS: number;
   readonly peakRss: number;
   readonly peakHeap: number;
+  /** process.memoryUsage() at the highest RSS sampled. */
+  readonly atPeak: NodeJS.MemoryUsage;
+  /** Anonymous and file-backed resident pages as the process exits. */
+  readonly exit: { readonly rssAnon: number; readonly rssFile: number };
   readonly stderr: string;
 }
 
@@ -59,7 +63,7 @@ function runCli(work: string, stateUrl: string): Promise<RunFigures> {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('exit', (code) => {
-      const m = JSON.parse(readFileSync(out, 'utf8')) as { peakRss: number; peakHeap: number };
+      const m = JSON.parse(readFileSync(out, 'utf8')) as Omit<RunFigures, 'code' | 'wallS' | 'stderr'>;
       resolve({ code, wallS: (performance.now() - t0) / 1000, ...m, stderr });
     });
   });
@@ -106,6 +110,13 @@ for (const state of STATES)
         console.log(
           `  ${name}: exit ${r.code}, ${r.wallS.toFixed(1)} s; peak RSS ${mb(r.peakRss)} (goal < ${GOAL_MB} MB), ` +
             `peak V8 heap in use ${mb(r.peakHeap)}`,
+        );
+        const p = r.atPeak;
+        console.log(
+          `    at the highest RSS sampled (${mb(p.rss)}): V8 heap reserved ${mb(p.heapTotal)} (in use ` +
+            `${mb(p.heapUsed)}), external ${mb(p.external)} (array buffers ${mb(p.arrayBuffers)}), rest ` +
+            `${mb(p.rss - p.heapTotal - p.external)}; at exit anonymous ${mb(r.exit.rssAnon)}, ` +
+            `file-backed ${mb(r.exit.rssFile)}`,
         );
         if (r.code !== 0) {
           failed = true;

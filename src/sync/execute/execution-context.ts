@@ -42,9 +42,19 @@ export interface ExecutionContext {
     kind: OfferKind | 'image',
     keys: readonly string[],
     send: (entry: JournalEntry) => Promise<T>,
+    opts?: JournaledOptions,
   ): Promise<T>;
-  /** Records a successful write: the mapping, what was sent, and fields the server stores differently. */
-  applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): Promise<void>;
+  /**
+   * Records a successful write: the mapping, what was sent, and fields the server stores differently. `done`: the
+   * write's journal entry, settled done in the same commit (journaled with doneWithApplied).
+   */
+  applied(
+    d: DesiredOffer,
+    remote: RemoteOffer,
+    sent: OfferFields,
+    full: OfferFields,
+    done?: JournalEntry,
+  ): Promise<void>;
   /**
    * Notes a final refusal of this entry (a 4xx about the offer) for its backoff; returns what the report adds
    * ("; not sent again before ..."), or '' when the error was not such a refusal.
@@ -63,4 +73,13 @@ export interface ExecutionContext {
   /** Records an offer the marketplace marks sold, refunded or processing, and notes a new sale for sold.jsonl. */
   /** Returns the sale it noted when the status is new to offersync (a sale since the last run). */
   markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<SoldEntry | undefined>;
+}
+
+export interface JournaledOptions {
+  /**
+   * The entry is left "sent" once the write succeeded: the caller settles it with applied(..., entry), so the
+   * entry and the offer's record commit together. Until then a crash leaves it "sent", settled on the next start
+   * by reading the remote, as for an unknown outcome.
+   */
+  readonly doneWithApplied?: boolean;
 }

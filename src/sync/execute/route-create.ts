@@ -3,6 +3,7 @@
 // (docs/architecture.md, Journal). An offer found already there is adopted and patched to match.
 import type { DesiredOffer } from '../../catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../marketplace/marketplace-client.ts';
+import type { JournalEntry } from '../../state/records.ts';
 import { diffFields, liveFieldsOf } from '../fields/diff.ts';
 import { failure, isOutcomeUnknown, statusOf } from '../run-stopped.ts';
 import {
@@ -45,12 +46,21 @@ export async function runCreate(ctx: ExecutionContext, a: CreateAction): Promise
     let idempotencyKey: string | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        const created = await ctx.journaled('create', d.kind, [d.externalId], (entry) => {
-          idempotencyKey ??= `offersync-${entry.runId}-${entry.id}`;
-          return resource.create(body, { priority: PRIORITY.create, idempotencyKey });
-        });
+        let journal: JournalEntry | undefined;
+        const created = await ctx.journaled(
+          'create',
+          d.kind,
+          [d.externalId],
+          (entry) => {
+            journal = entry;
+            idempotencyKey ??= `offersync-${entry.runId}-${entry.id}`;
+            return resource.create(body, { priority: PRIORITY.create, idempotencyKey });
+          },
+          { doneWithApplied: true },
+        );
         ctx.event(sentWrite(d.kind, d.externalId, 'created', route, told, TAKEN, a.reason));
-        await ctx.applied(d, created, fields, fields);
+        // The entry settles done in the commit that records the offer.
+        await ctx.applied(d, created, fields, fields, journal);
         return ctx.report({ kind: d.kind, externalId: d.externalId, outcome: 'created', file });
       } catch (err) {
         const answer = answerOf(err, credentialValues(d));

@@ -2,13 +2,13 @@
 import type { DesiredOffer, OfferKind } from '../../catalogue/desired-offer.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { MarketplaceClient, RemoteOffer } from '../../marketplace/marketplace-client.ts';
-import type { JournalEntry, JournalOp, OfferEventInput } from '../../state/records.ts';
-import type { StateStore } from '../../state/state-store.ts';
+import type { JournalEntry, JournalOp, OfferEventInput, OfferRecord } from '../../state/records.ts';
+import type { OfferRecordPatch, StateStore } from '../../state/state-store.ts';
 import { CapabilityGate } from '../../capabilities/gate.ts';
 import { reprobingMemory } from '../../capabilities/reprobe.ts';
 import { isOutcomeUnknown, RunStoppedError } from '../run-stopped.ts';
 import { errorMessage } from '../../log/scrubber.ts';
-import type { ExecutionContext } from './execution-context.ts';
+import type { ExecutionContext, JournaledOptions } from './execution-context.ts';
 import { lossyFields } from '../fields/lossy.ts';
 import { type ClockSamples, stampOfWrite } from '../plan/marketplace-clocks.ts';
 import { type EventDraft, seen } from './offer-events.ts';
@@ -165,6 +165,7 @@ export class RunContext implements ExecutionContext {
     kind: OfferKind | 'image',
     keys: readonly string[],
     send: (entry: JournalEntry) => Promise<T>,
+    opts: JournaledOptions = {},
   ): Promise<T> {
     if (this.deps.signal?.aborted) throw new RunStoppedError(this.deps.signal.reason);
     if (this.#halt.signal.aborted) throw new RunStoppedError(this.#halt.signal.reason);
@@ -178,7 +179,7 @@ export class RunContext implements ExecutionContext {
       if (!isOutcomeUnknown(err)) await this.store.journalSet(entry.id, 'failed', errorMessage(err));
       throw err;
     }
-    await this.store.journalSet(entry.id, 'done');
+    if (!opts.doneWithApplied) await this.store.journalSet(entry.id, 'done');
     return out;
   }
 
@@ -186,45 +187,30 @@ export class RunContext implements ExecutionContext {
     return this.deps.backoffs?.refused(d, err) ?? '';
   }
 
-  async applied(d: DesiredOffer, remote: RemoteOffer, sent: OfferFields, full: OfferFields): Promise<void> {
+  async applied(
+    d: DesiredOffer,
+    remote: RemoteOffer,
+    sent: OfferFields,
+    full: OfferFields,
+    done?: JournalEntry,
+  ): Promise<void> {
     this.deps.backoffs?.succeeded(d.kind, d.externalId);
-    const prev = await this.store.getOffer(d.kind, d.externalId);
-    const same = prev !== undefined && prev.remoteId === remote.id;
-    const base = same ? prev.lastApplied : null;
+    // The stored record the patch was made from (the last, should the batch have been retried).
+    let read: OfferRecord | undefined;
+    await this.store.applyOffer(
+      d.kind,
+      d.externalId,
+      (prev) => {
+        read = prev;
+        return appliedPatch(d, remote, sent, full, prev);
+      },
+      done?.id,
+    );
+    const prev = read;
     // Only a write that sent something stamped the offer now; an adoption's stamp is as old as the offer.
-    const stamp = Object.keys(sent).length > 0 ? stampOfWrite(!same, remote, prev?.remoteUpdatedAt) : undefined;
+    if (Object.keys(sent).length === 0) return;
+    const stamp = stampOfWrite(!(prev !== undefined && prev.remoteId === remote.id), remote, prev?.remoteUpdatedAt);
     if (stamp) this.deps.clocks?.note(stamp.clock, stamp.stampMs, this.deps.now?.() ?? Date.now());
-    // The count of units sold the stock is sent against: units sold after it explain a lower stock later.
-    const soldNow = remote.soldCount ?? (same ? prev.soldCount : null) ?? (same ? null : 0);
-    const sold =
-      d.kind === 'account'
-        ? {}
-        : !same
-          ? { soldCount: soldNow, soldCountAtSend: soldNow }
-          : 'stock' in sent
-            ? { soldCountAtSend: soldNow }
-            : {};
-    const lastApplied: Record<string, unknown> = {};
-    for (const [f, v] of Object.entries(full)) {
-      if (f in sent) lastApplied[f] = sent[f as keyof OfferFields];
-      else if (base && f in base) lastApplied[f] = base[f];
-      else lastApplied[f] = v; // not sent and never applied: it matched the live value
-    }
-    await this.store.upsertOffer(d.kind, d.externalId, {
-      remoteId: remote.id,
-      lastApplied,
-      credentialsHmac: d.kind === 'account' ? (d.credentialsHmac ?? null) : null,
-      loginFingerprint: d.kind === 'account' ? (d.loginFingerprint ?? null) : null,
-      imageHashes: d.kind === 'account' ? d.images.map((i) => i.sha256) : [],
-      contentHash: d.hash,
-      remoteStatus: remote.status ?? sent.status ?? null,
-      remoteUpdatedAt: remote.updatedAt ?? null,
-      managed: true,
-      sourceFile: d.source.file,
-      lossyFields: lossyFields(sent, remote, same ? prev.lossyFields : []),
-      title: offerTitle(full),
-      ...sold,
-    });
   }
 
   async markLocked(kind: OfferKind, externalId: string, remote: RemoteOffer): Promise<SoldEntry | undefined> {
@@ -240,4 +226,47 @@ export class RunContext implements ExecutionContext {
     await this.store.upsertOffer(kind, externalId, { remoteId: remote.id, remoteStatus: remote.status ?? null });
     return sale;
   }
+}
+
+/** The offer's record once `sent` was applied (`remote` answered), made from the one stored before. */
+function appliedPatch(
+  d: DesiredOffer,
+  remote: RemoteOffer,
+  sent: OfferFields,
+  full: OfferFields,
+  prev: OfferRecord | undefined,
+): OfferRecordPatch {
+  const same = prev !== undefined && prev.remoteId === remote.id;
+  const base = same ? prev.lastApplied : null;
+  // The count of units sold the stock is sent against: units sold after it explain a lower stock later.
+  const soldNow = remote.soldCount ?? (same ? prev.soldCount : null) ?? (same ? null : 0);
+  const sold =
+    d.kind === 'account'
+      ? {}
+      : !same
+        ? { soldCount: soldNow, soldCountAtSend: soldNow }
+        : 'stock' in sent
+          ? { soldCountAtSend: soldNow }
+          : {};
+  const lastApplied: Record<string, unknown> = {};
+  for (const [f, v] of Object.entries(full)) {
+    if (f in sent) lastApplied[f] = sent[f as keyof OfferFields];
+    else if (base && f in base) lastApplied[f] = base[f];
+    else lastApplied[f] = v; // not sent and never applied: it matched the live value
+  }
+  return {
+    remoteId: remote.id,
+    lastApplied,
+    credentialsHmac: d.kind === 'account' ? (d.credentialsHmac ?? null) : null,
+    loginFingerprint: d.kind === 'account' ? (d.loginFingerprint ?? null) : null,
+    imageHashes: d.kind === 'account' ? d.images.map((i) => i.sha256) : [],
+    contentHash: d.hash,
+    remoteStatus: remote.status ?? sent.status ?? null,
+    remoteUpdatedAt: remote.updatedAt ?? null,
+    managed: true,
+    sourceFile: d.source.file,
+    lossyFields: lossyFields(sent, remote, same ? prev.lossyFields : []),
+    title: offerTitle(full),
+    ...sold,
+  };
 }
