@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAX = 120;
+const INLINE_SNAPSHOT_LINE = /^\s+"[A-Za-z_]+": ".*",?$/;
 
 /** The .ts files git tracks under src/ and test/. */
 function trackedSources(): string[] {
@@ -25,7 +26,8 @@ describe('line width', () => {
         .forEach((line, i) => {
           // Characters as a person counts them: an emoji is one, not two UTF-16 units.
           const width = [...line.replace(/\r$/, '')].length;
-          if (width > MAX) long.push(`${file}:${i + 1} (${width})`);
+          // An inline snapshot's line ("key": "value") is vitest's to write; a message it pins may be long.
+          if (width > MAX && !INLINE_SNAPSHOT_LINE.test(line)) long.push(`${file}:${i + 1} (${width})`);
         });
     }
     expect(long, `lines longer than ${MAX} characters (file:line (length))`).toEqual([]);

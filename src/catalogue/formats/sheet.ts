@@ -380,7 +380,8 @@ function readHeader(values: readonly Cell[], line: number, ctx: HeaderContext): 
       refused.add(c);
       problems.push({
         severity: 'error',
-        message: `column '${written}': ${forbiddenKeyMessage(bad.trim())}; until then nothing from this file is archived`,
+        message:
+          `column '${written}': ${forbiddenKeyMessage(bad.trim())}; ` + 'until then nothing from this file is archived',
         ...place(c, line),
         field: written,
       });
