@@ -40,6 +40,8 @@ interface RunFigures {
   readonly peakHeap: number;
   /** process.memoryUsage() at the highest RSS sampled. */
   readonly atPeak: NodeJS.MemoryUsage;
+  /** The peak RSS when reached between two samples (seconds into the run): a synchronous stretch. */
+  readonly unseenPeak: { readonly atS: number; readonly peakRss: number } | null;
   /** Anonymous and file-backed resident pages as the process exits. */
   readonly exit: { readonly rssAnon: number; readonly rssFile: number };
   readonly stderr: string;
@@ -118,6 +120,11 @@ for (const state of STATES)
             `${mb(p.rss - p.heapTotal - p.external)}; at exit anonymous ${mb(r.exit.rssAnon)}, ` +
             `file-backed ${mb(r.exit.rssFile)}`,
         );
+        if (r.unseenPeak)
+          console.log(
+            `    RSS rose to ${mb(r.unseenPeak.peakRss)} between two samples, ${r.unseenPeak.atS.toFixed(1)} s ` +
+              'into the run (the event loop was held)',
+          );
         if (r.code !== 0) {
           failed = true;
           console.log(r.stderr.slice(-3000));
