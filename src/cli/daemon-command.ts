@@ -1,6 +1,6 @@
 // offersync daemon: the long-running container mode.
 import { stateConnection } from '../config/state-connection.ts';
-import { stateLocation } from '../state/state-db-fault.ts';
+import { stateDbShownAs } from '../state/state-db-fault.ts';
 import { oneLine } from '../log/terminal-text.ts';
 import { EXIT, type CliIO, type Command } from './command.ts';
 import { flagCommand } from './flag-command.ts';
@@ -105,7 +105,7 @@ export const command: Command = flagCommand({
       metricsScope,
       clearQueue: () => services.queue.close(),
       leaseTtlMs: config.state.leaseTtlMs,
-      stateLocation: stateLocation(config.state),
+      stateDbShownAs: stateDbShownAs(config.state),
       notifier: services.notifier,
       status: {
         board: new StatusBoard(services.store, services.sales, statusSeller(config)),
@@ -193,7 +193,7 @@ async function runReplica(config: Config, io: CliIO): Promise<number> {
         queueStats: () => services.queue.stats(),
         clearQueue: () => services.queue.close(),
         leaseTtlMs: sc.state.leaseTtlMs,
-        stateLocation: stateLocation(sc.state),
+        stateDbShownAs: stateDbShownAs(sc.state),
         leaseClaim: claim,
         notifier: services.notifier,
         // Its page under the replica's fleet page (/sellers/ID).

@@ -4,7 +4,7 @@ import { loadConfig, type ConfigSources } from '../config/load-config.ts';
 import type { Config } from '../config/config.ts';
 import { MarketplaceUnreadableError, reconcile, type ReconcileResult } from '../sync/reconciler.ts';
 import { LeaseHeldError } from '../state/writer-lease.ts';
-import { type StateDbFault, stateDbFault, stateDbParagraph, stateLocation } from '../state/state-db-fault.ts';
+import { type StateDbFault, stateDbFault, stateDbParagraph, stateDbShownAs } from '../state/state-db-fault.ts';
 import { WrongOfferError } from '../sync/execute/wrong-offer-error.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
 import { oneLine } from '../log/terminal-text.ts';
@@ -338,7 +338,7 @@ async function exitOfFailedRun(
     return EXIT.failed;
   }
   if (stateFault) {
-    const paragraph = stateDbParagraph(stateLocation(config.state), stateFault, err, {
+    const paragraph = stateDbParagraph(stateDbShownAs(config.state), stateFault, err, {
       phase: 'run',
       requests: services.queue.stats().requests,
     });

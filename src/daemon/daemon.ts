@@ -92,7 +92,7 @@ export interface DaemonOptions {
   /** How often to look for a request to sync now. Default 1 s. */
   readonly syncRequestPollMs?: number;
   /** The state db's file, or its URL without the password, as a failing db's advice names it. */
-  readonly stateLocation?: string;
+  readonly stateDbShownAs?: string;
   /**
    * Plans a catalogue change at once while a run writes, ahead of its backlog (default true). false: the change
    * waits for the run to end, folded into the next one.
@@ -503,7 +503,7 @@ export class Daemon {
       const fault = stateDbFault(err);
       if (fault) {
         // A full disk or a damaged file needs a person: the log says what to do, not only the driver's words.
-        const where = this.opts.stateLocation ?? 'the state db';
+        const where = this.opts.stateDbShownAs ?? 'the state db';
         this.lastError = stateDbParagraph(where, fault, err, { phase: 'run' });
       }
       log.error({ trigger, err: this.lastError }, 'reconcile failed: retried at the next trigger');

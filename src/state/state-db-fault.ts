@@ -42,7 +42,7 @@ export function stateDbFault(err: unknown): StateDbFault | undefined {
 }
 
 /** Where the state db is, as a person may read it: the file, or the URL without its password. */
-export function stateLocation(state: { readonly url: string; readonly path: string }): string {
+export function stateDbShownAs(state: { readonly url: string; readonly path: string }): string {
   return state.url ? redactUrl(state.url) : state.path;
 }
 
