@@ -4,8 +4,9 @@
 // divided by the creates the sandbox counted: fair under load, unlike wall time. Goals: under 0.5 ms a write on
 // sqlite, under 1 ms on PostgreSQL; exits non-zero above them or when a run does not converge.
 //   npm run bench write-cost     BENCH_WRITES=N, BENCH_STATE=sqlite or postgres for one, BENCH_DELAY_MS=1 (each way)
-//   node --cpu-prof --import tsx test/bench/write-cost.bench.ts    (a profile of the same run)
+//   BENCH_PROFILE=/tmp/wc npm run bench write-cost   (a CPU profile of the measured part: /tmp/wc-sqlite.cpuprofile)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openServices } from '../../src/cli/services.ts';
@@ -64,6 +65,10 @@ for (const state of STATES) {
     });
     const config = { ...base, apiKey: KEY, state: { ...base.state, url } };
     const before = await creates(sandbox.url);
+    const profiler = process.env.BENCH_PROFILE ? new Session() : undefined;
+    profiler?.connect();
+    await profiler?.post('Profiler.enable');
+    await profiler?.post('Profiler.start');
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const services = await openServices(config, { logger: silentLogger });
@@ -72,6 +77,11 @@ for (const state of STATES) {
     const firstFailure = report.outcomes.find((o) => o.outcome !== 'created');
     await services.close();
     const cpu = process.cpuUsage(cpu0);
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(`${process.env.BENCH_PROFILE}-${state}.cpuprofile`, JSON.stringify(profile));
+      profiler.disconnect();
+    }
     const wall = (performance.now() - t0) / 1000;
     const writes = (await creates(sandbox.url)) - before;
     const perWrite = (cpu.user + cpu.system) / 1000 / Math.max(1, writes);
