@@ -2,6 +2,7 @@
 // The offersync command. Installed from the package it runs the compiled CLI in dist/; in a clone after
 // `npm install` (no dist/), it runs the TypeScript sources through tsx, so `npx offersync ...` works there too.
 import { existsSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
 
 // better-sqlite3 13 (the state db) loads on Node 22 or newer only; older ones would crash on the first state read.
 const major = Number(process.versions.node.split('.')[0]);
@@ -17,6 +18,9 @@ if (major < 22) {
 const compiled = new URL('../dist/cli/entry.js', import.meta.url);
 const sources = new URL('../src/cli/entry.ts', import.meta.url);
 if (existsSync(compiled)) {
+  // V8's code for the CLI's modules, kept between starts (in the temp folder, or NODE_COMPILE_CACHE): a start
+  // then loads it instead of compiling about 400 files again. Where the folder cannot be written, nothing changes.
+  enableCompileCache();
   await import(compiled.href);
 } else if (existsSync(sources)) {
   let tsx;
