@@ -26,13 +26,19 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Tests start real sandboxes on loopback; two workers suit the 2-core machines.
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Once a run: the CLI the tests start as child processes, compiled (about 6 s) instead of by tsx in every
+    // child; and one PostgreSQL server, on which each file that needs one takes a database.
+    globalSetup: ['./test/support/built-cli.ts', './test/support/shared-postgres.ts'],
     pool: 'forks',
     maxWorkers: 2,
     // The projects share the two workers. vitest queues the files of 'e2e' first (projects by name), the longest
     // first: the slow files start at once, and the many short ones fill the workers around them.
     projects: [
       { extends: true, test: { name: 'e2e', include: E2E, exclude: NEVER } },
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...NEVER, ...E2E, ...SHARED] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...NEVER, ...E2E, ...SHARED], isolate: false },
+      },
       { extends: true, test: { name: 'unit-shared', include: SHARED, exclude: NEVER, isolate: false } },
     ],
   },

@@ -22,7 +22,7 @@ function run(args: string[], env: Record<string, string> = {}): Promise<CliRun> 
 
 /**
  * The same command through main in this process, for the variants of a case whose exit code the binary already
- * showed in a child process: a tsx start costs 1 to 2 s.
+ * showed in a child process: a process start costs about a second of CPU.
  */
 function runIn(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return runMain(args, { cwd: dir, env: cliEnv({ dir, baseUrl, apiKey: KEY, logLevel: 'debug' }, env) });
@@ -44,7 +44,7 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// Each test starts several CLI processes through tsx: on a busy host that alone can take 30 s.
+// Each test starts several CLI processes: on a busy host that alone can take 30 s.
 describe('offersync CLI against the sandbox process', { timeout: 120_000 }, () => {
   it('prints its commands and version', async () => {
     const help = await run(['--help']);

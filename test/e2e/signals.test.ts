@@ -63,7 +63,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// Each test starts CLI processes through tsx: slow when the host is busy.
+// Each test starts CLI processes: slow when the host is busy.
 describe('stop signals', { timeout: 120_000 }, () => {
   it('SIGTERM mid-run: no further write, exit 1, journal settled; the next run converges, no duplicate', async () => {
     const run = reconcile();

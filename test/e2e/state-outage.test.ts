@@ -74,7 +74,7 @@ const listedIds = () => sandbox.dump().items.map((o) => String(o.external_id));
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apiKeys: [KEY] });
-  server = await startPostgres();
+  server = await startPostgres({ own: true });
   dir = mkdtempSync(join(tmpdir(), 'offersync-outage-'));
 }, 60_000);
 

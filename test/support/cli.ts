@@ -1,15 +1,18 @@
-// The CLI as tests and benches start it: the TypeScript sources through tsx, so `npm test` needs no build.
-// The compiled bin (bin/offersync.js -> dist) is checked by .ci/pack-check on a packed and installed tarball.
+// The CLI as tests and benches start it. Under vitest, the package built once from the sources
+// (test/support/built-cli.ts: bin/offersync.js and dist/, as installed); elsewhere (benches, the soak), the
+// TypeScript sources through tsx, so nothing needs a build.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILT_CLI_ENV } from './built-cli.ts';
 
-export const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/entry.ts', import.meta.url));
+const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/entry.ts', import.meta.url));
 /** tsx's loader by path: `--import tsx` would resolve from the child's working directory. */
 const TSX_LOADER = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+const BUILT = process.env[BUILT_CLI_ENV];
 
 /** node arguments before the command: spawn(process.execPath, [...CLI, 'reconcile', ...]). */
-export const CLI: readonly string[] = ['--import', TSX_LOADER, CLI_ENTRY];
+export const CLI: readonly string[] = BUILT ? [BUILT] : ['--import', TSX_LOADER, CLI_ENTRY];
 
 export interface CliRun {
   readonly code: number | null;

