@@ -4,7 +4,18 @@
 // stand for any number, as timings; a run id for any run id). `/tmp/` paths and port 18080 are moved to this
 // test's own folders and a free port, so two runs never meet; nothing else of a command is changed.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +77,7 @@ beforeAll(async () => {
   symlinkSync(join(ROOT, 'src'), join(clone, 'src'));
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
   port = await freePort();
+  npxOfTheClone();
 });
 
 afterAll(() => {
@@ -78,8 +90,30 @@ function localised(command: string): string {
   return command.replaceAll('/tmp/', `${scratch}/`).replaceAll('18080', String(port));
 }
 
-const env = () => ({
-  PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+/**
+ * `npx offersync` in the clone runs the clone's own bin, as npx does for the package it is run in, without npm's
+ * own start (a second of CPU a command); the first test runs the real npx. Any other npx is npm's.
+ */
+function npxOfTheClone(): string {
+  const dir = join(scratch, 'npx-of-the-clone');
+  mkdirSync(dir);
+  const script = join(dir, 'npx');
+  // Any other npx: npm's, found on PATH after this folder (the first entry).
+  writeFileSync(
+    script,
+    `#!/bin/sh\nif [ "$1" = offersync ]; then shift; exec node ${join(clone, 'bin', 'offersync.js')} "$@"; fi\n` +
+      `PATH="\${PATH#*:}" exec npx "$@"\n`,
+  );
+  chmodSync(script, 0o755);
+  return dir;
+}
+
+const env = (npx: 'real' | 'of the clone' = 'of the clone') => ({
+  PATH: [
+    ...(npx === 'real' ? [] : [join(scratch, 'npx-of-the-clone')]),
+    join(ROOT, 'node_modules', '.bin'),
+    process.env.PATH ?? '',
+  ].join(':'),
   HOME: scratch,
   OFFERSYNC_LOG_LEVEL: 'warn',
   npm_config_update_notifier: 'false',
@@ -113,7 +147,7 @@ describe("the docs' commands, as written", () => {
   });
 
   it('`npx offersync` runs in a clone after npm install (no build): the sources, on the Node of node_modules', () => {
-    const r = spawnSync('npx', ['offersync', '--version'], { cwd: clone, env: env(), encoding: 'utf8' });
+    const r = spawnSync('npx', ['offersync', '--version'], { cwd: clone, env: env('real'), encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^offersync \d+\.\d+\.\d+/);
   });
