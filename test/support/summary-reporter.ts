@@ -1,7 +1,7 @@
 // Prints one plain closing line (`vitest: N passed, M failed`) that CI reads, after vitest's own report.
 import type { Reporter, TestModule } from 'vitest/node';
 import { leftAfter, runRoot } from './left-processes.ts';
-import { sharedPostgresDataDir } from './postgres.ts';
+import { isSharedPostgres } from './shared-postgres.ts';
 
 /** How long processes stopping at the run's end get before they count as left behind. */
 const LEFT_GRACE_MS = 5_000;
@@ -29,10 +29,7 @@ export default class SummaryReporter implements Reporter {
     failed += unhandledErrors.length;
     // A process a test started and never stopped fails the run: it would hold a port and a folder after it.
     // The run's shared PostgreSQL stops in the global teardown, after this.
-    const shared = sharedPostgresDataDir();
-    const left = this.#root
-      ? await leftAfter(this.#root, LEFT_GRACE_MS, (p) => shared !== undefined && p.command.includes(shared))
-      : [];
+    const left = this.#root ? await leftAfter(this.#root, LEFT_GRACE_MS, (p) => isSharedPostgres(p.command)) : [];
     if (left.length > 0) {
       process.stdout.write(`\n${left.length} process(es) left running after the tests (now stopped):\n`);
       for (const p of left) {
