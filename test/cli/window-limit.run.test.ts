@@ -1,7 +1,7 @@
 // The marketplace's real limiter (its site's fixed window per client address, a ban after it, no rate headers)
 // against the real client, queue and state db, on a scaled sandbox window: 80 requests per 2 s, a 3 s ban. Each
 // `process` is a fresh set of window budgets, as a new offersync process has; sellers of one process share one.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { openServices, type Services } from '../../src/cli/services.ts';
 import { windowScope } from '../../src/cli/window-scope.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -13,7 +13,7 @@ import { WindowBudgets } from '../../src/queue/window-budgets.ts';
 import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import { reconcile } from '../../src/sync/reconciler.ts';
-import { type Harness, harnessPerTest, TEST_KEY } from '../support/harness.ts';
+import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
 import { captureLog } from '../support/log-capture.ts';
 
 const WINDOW = { requests: 80, seconds: 2, banSeconds: 3 };
@@ -23,7 +23,12 @@ const sandboxWith = (extra: Partial<SandboxOptions> = {}): SandboxOptions => ({
 });
 const rateLimit = { ratePerSec: 500, burst: 50, maxAttempts: 8, learnWindowSeconds: 2 };
 
-const harness = harnessPerTest();
+/** A harness closed when the test `t` ends: the tests run at once, each on its own sandbox and window. */
+async function harness(t: TestContext, opts: Parameters<typeof createHarness>[0]): Promise<Harness> {
+  const h = await createHarness(opts);
+  t.onTestFinished(() => h.close());
+  return h;
+}
 
 function accounts(n: number, price: number): string {
   return JSON.stringify(
@@ -84,9 +89,10 @@ async function teach(config: Config, budgets: WindowBudgets, stopAtBan = false):
   expect(learnt).toBe(true);
 }
 
-describe('the marketplace window, learnt from its first 429', () => {
-  it('learns the window from the requests before it, then 150 creates and 150 updates meet no other 429', async () => {
-    const h = await harness({ sandbox: sandboxWith(), config: { rateLimit } });
+// Each test waits on its sandbox's window and ban, most of it idle: they run at once.
+describe.concurrent('the marketplace window, learnt from its first 429', () => {
+  it('learns the window from the requests before it, then 150 creates and 150 updates meet no other 429', async (t) => {
+    const h = await harness(t, { sandbox: sandboxWith(), config: { rateLimit } });
     const process = new WindowBudgets();
     await teach(h.config, process);
     const taught = h.sandbox.counters().rateLimited;
@@ -105,8 +111,8 @@ describe('the marketplace window, learnt from its first 429', () => {
     expect(h.sandbox.counters().rateLimited).toBe(taught);
   });
 
-  it('a process started during the ban waits it out, and says why', async () => {
-    const h = await harness({
+  it('a process started during the ban waits it out, and says why', async (t) => {
+    const h = await harness(t, {
       sandbox: sandboxWith({ rateLimit: { window: { ...WINDOW, banSeconds: 5 }, headers: 'none' } }),
       config: { rateLimit },
     });
@@ -130,8 +136,8 @@ describe('the marketplace window, learnt from its first 429', () => {
     ).toHaveLength(1);
   });
 
-  it('a second process on the same state db, started right after the first, sends no 429 at all', async () => {
-    const h = await harness({ sandbox: sandboxWith(), config: { rateLimit } });
+  it('a second process on the same state db, started right after the first, sends no 429 at all', async (t) => {
+    const h = await harness(t, { sandbox: sandboxWith(), config: { rateLimit } });
     await teach(h.config, new WindowBudgets()); // ends having spent a window after the ban
     const taught = h.sandbox.counters().rateLimited;
     h.write('accounts/a.json', accounts(150, 900));
@@ -140,13 +146,13 @@ describe('the marketplace window, learnt from its first 429', () => {
     expect(h.sandbox.counters().rateLimited).toBe(taught);
   });
 
-  it('two sellers on one address share one window', async () => {
+  it('two sellers on one address share one window', async (t) => {
     const keyB = 'test-key-seller-b-0123';
-    const a = await harness({
+    const a = await harness(t, {
       sandbox: sandboxWith({ sellerPerKey: true, apiKeys: [TEST_KEY, keyB] }),
       config: { rateLimit },
     });
-    const b = await harness({ config: { rateLimit } }); // for its catalogue and state db: it reaches a's sandbox
+    const b = await harness(t, { config: { rateLimit } }); // for its catalogue and state db: it reaches a's sandbox
     const bConfig = { ...b.config, baseUrl: a.sandbox.url, apiKey: keyB };
     const process = new WindowBudgets();
     await teach(a.config, process);
@@ -159,9 +165,9 @@ describe('the marketplace window, learnt from its first 429', () => {
     expect(a.sandbox.counters().rateLimited).toBe(taught);
   });
 
-  it('a window set by hand holds from the first request: not even one 429', async () => {
+  it('a window set by hand holds from the first request: not even one 429', async (t) => {
     const byHand = { ...rateLimit, window: { requests: 80, seconds: 2 } };
-    const h = await harness({ sandbox: sandboxWith(), config: { rateLimit: byHand } });
+    const h = await harness(t, { sandbox: sandboxWith(), config: { rateLimit: byHand } });
     h.write('accounts/a.json', accounts(100, 900));
     const r = await run(h.config, new WindowBudgets());
     expect(r.report.counts.account?.created).toBe(100);
@@ -170,8 +176,8 @@ describe('the marketplace window, learnt from its first 429', () => {
     expect(() => loadConfig(bad)).toThrow(/rateLimit\.window\.requests/);
   });
 
-  it('never sends an empty or a library User-Agent', async () => {
-    const h = await harness({
+  it('never sends an empty or a library User-Agent', async (t) => {
+    const h = await harness(t, {
       sandbox: { rateLimit: { window: { requests: 1000, seconds: 60, banSeconds: 300 }, userAgentRules: true } },
       config: { rateLimit },
     });

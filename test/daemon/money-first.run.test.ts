@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { watchCatalogue } from '../../src/catalogue/watcher.ts';
 import { openServices } from '../../src/cli/services.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
@@ -22,11 +22,6 @@ const KEY = 'money-first-key';
 const RATE = 20;
 const BACKLOG = 60;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
 /** The API document's marketplace, and one with the real server's switches on (its bulk routes and answers). */
 const SERVERS: readonly [string, SandboxOptions][] = [
   ['the document', {}],
@@ -42,7 +37,7 @@ const SERVERS: readonly [string, SandboxOptions][] = [
   ],
 ];
 
-async function setUp(planChangesAtOnce: boolean, server: SandboxOptions = {}) {
+async function setUp(t: TestContext, planChangesAtOnce: boolean, server: SandboxOptions = {}) {
   const sandbox = await startSandbox({ ...server, apiKeys: [KEY], rateLimit: { ratePerSec: RATE, burst: RATE } });
   const work = mkdtempSync(join(tmpdir(), 'offersync-money-first-'));
   const cat = join(work, 'catalogue');
@@ -79,7 +74,7 @@ async function setUp(planChangesAtOnce: boolean, server: SandboxOptions = {}) {
       queue: () => services.queue.stats(),
     },
   });
-  cleanups.push(async () => {
+  t.onTestFinished(async () => {
     await daemon.stop();
     await services.close();
     await sandbox.close();
@@ -115,29 +110,31 @@ async function changeDuringBacklog(t: Awaited<ReturnType<typeof setUp>>) {
   );
 }
 
-describe.each(SERVERS)('daemon: money first, against %s', (_name, server) => {
-  it('a price change and a removal saved during a backlog of creates go before it ends, once each', async () => {
-    const t = await setUp(true, server);
-    const { created, before, page } = await changeDuringBacklog(t);
-    expect(created).toBeLessThan(BACKLOG);
-    // The status page, mid-run: the writes the run has left and their time at the queue's rate.
-    expect(page).toMatch(/A run is going on now: [\d,]+ writes? left, about \d+ (s|min)/);
-    await t.daemon.idle();
-    expect(t.backlogDone()).toBe(BACKLOG);
-    // Each offer written once: one PATCH for the price, one for the archive, one create per new item, and the run
-    // folded after the working one finds nothing left to do for them.
-    const routes = requestsByRoute(t.sandbox);
-    expect(routes['PATCH /api/v1/items/{identifier}']).toBe(2);
-    expect(routes['POST /api/v1/items']).toBeLessThanOrEqual(BACKLOG - before + 1);
-    const externalIds = t.sandbox.dump().items.map((i) => i.external_id);
-    expect(new Set(externalIds).size).toBe(externalIds.length);
-    expect(t.item('steady')).toMatchObject({ price: 300, status: 'listed' });
-  });
-});
+// Each test waits on its own sandbox's rate limit, most of it idle: they run at once.
+describe.concurrent('daemon: money first', () => {
+  it.for(SERVERS)(
+    'against %s: a price change and a removal saved during a backlog of creates go before it ends, once each',
+    async ([, server], ctx) => {
+      const t = await setUp(ctx, true, server);
+      const { created, before, page } = await changeDuringBacklog(t);
+      expect(created).toBeLessThan(BACKLOG);
+      // The status page, mid-run: the writes the run has left and their time at the queue's rate.
+      expect(page).toMatch(/A run is going on now: [\d,]+ writes? left, about \d+ (s|min)/);
+      await t.daemon.idle();
+      expect(t.backlogDone()).toBe(BACKLOG);
+      // Each offer written once: one PATCH for the price, one for the archive, one create per new item, and the run
+      // folded after the working one finds nothing left to do for them.
+      const routes = requestsByRoute(t.sandbox);
+      expect(routes['PATCH /api/v1/items/{identifier}']).toBe(2);
+      expect(routes['POST /api/v1/items']).toBeLessThanOrEqual(BACKLOG - before + 1);
+      const externalIds = t.sandbox.dump().items.map((i) => i.external_id);
+      expect(new Set(externalIds).size).toBe(externalIds.length);
+      expect(t.item('steady')).toMatchObject({ price: 300, status: 'listed' });
+    },
+  );
 
-describe('daemon: money first', () => {
-  it('an offer the backlog queued, changed: the newest plan writes it last, one create, no copy', async () => {
-    const t = await setUp(true);
+  it('an offer the backlog queued, changed: the newest plan writes it last, one create, no copy', async (ctx) => {
+    const t = await setUp(ctx, true);
     const last = BACKLOG - 1;
     const backlog = (lastPrice: number) =>
       Array.from({ length: BACKLOG }, (_, i) => ({
@@ -159,8 +156,8 @@ describe('daemon: money first', () => {
     expect(t.backlogDone()).toBe(BACKLOG);
   });
 
-  it('folded into the next run (planChangesAtOnce false), the same changes wait for the whole backlog', async () => {
-    const t = await setUp(false);
+  it('folded into the next run (planChangesAtOnce false), the same changes wait for the whole backlog', async (ctx) => {
+    const t = await setUp(ctx, false);
     const { created } = await changeDuringBacklog(t);
     expect(created).toBe(BACKLOG);
   });
