@@ -295,8 +295,9 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       expect(await view.countManaged()).toBe(n);
     });
 
-    it('writes and reads 100k offers', async () => {
-      const rows = Array.from({ length: 100_000 }, (_, i) => ({
+    // 25,000 offers: 50 upsert batches, past every bound on a statement's parameters of both databases.
+    it('writes and reads 25,000 offers', async () => {
+      const rows = Array.from({ length: 25_000 }, (_, i) => ({
         kind: (['account', 'item', 'topup'] as const)[i % 3] as 'account' | 'item' | 'topup',
         externalId: `ext-${String(i).padStart(6, '0')}`,
         patch: {
@@ -308,7 +309,7 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
       }));
       await store.upsertOffers(rows);
       const all = await store.listOffers();
-      expect(all).toHaveLength(100_000);
+      expect(all).toHaveLength(25_000);
       expect(all[0]).toMatchObject({
         kind: 'account',
         externalId: 'ext-000000',
@@ -316,8 +317,8 @@ describe.each(STATE_BACKENDS.map((make) => make()))('$name state store', (backen
         lastApplied: { title: 'Offer 0', price: 0 },
         imageHashes: ['f'.repeat(64)],
       });
-      expect(new Set(all.map((o) => o.remoteId)).size).toBe(100_000);
-      expect(await store.listOffers('item')).toHaveLength(33_333);
+      expect(new Set(all.map((o) => o.remoteId)).size).toBe(25_000);
+      expect(await store.listOffers('item')).toHaveLength(8_333);
     }, 120_000);
   });
 
