@@ -9,14 +9,16 @@
 //   npm run bench memory                 BENCH_OFFERS=N for another size, BENCH_STATE=sqlite or postgres for one,
 //                                        BENCH_LIMITS=off or on for one
 //   BENCH_NODE_FLAGS=--max-old-space-size=160 npm run bench memory   (what a heap cap, as an image sets, gives)
+//   BENCH_WHERE=1 npm run bench memory   (the CLI with --cpu-prof: the stack at the peak RSS read from outside)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { writeBigCatalogue } from './support/big-catalogue.ts';
 import { startSandboxProcess } from '../support/sandbox-process.ts';
+import { type OutsidePeak, readProfile, sampleRssOf, steepestRises } from './support/outside-rss.ts';
 
 const N = Number(process.env.BENCH_OFFERS ?? 100_000);
 const GOAL_MB = 256;
@@ -29,6 +31,8 @@ const STATES = (process.env.BENCH_STATE ?? 'sqlite,postgres').split(',');
 const LIMITS = (process.env.BENCH_LIMITS ?? 'off,on').split(',');
 const LIMITED_RATE = Number(process.env.BENCH_LIMITED_RATE ?? 2000);
 const LIMITED_BURST = Math.max(1, Math.round(LIMITED_RATE / 10));
+/** BENCH_WHERE=1: the CLI runs with --cpu-prof, and the stack at its peak RSS is printed (the profile costs memory). */
+const WHERE = process.env.BENCH_WHERE === '1';
 
 const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
 if (build.status !== 0) throw new Error('npm run build failed');
@@ -45,10 +49,21 @@ interface RunFigures {
   /** Anonymous and file-backed resident pages as the process exits. */
   readonly exit: { readonly rssAnon: number; readonly rssFile: number };
   readonly stderr: string;
+  /** The highest RSS the bench read from outside the child every 5 ms, which the child's event loop cannot hold. */
+  readonly outside: OutsidePeak | null;
+  /** With BENCH_WHERE=1: the child's frames at the outside peak, innermost first. */
+  readonly where: readonly string[];
+  /** With BENCH_WHERE=1: the steepest rises of RSS (MB from, MB to) and the child's frames then. */
+  readonly rises: readonly string[];
 }
+
+const mb = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 
 function runCli(work: string, stateUrl: string): Promise<RunFigures> {
   const out = join(work, 'memory.json');
+  const profDir = join(work, 'cpu-profile');
+  rmSync(profDir, { recursive: true, force: true });
+  const profFlags = WHERE ? ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '2000'] : [];
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     OFFERSYNC_API_KEY: KEY,
@@ -59,20 +74,32 @@ function runCli(work: string, stateUrl: string): Promise<RunFigures> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [...FLAGS, '--import', SAMPLER, BIN, 'reconcile', '--config', join(work, 'offersync.yaml')],
+      [...FLAGS, ...profFlags, '--import', SAMPLER, BIN, 'reconcile', '--config', join(work, 'offersync.yaml')],
       { env, stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    const sampler = sampleRssOf(child.pid ?? -1);
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('exit', (code) => {
-      const m = JSON.parse(readFileSync(out, 'utf8')) as Omit<RunFigures, 'code' | 'wallS' | 'stderr'>;
-      resolve({ code, wallS: (performance.now() - t0) / 1000, ...m, stderr });
+      const outside = sampler.stop();
+      const m = JSON.parse(readFileSync(out, 'utf8')) as Omit<
+        RunFigures,
+        'code' | 'wallS' | 'stderr' | 'outside' | 'where'
+      >;
+      const prof = WHERE ? readdirSync(profDir).find((f) => f.endsWith('.cpuprofile')) : undefined;
+      const index = prof ? readProfile(join(profDir, prof)) : undefined;
+      const where = index && outside ? index.stackAt(outside.atMicros) : [];
+      const rises = steepestRises(sampler.series, 5).map(
+        (r) =>
+          `+${mb(r.to - r.from)} to ${mb(r.to)} at ${((r.atMicros - (sampler.series.atMicros[0] ?? 0)) / 1e6).toFixed(2)} s` +
+          (index ? `, ${index.stackAt(r.atMicros, 4).join(' <- ')}` : ''),
+      );
+      resolve({ code, wallS: (performance.now() - t0) / 1000, ...m, stderr, outside, where, rises });
     });
   });
 }
 
 let failed = false;
-const mb = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MB`;
 for (const state of STATES)
   for (const limit of LIMITS) {
     const limited = limit === 'on';
@@ -120,6 +147,12 @@ for (const state of STATES)
             `${mb(p.rss - p.heapTotal - p.external)}; at exit anonymous ${mb(r.exit.rssAnon)}, ` +
             `file-backed ${mb(r.exit.rssFile)}`,
         );
+        if (r.outside)
+          console.log(
+            `    read from outside every 5 ms: peak RSS ${mb(r.outside.rss)}, ${r.outside.atS.toFixed(1)} s into the ` +
+              `run${r.where.length > 0 ? `, at ${r.where.join('\n      <- ')}` : ''}`,
+          );
+        for (const rise of r.rises) console.log(`      steepest rise: ${rise}`);
         if (r.unseenPeak)
           console.log(
             `    RSS rose to ${mb(r.unseenPeak.peakRss)} between two samples, ${r.unseenPeak.atS.toFixed(1)} s ` +
