@@ -11,7 +11,7 @@
 //   BENCH_NODE_FLAGS=--max-old-space-size=160 npm run bench memory   (what a heap cap, as an image sets, gives)
 //   BENCH_WHERE=1 npm run bench memory   (the CLI with --cpu-prof: the stack at the peak RSS read from outside)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +89,16 @@ function runCli(work: string, stateUrl: string): Promise<RunFigures> {
       const prof = WHERE ? readdirSync(profDir).find((f) => f.endsWith('.cpuprofile')) : undefined;
       const index = prof ? readProfile(join(profDir, prof)) : undefined;
       const where = index && outside ? index.stackAt(outside.atMicros) : [];
+      if (index && process.env.BENCH_TIMELINE) {
+        // Every 100 ms: seconds, RSS and where the child was, for a look at a whole run.
+        const { atMicros, rss } = sampler.series;
+        const lines: string[] = [];
+        for (let i = 0; i < rss.length; i += 20)
+          lines.push(
+            `${((atMicros[i]! - atMicros[0]!) / 1e6).toFixed(2)} ${mb(rss[i]!)} ${index.stackAt(atMicros[i]!, 3).join(' <- ')}`,
+          );
+        appendFileSync(process.env.BENCH_TIMELINE, `${lines.join('\n')}\n\n`);
+      }
       const rises = steepestRises(sampler.series, 5).map(
         (r) =>
           `+${mb(r.to - r.from)} to ${mb(r.to)} at ${((r.atMicros - (sampler.series.atMicros[0] ?? 0)) / 1e6).toFixed(2)} s` +

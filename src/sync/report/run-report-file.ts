@@ -1,11 +1,12 @@
 // Each run's report as a file beside the state db (runs/<run id>.json): every offer's outcome, however many, for
 // `offersync status --run ID` and for a `reconcile` that asked a running daemon to sync now. The terminal shows
 // a run's first lines only; this is the full list. As many are kept as the state db keeps runs (state.keepRuns).
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../../log/logger.ts';
 import { scrubSecrets } from '../../log/scrubber.ts';
 import type { RunReport } from './run-report.ts';
+import { runReportJson } from './run-report-json.ts';
 
 const DEFAULT_KEEP = 200;
 /** Run ids as newRunId makes them: 20261124T233549-323414. Nothing else is read, written or deleted there. */
@@ -29,7 +30,14 @@ export function writeRunReport(statePath: string, report: RunReport, keep = DEFA
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     // It holds no credential by design (outcomes name fields, never values of credentials); scrubbed all the same.
-    writeFileSync(path, `${scrubSecrets(JSON.stringify(report))}\n`, { mode: 0o600 });
+    // Written a piece at a time: the whole text of 100,000 outcomes at once was a first sync's peak of memory.
+    const fd = openSync(path, 'w', 0o600);
+    try {
+      for (const piece of runReportJson(report)) writeSync(fd, scrubSecrets(piece));
+      writeSync(fd, '\n');
+    } finally {
+      closeSync(fd);
+    }
     const old = readdirSync(dir)
       .filter((f) => f.endsWith('.json') && RUN_ID.test(f.slice(0, -5)))
       .sort()
