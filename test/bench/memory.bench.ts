@@ -11,7 +11,7 @@
 //   BENCH_NODE_FLAGS=--max-old-space-size=160 npm run bench memory   (what a heap cap, as an image sets, gives)
 //   BENCH_WHERE=1 npm run bench memory   (the CLI with --cpu-prof: the stack at the peak RSS read from outside)
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,11 +75,15 @@ function runCli(work: string, stateUrl: string): Promise<RunFigures> {
     const child = spawn(
       process.execPath,
       [...FLAGS, ...profFlags, '--import', SAMPLER, BIN, 'reconcile', '--config', join(work, 'offersync.yaml')],
-      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+      {
+        env,
+        // BENCH_CHILD_OUT=file: the CLI's standard output there (what --trace-gc in BENCH_NODE_FLAGS prints).
+        stdio: ['ignore', process.env.BENCH_CHILD_OUT ? openSync(process.env.BENCH_CHILD_OUT, 'a') : 'ignore', 'pipe'],
+      },
     );
     const sampler = sampleRssOf(child.pid ?? -1);
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('exit', (code) => {
       const outside = sampler.stop();
       const m = JSON.parse(readFileSync(out, 'utf8')) as Omit<

@@ -5,11 +5,16 @@ import type { Plan, PlanAction } from '../plan/plan-actions.ts';
 import type { OfferOutcome, ShownChange } from './run-report.ts';
 
 export function describeOutcomes(outcomes: readonly OfferOutcome[], plan: Plan): OfferOutcome[] {
-  const actions = new Map<string, PlanAction>();
+  // By kind, then external_id: no "kind:external_id" string made and hashed per offer (100,000s at a run's end,
+  // when its memory peaks).
+  const actions = new Map<string, Map<string, PlanAction>>();
   for (const a of plan.actions)
-    if (a.type !== 'upload' && a.type !== 'noop') actions.set(`${a.kind}:${a.externalId}`, a);
+    if (a.type !== 'upload' && a.type !== 'noop') {
+      const ofKind = actions.get(a.kind) ?? new Map<string, PlanAction>();
+      actions.set(a.kind, ofKind.set(a.externalId, a));
+    }
   return outcomes.map((o) => {
-    const a = actions.get(`${o.kind}:${o.externalId}`);
+    const a = actions.get(o.kind)?.get(o.externalId);
     if (!a) return o;
     if (o.outcome === 'created' && a.type === 'create') {
       const { price, currency } = a.fields;

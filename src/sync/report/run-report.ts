@@ -119,15 +119,26 @@ const PRECEDENCE: readonly Outcome[] = [
  * places are joined. Whole-file problems ('file') stay one per file and line.
  */
 export function oneOutcomePerOffer(outcomes: readonly OfferOutcome[]): OfferOutcome[] {
-  const byKey = new Map<string, OfferOutcome>();
   const rank = (x: OfferOutcome) => PRECEDENCE.indexOf(x.outcome);
-  for (const [i, o] of outcomes.entries()) {
-    const key = o.kind === 'file' ? `file\u0000${i}` : `${o.kind}\u0000${o.externalId}`;
-    const was = byKey.get(key);
-    if (!was || rank(o) < rank(was)) byKey.set(key, o);
-    else if (o.outcome === was.outcome) byKey.set(key, merged(was, o));
+  const out: OfferOutcome[] = [];
+  // Each offer's place in `out`, by kind then external_id: no key string made and hashed per offer.
+  const at = new Map<OfferOutcome['kind'], Map<string, number>>();
+  for (const o of outcomes) {
+    if (o.kind === 'file') {
+      out.push(o);
+      continue;
+    }
+    const ofKind = at.get(o.kind) ?? new Map<string, number>();
+    at.set(o.kind, ofKind);
+    const i = ofKind.get(o.externalId);
+    const was = i === undefined ? undefined : out[i];
+    if (i === undefined || was === undefined) {
+      ofKind.set(o.externalId, out.length);
+      out.push(o);
+    } else if (rank(o) < rank(was)) out[i] = o;
+    else if (o.outcome === was.outcome) out[i] = merged(was, o);
   }
-  return [...byKey.values()];
+  return out;
 }
 
 /** A file:line or file:line:column in a message, so that two messages about two places compare equal. */
