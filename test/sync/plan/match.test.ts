@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredItem } from '../../../src/catalogue/desired-offer.ts';
 import type { RemoteOffer } from '../../../src/marketplace/marketplace-client.ts';
 import type { OfferRecord } from '../../../src/state/records.ts';
-import { type OfferView, offerViewOf, VIEW_PAGE } from '../../../src/state/offer-view.ts';
-import { type MatchedOffer, type MatchInput, match as matchView } from '../../../src/sync/plan/match.ts';
+import { type OfferView, offerViewOf } from '../../../src/state/offer-view.ts';
+import { MATCH_PAGE, type MatchedOffer, type MatchInput, match as matchView } from '../../../src/sync/plan/match.ts';
 import { emptyKindSnapshot, type RemoteSnapshot } from '../../../src/sync/plan/remote-snapshot.ts';
 import { gather } from '../../support/gather.ts';
 import { desiredItem, offerRecord, remoteOffer } from '../../support/offers.ts';
@@ -111,11 +111,11 @@ describe('match', () => {
   });
 
   it('reads the state of the catalogue offers in pages: an offer past the first page still gets its row', async () => {
-    const offers = Array.from({ length: 2 * VIEW_PAGE + 3 }, (_, i) => desiredItem(`o-${i}`));
+    const offers = Array.from({ length: 2 * MATCH_PAGE + 3 }, (_, i) => desiredItem(`o-${i}`));
     const rows = offers.map((d, i) => state(d.externalId, { remoteId: 1000 + i }));
     const out = await match({ offers, state: rows, remote: snapshot([], false) });
-    expect(out).toHaveLength(2 * VIEW_PAGE + 3);
-    for (const i of [0, VIEW_PAGE - 1, VIEW_PAGE, VIEW_PAGE + 1, 2 * VIEW_PAGE, 2 * VIEW_PAGE + 2])
+    expect(out).toHaveLength(2 * MATCH_PAGE + 3);
+    for (const i of [0, MATCH_PAGE - 1, MATCH_PAGE, MATCH_PAGE + 1, 2 * MATCH_PAGE, 2 * MATCH_PAGE + 2])
       expect(out[i]).toMatchObject({ externalId: `o-${i}`, live: { id: 1000 + i } });
   });
 });
@@ -145,13 +145,13 @@ describe('match: what it asks of the state', () => {
     return sizes;
   };
 
-  it('a lookup per page of at most VIEW_PAGE offers, none for nothing, no key read in a routine sweep', async () => {
-    const offers = Array.from({ length: VIEW_PAGE }, (_, i) => desiredItem(`c-${i}`));
-    const listed = Array.from({ length: VIEW_PAGE + 1 }, (_, i) => remoteOffer(`r-${i}`, i + 1));
+  it('a lookup per page of at most MATCH_PAGE offers, none for nothing, no key read in a routine sweep', async () => {
+    const offers = Array.from({ length: MATCH_PAGE }, (_, i) => desiredItem(`c-${i}`));
+    const listed = Array.from({ length: MATCH_PAGE + 1 }, (_, i) => remoteOffer(`r-${i}`, i + 1));
     const { asked, view } = counting([state('c-0')]);
     const sizes = await pagesOf({ offers, state: view, remote: snapshot(listed, true) });
-    expect(sizes).toEqual([VIEW_PAGE, VIEW_PAGE, 1]);
-    expect(asked).toEqual({ lookups: [VIEW_PAGE, VIEW_PAGE, 1], keyReads: 0 });
+    expect(sizes).toEqual([MATCH_PAGE, MATCH_PAGE, 1]);
+    expect(asked).toEqual({ lookups: [MATCH_PAGE, MATCH_PAGE, 1], keyReads: 0 });
   });
 
   it('with an offer gone, reads the keys but looks up only the rows it wants', async () => {
