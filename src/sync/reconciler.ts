@@ -309,6 +309,8 @@ async function planRun(
       allowPriceChange: opts.allowPriceChange ?? false,
     },
     ...(opts.target ? { target: opts.target } : {}),
+    // The listing is forgotten below anyway: let go of each listed offer as it is matched, not after the plan.
+    spendListing: true,
   });
   opts.onPlan?.(plan);
   const duplicates = await findDuplicates(snap.snapshot, state, store);

@@ -35,6 +35,13 @@ export interface MatchInput {
   readonly offers: readonly DesiredOffer[];
   readonly state: OfferView;
   readonly remote: RemoteSnapshot;
+  /**
+   * The listing is the caller's to spend (a run's own snapshot, forgotten after its plan): each listed offer
+   * leaves its map once matched, so 100,000 listed offers are let go as the plan grows instead of after it.
+   * The catalogue's offers are unique by kind and external_id (catalogue/conflict-index.ts), so none is looked
+   * up twice.
+   */
+  readonly spendListing?: boolean;
 }
 
 /** What the state remembers, standing in for an offer an incremental list did not return. */
@@ -82,6 +89,7 @@ export async function* match(input: MatchInput): AsyncGenerator<readonly Matched
       const rec = records[i];
       const snap = remote.kinds[kind];
       const listed = snap.offers.get(externalId);
+      if (listed && input.spendListing) (snap.offers as Map<string, RemoteOffer>).delete(externalId);
       if (remote.unconfirmed.has(key)) page.push(matched(key, d, rec, 'catalogue', undefined, 'unconfirmed'));
       else if (listed) page.push(matched(key, d, rec, 'both', listed, 'listed'));
       else if (remote.gone.has(key)) page.push(matched(key, d, rec, 'catalogue', undefined, 'gone'));
@@ -108,7 +116,10 @@ export async function* match(input: MatchInput): AsyncGenerator<readonly Matched
     return page;
   };
   for (const kind of OFFER_KINDS) {
-    for (const [externalId, live] of remote.kinds[kind].offers) {
+    const offers = remote.kinds[kind].offers as Map<string, RemoteOffer>;
+    for (const [externalId, live] of offers) {
+      // Deleting the entry just visited is safe while a Map is iterated.
+      if (input.spendListing) offers.delete(externalId);
       if (seen[kind].has(externalId)) continue;
       seen[kind].add(externalId);
       listed.push(live);

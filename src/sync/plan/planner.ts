@@ -49,6 +49,8 @@ export interface PlannerInput {
   readonly target?: Target;
   /** The account offers of the other sellers of this seller's group (plan/one-live-offer.ts). */
   readonly group?: readonly AccountMark[];
+  /** The remote listing is let go as it is matched (match.ts, spendListing): a run's own snapshot. */
+  readonly spendListing?: boolean;
 }
 
 /**
@@ -75,7 +77,12 @@ export async function plan(input: PlannerInput): Promise<Plan> {
   const managedIn = new GuardCounts();
   const archivedIn = new GuardCounts();
   const oneLive = new OneLiveOffer(catalogue.heldAccounts ?? [], input.group ?? []);
-  for await (const page of match({ offers: catalogue.offers, state, remote }))
+  for await (const page of match({
+    offers: catalogue.offers,
+    state,
+    remote,
+    spendListing: input.spendListing === true,
+  }))
     for (const m of page) {
       if (m.state && isManagedListed(m.state)) managedIn.add(m.kind, m.state.sourceFile);
       if (inTarget && !inTarget(m.kind, m.externalId, m.desired?.source.file ?? m.state?.sourceFile)) {

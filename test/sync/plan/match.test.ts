@@ -174,3 +174,25 @@ describe('match: what it asks of the state', () => {
     expect(out.map(brief)).toEqual(['kept:remote:remembered']);
   });
 });
+
+describe('match: a listing the caller lets it spend', () => {
+  it('the same matches, and each listed offer leaves the listing once matched, page by page', async () => {
+    const offers = Array.from({ length: MATCH_PAGE + 5 }, (_, i) => desiredItem(`c-${i}`));
+    const listed = [...offers.map((d, i) => remoteOffer(d.externalId, i + 1)), remoteOffer('only-remote', 9999)];
+    const input = (remote: RemoteSnapshot) => ({ offers, state: offerViewOf([state('c-0')]), remote });
+    const kept = snapshot(listed, true);
+    const expected = await gather(matchView(input(kept)));
+    expect(kept.kinds.item.offers.size).toBe(listed.length);
+
+    const spent = snapshot(listed, true);
+    const sizes: number[] = [];
+    const got: MatchedOffer[] = [];
+    for await (const page of matchView({ ...input(spent), spendListing: true })) {
+      got.push(...page);
+      sizes.push(spent.kinds.item.offers.size);
+    }
+    expect(got).toEqual(expected);
+    // Let go as matched: after the first page only the rest are left, after the last none.
+    expect(sizes).toEqual([listed.length - MATCH_PAGE, 1, 0]);
+  });
+});
