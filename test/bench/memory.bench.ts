@@ -2,14 +2,17 @@
 // own process with no NODE_OPTIONS, against a sandbox process: the first sync of N offers
 // (default 100,000, a third of each kind) into an empty marketplace, then the no-op run after it. Prints each
 // run's peak RSS (the kernel's VmHWM) and peak V8 heap in use (sampled every 10 ms by a preloaded module),
-// and exits non-zero when a run does not converge or peaks at 256 MB RSS or more. It does so with the state in a
+// beside the peak RSS the bench reads from outside the CLI every 5 ms (/proc/<pid>/status), which the CLI's
+// synchronous stretches cannot hide, and when in the run it was; and exits non-zero when a run does not converge or peaks at 256 MB RSS or more. It does so with the state in a
 // sqlite file, then in PostgreSQL (embedded, on 127.0.0.1); each with the sandbox's rate limit off, then on
 // (BENCH_LIMITED_RATE requests/s, default 2000, burst a tenth; the client told the same): requests then wait in
 // the client's queue, which must not cost memory either.
 //   npm run bench memory                 BENCH_OFFERS=N for another size, BENCH_STATE=sqlite or postgres for one,
 //                                        BENCH_LIMITS=off or on for one
 //   BENCH_NODE_FLAGS=--max-old-space-size=160 npm run bench memory   (what a heap cap, as an image sets, gives)
-//   BENCH_WHERE=1 npm run bench memory   (the CLI with --cpu-prof: the stack at the peak RSS read from outside)
+//   BENCH_WHERE=1 npm run bench memory   (the CLI with --cpu-prof: its stack at the outside peak and at the
+//                                        steepest rises; BENCH_TIMELINE=file adds RSS and stack every 100 ms)
+//   BENCH_NODE_FLAGS=--trace-gc BENCH_CHILD_OUT=file npm run bench memory   (the CLI's collections, to a file)
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
