@@ -2,10 +2,10 @@
 // COMMIT per batch on kysely's one connection (taken through kysely, so never inside one of its transactions).
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { HotOp, HotStatements, JournalInsertOp, OfferRow, OfferUpsertOp } from './hot-ops.ts';
+import type { HotOp, HotStatements, JournalInsertOp, OfferEventsOp, OfferRow, OfferUpsertOp } from './hot-ops.ts';
 import { OFFER_COLUMNS } from './rows.ts';
 import type { Database } from './db-schema.ts';
-import { JOURNAL_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
+import { JOURNAL_COLUMNS, OFFER_EVENT_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
@@ -31,6 +31,15 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
   const setState = lazy('UPDATE journal SET state = ?, updated_at = ? WHERE seller = ? AND id = ?');
   const setStateError = lazy('UPDATE journal SET state = ?, updated_at = ?, error = ? WHERE seller = ? AND id = ?');
   const getOffer = lazy(`SELECT ${offerColumns} FROM offers WHERE seller = ? AND kind = ? AND external_id = ?`);
+  const insertEvent = lazy(
+    `INSERT INTO offer_events (seller, ${OFFER_EVENT_COLUMNS.join(', ')}) ` +
+      `VALUES (?${', ?'.repeat(OFFER_EVENT_COLUMNS.length)})`,
+  );
+  // One offer's events but its newest `kept`, found through the index (seller, external_id, kind, id).
+  const pruneEvents = lazy(
+    'DELETE FROM offer_events WHERE seller = ? AND external_id = ? AND kind = ? AND id <= (SELECT id FROM ' +
+      'offer_events WHERE seller = ? AND external_id = ? AND kind = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
+  );
   const begin = lazy('BEGIN IMMEDIATE');
   const commit = lazy('COMMIT');
   const rollback = lazy('ROLLBACK');
@@ -77,6 +86,31 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
     for (const c of OFFER_ROW_COLUMNS) values.push(row[c]);
     return upsertOf(set).get(values);
   };
+  const recordEvents = (seller: string, { rows, kept }: OfferEventsOp): number => {
+    const insert = insertEvent();
+    const touched = new Map<string, OfferEventsOp['rows'][number]>();
+    for (const r of rows) {
+      insert.run(
+        seller,
+        r.kind,
+        r.external_id,
+        r.run_id,
+        r.at,
+        r.event,
+        r.route,
+        r.changes,
+        r.quantity,
+        r.detail,
+        r.answer,
+        r.answer_status,
+        r.answer_message,
+      );
+      touched.set(`${r.kind}\u0000${r.external_id}`, r);
+    }
+    const prune = pruneEvents();
+    for (const r of touched.values()) prune.run(seller, r.external_id, r.kind, seller, r.external_id, r.kind, kept);
+    return rows.length;
+  };
   const one = (seller: string, o: HotOp): unknown => {
     switch (o.op) {
       case 'journal-insert':
@@ -94,6 +128,8 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
         const stored = getOffer().get(seller, o.kind, o.externalId) as OfferRow | undefined;
         return { row: upsertOffer(seller, o.rowOf(stored)), settled };
       }
+      case 'offer-events':
+        return recordEvents(seller, o);
     }
   };
   return {
