@@ -2,8 +2,26 @@
 // server sends: the status, the headers (names lower case, the first of repeated ones) and the body, or word that
 // the body went over the cap (a body that streams forever or a huge one: the connection is then aborted). No
 // response stream is made: every write's answer passes here, and a stream costs a few objects, ticks and promises
-// per answer. Fails as undici fails the request (its error, or the signal's reason once aborted).
+// per answer. A deadline covers the whole request, body included: a timer of its own, cleared once settled (not
+// AbortSignal.timeout, whose signal lives until collected). Fails as undici fails the request (its error), with a
+// DeadlineError once past the deadline, or with the caller's signal's reason once that aborts.
+// node:timers, not the global: a test's fake timers must not hold or fire a real request's deadline.
+import { clearTimeout, setTimeout } from 'node:timers';
 import type { Dispatcher } from 'undici';
+
+/** The request's deadline passed before its answer was read whole. */
+export class DeadlineError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+export interface DispatchLimits {
+  /** The most bytes of body read. */
+  readonly capBytes: number;
+  /** From dispatch to the body's last byte. */
+  readonly deadlineMs: number;
+  /** The caller's: once aborted, the request is. */
+  readonly signal?: AbortSignal;
+}
 
 export type CappedBody =
   | { readonly text: string }
@@ -23,7 +41,8 @@ type Abort = (reason?: Error) => void;
 
 class CappedHandler implements Dispatcher.DispatchHandler {
   readonly #cap: number;
-  readonly #signal: AbortSignal;
+  readonly #signal: AbortSignal | undefined;
+  readonly #timer: ReturnType<typeof setTimeout>;
   readonly #resolve: (a: CappedAnswer) => void;
   readonly #reject: (err: unknown) => void;
   #abort: Abort | undefined;
@@ -32,23 +51,25 @@ class CappedHandler implements Dispatcher.DispatchHandler {
   #headers: Record<string, string | undefined> = {};
   readonly #chunks: Buffer[] = [];
   #size = 0;
-  readonly #onAbort = () => {
-    const reason = this.#signal.reason as Error;
-    if (this.#abort) this.#abort(reason);
-    else this.#fail(reason);
-  };
+  /** Why the request was stopped before it settled, once it was. */
+  #stopped: Error | undefined;
+  readonly #onAbort = () => this.#stop(this.#signal?.reason as Error);
 
-  constructor(cap: number, signal: AbortSignal, resolve: (a: CappedAnswer) => void, reject: (err: unknown) => void) {
-    this.#cap = cap;
-    this.#signal = signal;
+  constructor(limits: DispatchLimits, resolve: (a: CappedAnswer) => void, reject: (err: unknown) => void) {
+    this.#cap = limits.capBytes;
+    this.#signal = limits.signal;
     this.#resolve = resolve;
     this.#reject = reject;
-    signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.#timer = setTimeout(
+      () => this.#stop(new DeadlineError(`no whole answer within ${limits.deadlineMs} ms`)),
+      limits.deadlineMs,
+    );
+    this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
   onConnect(abort: Abort): void {
     this.#abort = abort;
-    if (this.#settled) abort(this.#signal.reason as Error);
+    if (this.#stopped) abort(this.#stopped);
   }
 
   onHeaders(status: number, raw: Buffer[] | string[] | null): boolean {
@@ -95,6 +116,14 @@ class CappedHandler implements Dispatcher.DispatchHandler {
     this.#abort?.(new Error('answer over its size cap: not read'));
   }
 
+  #stop(reason: Error): void {
+    if (this.#settled) return;
+    this.#stopped = reason;
+    // Not connected yet: it fails now, and is aborted once undici hands it a connection.
+    if (this.#abort) this.#abort(reason);
+    else this.#fail(reason);
+  }
+
   #fail(err: unknown): void {
     if (this.#settled) return;
     this.#done();
@@ -103,18 +132,18 @@ class CappedHandler implements Dispatcher.DispatchHandler {
 
   #done(): void {
     this.#settled = true;
-    this.#signal.removeEventListener('abort', this.#onAbort);
+    clearTimeout(this.#timer);
+    this.#signal?.removeEventListener('abort', this.#onAbort);
   }
 }
 
 export function dispatchCapped(
   dispatcher: Dispatcher,
   opts: Dispatcher.DispatchOptions,
-  cap: number,
-  signal: AbortSignal,
+  limits: DispatchLimits,
 ): Promise<CappedAnswer> {
   return new Promise<CappedAnswer>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    dispatcher.dispatch(opts, new CappedHandler(cap, signal, resolve, reject));
+    if (limits.signal?.aborted) return reject(limits.signal.reason);
+    dispatcher.dispatch(opts, new CappedHandler(limits, resolve, reject));
   });
 }

@@ -4,7 +4,7 @@
 import { type FormData, Pool } from 'undici';
 import type { Logger } from '../log/logger.ts';
 import { forbiddenKeyPaths, textMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
-import { dispatchCapped } from './capped-dispatch.ts';
+import { DeadlineError, dispatchCapped } from './capped-dispatch.ts';
 import { BadResponseError, ResponseTooLargeError, snippetOf } from './marketplace-errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
 import { type RateLimitAdvert, readRateLimitAdvert } from './rate-limit-advert.ts';
@@ -82,9 +82,7 @@ export class HttpTransport {
   }
 
   private async once(req: HttpRequest, where: Where): Promise<HttpResponse> {
-    const deadline = AbortSignal.timeout(this.opts.timeoutMs);
     const caller = req.call?.signal;
-    const signal = caller ? AbortSignal.any([deadline, caller]) : deadline;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.opts.apiKey}`,
       'user-agent': this.opts.userAgent,
@@ -110,8 +108,7 @@ export class HttpTransport {
       const res = await dispatchCapped(
         this.pool,
         { method: req.method, path: where.path + (req.query ? `?${req.query}` : ''), headers, body: body ?? null },
-        cap,
-        signal,
+        { capBytes: cap, deadlineMs: this.opts.timeoutMs, ...(caller ? { signal: caller } : {}) },
       );
       status = res.status;
       resHeaders = res.headers;
@@ -121,7 +118,7 @@ export class HttpTransport {
       const e = errorFromException(
         where,
         err,
-        { timedOut: deadline.aborted, aborted: caller?.aborted ?? false },
+        { timedOut: err instanceof DeadlineError, aborted: caller?.aborted ?? false },
         { timeoutMs: this.opts.timeoutMs, idleTimeoutMs: this.opts.idleTimeoutMs },
       );
       this.logger.debug({ method: where.method, path: where.path, err: e.message }, 'marketplace request failed');
