@@ -9,6 +9,9 @@ import { JOURNAL_COLUMNS, OFFER_EVENT_COLUMNS, OFFER_ROW_COLUMNS } from './hot-c
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
+/** Offer events a multi-row insert takes (13 parameters each, far below sqlite's 32,766). */
+const EVENT_ROWS = 32;
+
 export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Database>): HotStatements {
   const journalColumns = JOURNAL_COLUMNS.join(', ');
   const offerColumns = OFFER_COLUMNS.join(', ');
@@ -31,15 +34,21 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
   const setState = lazy('UPDATE journal SET state = ?, updated_at = ? WHERE seller = ? AND id = ?');
   const setStateError = lazy('UPDATE journal SET state = ?, updated_at = ?, error = ? WHERE seller = ? AND id = ?');
   const getOffer = lazy(`SELECT ${offerColumns} FROM offers WHERE seller = ? AND kind = ? AND external_id = ?`);
-  const insertEvent = lazy(
-    `INSERT INTO offer_events (seller, ${OFFER_EVENT_COLUMNS.join(', ')}) ` +
-      `VALUES (?${', ?'.repeat(OFFER_EVENT_COLUMNS.length)})`,
+  const eventRow = `(?${', ?'.repeat(OFFER_EVENT_COLUMNS.length)})`;
+  const eventInsert = (rows: number) =>
+    lazy(
+      `INSERT INTO offer_events (seller, ${OFFER_EVENT_COLUMNS.join(', ')}) VALUES ` +
+        Array.from({ length: rows }, () => eventRow).join(', '),
+    );
+  const insertEvent = eventInsert(1);
+  // Many rows a statement: the AUTOINCREMENT counter and the call into sqlite are paid once for them.
+  const insertEvents = eventInsert(EVENT_ROWS);
+  // One offer's oldest id kept (none: fewer than `kept`, nothing to prune), read through the index
+  // (seller, external_id, kind, id), then the older ones deleted: a read, and a write only where there is one.
+  const eventFloor = lazy(
+    'SELECT id FROM offer_events WHERE seller = ? AND external_id = ? AND kind = ? ORDER BY id DESC LIMIT 1 OFFSET ?',
   );
-  // One offer's events but its newest `kept`, found through the index (seller, external_id, kind, id).
-  const pruneEvents = lazy(
-    'DELETE FROM offer_events WHERE seller = ? AND external_id = ? AND kind = ? AND id <= (SELECT id FROM ' +
-      'offer_events WHERE seller = ? AND external_id = ? AND kind = ? ORDER BY id DESC LIMIT 1 OFFSET ?)',
-  );
+  const pruneEvents = lazy('DELETE FROM offer_events WHERE seller = ? AND external_id = ? AND kind = ? AND id <= ?');
   const begin = lazy('BEGIN IMMEDIATE');
   const commit = lazy('COMMIT');
   const rollback = lazy('ROLLBACK');
@@ -87,28 +96,26 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
     return upsertOf(set).get(values);
   };
   const recordEvents = (seller: string, { rows, kept }: OfferEventsOp): number => {
-    const insert = insertEvent();
+    const values: unknown[] = [];
     const touched = new Map<string, OfferEventsOp['rows'][number]>();
-    for (const r of rows) {
-      insert.run(
-        seller,
-        r.kind,
-        r.external_id,
-        r.run_id,
-        r.at,
-        r.event,
-        r.route,
-        r.changes,
-        r.quantity,
-        r.detail,
-        r.answer,
-        r.answer_status,
-        r.answer_message,
-      );
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      values.push(seller);
+      for (const c of OFFER_EVENT_COLUMNS) values.push(r[c]);
       touched.set(`${r.kind}\u0000${r.external_id}`, r);
+      const full = values.length === EVENT_ROWS * (OFFER_EVENT_COLUMNS.length + 1);
+      if (full || i === rows.length - 1) {
+        if (full) insertEvents().run(values);
+        else
+          for (let at = 0; at < values.length; at += OFFER_EVENT_COLUMNS.length + 1)
+            insertEvent().run(values.slice(at, at + OFFER_EVENT_COLUMNS.length + 1));
+        values.length = 0;
+      }
     }
-    const prune = pruneEvents();
-    for (const r of touched.values()) prune.run(seller, r.external_id, r.kind, seller, r.external_id, r.kind, kept);
+    for (const r of touched.values()) {
+      const floor = eventFloor().get(seller, r.external_id, r.kind, kept) as { id: number } | undefined;
+      if (floor) pruneEvents().run(seller, r.external_id, r.kind, floor.id);
+    }
     return rows.length;
   };
   const one = (seller: string, o: HotOp): unknown => {
