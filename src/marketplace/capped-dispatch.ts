@@ -53,18 +53,25 @@ class CappedHandler implements Dispatcher.DispatchHandler {
   #size = 0;
   /** Why the request was stopped before it settled, once it was. */
   #stopped: Error | undefined;
-  readonly #onAbort = () => this.#stop(this.#signal?.reason as Error);
 
   constructor(limits: DispatchLimits, resolve: (a: CappedAnswer) => void, reject: (err: unknown) => void) {
     this.#cap = limits.capBytes;
     this.#signal = limits.signal;
     this.#resolve = resolve;
     this.#reject = reject;
-    this.#timer = setTimeout(
-      () => this.#stop(new DeadlineError(`no whole answer within ${limits.deadlineMs} ms`)),
-      limits.deadlineMs,
-    );
-    this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+    this.#timer = setTimeout(expire, limits.deadlineMs, this, limits.deadlineMs);
+    // The handler is its own listener (handleEvent): no closure made per request.
+    this.#signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The deadline passed. */
+  expired(ms: number): void {
+    this.#stop(new DeadlineError(`no whole answer within ${ms} ms`));
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.#stop(this.#signal?.reason as Error);
   }
 
   onConnect(abort: Abort): void {
@@ -133,8 +140,12 @@ class CappedHandler implements Dispatcher.DispatchHandler {
   #done(): void {
     this.#settled = true;
     clearTimeout(this.#timer);
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal?.removeEventListener('abort', this);
   }
+}
+
+function expire(handler: CappedHandler, ms: number): void {
+  handler.expired(ms);
 }
 
 export function dispatchCapped(

@@ -76,8 +76,8 @@ export class RequestQueue {
   #active = 0;
   #idleWaiters: (() => void)[] = [];
   #closed = false;
-  /** Aborts of the requests not yet settled, for clear(). */
-  #aborts = new Set<() => void>();
+  /** The requests not yet settled, for clear(): each one's abort, and what it asks for. */
+  #aborts = new Map<AbortController, RequestMeta>();
   #requests = 0;
   #retries = 0;
   #rateLimited = 0;
@@ -136,7 +136,7 @@ export class RequestQueue {
    * finish (their result or error still reaches the caller) but are not retried.
    */
   clear(): void {
-    for (const abort of this.#aborts) abort();
+    for (const [ctl, meta] of this.#aborts) ctl.abort(new QueueClearedError(meta.method, meta.path));
     this.#dispatcher.clear();
   }
 
@@ -160,8 +160,7 @@ export class RequestQueue {
     const { maxAttempts, backoff, clock, random } = this.options;
     const priority = (meta.priority ?? 0) + laneBoost();
     const ctl = new AbortController();
-    const abort = () => ctl.abort(new QueueClearedError(meta.method, meta.path));
-    this.#aborts.add(abort);
+    this.#aborts.set(ctl, meta);
     this.#active++;
     this.#waiting++;
     let waiting = true;
@@ -228,7 +227,7 @@ export class RequestQueue {
       }
     } finally {
       if (waiting) this.#waiting--;
-      this.#aborts.delete(abort);
+      this.#aborts.delete(ctl);
       this.#active--;
       if (this.#active === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
     }
