@@ -43,8 +43,20 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
   const insertEvent = eventInsert(1);
   // Many rows a statement: the AUTOINCREMENT counter and the call into sqlite are paid once for them.
   const insertEvents = eventInsert(EVENT_ROWS);
-  // One offer's oldest id kept (none: fewer than `kept`, nothing to prune), read through the index
-  // (seller, external_id, kind, id), then the older ones deleted: a read, and a write only where there is one.
+  // Which of up to EVENT_ROWS offers hold more than `kept` events, one statement for them all; then for each such
+  // offer its oldest id kept, read through the index (seller, external_id, kind, id), and the older ones deleted.
+  const overKept = new Map<number, Statement>();
+  const overKeptOf = (offers: number): Statement => {
+    let st = overKept.get(offers);
+    if (!st) {
+      st = raw.prepare<unknown[], unknown>(
+        'SELECT external_id, kind FROM offer_events WHERE seller = ? AND (external_id, kind) IN (VALUES ' +
+          `${Array.from({ length: offers }, () => '(?, ?)').join(', ')}) GROUP BY external_id, kind HAVING count(*) > ?`,
+      );
+      overKept.set(offers, st);
+    }
+    return st;
+  };
   const eventFloor = lazy(
     'SELECT id FROM offer_events WHERE seller = ? AND external_id = ? AND kind = ? ORDER BY id DESC LIMIT 1 OFFSET ?',
   );
@@ -112,9 +124,16 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
         values.length = 0;
       }
     }
-    for (const r of touched.values()) {
-      const floor = eventFloor().get(seller, r.external_id, r.kind, kept) as { id: number } | undefined;
-      if (floor) pruneEvents().run(seller, r.external_id, r.kind, floor.id);
+    const offers = [...touched.values()];
+    for (let i = 0; i < offers.length; i += EVENT_ROWS) {
+      const chunk = offers.slice(i, i + EVENT_ROWS);
+      const keys: unknown[] = [seller];
+      for (const r of chunk) keys.push(r.external_id, r.kind);
+      keys.push(kept);
+      for (const over of overKeptOf(chunk.length).all(keys) as { external_id: string; kind: string }[]) {
+        const floor = eventFloor().get(seller, over.external_id, over.kind, kept) as { id: number } | undefined;
+        if (floor) pruneEvents().run(seller, over.external_id, over.kind, floor.id);
+      }
     }
     return rows.length;
   };
