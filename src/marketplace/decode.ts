@@ -171,14 +171,12 @@ export function decodeOffer(
       return undefined;
     throw new DecodeError(`${kind} object ${id} without an external_id`);
   }
-  const table = OFFER_FIELDS[kind];
   const fields: Record<string, unknown> = {};
-  for (const [name, type] of Object.entries(table)) {
+  for (const [name, type] of FIELD_LISTS[kind]) {
     if (Object.hasOwn(o, name) && o[name] !== undefined) fields[name] = decodeField(type, o[name]);
   }
-  for (const [alias, name] of Object.entries(FIELD_ALIASES[kind])) {
-    const type = table[name];
-    if (type !== undefined && fields[name] === undefined && Object.hasOwn(o, alias) && o[alias] !== undefined)
+  for (const [alias, name, type] of ALIAS_LISTS[kind]) {
+    if (fields[name] === undefined && Object.hasOwn(o, alias) && o[alias] !== undefined)
       fields[name] = decodeField(type, o[alias]);
   }
   const { sealed, fingerprint } = kind === 'accounts' ? decodeAccountExtras(o, fields, opts) : {};
@@ -189,18 +187,32 @@ export function decodeOffer(
   // Accounts sell whole (status sold); items and top-ups sell units, counted by the marketplace.
   const sold = kind === 'accounts' ? undefined : decodeInteger(o.sold_count);
   const soldCount = sold !== undefined && sold >= 0 ? sold : undefined;
-  return {
-    id,
-    externalId,
-    ...(status !== undefined ? { status } : {}),
-    ...(createdAt !== undefined ? { createdAt } : {}),
-    ...(updatedAt !== undefined ? { updatedAt } : {}),
-    ...(soldAt !== undefined ? { soldAt } : {}),
-    ...(soldCount !== undefined ? { soldCount } : {}),
-    fields,
-    ...(sealed !== undefined ? { credentialsHmac: sealed } : {}),
-    ...(fingerprint !== undefined ? { loginFingerprint: fingerprint } : {}),
-  };
+  // Set one by one in this order, not spread from small objects: every write's answer is decoded here.
+  const offer = { id, externalId } as Mutable<RemoteOffer>;
+  if (status !== undefined) offer.status = status;
+  if (createdAt !== undefined) offer.createdAt = createdAt;
+  if (updatedAt !== undefined) offer.updatedAt = updatedAt;
+  if (soldAt !== undefined) offer.soldAt = soldAt;
+  if (soldCount !== undefined) offer.soldCount = soldCount;
+  offer.fields = fields;
+  if (sealed !== undefined) offer.credentialsHmac = sealed;
+  if (fingerprint !== undefined) offer.loginFingerprint = fingerprint;
+  return offer;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Each kind's fields and aliases as lists, made once: a decode walks them without building them again. */
+const FIELD_LISTS = mapKinds((kind) => Object.entries(OFFER_FIELDS[kind]));
+const ALIAS_LISTS = mapKinds((kind) =>
+  Object.entries(FIELD_ALIASES[kind]).flatMap(([alias, name]) => {
+    const type = OFFER_FIELDS[kind][name];
+    return type === undefined ? [] : [[alias, name, type] as const];
+  }),
+);
+
+function mapKinds<T>(f: (kind: ResourceKind) => T): Readonly<Record<ResourceKind, T>> {
+  return { accounts: f('accounts'), items: f('items'), 'top-ups': f('top-ups') };
 }
 
 export interface DecodeOptions {

@@ -4,7 +4,7 @@
 import { type FormData, Pool } from 'undici';
 import type { Logger } from '../log/logger.ts';
 import { forbiddenKeyPaths, textMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
-import { readCappedBody } from './capped-body.ts';
+import { DeadlineError, dispatchCapped } from './capped-dispatch.ts';
 import { BadResponseError, ResponseTooLargeError, snippetOf } from './marketplace-errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
 import { type RateLimitAdvert, readRateLimitAdvert } from './rate-limit-advert.ts';
@@ -37,12 +37,6 @@ export interface HttpResponse {
   readonly snippet: string;
   /** What the answer said about the rate limit; the request queue reads it (duck-typed) to pace itself. */
   readonly rateLimit?: RateLimitAdvert;
-}
-
-function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(h)) out[k.toLowerCase()] = Array.isArray(v) ? v[0] : v;
-  return out;
 }
 
 /** The string values of a body's `credentials` object. */
@@ -88,9 +82,7 @@ export class HttpTransport {
   }
 
   private async once(req: HttpRequest, where: Where): Promise<HttpResponse> {
-    const deadline = AbortSignal.timeout(this.opts.timeoutMs);
     const caller = req.call?.signal;
-    const signal = caller ? AbortSignal.any([deadline, caller]) : deadline;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.opts.apiKey}`,
       'user-agent': this.opts.userAgent,
@@ -111,25 +103,22 @@ export class HttpTransport {
     let status: number;
     let text: string | undefined;
     let tooLarge: { read: number } | undefined;
-    let resHeaders: Record<string, string | undefined>;
+    let resHeaders: Readonly<Record<string, string | undefined>>;
     try {
-      const res = await this.pool.request({
-        method: req.method,
-        path: where.path + (req.query ? `?${req.query}` : ''),
-        headers,
-        body: body ?? null,
-        signal,
-      });
-      status = res.statusCode;
-      resHeaders = flatHeaders(res.headers);
-      const read = await readCappedBody(res.body, cap, resHeaders['content-length']);
-      if ('text' in read) text = read.text;
-      else tooLarge = read;
+      const res = await dispatchCapped(
+        this.pool,
+        { method: req.method, path: where.path + (req.query ? `?${req.query}` : ''), headers, body: body ?? null },
+        { capBytes: cap, deadlineMs: this.opts.timeoutMs, ...(caller ? { signal: caller } : {}) },
+      );
+      status = res.status;
+      resHeaders = res.headers;
+      if ('text' in res.body) text = res.body.text;
+      else tooLarge = res.body;
     } catch (err) {
       const e = errorFromException(
         where,
         err,
-        { timedOut: deadline.aborted, aborted: caller?.aborted ?? false },
+        { timedOut: err instanceof DeadlineError, aborted: caller?.aborted ?? false },
         { timeoutMs: this.opts.timeoutMs, idleTimeoutMs: this.opts.idleTimeoutMs },
       );
       this.logger.debug({ method: where.method, path: where.path, err: e.message }, 'marketplace request failed');

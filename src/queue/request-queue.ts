@@ -76,8 +76,8 @@ export class RequestQueue {
   #active = 0;
   #idleWaiters: (() => void)[] = [];
   #closed = false;
-  /** Aborts of the requests not yet settled, for clear(). */
-  #aborts = new Set<() => void>();
+  /** The requests not yet settled, for clear(): each one's abort, and what it asks for. */
+  #aborts = new Map<AbortController, RequestMeta>();
   #requests = 0;
   #retries = 0;
   #rateLimited = 0;
@@ -136,7 +136,7 @@ export class RequestQueue {
    * finish (their result or error still reaches the caller) but are not retried.
    */
   clear(): void {
-    for (const abort of this.#aborts) abort();
+    for (const [ctl, meta] of this.#aborts) ctl.abort(new QueueClearedError(meta.method, meta.path));
     this.#dispatcher.clear();
   }
 
@@ -160,14 +160,14 @@ export class RequestQueue {
     const { maxAttempts, backoff, clock, random } = this.options;
     const priority = (meta.priority ?? 0) + laneBoost();
     const ctl = new AbortController();
-    const abort = () => ctl.abort(new QueueClearedError(meta.method, meta.path));
-    this.#aborts.add(abort);
+    this.#aborts.set(ctl, meta);
     this.#active++;
     this.#waiting++;
     let waiting = true;
     try {
       for (let attempt = 1; ; attempt++) {
-        const { epoch, windowSeq } = await this.#admit(priority, ctl.signal);
+        const { epoch, windowSeq } =
+          (!ctl.signal.aborted && this.#admitNow()) || (await this.#admit(priority, ctl.signal));
         if (!this.#fences.empty) await this.#passFences(meta, attempt);
         this.#waiting--;
         waiting = false;
@@ -227,10 +227,23 @@ export class RequestQueue {
       }
     } finally {
       if (waiting) this.#waiting--;
-      this.#aborts.delete(abort);
+      this.#aborts.delete(ctl);
       this.#active--;
       if (this.#active === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
     }
+  }
+
+  /**
+   * A slot and a token at once, when nothing waits in the dispatcher and a slot is free: no request could be
+   * overtaken, so the dispatcher's task and promise are spared. undefined: the request queues as usual.
+   */
+  #admitNow(): Admission | undefined {
+    const d = this.#dispatcher;
+    if (d.size > 0 || d.pending > 0 || d.isPaused || this.#slotsTaken >= this.options.concurrency) return undefined;
+    const go = this.#tryGo(this.options.clock.now());
+    if (typeof go === 'number') return undefined;
+    this.#takeSlot();
+    return go;
   }
 
   /** Resolves holding a slot and a token, with the rate epoch it was admitted under. */
@@ -272,37 +285,35 @@ export class RequestQueue {
   async #waitForGo(signal: AbortSignal): Promise<Admission> {
     const { clock } = this.options;
     for (;;) {
-      const now = clock.now();
-      if (now < this.#pausedUntil) {
-        await clock.sleep(this.#pausedUntil - now, signal);
-        continue;
-      }
-      const windowWait = this.options.window?.wait(now) ?? 0;
-      if (windowWait > 0) {
-        await clock.sleep(windowWait, signal);
-        continue;
-      }
-      const rate = aimdRate(this.#aimdConfig, this.#aimd, now);
-      if (rate !== this.#bucket.rate) this.#bucket.setRate(rate, now);
-      const wait = this.#bucket.take(now);
-      if (this.#aimdConfig.probing) {
-        // Climb only while the rate is what holds requests back: one waits for a token, or others queue behind.
-        this.#aimd =
-          wait > 0 || this.#waiting > 1 ? aimdBusy(this.#aimd, now) : aimdIdle(this.#aimdConfig, this.#aimd, now);
-      }
-      if (wait === 0) {
-        // In the same turn as the check above: no other queue sharing the window can slip in between.
-        const windowSeq = this.options.window?.record(now) ?? -1;
-        if (this.#resumeUnannounced) {
-          this.#resumeUnannounced = false;
-          this.#emit({ type: 'resumed', rate });
-          this.#log.info({ rate }, 'request queue resumed');
-        }
-        // Read here, with the token: a 429 handled in the microtasks before our caller resumes is not ours.
-        return { epoch: this.#epoch, windowSeq };
-      }
-      await clock.sleep(wait, signal);
+      const go = this.#tryGo(clock.now());
+      if (typeof go !== 'number') return go;
+      await clock.sleep(go, signal);
     }
+  }
+
+  /** One look at `now`: the admission (a token taken) when the request may go, else the ms to wait first. */
+  #tryGo(now: number): Admission | number {
+    if (now < this.#pausedUntil) return this.#pausedUntil - now;
+    const windowWait = this.options.window?.wait(now) ?? 0;
+    if (windowWait > 0) return windowWait;
+    const rate = aimdRate(this.#aimdConfig, this.#aimd, now);
+    if (rate !== this.#bucket.rate) this.#bucket.setRate(rate, now);
+    const wait = this.#bucket.take(now);
+    if (this.#aimdConfig.probing) {
+      // Climb only while the rate is what holds requests back: one waits for a token, or others queue behind.
+      this.#aimd =
+        wait > 0 || this.#waiting > 1 ? aimdBusy(this.#aimd, now) : aimdIdle(this.#aimdConfig, this.#aimd, now);
+    }
+    if (wait > 0) return wait;
+    // In the same turn as the check above: no other queue sharing the window can slip in between.
+    const windowSeq = this.options.window?.record(now) ?? -1;
+    if (this.#resumeUnannounced) {
+      this.#resumeUnannounced = false;
+      this.#emit({ type: 'resumed', rate });
+      this.#log.info({ rate }, 'request queue resumed');
+    }
+    // Read here, with the token: a 429 handled in the microtasks before our caller resumes is not ours.
+    return { epoch: this.#epoch, windowSeq };
   }
 
   #onRateLimited(meta: RequestMeta, decision: RetryDecision, epoch: number): void {

@@ -3,7 +3,7 @@
 // prepared once and no query built per write (sqlite-hot-statements.ts, postgres-hot-statements.ts).
 import type { Selectable } from 'kysely';
 import type { JournalState } from './records.ts';
-import type { JournalTable, OffersTable } from './db-schema.ts';
+import type { JournalTable, OfferEventsTable, OffersTable } from './db-schema.ts';
 
 /** The lease a journal row must still be written under (kysely-state-store.ts, journalBegin). */
 export interface HotFence {
@@ -64,19 +64,37 @@ export interface OfferApplied {
   readonly settled: number;
 }
 
-export type HotOp = JournalInsertOp | JournalSetOp | OfferGetOp | OfferUpsertOp | OfferApplyOp;
+/** An offer event row as the hot statements insert it, in OFFER_EVENT_COLUMNS' order of fields. */
+export type OfferEventRow = Omit<Selectable<OfferEventsTable>, 'id'>;
+
+/**
+ * Events appended to the offers' stories in their order, then each offer they touch pruned to its newest `kept`:
+ * all of them or none (the op fails whole).
+ */
+export interface OfferEventsOp {
+  readonly op: 'offer-events';
+  readonly rows: readonly OfferEventRow[];
+  readonly kept: number;
+}
+
+export type HotOp = JournalInsertOp | JournalSetOp | OfferGetOp | OfferUpsertOp | OfferApplyOp | OfferEventsOp;
 
 /** An offers row as OFFER_COLUMNS reads it. */
 export type OfferRow = Readonly<Record<string, unknown>>;
 
-/** What each op answers: the inserted journal row (undefined: fenced), rows updated, the row read or upserted. */
+/**
+ * What each op answers: the inserted journal row (undefined: fenced), rows updated, the row read or upserted,
+ * the events inserted.
+ */
 export type HotAnswer<O extends HotOp> = O extends JournalInsertOp
   ? Selectable<JournalTable> | undefined
   : O extends JournalSetOp
     ? number
     : O extends OfferApplyOp
       ? OfferApplied
-      : OfferRow | undefined;
+      : O extends OfferEventsOp
+        ? number
+        : OfferRow | undefined;
 
 /** Runs a batch of one seller's ops in their order, committed before it answers; one answer per op. */
 export interface HotStatements {

@@ -507,7 +507,12 @@ export class KyselyStateStore implements StateStore {
 
   async recordOfferEvents(events: readonly OfferEventInput[]): Promise<void> {
     if (events.length === 0) return;
-    // The inserts and the pruning of the offers they touch commit together; a run's batch is in its transaction.
+    // The inserts and the pruning of the offers they touch commit together: one hot op (prepared statements, no
+    // query built), or within the transaction a run's batch is in.
+    if (this.#group) {
+      await this.#group.ask({ op: 'offer-events', rows: events.map(offerEventRow), kept: OFFER_EVENTS_KEPT });
+      return;
+    }
     if (!this.#inTransaction) return this.transaction((tx) => tx.recordOfferEvents(events));
     for (let i = 0; i < events.length; i += EVENT_BATCH) {
       const rows = events.slice(i, i + EVENT_BATCH).map((e) => ({ seller: this.seller, ...offerEventRow(e) }));

@@ -9,11 +9,12 @@ import type {
   JournalSetOp,
   OfferApplied,
   OfferApplyOp,
+  OfferEventsOp,
   OfferGetOp,
   OfferUpsertOp,
   OfferRow,
 } from './hot-ops.ts';
-import { JOURNAL_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
+import { JOURNAL_COLUMNS, OFFER_EVENT_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
 import { OFFER_COLUMNS } from './rows.ts';
 import type { OffersTable } from './db-schema.ts';
 
@@ -38,6 +39,37 @@ const OFFER_TYPES: Readonly<Record<(typeof OFFER_ROW_COLUMNS)[number], string>> 
   updated_at: 'bigint',
 };
 
+/** The SQL array type of each offer_events column, for unnest. */
+const EVENT_TYPES: Readonly<Record<(typeof OFFER_EVENT_COLUMNS)[number], string>> = {
+  kind: 'text',
+  external_id: 'text',
+  run_id: 'text',
+  at: 'bigint',
+  event: 'text',
+  route: 'text',
+  changes: 'text',
+  quantity: 'bigint',
+  detail: 'text',
+  answer: 'text',
+  answer_status: 'integer',
+  answer_message: 'text',
+};
+
+const EVENT_INSERT =
+  `INSERT INTO offer_events (seller, ${OFFER_EVENT_COLUMNS.join(', ')}) ` +
+  `SELECT $1, ${OFFER_EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')} FROM unnest(` +
+  `${OFFER_EVENT_COLUMNS.map((c, i) => `$${i + 2}::${EVENT_TYPES[c]}[]`).join(', ')}) ` +
+  `WITH ORDINALITY AS e(${OFFER_EVENT_COLUMNS.join(', ')}, n) ORDER BY e.n`;
+
+// The offers just written to, each but its newest $4 events: each offer's oldest kept id read through the index
+// (seller, external_id, kind, id), a plan that stays one index probe per offer however many are named.
+const EVENT_PRUNE =
+  'WITH f AS (SELECT k.external_id, k.kind, (SELECT e.id FROM offer_events e WHERE e.seller = $1 AND ' +
+  'e.external_id = k.external_id AND e.kind = k.kind ORDER BY e.id DESC OFFSET $4 LIMIT 1) AS floor ' +
+  'FROM unnest($2::text[], $3::text[]) AS k(external_id, kind)) ' +
+  'DELETE FROM offer_events o USING f WHERE f.floor IS NOT NULL AND o.seller = $1 AND ' +
+  'o.external_id = f.external_id AND o.kind = f.kind AND o.id <= f.floor';
+
 const JOURNAL_RETURNING = JOURNAL_COLUMNS.join(', ');
 const OFFER_SELECT = OFFER_COLUMNS.join(', ');
 
@@ -58,6 +90,8 @@ function keyOf(o: HotOp): string {
       return String(o.id);
     case 'offer-apply':
       return offerKey(o.kind, o.externalId);
+    case 'offer-events':
+      return '';
     case 'offer-get':
     case 'offer-upsert':
       return offerKey(
@@ -80,7 +114,7 @@ function runsOf(ops: readonly HotOp[]): Run[] {
       last !== undefined &&
       last.op === o.op &&
       last.shape === shape &&
-      (o.op === 'journal-insert' || !last.keys.has(key));
+      (o.op === 'journal-insert' || o.op === 'offer-events' || !last.keys.has(key));
     if (fits) {
       last.ops.push(o);
       last.at.push(i);
@@ -213,6 +247,19 @@ export function postgresHotStatements(
     return ops.map((o, i) => ({ row: rows[i], settled: o.done ? (settled[s++] ?? 0) : 0 }));
   }
 
+  async function recordEvents(client: pg.PoolClient, seller: string, ops: OfferEventsOp[]): Promise<number[]> {
+    for (const o of ops) {
+      const values: unknown[] = [seller];
+      for (const c of OFFER_EVENT_COLUMNS) values.push(o.rows.map((r) => r[c]));
+      await query(client, EVENT_INSERT, values);
+      const touched = new Map<string, readonly [string, string]>();
+      for (const r of o.rows) touched.set(offerKey(r.kind, r.external_id), [r.external_id, r.kind]);
+      const keys = [...touched.values()];
+      await query(client, EVENT_PRUNE, [seller, keys.map((k) => k[0]), keys.map((k) => k[1]), o.kept]);
+    }
+    return ops.map((o) => o.rows.length);
+  }
+
   async function runOne(client: pg.PoolClient, seller: string, run: Run): Promise<unknown[]> {
     switch (run.op) {
       case 'journal-insert':
@@ -225,6 +272,8 @@ export function postgresHotStatements(
         return upsertOffers(client, seller, run.ops as OfferUpsertOp[]);
       case 'offer-apply':
         return applyOffers(client, seller, run.ops as OfferApplyOp[]);
+      case 'offer-events':
+        return recordEvents(client, seller, run.ops as OfferEventsOp[]);
     }
   }
 
@@ -233,8 +282,8 @@ export function postgresHotStatements(
       guard(async () => {
         const runs = runsOf(ops);
         const client = await pool.connect();
-        // An offer-apply is statements of its own: they commit together too.
-        const inTransaction = runs.length > 1 || runs[0]?.op === 'offer-apply';
+        // An offer-apply or offer-events is statements of its own: they commit together too.
+        const inTransaction = runs.length > 1 || runs[0]?.op === 'offer-apply' || runs[0]?.op === 'offer-events';
         let broken = false;
         try {
           if (inTransaction) await client.query('BEGIN');

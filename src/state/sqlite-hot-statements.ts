@@ -2,12 +2,15 @@
 // COMMIT per batch on kysely's one connection (taken through kysely, so never inside one of its transactions).
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { HotOp, HotStatements, JournalInsertOp, OfferRow, OfferUpsertOp } from './hot-ops.ts';
+import type { HotOp, HotStatements, JournalInsertOp, OfferEventsOp, OfferRow, OfferUpsertOp } from './hot-ops.ts';
 import { OFFER_COLUMNS } from './rows.ts';
 import type { Database } from './db-schema.ts';
-import { JOURNAL_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
+import { JOURNAL_COLUMNS, OFFER_EVENT_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+
+/** Offer events a multi-row insert takes (13 parameters each, far below sqlite's 32,766). */
+const EVENT_ROWS = 32;
 
 export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Database>): HotStatements {
   const journalColumns = JOURNAL_COLUMNS.join(', ');
@@ -31,6 +34,33 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
   const setState = lazy('UPDATE journal SET state = ?, updated_at = ? WHERE seller = ? AND id = ?');
   const setStateError = lazy('UPDATE journal SET state = ?, updated_at = ?, error = ? WHERE seller = ? AND id = ?');
   const getOffer = lazy(`SELECT ${offerColumns} FROM offers WHERE seller = ? AND kind = ? AND external_id = ?`);
+  const eventRow = `(?${', ?'.repeat(OFFER_EVENT_COLUMNS.length)})`;
+  const eventInsert = (rows: number) =>
+    lazy(
+      `INSERT INTO offer_events (seller, ${OFFER_EVENT_COLUMNS.join(', ')}) VALUES ` +
+        Array.from({ length: rows }, () => eventRow).join(', '),
+    );
+  const insertEvent = eventInsert(1);
+  // Many rows a statement: the AUTOINCREMENT counter and the call into sqlite are paid once for them.
+  const insertEvents = eventInsert(EVENT_ROWS);
+  // Which of up to EVENT_ROWS offers hold more than `kept` events, one statement for them all; then for each such
+  // offer its oldest id kept, read through the index (seller, external_id, kind, id), and the older ones deleted.
+  const overKept = new Map<number, Statement>();
+  const overKeptOf = (offers: number): Statement => {
+    let st = overKept.get(offers);
+    if (!st) {
+      st = raw.prepare<unknown[], unknown>(
+        'SELECT external_id, kind FROM offer_events WHERE seller = ? AND (external_id, kind) IN (VALUES ' +
+          `${Array.from({ length: offers }, () => '(?, ?)').join(', ')}) GROUP BY external_id, kind HAVING count(*) > ?`,
+      );
+      overKept.set(offers, st);
+    }
+    return st;
+  };
+  const eventFloor = lazy(
+    'SELECT id FROM offer_events WHERE seller = ? AND external_id = ? AND kind = ? ORDER BY id DESC LIMIT 1 OFFSET ?',
+  );
+  const pruneEvents = lazy('DELETE FROM offer_events WHERE seller = ? AND external_id = ? AND kind = ? AND id <= ?');
   const begin = lazy('BEGIN IMMEDIATE');
   const commit = lazy('COMMIT');
   const rollback = lazy('ROLLBACK');
@@ -77,6 +107,36 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
     for (const c of OFFER_ROW_COLUMNS) values.push(row[c]);
     return upsertOf(set).get(values);
   };
+  const recordEvents = (seller: string, { rows, kept }: OfferEventsOp): number => {
+    const values: unknown[] = [];
+    const touched = new Map<string, OfferEventsOp['rows'][number]>();
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      values.push(seller);
+      for (const c of OFFER_EVENT_COLUMNS) values.push(r[c]);
+      touched.set(`${r.kind}\u0000${r.external_id}`, r);
+      const full = values.length === EVENT_ROWS * (OFFER_EVENT_COLUMNS.length + 1);
+      if (full || i === rows.length - 1) {
+        if (full) insertEvents().run(values);
+        else
+          for (let at = 0; at < values.length; at += OFFER_EVENT_COLUMNS.length + 1)
+            insertEvent().run(values.slice(at, at + OFFER_EVENT_COLUMNS.length + 1));
+        values.length = 0;
+      }
+    }
+    const offers = [...touched.values()];
+    for (let i = 0; i < offers.length; i += EVENT_ROWS) {
+      const chunk = offers.slice(i, i + EVENT_ROWS);
+      const keys: unknown[] = [seller];
+      for (const r of chunk) keys.push(r.external_id, r.kind);
+      keys.push(kept);
+      for (const over of overKeptOf(chunk.length).all(keys) as { external_id: string; kind: string }[]) {
+        const floor = eventFloor().get(seller, over.external_id, over.kind, kept) as { id: number } | undefined;
+        if (floor) pruneEvents().run(seller, over.external_id, over.kind, floor.id);
+      }
+    }
+    return rows.length;
+  };
   const one = (seller: string, o: HotOp): unknown => {
     switch (o.op) {
       case 'journal-insert':
@@ -94,6 +154,8 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
         const stored = getOffer().get(seller, o.kind, o.externalId) as OfferRow | undefined;
         return { row: upsertOffer(seller, o.rowOf(stored)), settled };
       }
+      case 'offer-events':
+        return recordEvents(seller, o);
     }
   };
   return {

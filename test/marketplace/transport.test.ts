@@ -159,6 +159,16 @@ describe('transport failures', () => {
     expect((err as RateLimitedError).retryAfterMs).toBeLessThanOrEqual(21_000);
   });
 
+  it('reads a repeated header by its first value, whatever the case of its name', async () => {
+    stub.handle((_req, res) => {
+      res.writeHead(429, ['RETRY-AFTER', '3', 'Retry-After', '90', 'Content-Type', 'application/json']);
+      res.end('{"message":"Too Many Attempts."}');
+    });
+    const err = await client.items.get({ id: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect((err as RateLimitedError).retryAfterMs).toBe(3000);
+  });
+
   it('the caller aborting is not a timeout', async () => {
     stub.handle(() => {
       /* never answers */

@@ -95,6 +95,38 @@ describe('group commit', () => {
       await s.close();
     }
   });
+
+  it("writes offers' events in the batch of the writes asked with them, a bad one failing alone", async () => {
+    const s = await countedStore();
+    try {
+      const event = (externalId: string, kind = 'item') => ({
+        kind: kind as 'item',
+        externalId,
+        runId: 'r1',
+        at: 1,
+        type: 'created' as const,
+        route: null,
+        changes: [],
+        quantity: null,
+        detail: null,
+        answer: null,
+      });
+      const results = await Promise.allSettled([
+        s.store.journalBegin({ runId: 'r1', op: 'create', kind: 'item', keys: ['a'], state: 'sent' }),
+        s.store.recordOfferEvents([event('a'), event('b')]),
+        // Refused by the table's CHECK: none of its events are kept, the others' are.
+        s.store.recordOfferEvents([event('c'), event('d', 'bogus')]),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+      // One batch for all three, then each again on its own once the batch was refused.
+      expect(s.batches).toEqual([3, 1, 1, 1]);
+      expect(s.committed('sent')).toBe(1);
+      expect((await s.store.offerHistory('item', 'b', 10)).map((e) => e.type)).toEqual(['created']);
+      expect(await s.store.offerHistory('item', 'c', 10)).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
 });
 
 describe('a create against the sandbox', () => {
