@@ -51,7 +51,8 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
     if (!st) {
       st = raw.prepare<unknown[], unknown>(
         'SELECT external_id, kind FROM offer_events WHERE seller = ? AND (external_id, kind) IN (VALUES ' +
-          `${Array.from({ length: offers }, () => '(?, ?)').join(', ')}) GROUP BY external_id, kind HAVING count(*) > ?`,
+          `${Array.from({ length: offers }, () => '(?, ?)').join(', ')}) ` +
+          'GROUP BY external_id, kind HAVING count(*) > ?',
       );
       overKept.set(offers, st);
     }

@@ -3,7 +3,8 @@
 // (default 100,000, a third of each kind) into an empty marketplace, then the no-op run after it. Prints each
 // run's peak RSS (the kernel's VmHWM) and peak V8 heap in use (sampled every 10 ms by a preloaded module),
 // beside the peak RSS the bench reads from outside the CLI every 5 ms (/proc/<pid>/status), which the CLI's
-// synchronous stretches cannot hide, and when in the run it was; and exits non-zero when a run does not converge or peaks at 256 MB RSS or more. It does so with the state in a
+// synchronous stretches cannot hide, and when in the run it was; and exits non-zero when a run does not converge
+// or peaks at 256 MB RSS or more. It does so with the state in a
 // sqlite file, then in PostgreSQL (embedded, on 127.0.0.1); each with the sandbox's rate limit off, then on
 // (BENCH_LIMITED_RATE requests/s, default 2000, burst a tenth; the client told the same): requests then wait in
 // the client's queue, which must not cost memory either.
@@ -102,13 +103,15 @@ function runCli(work: string, stateUrl: string): Promise<RunFigures> {
         const lines: string[] = [];
         for (let i = 0; i < rss.length; i += 20)
           lines.push(
-            `${((atMicros[i]! - atMicros[0]!) / 1e6).toFixed(2)} ${mb(rss[i]!)} ${index.stackAt(atMicros[i]!, 3).join(' <- ')}`,
+            `${((atMicros[i]! - atMicros[0]!) / 1e6).toFixed(2)} ${mb(rss[i]!)} ` +
+              index.stackAt(atMicros[i]!, 3).join(' <- '),
           );
         appendFileSync(process.env.BENCH_TIMELINE, `${lines.join('\n')}\n\n`);
       }
       const rises = steepestRises(sampler.series, 5).map(
         (r) =>
-          `+${mb(r.to - r.from)} to ${mb(r.to)} at ${((r.atMicros - (sampler.series.atMicros[0] ?? 0)) / 1e6).toFixed(2)} s` +
+          `+${mb(r.to - r.from)} to ${mb(r.to)} ` +
+          `at ${((r.atMicros - (sampler.series.atMicros[0] ?? 0)) / 1e6).toFixed(2)} s` +
           (index ? `, ${index.stackAt(r.atMicros, 4).join(' <- ')}` : ''),
       );
       resolve({ code, wallS: (performance.now() - t0) / 1000, ...m, stderr, outside, where, rises });
