@@ -133,8 +133,8 @@ export const command: Command = flagCommand({
         ? `; status page on ${pageUrl(config.daemon.healthHost, daemon.healthPort)} (/healthz, /readyz, /metrics)`
         : '';
       // Through the logger, so a JSON log holds JSON only; on a terminal it reads as a line.
+      // The setup's warnings (plain http) were logged once when the services opened.
       logger.info({ catalogue: config.catalogue.dir }, `watching ${oneLine(config.catalogue.dir)}${health}`);
-      for (const notice of services.notices) logger.warn(oneLine(notice));
     }
     await wait.stopped;
     await stopping;

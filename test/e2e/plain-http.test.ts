@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox-server.ts';
 import { CLI } from '../support/cli.ts';
+import { until } from '../support/until.ts';
 import { freePort } from '../support/ports.ts';
 
 const KEY = 'plain-http-key-4242';
@@ -114,6 +115,8 @@ describe('plain http to another machine', { timeout: 120_000 }, () => {
       }
       expect(page).toMatch(/<section class="notice" role="alert">/);
       expect(page).toMatch(WARNING);
+      // Once the daemon says it watches, its start has logged all it logs: the warning once, not twice.
+      await until('the daemon watching', () => daemon.stderr().includes('watching'), 30_000);
       expect(
         daemon
           .stderr()
