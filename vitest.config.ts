@@ -24,13 +24,14 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Tests start real sandboxes on loopback; two workers suit the 2-core machines.
     reporters: ['default', './test/support/summary-reporter.ts'],
     // Once a run: the CLI the tests start as child processes, compiled (about 6 s) instead of by tsx in every
     // child; and one PostgreSQL server, on which each file that needs one takes a database.
     globalSetup: ['./test/support/built-cli.ts', './test/support/shared-postgres.ts'],
     pool: 'forks',
-    maxWorkers: 2,
+    // Three workers on two cores: many end-to-end tests wait on a rate limit, a lease or a child process, and a
+    // third file uses the core they leave idle.
+    maxWorkers: 3,
     // The projects share the two workers. vitest queues the files of 'e2e' first (projects by name), the longest
     // first: the slow files start at once, and the many short ones fill the workers around them.
     projects: [
