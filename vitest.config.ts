@@ -29,9 +29,9 @@ export default defineConfig({
     // child; and one PostgreSQL server, on which each file that needs one takes a database.
     globalSetup: ['./test/support/built-cli.ts', './test/support/shared-postgres.ts'],
     pool: 'forks',
-    // Three workers on two cores: many end-to-end tests wait on a rate limit, a lease or a child process, and a
-    // third file uses the core they leave idle.
-    maxWorkers: 3,
+    // Four workers on two cores: many end-to-end tests wait on a rate limit, a lease or a child process, and the
+    // other files use the cores they leave idle.
+    maxWorkers: 4,
     // The projects share the two workers. vitest queues the files of 'e2e' first (projects by name), the longest
     // first: the slow files start at once, and the many short ones fill the workers around them.
     projects: [
