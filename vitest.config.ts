@@ -25,8 +25,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // Once a run: the CLI the tests start as child processes, compiled (about 6 s) instead of by tsx in every
-    // child; and one PostgreSQL server, on which each file that needs one takes a database.
+    // Once a run: where the CLI the tests start as child processes is compiled (by the first file that starts
+    // one, about 6 s, instead of tsx in every child); and one PostgreSQL server, on which each file that needs
+    // one takes a database.
     globalSetup: ['./test/support/built-cli.ts', './test/support/shared-postgres.ts'],
     pool: 'forks',
     // Four workers on two cores: many end-to-end tests wait on a rate limit, a lease or a child process, and the

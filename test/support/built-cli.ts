@@ -1,7 +1,7 @@
 // The CLI the tests start as a child process: the package as installed (bin/offersync.js, dist/, package.json,
-// config/), compiled once per change of the sources into node_modules/.cache. A child then loads plain
-// JavaScript, as the image and an npm install run it, in a third of the CPU the sources through tsx take.
-// vitest runs this once before the test files (globalSetup); outside vitest the tests' helpers run the sources.
+// config/), compiled once per change of the sources into node_modules/.cache, by the first test file of a run
+// that starts the CLI. A child then loads plain JavaScript, as the image and an npm install run it, in a third
+// of the CPU the sources through tsx take. Outside vitest the tests' helpers run the sources.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -15,7 +15,7 @@ import {
   statSync,
   symlinkSync,
 } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,13 +41,45 @@ function sourcesHash(): string {
   return h.digest('hex').slice(0, 16);
 }
 
-/** Builds the package into node_modules/.cache/offersync-cli/<hash> unless it is there; returns its bin. */
-export function builtCli(): string {
-  const cache = join(ROOT, 'node_modules', '.cache', 'offersync-cli');
-  const home = join(cache, sourcesHash());
-  const bin = join(home, 'bin', 'offersync.js');
-  if (existsSync(bin)) return bin;
-  // Built aside and renamed into place: two runs at once never start a half-written package.
+/** Where the build of the sources as they are now goes: node_modules/.cache/offersync-cli/<hash>/bin/offersync.js. */
+export function builtCliPath(): string {
+  return join(ROOT, 'node_modules', '.cache', 'offersync-cli', sourcesHash(), 'bin', 'offersync.js');
+}
+
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+/** A build takes seconds; a lock older than this was left by a run that was killed. */
+const STALE_LOCK_MS = 120_000;
+
+/**
+ * Builds the package whose bin is `bin` (a builtCliPath) unless it is there. Called by the first test file that
+ * starts the CLI, in a test worker: one worker builds under a lock, the others wait for it.
+ */
+export function ensureBuilt(bin: string): void {
+  const home = dirname(dirname(bin));
+  const cache = dirname(home);
+  const lock = `${home}.lock`;
+  mkdirSync(cache, { recursive: true });
+  for (let waited = 0; !existsSync(bin); ) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmSync(lock, { force: true, recursive: true });
+      if (waited > 2 * STALE_LOCK_MS) throw new Error(`waited ${waited / 1000} s for ${lock} to go: remove it`);
+      sleep(100);
+      waited += 100;
+      continue;
+    }
+    try {
+      if (!existsSync(bin)) build(home, cache);
+    } finally {
+      rmSync(lock, { force: true, recursive: true });
+    }
+  }
+}
+
+function build(home: string, cache: string): void {
+  // Built aside and renamed into place: nothing ever starts a half-written package.
   const building = `${home}.${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   mkdirSync(join(building, 'bin'), { recursive: true });
@@ -71,17 +103,14 @@ export function builtCli(): string {
   for (const old of readdirSync(cache))
     if (Date.now() - statSync(join(cache, old)).mtimeMs > 6 * 3600_000)
       rmSync(join(cache, old), { recursive: true, force: true });
-  try {
-    renameSync(building, home);
-  } catch {
-    // Another run put the same build in place first.
-    rmSync(building, { recursive: true, force: true });
-  }
-  return bin;
+  renameSync(building, home);
 }
 
-/** vitest's globalSetup: build (or find) the CLI, and tell the test workers where it is. */
+/**
+ * vitest's globalSetup: where the build of these sources goes, for the test workers. Nothing is built here: a run
+ * whose files start no CLI (one unit test while working) waits for no build.
+ */
 export default function setup(): void {
-  // Each vitest project runs the global setup, all in one process: the first builds.
-  process.env[BUILT_CLI_ENV] ??= builtCli();
+  // Each vitest project runs the global setup, all in one process: the first says where.
+  process.env[BUILT_CLI_ENV] ??= builtCliPath();
 }

@@ -4,12 +4,13 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILT_CLI_ENV } from './built-cli.ts';
+import { BUILT_CLI_ENV, ensureBuilt } from './built-cli.ts';
 
 const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/entry.ts', import.meta.url));
 /** tsx's loader by path: `--import tsx` would resolve from the child's working directory. */
 const TSX_LOADER = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const BUILT = process.env[BUILT_CLI_ENV];
+if (BUILT) ensureBuilt(BUILT);
 
 /** node arguments before the command: spawn(process.execPath, [...CLI, 'reconcile', ...]). */
 export const CLI: readonly string[] = BUILT ? [BUILT] : ['--import', TSX_LOADER, CLI_ENTRY];
