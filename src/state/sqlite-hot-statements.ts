@@ -24,12 +24,11 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
     let s: Statement | undefined;
     return () => (s ??= raw.prepare<unknown[], unknown>(text));
   };
-  const insertPlain = lazy(
-    `INSERT INTO journal (${insertColumns}) VALUES (${journalValues}) RETURNING ${journalColumns}`,
-  );
+  // Only the id comes back: the caller has every other column already (no row to build and read per write).
+  const insertPlain = lazy(`INSERT INTO journal (${insertColumns}) VALUES (${journalValues}) RETURNING id`);
   const insertFenced = lazy(
     `INSERT INTO journal (${insertColumns}) SELECT ${journalValues} WHERE EXISTS (SELECT 1 FROM seller_leases ` +
-      `WHERE seller = ? AND holder = ? AND epoch = ? AND expires_at > ?) RETURNING ${journalColumns}`,
+      `WHERE seller = ? AND holder = ? AND epoch = ? AND expires_at > ?) RETURNING id`,
   );
   const setState = lazy('UPDATE journal SET state = ?, updated_at = ? WHERE seller = ? AND id = ?');
   const setStateError = lazy('UPDATE journal SET state = ?, updated_at = ?, error = ? WHERE seller = ? AND id = ?');
