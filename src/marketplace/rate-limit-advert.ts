@@ -93,8 +93,11 @@ function ietfRemaining(value: string | undefined): { remaining?: number; resetSe
   return best;
 }
 
+// Read on every answer: a plain loop, no arrays of entries made and dropped.
 function dropUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+  const out: Record<string, unknown> = {};
+  for (const k in o) if (o[k] !== undefined) out[k] = o[k];
+  return out as T;
 }
 
 /**

@@ -384,7 +384,7 @@ export class KyselyStateStore implements StateStore {
       const leaseNow = fence ? this.#leaseClock.now() : 0;
       const saved = await this.#group.ask({ op: 'journal-insert', row, fence, leaseNow });
       if (!saved) throw new FencedWriteError(this.seller, fence?.holder ?? '');
-      return toJournalEntry(saved);
+      return toJournalEntry({ id: saved.id, ...row });
     }
     if (!fence) {
       const row = await this.#db.insertInto('journal').values(values).returningAll().executeTakeFirstOrThrow();

@@ -4,6 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { HotOp, HotStatements, JournalInsertOp, OfferEventsOp, OfferRow, OfferUpsertOp } from './hot-ops.ts';
 import { OFFER_COLUMNS } from './rows.ts';
+import { upsertedRow } from './upserted-row.ts';
 import type { Database } from './db-schema.ts';
 import { JOURNAL_COLUMNS, OFFER_EVENT_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
 
@@ -24,12 +25,11 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
     let s: Statement | undefined;
     return () => (s ??= raw.prepare<unknown[], unknown>(text));
   };
-  const insertPlain = lazy(
-    `INSERT INTO journal (${insertColumns}) VALUES (${journalValues}) RETURNING ${journalColumns}`,
-  );
+  // Only the id comes back: the caller has every other column already (no row to build and read per write).
+  const insertPlain = lazy(`INSERT INTO journal (${insertColumns}) VALUES (${journalValues}) RETURNING id`);
   const insertFenced = lazy(
     `INSERT INTO journal (${insertColumns}) SELECT ${journalValues} WHERE EXISTS (SELECT 1 FROM seller_leases ` +
-      `WHERE seller = ? AND holder = ? AND epoch = ? AND expires_at > ?) RETURNING ${journalColumns}`,
+      `WHERE seller = ? AND holder = ? AND epoch = ? AND expires_at > ?) RETURNING id`,
   );
   const setState = lazy('UPDATE journal SET state = ?, updated_at = ? WHERE seller = ? AND id = ?');
   const setStateError = lazy('UPDATE journal SET state = ?, updated_at = ?, error = ? WHERE seller = ? AND id = ?');
@@ -67,15 +67,17 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
   const rollback = lazy('ROLLBACK');
   /** The upsert of each set of columns, by that set's first and later columns joined. */
   const upserts = new Map<string, Statement>();
-  const upsertOf = (columns: readonly string[]): Statement => {
-    const key = columns.join(',');
+  // `returning` false: the caller makes the row stored itself (offer-apply read it in the same transaction), and
+  // sqlite's RETURNING, which buffers its rows in a table of their own, is not paid.
+  const upsertOf = (columns: readonly string[], returning: boolean): Statement => {
+    const key = `${returning ? 'r' : ''}:${columns.join(',')}`;
     let s = upserts.get(key);
     if (!s) {
       s = raw.prepare<unknown[], unknown>(
         `INSERT INTO offers (seller, ${OFFER_ROW_COLUMNS.join(', ')}) ` +
           `VALUES (?${', ?'.repeat(OFFER_ROW_COLUMNS.length)}) ` +
           `ON CONFLICT (seller, kind, external_id) DO UPDATE SET ` +
-          `${columns.map((c) => `${c} = excluded.${c}`).join(', ')} RETURNING ${offerColumns}`,
+          `${columns.map((c) => `${c} = excluded.${c}`).join(', ')}${returning ? ` RETURNING ${offerColumns}` : ''}`,
       );
       upserts.set(key, s);
     }
@@ -103,11 +105,13 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
       o.leaseNow,
     );
   };
-  const upsertOffer = (seller: string, { row, set }: Omit<OfferUpsertOp, 'op'>) => {
+  const upsertValues = (seller: string, row: OfferUpsertOp['row']): unknown[] => {
     const values: unknown[] = [seller];
     for (const c of OFFER_ROW_COLUMNS) values.push(row[c]);
-    return upsertOf(set).get(values);
+    return values;
   };
+  const upsertOffer = (seller: string, { row, set }: Omit<OfferUpsertOp, 'op'>) =>
+    upsertOf(set, true).get(upsertValues(seller, row));
   const recordEvents = (seller: string, { rows, kept }: OfferEventsOp): number => {
     const values: unknown[] = [];
     const touched = new Map<string, OfferEventsOp['rows'][number]>();
@@ -153,7 +157,9 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
       case 'offer-apply': {
         const settled = o.done ? setState().run('done', o.done.at, seller, o.done.id).changes : 0;
         const stored = getOffer().get(seller, o.kind, o.externalId) as OfferRow | undefined;
-        return { row: upsertOffer(seller, o.rowOf(stored)), settled };
+        const { row, set } = o.rowOf(stored);
+        upsertOf(set, false).run(upsertValues(seller, row));
+        return { row: upsertedRow(stored, row, set), settled };
       }
       case 'offer-events':
         return recordEvents(seller, o);

@@ -99,6 +99,45 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('applyOffer on %
     }
   });
 
+  it('answers the journal entry and the offer as the database then holds them, inserted or updated', async () => {
+    const { database, seller } = await engines[engine]();
+    const store = new KyselyStateStore(database, seller, { ownsDatabase: true });
+    try {
+      const entry = await store.journalBegin({
+        runId: 'r1',
+        op: 'create',
+        kind: 'item',
+        keys: ['it-1', 'it-2'],
+        state: 'sent',
+      });
+      expect(await store.journalUnfinished()).toEqual([entry]);
+      const inserted = await store.applyOffer('item', 'it-1', () => ({
+        remoteId: 7,
+        lastApplied: { title: 'A', price: 1234 },
+        imageHashes: ['h1'],
+        remoteStatus: 'active',
+        remoteUpdatedAt: 1_700_000_000_123,
+        managed: true,
+        sourceFile: 'items/a.json',
+        soldCount: 0,
+        soldCountAtSend: 0,
+        title: 'A',
+      }));
+      expect(inserted).toEqual(await store.getOffer('item', 'it-1'));
+      // Only some columns change: the others keep what was stored.
+      const updated = await store.applyOffer(
+        'item',
+        'it-1',
+        (stored) => ({ remoteId: 8, soldCount: (stored?.soldCount ?? 0) + 2, lastApplied: null }),
+        entry.id,
+      );
+      expect(updated).toEqual(await store.getOffer('item', 'it-1'));
+      expect(updated).toMatchObject({ remoteId: 8, soldCount: 2, imageHashes: ['h1'], sourceFile: 'items/a.json' });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('records an offer not stored before, many at once, and fails the one whose journal entry is missing', async () => {
     const { database, seller } = await engines[engine]();
     const batches: HotOp['op'][][] = [];
