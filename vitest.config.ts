@@ -30,7 +30,7 @@ export default defineConfig({
     // one takes a database.
     globalSetup: ['./test/support/built-cli.ts', './test/support/shared-postgres.ts'],
     pool: 'forks',
-    // Four workers on two cores: many end-to-end tests wait on a rate limit, a lease or a child process, and the
+    // Four workers for two CPUs: many end-to-end tests wait on a rate limit, a lease or a child process, and the
     // other files use the cores they leave idle.
     maxWorkers: 4,
     // The projects share the two workers. vitest queues the files of 'e2e' first (projects by name), the longest

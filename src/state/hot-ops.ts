@@ -83,8 +83,8 @@ export type HotOp = JournalInsertOp | JournalSetOp | OfferGetOp | OfferUpsertOp 
 export type OfferRow = Readonly<Record<string, unknown>>;
 
 /**
- * What each op answers: the inserted journal row's id, at least (undefined: fenced), rows updated, the row read or upserted,
- * the events inserted.
+ * What each op answers: the inserted journal row's id, at least (undefined: fenced), rows updated, the row read or
+ * upserted, the events inserted.
  */
 export type HotAnswer<O extends HotOp> = O extends JournalInsertOp
   ? Pick<Selectable<JournalTable>, 'id'> | undefined
