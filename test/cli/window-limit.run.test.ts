@@ -1,7 +1,7 @@
 // The marketplace's real limiter (its site's fixed window per client address, a ban after it, no rate headers)
 // against the real client, queue and state db, on a scaled sandbox window: 80 requests per 2 s, a 3 s ban. Each
 // `process` is a fresh set of window budgets, as a new offersync process has; sellers of one process share one.
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openServices, type Services } from '../../src/cli/services.ts';
 import { windowScope } from '../../src/cli/window-scope.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -13,7 +13,7 @@ import { WindowBudgets } from '../../src/queue/window-budgets.ts';
 import type { SandboxOptions } from '../../src/sandbox/sandbox-options.ts';
 import { openStateStore } from '../../src/state/open-state-store.ts';
 import { reconcile } from '../../src/sync/reconciler.ts';
-import { createHarness, type Harness, TEST_KEY } from '../support/harness.ts';
+import { type Harness, harnessOfTest, TEST_KEY } from '../support/harness.ts';
 import { captureLog } from '../support/log-capture.ts';
 
 const WINDOW = { requests: 80, seconds: 2, banSeconds: 3 };
@@ -22,13 +22,6 @@ const sandboxWith = (extra: Partial<SandboxOptions> = {}): SandboxOptions => ({
   ...extra,
 });
 const rateLimit = { ratePerSec: 500, burst: 50, maxAttempts: 8, learnWindowSeconds: 2 };
-
-/** A harness closed when the test `t` ends: the tests run at once, each on its own sandbox and window. */
-async function harness(t: TestContext, opts: Parameters<typeof createHarness>[0]): Promise<Harness> {
-  const h = await createHarness(opts);
-  t.onTestFinished(() => h.close());
-  return h;
-}
 
 function accounts(n: number, price: number): string {
   return JSON.stringify(
@@ -92,7 +85,7 @@ async function teach(config: Config, budgets: WindowBudgets, stopAtBan = false):
 // Each test waits on its sandbox's window and ban, most of it idle: they run at once.
 describe.concurrent('the marketplace window, learnt from its first 429', () => {
   it('learns the window from the requests before it, then 150 creates and 150 updates meet no other 429', async (t) => {
-    const h = await harness(t, { sandbox: sandboxWith(), config: { rateLimit } });
+    const h = await harnessOfTest(t, { sandbox: sandboxWith(), config: { rateLimit } });
     const process = new WindowBudgets();
     await teach(h.config, process);
     const taught = h.sandbox.counters().rateLimited;
@@ -112,7 +105,7 @@ describe.concurrent('the marketplace window, learnt from its first 429', () => {
   });
 
   it('a process started during the ban waits it out, and says why', async (t) => {
-    const h = await harness(t, {
+    const h = await harnessOfTest(t, {
       sandbox: sandboxWith({ rateLimit: { window: { ...WINDOW, banSeconds: 5 }, headers: 'none' } }),
       config: { rateLimit },
     });
@@ -137,7 +130,7 @@ describe.concurrent('the marketplace window, learnt from its first 429', () => {
   });
 
   it('a second process on the same state db, started right after the first, sends no 429 at all', async (t) => {
-    const h = await harness(t, { sandbox: sandboxWith(), config: { rateLimit } });
+    const h = await harnessOfTest(t, { sandbox: sandboxWith(), config: { rateLimit } });
     await teach(h.config, new WindowBudgets()); // ends having spent a window after the ban
     const taught = h.sandbox.counters().rateLimited;
     h.write('accounts/a.json', accounts(150, 900));
@@ -148,11 +141,11 @@ describe.concurrent('the marketplace window, learnt from its first 429', () => {
 
   it('two sellers on one address share one window', async (t) => {
     const keyB = 'test-key-seller-b-0123';
-    const a = await harness(t, {
+    const a = await harnessOfTest(t, {
       sandbox: sandboxWith({ sellerPerKey: true, apiKeys: [TEST_KEY, keyB] }),
       config: { rateLimit },
     });
-    const b = await harness(t, { config: { rateLimit } }); // for its catalogue and state db: it reaches a's sandbox
+    const b = await harnessOfTest(t, { config: { rateLimit } }); // for its catalogue and state db: it reaches a's sandbox
     const bConfig = { ...b.config, baseUrl: a.sandbox.url, apiKey: keyB };
     const process = new WindowBudgets();
     await teach(a.config, process);
@@ -167,7 +160,7 @@ describe.concurrent('the marketplace window, learnt from its first 429', () => {
 
   it('a window set by hand holds from the first request: not even one 429', async (t) => {
     const byHand = { ...rateLimit, window: { requests: 80, seconds: 2 } };
-    const h = await harness(t, { sandbox: sandboxWith(), config: { rateLimit: byHand } });
+    const h = await harnessOfTest(t, { sandbox: sandboxWith(), config: { rateLimit: byHand } });
     h.write('accounts/a.json', accounts(100, 900));
     const r = await run(h.config, new WindowBudgets());
     expect(r.report.counts.account?.created).toBe(100);
@@ -177,7 +170,7 @@ describe.concurrent('the marketplace window, learnt from its first 429', () => {
   });
 
   it('never sends an empty or a library User-Agent', async (t) => {
-    const h = await harness(t, {
+    const h = await harnessOfTest(t, {
       sandbox: { rateLimit: { window: { requests: 1000, seconds: 60, banSeconds: 300 }, userAgentRules: true } },
       config: { rateLimit },
     });

@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, type TestContext } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/sandbox-server.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Config } from '../../src/config/config.ts';
@@ -119,6 +119,16 @@ export function harnessPerTest(): (opts?: Parameters<typeof createHarness>[0]) =
     opened.push(h);
     return h;
   };
+}
+
+/**
+ * A harness closed when the test `t` ends, for tests that run at once (`describe.concurrent`): each closes its own,
+ * where harnessPerTest's afterEach would close another's.
+ */
+export async function harnessOfTest(t: TestContext, opts?: Parameters<typeof createHarness>[0]): Promise<Harness> {
+  const h = await createHarness(opts);
+  t.onTestFinished(() => h.close());
+  return h;
 }
 
 export function requestsByRoute(sandbox: RunningSandbox): Record<string, number> {

@@ -27,6 +27,15 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
+/** Creates a new, empty database on the server at `port`; answers its URL. */
+function databaseMaker(port: number, password: string): (name?: string) => Promise<string> {
+  const base = `postgres://offersync:${password}@127.0.0.1:${port}`;
+  return async (name = uniqueName()) => {
+    await queryOnce(`${base}/postgres`, `CREATE DATABASE "${name}"`);
+    return `${base}/${name}`;
+  };
+}
+
 /** A database name no other file of the run takes, whichever worker process it runs in. */
 const uniqueName = () => `t${process.pid}_${randomUUID().slice(0, 8)}`;
 
@@ -65,17 +74,7 @@ async function onSharedServer(dir: string): Promise<TestPostgres> {
   if (ready.port === undefined || ready.password === undefined)
     throw new Error(`the shared test PostgreSQL did not start: ${ready.error ?? 'no port'}`);
   const { port, password } = ready;
-  const base = `postgres://offersync:${password}@127.0.0.1:${port}`;
-  const createDatabase = async (name = uniqueName()) => {
-    const client = new pg.Client({ connectionString: `${base}/postgres` });
-    await client.connect();
-    try {
-      await client.query(`CREATE DATABASE "${name}"`);
-    } finally {
-      await client.end();
-    }
-    return `${base}/${name}`;
-  };
+  const createDatabase = databaseMaker(port, password);
   const refuse = async () => {
     throw new Error('the shared test PostgreSQL cannot stop: startPostgres({ own: true }) for a server to halt');
   };
@@ -136,16 +135,7 @@ export async function startOwnPostgres(): Promise<TestPostgres> {
     port,
     password,
     dataDir: join(root, 'data'),
-    async createDatabase(name = uniqueName()) {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE "${name}"`);
-      } finally {
-        await client.end();
-      }
-      return `postgres://offersync:${password}@127.0.0.1:${port}/${name}`;
-    },
+    createDatabase: databaseMaker(port, password),
     async halt() {
       await server.stop();
     },
