@@ -145,7 +145,8 @@ describe.concurrent('the marketplace window, learnt from its first 429', () => {
       sandbox: sandboxWith({ sellerPerKey: true, apiKeys: [TEST_KEY, keyB] }),
       config: { rateLimit },
     });
-    const b = await harnessOfTest(t, { config: { rateLimit } }); // for its catalogue and state db: it reaches a's sandbox
+    // b's own harness for its catalogue and state db: it reaches a's sandbox.
+    const b = await harnessOfTest(t, { config: { rateLimit } });
     const bConfig = { ...b.config, baseUrl: a.sandbox.url, apiKey: keyB };
     const process = new WindowBudgets();
     await teach(a.config, process);
