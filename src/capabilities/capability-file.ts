@@ -74,11 +74,18 @@ export function withCapabilityFile<S extends CapabilityTable>(store: S, path: st
       onError(err as Error);
     }
   };
+  // Each method bound once (again only if the store's own was replaced): every write of a run calls through here.
+  const bound = new Map<PropertyKey, { readonly of: unknown; readonly fn: unknown }>();
   return new Proxy(store, {
     get(target, prop) {
       if (prop === 'setCapability') return setCapability;
       const v: unknown = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? v.bind(target) : v;
+      if (typeof v !== 'function') return v;
+      const hit = bound.get(prop);
+      if (hit?.of === v) return hit.fn;
+      const fn: unknown = v.bind(target);
+      bound.set(prop, { of: v, fn });
+      return fn;
     },
   });
 }
