@@ -58,9 +58,12 @@ export interface OfferApplyOp {
   readonly rowOf: ApplyRowOf;
 }
 
-/** What an offer-apply answers: the offer row upserted (undefined: not written), journal rows settled. */
+/**
+ * What an offer-apply answers: whether the offer row was written, journal rows settled. Not the row: its only
+ * caller made it, and reading it back would cost every write.
+ */
 export interface OfferApplied {
-  readonly row: OfferRow | undefined;
+  readonly written: boolean;
   readonly settled: number;
 }
 

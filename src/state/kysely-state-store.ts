@@ -237,10 +237,11 @@ export class KyselyStateStore implements StateStore {
     externalId: string,
     patchOf: (stored: OfferRecord | undefined) => OfferRecordPatch,
     done?: number,
-  ): Promise<OfferRecord> {
+  ): Promise<void> {
     if (!this.#group) {
       if (done !== undefined) await this.journalSet(done, 'done');
-      return this.upsertOffer(kind, externalId, patchOf(await this.getOffer(kind, externalId)));
+      await this.upsertOffer(kind, externalId, patchOf(await this.getOffer(kind, externalId)));
+      return;
     }
     const now = this.#now();
     const applied = await this.#group.ask({
@@ -255,8 +256,7 @@ export class KyselyStateStore implements StateStore {
       },
     });
     if (done !== undefined && applied.settled === 0) throw new Error(`state db: no journal entry ${done}`);
-    if (!applied.row) throw new Error(`state db: the offer ${kind} ${externalId} was not written`);
-    return toOfferRecord(offerRow(applied.row));
+    if (!applied.written) throw new Error(`state db: the offer ${kind} ${externalId} was not written`);
   }
 
   /** Many rows per INSERT, in one transaction (a round trip each would make adopting 100k offers take minutes). */
@@ -384,7 +384,19 @@ export class KyselyStateStore implements StateStore {
       const leaseNow = fence ? this.#leaseClock.now() : 0;
       const saved = await this.#group.ask({ op: 'journal-insert', row, fence, leaseNow });
       if (!saved) throw new FencedWriteError(this.seller, fence?.holder ?? '');
-      return toJournalEntry({ id: saved.id, ...row });
+      // Made from what was written, not read back (its keys not parsed again).
+      const { runId, op, kind, keys } = entry;
+      return {
+        id: saved.id,
+        runId,
+        op,
+        kind,
+        keys: [...keys],
+        state: row.state,
+        error: null,
+        createdAt: now,
+        updatedAt: now,
+      };
     }
     if (!fence) {
       const row = await this.#db.insertInto('journal').values(values).returningAll().executeTakeFirstOrThrow();

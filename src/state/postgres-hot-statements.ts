@@ -244,7 +244,7 @@ export function postgresHotStatements(
       });
     }
     let s = 0;
-    return ops.map((o, i) => ({ row: rows[i], settled: o.done ? (settled[s++] ?? 0) : 0 }));
+    return ops.map((o, i) => ({ written: rows[i] !== undefined, settled: o.done ? (settled[s++] ?? 0) : 0 }));
   }
 
   async function recordEvents(client: pg.PoolClient, seller: string, ops: OfferEventsOp[]): Promise<number[]> {

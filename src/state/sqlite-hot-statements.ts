@@ -1,11 +1,10 @@
 // The hot ops (hot-ops.ts) on better-sqlite3: statements prepared once, run in order in one BEGIN IMMEDIATE ...
-// COMMIT per batch on kysely's one connection (taken through kysely, so never inside one of its transactions).
+// COMMIT per batch on the one connection, taken through the lock kysely's queries share (so never inside one of
+// its transactions) and, when free, without a promise or kysely's connection set-up a batch.
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Kysely } from 'kysely';
 import type { HotOp, HotStatements, JournalInsertOp, OfferEventsOp, OfferRow, OfferUpsertOp } from './hot-ops.ts';
 import { OFFER_COLUMNS } from './rows.ts';
-import { upsertedRow } from './upserted-row.ts';
-import type { Database } from './db-schema.ts';
+import type { ConnectionLock } from './connection-lock.ts';
 import { JOURNAL_COLUMNS, OFFER_EVENT_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
@@ -13,7 +12,7 @@ type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 /** Offer events a multi-row insert takes (13 parameters each, far below sqlite's 32,766). */
 const EVENT_ROWS = 32;
 
-export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Database>): HotStatements {
+export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: ConnectionLock): HotStatements {
   const journalColumns = JOURNAL_COLUMNS.join(', ');
   const offerColumns = OFFER_COLUMNS.join(', ');
   const insertColumns = `seller, ${journalColumns.replace('id, ', '')}`;
@@ -67,8 +66,8 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
   const rollback = lazy('ROLLBACK');
   /** The upsert of each set of columns, by that set's first and later columns joined. */
   const upserts = new Map<string, Statement>();
-  // `returning` false: the caller makes the row stored itself (offer-apply read it in the same transaction), and
-  // sqlite's RETURNING, which buffers its rows in a table of their own, is not paid.
+  // `returning` false for offer-apply, which answers only whether it wrote: sqlite's RETURNING, which buffers its
+  // rows in a table of their own, is not paid.
   const upsertOf = (columns: readonly string[], returning: boolean): Statement => {
     const key = `${returning ? 'r' : ''}:${columns.join(',')}`;
     let s = upserts.get(key);
@@ -158,26 +157,33 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, db: Kysely<Data
         const settled = o.done ? setState().run('done', o.done.at, seller, o.done.id).changes : 0;
         const stored = getOffer().get(seller, o.kind, o.externalId) as OfferRow | undefined;
         const { row, set } = o.rowOf(stored);
-        upsertOf(set, false).run(upsertValues(seller, row));
-        return { row: upsertedRow(stored, row, set), settled };
+        const written = upsertOf(set, false).run(upsertValues(seller, row)).changes > 0;
+        return { written, settled };
       }
       case 'offer-events':
         return recordEvents(seller, o);
     }
   };
+  const batch = (seller: string, ops: readonly HotOp[]): unknown[] => {
+    try {
+      // Reads alone need no transaction.
+      if (ops.every((o) => o.op === 'offer-get')) return ops.map((o) => one(seller, o));
+      begin().run();
+      try {
+        const out = ops.map((o) => one(seller, o));
+        commit().run();
+        return out;
+      } finally {
+        if (raw.inTransaction) rollback().run();
+      }
+    } finally {
+      lock.free();
+    }
+  };
   return {
-    run: (seller, ops) =>
-      db.connection().execute(async () => {
-        // Reads alone need no transaction.
-        if (ops.every((o) => o.op === 'offer-get')) return ops.map((o) => one(seller, o));
-        begin().run();
-        try {
-          const out = ops.map((o) => one(seller, o));
-          commit().run();
-          return out;
-        } finally {
-          if (raw.inTransaction) rollback().run();
-        }
-      }),
+    run: async (seller, ops) => {
+      if (!lock.tryTake()) await lock.take();
+      return batch(seller, ops);
+    },
   };
 }

@@ -9,11 +9,13 @@ import {
   Kysely,
   SqliteAdapter,
   type SqliteDatabase,
+  type SqliteDialectConfig,
   SqliteDriver,
   SqliteIntrospector,
   SqliteQueryCompiler,
   sql,
 } from 'kysely';
+import { ConnectionLock } from './connection-lock.ts';
 import { type MigrationResult, migrateState } from './migrations.ts';
 import { type OfferKeyPair, type OfferView, VIEW_PAGE } from './offer-view.ts';
 import type { StateKind } from './records.ts';
@@ -43,6 +45,24 @@ const LOOKUP_BATCH = 200;
  * wrote later could otherwise fail at once when another process wrote meanwhile, instead of waiting its turn.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #lock: ConnectionLock;
+
+  constructor(config: SqliteDialectConfig, lock: ConnectionLock) {
+    super(config);
+    this.#lock = lock;
+  }
+
+  // kysely's own mutex sees one taker at a time: the lock, shared with the hot ops, orders them all.
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#lock.take();
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    this.#lock.free();
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
@@ -73,15 +93,16 @@ async function openSqlite(
     chmodSync(path, FILE_MODE);
   }
   const raw = new BetterSqlite3(path);
+  const lock = new ConnectionLock();
   const db = new Kysely<Database>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(raw) }),
+      createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(raw) }, lock),
       createIntrospector: (k) => new SqliteIntrospector(k),
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },
   });
-  const database = new SqliteStateDatabase(raw, db, path);
+  const database = new SqliteStateDatabase(raw, db, path, lock);
   try {
     raw.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
     raw.pragma('journal_mode = WAL');
@@ -130,11 +151,11 @@ class SqliteStateDatabase implements StateDatabase {
   readonly hot: HotStatements;
   #statements: ReturnType<typeof prepareViewStatements> | undefined;
 
-  constructor(raw: BetterSqlite3.Database, db: Kysely<Database>, where: string) {
+  constructor(raw: BetterSqlite3.Database, db: Kysely<Database>, where: string, lock: ConnectionLock) {
     this.#raw = raw;
     this.db = db;
     this.where = where;
-    this.hot = sqliteHotStatements(raw, db);
+    this.hot = sqliteHotStatements(raw, lock);
   }
 
   /** One machine: the store's clock sets and judges expiry. */

@@ -55,7 +55,7 @@ export interface StateStore {
     externalId: string,
     patchOf: (stored: OfferRecord | undefined) => OfferRecordPatch,
     done?: number,
-  ): Promise<OfferRecord>;
+  ): Promise<void>;
   deleteOffer(kind: StateKind, externalId: string): Promise<void>;
   /** Many upserts in one transaction (adopting thousands of offers). */
   upsertOffers(rows: readonly { kind: StateKind; externalId: string; patch: OfferRecordPatch }[]): Promise<void>;

@@ -80,7 +80,7 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('applyOffer on %
       await store.upsertOffer('item', 'it-1', { remoteId: 5, soldCount: 2, managed: true });
       batches.length = 0;
       const seen: (OfferRecord | undefined)[] = [];
-      const saved = await store.applyOffer(
+      await store.applyOffer(
         'item',
         'it-1',
         (stored) => {
@@ -91,15 +91,14 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('applyOffer on %
       );
       expect(batches).toEqual([['offer-apply']]);
       expect(seen.map((s) => s?.remoteId)).toEqual([5]);
-      expect(saved).toMatchObject({ remoteId: 6, soldCount: 3, managed: true });
-      expect(await store.getOffer('item', 'it-1')).toMatchObject({ remoteId: 6, soldCount: 3 });
+      expect(await store.getOffer('item', 'it-1')).toMatchObject({ remoteId: 6, soldCount: 3, managed: true });
       expect(await store.journalUnfinished()).toEqual([]);
     } finally {
       await store.close();
     }
   });
 
-  it('answers the journal entry and the offer as the database then holds them, inserted or updated', async () => {
+  it('inserts the offer whole, then updates only the columns of a later patch', async () => {
     const { database, seller } = await engines[engine]();
     const store = new KyselyStateStore(database, seller, { ownsDatabase: true });
     try {
@@ -111,7 +110,7 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('applyOffer on %
         state: 'sent',
       });
       expect(await store.journalUnfinished()).toEqual([entry]);
-      const inserted = await store.applyOffer('item', 'it-1', () => ({
+      await store.applyOffer('item', 'it-1', () => ({
         remoteId: 7,
         lastApplied: { title: 'A', price: 1234 },
         imageHashes: ['h1'],
@@ -123,16 +122,34 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('applyOffer on %
         soldCountAtSend: 0,
         title: 'A',
       }));
-      expect(inserted).toEqual(await store.getOffer('item', 'it-1'));
+      expect(await store.getOffer('item', 'it-1')).toMatchObject({
+        remoteId: 7,
+        lastApplied: { title: 'A', price: 1234 },
+        imageHashes: ['h1'],
+        remoteStatus: 'active',
+        remoteUpdatedAt: 1_700_000_000_123,
+        managed: true,
+        sourceFile: 'items/a.json',
+        soldCount: 0,
+        soldCountAtSend: 0,
+      });
       // Only some columns change: the others keep what was stored.
-      const updated = await store.applyOffer(
+      await store.applyOffer(
         'item',
         'it-1',
         (stored) => ({ remoteId: 8, soldCount: (stored?.soldCount ?? 0) + 2, lastApplied: null }),
         entry.id,
       );
-      expect(updated).toEqual(await store.getOffer('item', 'it-1'));
-      expect(updated).toMatchObject({ remoteId: 8, soldCount: 2, imageHashes: ['h1'], sourceFile: 'items/a.json' });
+      expect(await store.getOffer('item', 'it-1')).toMatchObject({
+        remoteId: 8,
+        soldCount: 2,
+        lastApplied: null,
+        imageHashes: ['h1'],
+        remoteStatus: 'active',
+        managed: true,
+        sourceFile: 'items/a.json',
+      });
+      expect(await store.journalUnfinished()).toEqual([]);
     } finally {
       await store.close();
     }
