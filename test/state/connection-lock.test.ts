@@ -64,9 +64,8 @@ describe('the hot ops and kysely on one sqlite connection', () => {
         release = r;
       });
       const tx = database.db.transaction().execute(async (trx) => {
-        await sql`INSERT INTO seller_meta (seller, key, value) VALUES (${FILE_SELLER}, 'k', 'in the transaction')`.execute(
-          trx,
-        );
+        const value = 'in the transaction';
+        await sql`INSERT INTO seller_meta (seller, key, value) VALUES (${FILE_SELLER}, 'k', ${value})`.execute(trx);
         order.push('transaction wrote');
         await held;
         order.push('transaction ends');

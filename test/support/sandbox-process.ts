@@ -17,8 +17,10 @@ export async function startSandboxProcess(
   startMs = 20_000,
   /** More `offersync sandbox` flags (--rate, --burst, ...). */
   flags: readonly string[] = [],
+  /** node arguments before the command: the built bin, for a bench of the package as shipped. */
+  cli: readonly string[] = CLI,
 ): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, [...CLI, 'sandbox', '--port', '0', '--api-key', key, ...flags], {
+  const child = spawn(process.execPath, [...cli, 'sandbox', '--port', '0', '--api-key', key, ...flags], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
