@@ -1,0 +1,37 @@
+// Which catalogues keep reconcile and plan favouring memory over speed: their files' bytes, counted through
+// sub-folders, against the threshold; a missing folder is an empty one.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { filesBytes, isLargeCatalogue } from '../../src/cli/v8-memory.ts';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'offersync-v8-memory-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('isLargeCatalogue', () => {
+  it('counts the files of every folder and sub-folder against the threshold', () => {
+    mkdirSync(join(dir, 'items', 'more'), { recursive: true });
+    writeFileSync(join(dir, 'items', 'a.ndjson'), 'x'.repeat(600));
+    writeFileSync(join(dir, 'items', 'more', 'b.csv'), 'x'.repeat(500));
+    const other = join(dir, 'other');
+    mkdirSync(other);
+    writeFileSync(join(other, 'c.json'), 'x'.repeat(100));
+    expect(filesBytes([join(dir, 'items'), other], Number.POSITIVE_INFINITY)).toBe(1200);
+    expect(isLargeCatalogue([join(dir, 'items')], 1100)).toBe(false);
+    expect(isLargeCatalogue([join(dir, 'items'), other], 1100)).toBe(true);
+    expect(isLargeCatalogue([join(dir, 'items')], 1099)).toBe(true);
+  });
+
+  it('stops counting once past the threshold, and counts a missing folder as empty', () => {
+    for (let i = 0; i < 5; i++) writeFileSync(join(dir, `f${i}.ndjson`), 'x'.repeat(1000));
+    expect(filesBytes([dir], 1)).toBeLessThan(5000);
+    expect(filesBytes([join(dir, 'missing')], 1)).toBe(0);
+    expect(isLargeCatalogue([join(dir, 'missing')])).toBe(false);
+  });
+});
