@@ -4,14 +4,15 @@
 #     -e OFFERSYNC_BASE_URL=https://marketplace.example -e OFFERSYNC_API_KEY_FILE=/run/secrets/offersync_key \
 #     -v /srv/secrets/offersync_key:/run/secrets/offersync_key:ro offersync
 
-# Build: compile TypeScript, then drop the dev dependencies. No compiler: better-sqlite3 ships prebuilt binaries
+# Build: bundle the TypeScript into dist/cli (scripts/build.mjs, esbuild), then drop the dev dependencies. No compiler: better-sqlite3 ships prebuilt binaries
 # (Node-API, one per platform) inside its package. No install script is needed either: the one dev dependency that
 # has one is `node`, which puts Node 24 on PATH for machines whose own Node is older; this image is Node 24.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 

@@ -35,7 +35,7 @@ function sourcesHash(): string {
   const inputs = [
     ...filesUnder(join(ROOT, 'src')),
     ...filesUnder(join(ROOT, 'config')),
-    ...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'bin/offersync.js'].map((f) => join(ROOT, f)),
+    ...['package.json', 'tsconfig.json', 'scripts/build.mjs', 'bin/offersync.js'].map((f) => join(ROOT, f)),
   ];
   for (const f of inputs) h.update(relative(ROOT, f)).update('\0').update(readFileSync(f)).update('\0');
   return h.digest('hex').slice(0, 16);
@@ -83,18 +83,12 @@ function build(home: string, cache: string): void {
   const building = `${home}.${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   mkdirSync(join(building, 'bin'), { recursive: true });
-  const tsc = spawnSync(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      'tsconfig.build.json',
-      '--outDir',
-      join(building, 'dist'),
-    ],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  if (tsc.status !== 0) throw new Error(`building the CLI for the tests failed:\n${tsc.stdout}${tsc.stderr}`);
+  // The same build as npm run build (scripts/build.mjs), into the folder aside.
+  const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), join(building, 'dist')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0) throw new Error(`building the CLI for the tests failed:\n${built.stdout}${built.stderr}`);
   copyFileSync(join(ROOT, 'package.json'), join(building, 'package.json'));
   copyFileSync(join(ROOT, 'bin', 'offersync.js'), join(building, 'bin', 'offersync.js'));
   symlinkSync(join(ROOT, 'config'), join(building, 'config'));
