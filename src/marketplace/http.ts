@@ -1,10 +1,11 @@
 // The transport: one keep-alive undici Pool, every request through the scheduler, a deadline per request
 // (body included), an idle timeout, a size cap per answer, and every non-2xx or unreadable answer turned into a
 // typed error inside `send` (so the queue sees it).
-import { type FormData, Pool } from 'undici';
+import type { FormData } from 'undici';
 import type { Logger } from '../log/logger.ts';
 import { forbiddenKeyPaths, textMayHoldForbiddenKey } from '../input/forbidden-keys.ts';
 import { DeadlineError, dispatchCapped } from './capped-dispatch.ts';
+import { Pool } from './undici-pool.ts';
 import { BadResponseError, ResponseTooLargeError, snippetOf } from './marketplace-errors.ts';
 import { errorFromException, errorFromResponse, type Where } from './http-errors.ts';
 import { type RateLimitAdvert, readRateLimitAdvert } from './rate-limit-advert.ts';

@@ -1,5 +1,4 @@
 // Gallery images: multipart upload (part `file`), list, delete. The returned id is what image_ids carries.
-import { FormData } from 'undici';
 import { DecodeError, decodeImage, decodeInteger, decodeResponse, isRecord, unwrapSingle } from './decode.ts';
 import { imagePath } from './identifiers.ts';
 import type { CallOptions, ImageResource, ImageUpload, RemoteImage } from './marketplace-client.ts';
@@ -19,6 +18,8 @@ export function decodeImageDelete(body: unknown): { readonly success: boolean; r
 export function createImageResource(ctx: ResourceContext): ImageResource {
   return {
     async upload(file: ImageUpload, opts?: CallOptions): Promise<RemoteImage> {
+      // Loaded with the first upload: undici's index is large, and most runs upload nothing.
+      const { FormData } = await import('undici');
       const form = new FormData();
       form.append(
         'file',

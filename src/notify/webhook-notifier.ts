@@ -2,7 +2,6 @@
 // for it), one target at a time in order, retried with exponential backoff and jitter on a network error, a
 // timeout, 408, 429 or 5xx (Retry-After honoured). A webhook URL can hold a token (Telegram's /bot<token>/),
 // so logs name only its origin.
-import { request } from 'undici';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { scrubSecrets } from '../log/scrubber.ts';
 import { notificationText, type Notification, type NotifyEvent } from './notification.ts';
@@ -143,6 +142,8 @@ export class WebhookNotifier {
     // The notification's message was scrubbed of the offer's credentials; the body leaves through the scrubber too.
     const body = scrubSecrets(JSON.stringify(webhookBody(url, n)));
     const log = this.logger.child({ webhook: redactUrl(url), event: n.event });
+    // Loaded with the first webhook: undici's index is large, and most runs send none.
+    const { request } = await import('undici');
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       let retryAfterMs: number | undefined;
       let why: string;
