@@ -24,11 +24,12 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: Connectio
     let s: Statement | undefined;
     return () => (s ??= raw.prepare<unknown[], unknown>(text));
   };
-  // Only the id comes back: the caller has every other column already (no row to build and read per write).
-  const insertPlain = lazy(`INSERT INTO journal (${insertColumns}) VALUES (${journalValues}) RETURNING id`);
+  // Only the id comes back, as the row id of the insert: the caller has every other column already, and sqlite's
+  // RETURNING (a table of its own for the rows returned, and a row object each) is not paid per write.
+  const insertPlain = lazy(`INSERT INTO journal (${insertColumns}) VALUES (${journalValues})`);
   const insertFenced = lazy(
     `INSERT INTO journal (${insertColumns}) SELECT ${journalValues} WHERE EXISTS (SELECT 1 FROM seller_leases ` +
-      `WHERE seller = ? AND holder = ? AND epoch = ? AND expires_at > ?) RETURNING id`,
+      `WHERE seller = ? AND holder = ? AND epoch = ? AND expires_at > ?)`,
   );
   const setState = lazy('UPDATE journal SET state = ?, updated_at = ? WHERE seller = ? AND id = ?');
   const setStateError = lazy('UPDATE journal SET state = ?, updated_at = ?, error = ? WHERE seller = ? AND id = ?');
@@ -83,25 +84,31 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: Connectio
     return s;
   };
 
+  const insertedId = (info: BetterSqlite3.RunResult): { id: number } | undefined =>
+    info.changes === 0 ? undefined : { id: Number(info.lastInsertRowid) };
   const insertJournal = (seller: string, o: JournalInsertOp) => {
     const r = o.row;
     if (!o.fence)
-      return insertPlain().get(seller, r.run_id, r.op, r.kind, r.keys, r.state, r.error, r.created_at, r.updated_at);
+      return insertedId(
+        insertPlain().run(seller, r.run_id, r.op, r.kind, r.keys, r.state, r.error, r.created_at, r.updated_at),
+      );
     const f = o.fence;
-    return insertFenced().get(
-      seller,
-      r.run_id,
-      r.op,
-      r.kind,
-      r.keys,
-      r.state,
-      r.error,
-      r.created_at,
-      r.updated_at,
-      seller,
-      f.holder,
-      f.epoch,
-      o.leaseNow,
+    return insertedId(
+      insertFenced().run(
+        seller,
+        r.run_id,
+        r.op,
+        r.kind,
+        r.keys,
+        r.state,
+        r.error,
+        r.created_at,
+        r.updated_at,
+        seller,
+        f.holder,
+        f.epoch,
+        o.leaseNow,
+      ),
     );
   };
   const upsertValues = (seller: string, row: OfferUpsertOp['row']): unknown[] => {
