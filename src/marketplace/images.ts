@@ -18,8 +18,7 @@ export function decodeImageDelete(body: unknown): { readonly success: boolean; r
 export function createImageResource(ctx: ResourceContext): ImageResource {
   return {
     async upload(file: ImageUpload, opts?: CallOptions): Promise<RemoteImage> {
-      // Loaded with the first upload: undici's index is large, and most runs upload nothing.
-      const { FormData } = await import('undici');
+      const { FormData } = await import('./undici-form-data.ts');
       const form = new FormData();
       form.append(
         'file',

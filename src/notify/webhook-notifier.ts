@@ -142,8 +142,7 @@ export class WebhookNotifier {
     // The notification's message was scrubbed of the offer's credentials; the body leaves through the scrubber too.
     const body = scrubSecrets(JSON.stringify(webhookBody(url, n)));
     const log = this.logger.child({ webhook: redactUrl(url), event: n.event });
-    // Loaded with the first webhook: undici's index is large, and most runs send none.
-    const { request } = await import('undici');
+    const { request } = await import('./undici-request.ts');
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       let retryAfterMs: number | undefined;
       let why: string;
