@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
+import { benchCliEnv, benchConfigYaml, UNLIMITED } from './support/bench-cli.ts';
 import { writeBigCatalogue } from './support/big-catalogue.ts';
 import { startSandboxProcess } from '../support/sandbox-process.ts';
 import { type OutsidePeak, readProfile, sampleRssOf, steepestRises } from './support/outside-rss.ts';
@@ -68,12 +69,7 @@ function runCli(work: string, stateUrl: string): Promise<RunFigures> {
   const profDir = join(work, 'cpu-profile');
   rmSync(profDir, { recursive: true, force: true });
   const profFlags = WHERE ? ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '2000'] : [];
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    OFFERSYNC_API_KEY: KEY,
-    BENCH_MEMORY_OUT: out,
-    ...(stateUrl ? { OFFERSYNC_STATE_URL: stateUrl } : {}),
-  };
+  const env = benchCliEnv(KEY, stateUrl, { BENCH_MEMORY_OUT: out });
   const t0 = performance.now();
   return new Promise((resolve) => {
     const child = spawn(
@@ -136,16 +132,7 @@ for (const state of STATES)
       const shape = writeBigCatalogue(join(work, 'catalogue'), N);
       writeFileSync(
         join(work, 'offersync.yaml'),
-        `${[
-          `baseUrl: ${sandbox.url}`,
-          'catalogue:\n  dir: ./catalogue',
-          'state:\n  path: ./state/state.db',
-          limited
-            ? `rateLimit:\n  ratePerSec: ${LIMITED_RATE}\n  burst: ${LIMITED_BURST}\n  concurrency: 16`
-            : 'rateLimit:\n  ratePerSec: 100000\n  burst: 1000\n  concurrency: 16',
-          'lists:\n  perPage: 100',
-          'log:\n  level: warn',
-        ].join('\n')}\n`,
+        benchConfigYaml(sandbox.url, limited ? { ratePerSec: LIMITED_RATE, burst: LIMITED_BURST } : UNLIMITED),
       );
       console.log(
         `offersync reconcile (dist/, no NODE_OPTIONS${FLAGS.length > 0 ? `, node ${FLAGS.join(' ')}` : ''}) ` +

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, type TestPostgres } from '../support/postgres.ts';
 import { startSandboxProcess } from '../support/sandbox-process.ts';
+import { benchCliEnv, benchConfigYaml } from './support/bench-cli.ts';
 import { startDelayProxy } from './support/delay-proxy.ts';
 
 const N = Number(process.env.BENCH_WRITES ?? 3000);
@@ -67,27 +68,12 @@ async function firstSync(stateUrl: string, run: number, state: string): Promise<
     for (let i = 0; i < N; i++)
       lines.push(JSON.stringify({ external_id: `it-${i}`, title: `Item ${i}`, price: 1000 + i, stock: 1 }));
     writeFileSync(join(work, 'catalogue', 'items', 'i.ndjson'), lines.join('\n'));
-    writeFileSync(
-      join(work, 'offersync.yaml'),
-      `${[
-        `baseUrl: ${sandbox.url}`,
-        'catalogue:\n  dir: ./catalogue',
-        'state:\n  path: ./state/state.db',
-        'rateLimit:\n  ratePerSec: 100000\n  burst: 1000\n  concurrency: 16',
-        'lists:\n  perPage: 100',
-        'log:\n  level: warn',
-      ].join('\n')}\n`,
-    );
+    writeFileSync(join(work, 'offersync.yaml'), benchConfigYaml(sandbox.url));
     const out = join(work, 'cpu.json');
     const profile = process.env.BENCH_PROFILE
       ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE, '--cpu-prof-name', `${state}-${run}.cpuprofile`]
       : [];
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      OFFERSYNC_API_KEY: KEY,
-      BENCH_CPU_OUT: out,
-      ...(stateUrl ? { OFFERSYNC_STATE_URL: stateUrl } : {}),
-    };
+    const env = benchCliEnv(KEY, stateUrl, { BENCH_CPU_OUT: out });
     const t0 = performance.now();
     const child = spawn(
       process.execPath,

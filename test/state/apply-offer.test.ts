@@ -110,7 +110,7 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('applyOffer on %
         state: 'sent',
       });
       expect(await store.journalUnfinished()).toEqual([entry]);
-      await store.applyOffer('item', 'it-1', () => ({
+      const whole = {
         remoteId: 7,
         lastApplied: { title: 'A', price: 1234 },
         imageHashes: ['h1'],
@@ -120,19 +120,10 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('applyOffer on %
         sourceFile: 'items/a.json',
         soldCount: 0,
         soldCountAtSend: 0,
-        title: 'A',
-      }));
-      expect(await store.getOffer('item', 'it-1')).toMatchObject({
-        remoteId: 7,
-        lastApplied: { title: 'A', price: 1234 },
-        imageHashes: ['h1'],
-        remoteStatus: 'active',
-        remoteUpdatedAt: 1_700_000_000_123,
-        managed: true,
-        sourceFile: 'items/a.json',
-        soldCount: 0,
-        soldCountAtSend: 0,
-      });
+      };
+      await store.applyOffer('item', 'it-1', () => ({ ...whole, title: 'A' }));
+      // The title is stored for search, not read back into a record.
+      expect(await store.getOffer('item', 'it-1')).toMatchObject(whole);
       // Only some columns change: the others keep what was stored.
       await store.applyOffer(
         'item',
