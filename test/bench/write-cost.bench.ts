@@ -3,7 +3,8 @@
 // rate limit, state in a sqlite file, then in PostgreSQL (embedded, 2 ms away through a delay proxy). The figure is
 // the whole CLI process's CPU (every thread, user + system, start and exit included) divided by the creates the
 // sandbox counted: fair under load, unlike wall time. A shared machine's speed varies from minute to minute, so
-// each is measured BENCH_RUNS times (default 5, each a fresh process, sandbox and state) and judged by the median.
+// each is measured BENCH_RUNS times (default 5, each a fresh process, sandbox and state) and judged by the median;
+// beside each run, the CPU a fixed loop took just before it (the host's speed then: lower is faster).
 // Goals: under 0.5 ms a write on sqlite, under 1 ms on PostgreSQL; exits non-zero above them or when a run does not
 // converge.
 //   npm run bench write-cost     BENCH_WRITES=N, BENCH_RUNS=N, BENCH_STATE=sqlite or postgres for one,
@@ -56,6 +57,18 @@ async function creates(url: string): Promise<number> {
 }
 
 const seconds = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1e6;
+
+/**
+ * The host's speed just before a run: the CPU ms a fixed loop of arithmetic takes. On a shared host it moves by a
+ * third from minute to minute, and a run's figure moves with it.
+ */
+function hostLoopMs(): number {
+  const t0 = process.cpuUsage();
+  let x = 0;
+  for (let i = 0; i < 30_000_000; i++) x += i % 7;
+  if (x < 0) throw new Error('unreachable');
+  return seconds(process.cpuUsage(t0)) * 1000;
+}
 
 /** One first sync by the CLI into a new sandbox, with the state at stateUrl ('' for a sqlite file). */
 async function firstSync(stateUrl: string, run: number, state: string): Promise<RunFigures> {
@@ -125,13 +138,14 @@ for (const state of STATES) {
         direct.port = String(proxy.port);
         stateUrl = direct.toString();
       }
+      const loopMs = hostLoopMs();
       const r = await firstSync(stateUrl, run, state);
       perWrite.push(r.msPerWrite);
       console.log(
         `  run ${run}: ${r.creates} creates, exit ${r.code}; CPU ${r.cpuS.toFixed(2)} s in ${r.wallS.toFixed(1)} s ` +
           `(${r.startS.toFixed(2)} s before the first request, V8's compiler and collector threads ` +
           `${r.v8ThreadsS.toFixed(2)} s): ${r.msPerWrite.toFixed(3)} ms of CPU a write; load ` +
-          `${loadavg()[0]?.toFixed(1)}`,
+          `${loadavg()[0]?.toFixed(1)}, host loop ${loopMs.toFixed(0)} ms`,
       );
       if (r.code !== 0 || r.creates !== N) {
         failed = true;
