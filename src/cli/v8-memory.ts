@@ -9,6 +9,7 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { IMAGES_FOLDER } from '../catalogue/layout.ts';
 
 /** Catalogue files past which memory stays first: about 20,000 offers as NDJSON or CSV. */
 export const LARGE_CATALOGUE_BYTES = 2 * 2 ** 20;
@@ -23,8 +24,11 @@ export function favourSpeedOverMemory(): void {
   setFlagsFromString('--no-optimize-for-size');
 }
 
-/** The bytes of the files under `dirs`, counted until `atLeast` is reached; a folder that cannot be read counts 0. */
-export function filesBytes(dirs: readonly string[], atLeast: number): number {
+/**
+ * The bytes of the files under `dirs` but not under `skipped`, counted until `atLeast` is reached; a folder that
+ * cannot be read counts 0.
+ */
+export function filesBytes(dirs: readonly string[], atLeast: number, skipped: ReadonlySet<string> = new Set()): number {
   let total = 0;
   const pending = [...dirs];
   while (pending.length > 0 && total < atLeast) {
@@ -38,14 +42,18 @@ export function filesBytes(dirs: readonly string[], atLeast: number): number {
     for (const e of entries) {
       if (total >= atLeast) break;
       const path = join(dir, e.name);
-      if (e.isDirectory()) pending.push(path);
-      else if (e.isFile()) total += statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+      if (e.isDirectory()) {
+        if (!skipped.has(path)) pending.push(path);
+      } else if (e.isFile()) total += statSync(path, { throwIfNoEntry: false })?.size ?? 0;
     }
   }
   return total;
 }
 
-/** Whether the catalogues under `dirs` hold more than `aboveBytes`: memory then stays before speed. */
+/**
+ * Whether the catalogues under `dirs` hold more than `aboveBytes` of offers: memory then stays before speed. Their
+ * images folders do not count: an image is read when it is uploaded, one at a time.
+ */
 export function isLargeCatalogue(dirs: readonly string[], aboveBytes = LARGE_CATALOGUE_BYTES): boolean {
-  return filesBytes(dirs, aboveBytes + 1) > aboveBytes;
+  return filesBytes(dirs, aboveBytes + 1, new Set(dirs.map((d) => join(d, IMAGES_FOLDER)))) > aboveBytes;
 }

@@ -28,6 +28,16 @@ describe('isLargeCatalogue', () => {
     expect(isLargeCatalogue([join(dir, 'items')], 1099)).toBe(true);
   });
 
+  it('leaves the images folder out: an image is read only when it is uploaded', () => {
+    mkdirSync(join(dir, 'items'));
+    mkdirSync(join(dir, 'images'));
+    writeFileSync(join(dir, 'items', 'a.ndjson'), 'x'.repeat(100));
+    writeFileSync(join(dir, 'images', 'a.png'), 'x'.repeat(5000));
+    expect(isLargeCatalogue([dir], 1000)).toBe(false);
+    writeFileSync(join(dir, 'items', 'b.ndjson'), 'x'.repeat(1000));
+    expect(isLargeCatalogue([dir], 1000)).toBe(true);
+  });
+
   it('stops counting once past the threshold, and counts a missing folder as empty', () => {
     for (let i = 0; i < 5; i++) writeFileSync(join(dir, `f${i}.ndjson`), 'x'.repeat(1000));
     expect(filesBytes([dir], 1)).toBeLessThan(5000);
