@@ -124,6 +124,8 @@ for (const state of STATES)
       KEY,
       60_000,
       limited ? ['--rate', String(LIMITED_RATE), '--burst', String(LIMITED_BURST)] : [],
+      // Built too, as in write-cost.bench.ts: a lighter sandbox disturbs the CLI measured less.
+      [BIN],
     );
     let server: TestPostgres | undefined;
     try {
