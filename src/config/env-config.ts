@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { z } from 'zod';
 import { forbiddenKeyMessage, forbiddenKeyPaths, setOwn } from '../input/forbidden-keys.ts';
-import { ConfigSchema } from './config.ts';
+import { ConfigSchema, PARSE_ONCE } from './config.ts';
 
 /** Variables that are not configuration keys, and the older short names kept for existing setups. */
 export const OTHER_ENV = ['OFFERSYNC_API_KEY', 'OFFERSYNC_API_KEY_FILE', 'OFFERSYNC_CONFIG'] as const;
@@ -96,7 +96,7 @@ function parseValue(raw: string, schema: z.ZodType): unknown {
       // not JSON: the schema's error says what was expected
     }
   }
-  const i = candidates.findIndex((c) => schema.safeParse(c).success);
+  const i = candidates.findIndex((c) => schema.safeParse(c, PARSE_ONCE).success);
   return i >= 0 ? candidates[i] : raw;
 }
 

@@ -6,7 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { isMap, LineCounter, parse as parseYaml, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { forbiddenKeyMessage, forbiddenKeyPaths, setOwn, type KeyPath } from '../input/forbidden-keys.ts';
-import { ConfigSchema, SELLER_OVERRIDES, type Config, type SellerGroup, type SellerSpecInput } from './config.ts';
+import {
+  ConfigSchema,
+  PARSE_ONCE,
+  SELLER_OVERRIDES,
+  type Config,
+  type SellerGroup,
+  type SellerSpecInput,
+} from './config.ts';
 import { configFromEnv, EnvConfigError } from './env-config.ts';
 
 export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
@@ -182,7 +189,7 @@ export function loadConfig(src: ConfigSources = {}): Config {
   tree = merge(tree, fromFlags);
   if (src.overrides) tree = merge(tree, src.overrides);
 
-  const parsed = ConfigSchema.safeParse(tree);
+  const parsed = ConfigSchema.safeParse(tree, PARSE_ONCE);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  - ${describeIssue(i, tree)}`);
     throw new ConfigError(`invalid configuration (${sources.join(' < ')}):\n${lines.join('\n')}`);
@@ -235,7 +242,7 @@ interface SellerParts {
 function checkSeller(tree: Tree, id: string, where: string, parts: SellerParts): Config {
   const own: Tree = { ...parts.overrides, catalogue: { dir: parts.catalogue }, sellers: [] };
   const sellerTree = merge(tree, own);
-  const one = ConfigSchema.safeParse(sellerTree);
+  const one = ConfigSchema.safeParse(sellerTree, PARSE_ONCE);
   if (!one.success) {
     const lines = one.error.issues.map((issue) => `  - ${describeIssue(issue, sellerTree)}`);
     throw new ConfigError(`invalid configuration of seller '${id}' (${where}):\n${lines.join('\n')}`);
