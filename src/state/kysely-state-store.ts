@@ -110,6 +110,9 @@ const SEARCH_LIMIT_DEFAULT = 20;
 const LEASE_ATTEMPTS = 5;
 
 type Db = Kysely<Database>;
+type PatchColumns = readonly ((typeof OFFER_PATCH_COLUMNS)[OfferPatchField] | 'updated_at')[];
+/** The columns an upsert sets, one array per set of patched fields (applyOfferPatch answers each set as one array). */
+const PATCH_COLUMNS = new WeakMap<readonly OfferPatchField[], PatchColumns>();
 type OfferUpsert = { readonly kind: StateKind; readonly externalId: string; readonly patch: OfferRecordPatch };
 
 /** What a store and the stores of its transactions share. */
@@ -176,8 +179,13 @@ export class KyselyStateStore implements StateStore {
     return new KyselyStateStore(this.#database, this.seller, opts, { trx, shared: this.#shared });
   }
 
-  #rowsOf(fields: readonly OfferPatchField[]) {
-    return [...fields.map((f) => OFFER_PATCH_COLUMNS[f]), 'updated_at' as const];
+  #rowsOf(fields: readonly OfferPatchField[]): PatchColumns {
+    let columns = PATCH_COLUMNS.get(fields);
+    if (!columns) {
+      columns = Object.freeze([...fields.map((f) => OFFER_PATCH_COLUMNS[f]), 'updated_at' as const]);
+      PATCH_COLUMNS.set(fields, columns);
+    }
+    return columns;
   }
 
   // offers
@@ -269,7 +277,6 @@ export class KyselyStateStore implements StateStore {
     const now = this.#now();
     // Rows go in order; a batch holds rows of one patch shape and each key once (one INSERT cannot update a
     // row twice), so a later patch of the same offer still lands after the earlier one.
-    let shape = '';
     let fields: readonly OfferPatchField[] = [];
     let keys = new Set<string>();
     let values: (OffersTable & { seller: string })[] = [];
@@ -289,9 +296,9 @@ export class KyselyStateStore implements StateStore {
       const row = offerDefaults(r.kind, r.externalId, now);
       const set = applyOfferPatch(row, r.patch);
       const key = `${r.kind}\u0000${r.externalId}`;
-      if (set.join(',') !== shape || keys.has(key) || values.length >= UPSERT_BATCH) {
+      // One array for each set of fields (applyOfferPatch): the same array is the same shape.
+      if (set !== fields || keys.has(key) || values.length >= UPSERT_BATCH) {
         await flush();
-        shape = set.join(',');
         fields = set;
       }
       keys.add(key);

@@ -196,11 +196,19 @@ export function offerDefaults(kind: StateKind, externalId: string, now: number):
 }
 
 /** Writes the patch's defined fields onto `row` (a fresh defaults object); returns the fields it set. */
-export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch): OfferPatchField[] {
-  const set: OfferPatchField[] = [];
-  for (const field of OFFER_PATCH_FIELDS) {
+/** Each set of patched fields as one array, by its bits in OFFER_PATCH_FIELDS' order. */
+const patchSets = new Map<number, readonly OfferPatchField[]>();
+
+/**
+ * Writes the patch's fields into the row; answers the fields it set, as the same frozen array for the same set
+ * each time (a store finds its prepared upsert by that array, not by building a key a write).
+ */
+export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch): readonly OfferPatchField[] {
+  let bits = 0;
+  for (let i = 0; i < OFFER_PATCH_FIELDS.length; i++) {
+    const field = OFFER_PATCH_FIELDS[i]!;
     if (patch[field] === undefined) continue;
-    set.push(field);
+    bits |= 1 << i;
     switch (field) {
       case 'remoteId':
         row.remote_id = patch.remoteId ?? null;
@@ -247,6 +255,11 @@ export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch):
       default:
         field satisfies never;
     }
+  }
+  let set = patchSets.get(bits);
+  if (!set) {
+    set = Object.freeze(OFFER_PATCH_FIELDS.filter((_, i) => (bits & (1 << i)) !== 0));
+    patchSets.set(bits, set);
   }
   return set;
 }

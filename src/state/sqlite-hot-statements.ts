@@ -2,7 +2,15 @@
 // COMMIT per batch on the one connection, taken through the lock kysely's queries share (so never inside one of
 // its transactions) and, when free, without a promise or kysely's connection set-up a batch.
 import type BetterSqlite3 from 'better-sqlite3';
-import type { HotOp, HotStatements, JournalInsertOp, OfferEventsOp, OfferRow, OfferUpsertOp } from './hot-ops.ts';
+import type {
+  HotFence,
+  HotOp,
+  HotStatements,
+  JournalInsertOp,
+  OfferEventsOp,
+  OfferRow,
+  OfferUpsertOp,
+} from './hot-ops.ts';
 import { OFFER_COLUMNS } from './rows.ts';
 import type { ConnectionLock } from './connection-lock.ts';
 import { JOURNAL_COLUMNS, OFFER_EVENT_COLUMNS, OFFER_ROW_COLUMNS } from './hot-columns.ts';
@@ -27,10 +35,10 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: Connectio
   // Only the id comes back, as the row id of the insert: the caller has every other column already, and sqlite's
   // RETURNING (a table of its own for the rows returned, and a row object each) is not paid per write.
   const insertPlain = lazy(`INSERT INTO journal (${insertColumns}) VALUES (${journalValues})`);
-  const insertFenced = lazy(
-    `INSERT INTO journal (${insertColumns}) SELECT ${journalValues} WHERE EXISTS (SELECT 1 FROM seller_leases ` +
-      `WHERE seller = ? AND holder = ? AND epoch = ? AND expires_at > ?)`,
-  );
+  // The lease a fenced insert needs, read once a batch: the batch holds sqlite's write lock (BEGIN IMMEDIATE), so no
+  // other process changes the lease meanwhile and every insert of the batch would find the same row. Each insert
+  // still compares the expiry with its own clock reading, as an EXISTS beside it would.
+  const leaseExpiry = lazy('SELECT expires_at FROM seller_leases WHERE seller = ? AND holder = ? AND epoch = ?');
   const setState = lazy('UPDATE journal SET state = ?, updated_at = ? WHERE seller = ? AND id = ?');
   const setStateError = lazy('UPDATE journal SET state = ?, updated_at = ?, error = ? WHERE seller = ? AND id = ?');
   const getOffer = lazy(`SELECT ${offerColumns} FROM offers WHERE seller = ? AND kind = ? AND external_id = ?`);
@@ -65,11 +73,16 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: Connectio
   const begin = lazy('BEGIN IMMEDIATE');
   const commit = lazy('COMMIT');
   const rollback = lazy('ROLLBACK');
-  /** The upsert of each set of columns, by that set's first and later columns joined. */
+  /** The upsert of each set of columns, by that set's columns joined. */
   const upserts = new Map<string, Statement>();
+  // And by the array itself: the store passes the same array for the same set (rows.ts), so a write builds no key.
+  const upsertsOfSet = [new WeakMap<readonly string[], Statement>(), new WeakMap<readonly string[], Statement>()];
   // `returning` false for offer-apply, which answers only whether it wrote: sqlite's RETURNING, which buffers its
   // rows in a table of their own, is not paid.
   const upsertOf = (columns: readonly string[], returning: boolean): Statement => {
+    const bySet = upsertsOfSet[returning ? 1 : 0]!;
+    const known = bySet.get(columns);
+    if (known) return known;
     const key = `${returning ? 'r' : ''}:${columns.join(',')}`;
     let s = upserts.get(key);
     if (!s) {
@@ -81,34 +94,29 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: Connectio
       );
       upserts.set(key, s);
     }
+    bySet.set(columns, s);
     return s;
   };
 
   const insertedId = (info: BetterSqlite3.RunResult): { id: number } | undefined =>
     info.changes === 0 ? undefined : { id: Number(info.lastInsertRowid) };
+  /** The fence's expiry (null: no such lease) per holder and epoch, for the batch running now. */
+  const fences = new Map<string, number | null>();
+  const fenceHolds = (seller: string, fence: HotFence, now: number): boolean => {
+    const key = `${fence.holder}\u0000${fence.epoch}`;
+    let expires = fences.get(key);
+    if (expires === undefined) {
+      const lease = leaseExpiry().get(seller, fence.holder, fence.epoch) as { expires_at: number } | undefined;
+      expires = lease ? lease.expires_at : null;
+      fences.set(key, expires);
+    }
+    return expires !== null && expires > now;
+  };
   const insertJournal = (seller: string, o: JournalInsertOp) => {
+    if (o.fence && !fenceHolds(seller, o.fence, o.leaseNow)) return undefined;
     const r = o.row;
-    if (!o.fence)
-      return insertedId(
-        insertPlain().run(seller, r.run_id, r.op, r.kind, r.keys, r.state, r.error, r.created_at, r.updated_at),
-      );
-    const f = o.fence;
     return insertedId(
-      insertFenced().run(
-        seller,
-        r.run_id,
-        r.op,
-        r.kind,
-        r.keys,
-        r.state,
-        r.error,
-        r.created_at,
-        r.updated_at,
-        seller,
-        f.holder,
-        f.epoch,
-        o.leaseNow,
-      ),
+      insertPlain().run(seller, r.run_id, r.op, r.kind, r.keys, r.state, r.error, r.created_at, r.updated_at),
     );
   };
   const upsertValues = (seller: string, row: OfferUpsertOp['row']): unknown[] => {
@@ -176,6 +184,7 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: Connectio
       // Reads alone need no transaction.
       if (ops.every((o) => o.op === 'offer-get')) return ops.map((o) => one(seller, o));
       begin().run();
+      fences.clear();
       try {
         const out = ops.map((o) => one(seller, o));
         commit().run();
