@@ -35,7 +35,6 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { resolveTarget, type TargetFlags } from './target-flags.ts';
-import { favourThroughputOverLatency } from './v8-efficiency.ts';
 import { favourSpeedOverMemory, isLargeCatalogue } from './v8-memory.ts';
 
 export interface RunOptions {
@@ -71,11 +70,8 @@ export async function runReconcile(io: CliIO, sources: ConfigSources | Config, o
     io.stderr.write(`offersync ${opts.command}: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return EXIT.usage;
   }
-  // Before any catalogue is read: a small one is read and synced for the least CPU (v8-memory.ts, v8-efficiency.ts).
-  if (!isLargeCatalogue(sellers.map((s) => s.catalogue.dir))) {
-    favourSpeedOverMemory();
-    favourThroughputOverLatency();
-  }
+  // Before any catalogue is read: a small one is read and synced for the least CPU (v8-memory.ts).
+  if (!isLargeCatalogue(sellers.map((s) => s.catalogue.dir))) favourSpeedOverMemory();
   if (sellers.length === 1 && sellers[0]) return runSeller(io, sellers[0], opts);
   if (opts.out || opts.savedPlan) {
     io.stderr.write(`offersync ${opts.command}: a saved plan is of one seller: name it with --seller\n`);

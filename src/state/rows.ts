@@ -195,13 +195,13 @@ export function offerDefaults(kind: StateKind, externalId: string, now: number):
   };
 }
 
-/** Writes the patch's defined fields onto `row` (a fresh defaults object); returns the fields it set. */
 /** Each set of patched fields as one array, by its bits in OFFER_PATCH_FIELDS' order. */
 const patchSets = new Map<number, readonly OfferPatchField[]>();
 
 /**
- * Writes the patch's fields into the row; answers the fields it set, as the same frozen array for the same set
- * each time (a store finds its prepared upsert by that array, not by building a key a write).
+ * Writes the patch's defined fields onto `row` (a fresh defaults object); answers the fields it set, as the same
+ * frozen array for the same set each time (a store finds its prepared upsert by that array, not by building a key
+ * a write).
  */
 export function applyOfferPatch(row: Row<OffersTable>, patch: OfferRecordPatch): readonly OfferPatchField[] {
   let bits = 0;

@@ -100,15 +100,15 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: Connectio
 
   const insertedId = (info: BetterSqlite3.RunResult): { id: number } | undefined =>
     info.changes === 0 ? undefined : { id: Number(info.lastInsertRowid) };
-  /** The fence's expiry (null: no such lease) per holder and epoch, for the batch running now. */
-  const fences = new Map<string, number | null>();
-  const fenceHolds = (seller: string, fence: HotFence, now: number): boolean => {
-    const key = `${fence.holder}\u0000${fence.epoch}`;
-    let expires = fences.get(key);
-    if (expires === undefined) {
-      const lease = leaseExpiry().get(seller, fence.holder, fence.epoch) as { expires_at: number } | undefined;
+  // The fence of the batch running now and its lease's expiry (null: no such lease). A store asks with its one
+  // fence object; another object is read afresh.
+  let fence: HotFence | undefined;
+  let expires: number | null = null;
+  const fenceHolds = (seller: string, f: HotFence, now: number): boolean => {
+    if (f !== fence) {
+      const lease = leaseExpiry().get(seller, f.holder, f.epoch) as { expires_at: number } | undefined;
+      fence = f;
       expires = lease ? lease.expires_at : null;
-      fences.set(key, expires);
     }
     return expires !== null && expires > now;
   };
@@ -184,7 +184,7 @@ export function sqliteHotStatements(raw: BetterSqlite3.Database, lock: Connectio
       // Reads alone need no transaction.
       if (ops.every((o) => o.op === 'offer-get')) return ops.map((o) => one(seller, o));
       begin().run();
-      fences.clear();
+      fence = undefined;
       try {
         const out = ops.map((o) => one(seller, o));
         commit().run();

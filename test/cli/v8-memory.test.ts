@@ -1,10 +1,11 @@
 // Which catalogues keep reconcile and plan favouring memory over speed: their files' bytes, counted through
-// sub-folders, against the threshold; a missing folder is an empty one.
+// sub-folders, against the threshold; a missing folder is an empty one. Favouring speed turns V8's efficiency mode on.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { filesBytes, isLargeCatalogue } from '../../src/cli/v8-memory.ts';
+import { setFlagsFromString } from 'node:v8';
+import { favourSpeedOverMemory, filesBytes, isLargeCatalogue } from '../../src/cli/v8-memory.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -43,5 +44,22 @@ describe('isLargeCatalogue', () => {
     expect(filesBytes([dir], 1)).toBeLessThan(5000);
     expect(filesBytes([join(dir, 'missing')], 1)).toBe(0);
     expect(isLargeCatalogue([join(dir, 'missing')])).toBe(false);
+  });
+});
+
+describe('favourSpeedOverMemory', () => {
+  it("turns V8's efficiency mode on: read back through V8's own answer", () => {
+    setFlagsFromString('--allow-natives-syntax');
+    // V8 reads --allow-natives-syntax when it parses: a function made now may ask it.
+    const efficiencyMode = new Function('return %IsEfficiencyModeEnabled()') as () => boolean;
+    // Off first: a reconcile run earlier in this worker may have turned it on.
+    setFlagsFromString('--no-efficiency-mode');
+    try {
+      expect(efficiencyMode()).toBe(false);
+      favourSpeedOverMemory();
+      expect(efficiencyMode()).toBe(true);
+    } finally {
+      setFlagsFromString('--no-efficiency-mode');
+    }
   });
 });
